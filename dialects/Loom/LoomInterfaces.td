@@ -1,0 +1,53 @@
+//===- LoomInterfaces.td - cost interface -------------------*- tablegen -*-===//
+
+#ifndef LOOM_INTERFACES_TD
+#define LOOM_INTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def CostOpInterface : OpInterface<"CostOpInterface"> {
+  let cppNamespace = "::loom";
+  let description = [{
+    The single place where Loom answers cost questions about an op: the
+    floating-point work it does, the HBM bytes it reads and writes, the
+    parameters it owns and the KV cache it keeps. The summary analysis, the
+    planner passes and the lowering to per-chip schedules all ask this
+    interface, so they can never disagree.
+
+    Conventions (see README "Cost accounting"):
+    - FLOPs count a multiply-add as two operations. Attention counts the two
+      MXU matmuls (QK^T and PV) over the query/key pairs it really visits
+      (half for causal); the softmax's vector work is not counted, as in
+      PaLM's MFU accounting (Chowdhery et al. 2022, appendix B).
+    - Bytes read are the operand tensors plus the weights; bytes written are
+      the results. Attention is assumed fused (flash-style): the score matrix
+      never reaches HBM.
+  }];
+
+  let methods = [
+    InterfaceMethod<"Floating-point operations of one execution.",
+      "int64_t", "getFlops">,
+    InterfaceMethod<"Number of parameters (weights and biases) the op owns.",
+      "int64_t", "getParameterCount", (ins), [{}], [{ return 0; }]>,
+    InterfaceMethod<"Bytes of the parameters the op owns.",
+      "int64_t", "getParameterBytes", (ins), [{}], [{
+        int64_t count = $_op.getParameterCount();
+        if (count == 0 || $_op->getNumResults() == 0)
+          return 0;
+        return count * ::loom::getElementBytes($_op->getResult(0).getType());
+      }]>,
+    InterfaceMethod<"HBM bytes read: operands and weights.",
+      "int64_t", "getBytesRead", (ins), [{}], [{
+        return ::loom::getTensorBytes($_op->getOperandTypes()) +
+               $_op.getParameterBytes();
+      }]>,
+    InterfaceMethod<"HBM bytes written: the results.",
+      "int64_t", "getBytesWritten", (ins), [{}], [{
+        return ::loom::getTensorBytes($_op->getResultTypes());
+      }]>,
+    InterfaceMethod<"Bytes of KV cache held after the op runs.",
+      "int64_t", "getKVCacheBytes", (ins), [{}], [{ return 0; }]>,
+  ];
+}
+
+#endif // LOOM_INTERFACES_TD

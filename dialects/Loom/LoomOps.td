@@ -1,0 +1,461 @@
+//===- LoomOps.td - loom dialect operations -----------------*- tablegen -*-===//
+
+#ifndef LOOM_OPS_TD
+#define LOOM_OPS_TD
+
+include "Loom/LoomDialect.td"
+include "Loom/LoomInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Loom_LinearRole : I32EnumAttr<"LinearRole", "what a projection is for", [
+    I32EnumAttrCase<"q", 0>, I32EnumAttrCase<"k", 1>, I32EnumAttrCase<"v", 2>,
+    I32EnumAttrCase<"qkv", 3>, I32EnumAttrCase<"o", 4>,
+    I32EnumAttrCase<"gate", 5>, I32EnumAttrCase<"up", 6>,
+    I32EnumAttrCase<"down", 7>, I32EnumAttrCase<"fc1", 8>,
+    I32EnumAttrCase<"fc2", 9>, I32EnumAttrCase<"modulation", 10>,
+    I32EnumAttrCase<"embed", 11>, I32EnumAttrCase<"cond", 12>,
+    I32EnumAttrCase<"context", 13>, I32EnumAttrCase<"lm_head", 14>,
+    I32EnumAttrCase<"proj_out", 15>]> {
+  let cppNamespace = "::loom";
+  let genSpecializedAttr = 0;
+}
+def Loom_LinearRoleAttr : EnumAttr<Loom_Dialect, Loom_LinearRole, "role">;
+
+def Loom_ActivationKind : I32EnumAttr<"ActivationKind", "elementwise activation", [
+    I32EnumAttrCase<"gelu", 0>, I32EnumAttrCase<"gelu_tanh", 1>,
+    I32EnumAttrCase<"silu", 2>, I32EnumAttrCase<"relu", 3>]> {
+  let cppNamespace = "::loom";
+  let genSpecializedAttr = 0;
+}
+def Loom_ActivationKindAttr : EnumAttr<Loom_Dialect, Loom_ActivationKind, "activation">;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+def Loom_Tensor : StaticShapeTensorOf<[AnyType]>;
+
+// Every loom op answers the cost interface; `costOverrides` lists the
+// interface methods with defaults that the op computes itself.
+class Loom_Op<string mnemonic, list<Trait> traits = [],
+              list<string> costOverrides = []>
+    : Op<Loom_Dialect, mnemonic,
+         !listconcat(traits, [DeclareOpInterfaceMethods<CostOpInterface,
+                                                        costOverrides>])>;
+
+class Loom_ElementwiseBinaryOp<string mnemonic, string what>
+    : Loom_Op<mnemonic, [AllTypesMatch<["lhs", "result"]>]> {
+  let summary = what # " with trailing broadcast of the right operand";
+  let description = [{
+    Elementwise; the right operand's shape must equal the left's or be a
+    suffix of it (a bias or a learned table broadcast over batch and
+    sequence). The result has the left operand's type. One FLOP per result
+    element.
+  }];
+  let arguments = (ins Loom_Tensor:$lhs, Loom_Tensor:$rhs);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
+    ["getParameterCount", "getParameterBytes", "getBytesRead",
+     "getBytesWritten", "getKVCacheBytes"]> {
+  let summary = "One transformer or DiT block";
+  let description = [{
+    A region holding one block of the model, numbered by `index` in model
+    order. Its inputs become the entry block's arguments and `loom.yield`
+    gives its results. A layer is isolated from above, so the pipeline
+    passes can move it to a stage without looking inside. `kind` names the
+    block family (`llama`, `gpt`, `dit`, `pixart`, `mmdit`, `flux_double`,
+    `flux_single`); it is informative. Its costs are the sums of its body's.
+
+    ```mlir
+    %y = loom.layer 0 (%x) {kind = "llama"} : (tensor<1x2048x8192xbf16>) -> tensor<1x2048x8192xbf16> {
+    ^bb0(%in: tensor<1x2048x8192xbf16>):
+      ...
+      loom.yield %out : tensor<1x2048x8192xbf16>
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$index,
+                       Variadic<Loom_Tensor>:$inputs,
+                       OptionalAttr<StrAttr>:$kind);
+  let results = (outs Variadic<Loom_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $index `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
+    $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Loom_YieldOp : Loom_Op<"yield", [Terminator, HasParent<"LayerOp">],
+    ["getBytesRead"]> {
+  let summary = "Results of a loom.layer";
+  let arguments = (ins Variadic<Loom_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def Loom_ParamOp : Loom_Op<"param", [],
+    ["getParameterCount", "getBytesRead", "getBytesWritten"]> {
+  let summary = "A learned tensor that no other op implies";
+  let description = [{
+    Declares a weight by name and shape where no op implies it, e.g.
+    PixArt-alpha's per-block `scale_shift_table`. Its elements are counted
+    as parameters.
+
+    ```mlir
+    %t = loom.param "scale_shift_table" : tensor<6912xbf16>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings and projections
+//===----------------------------------------------------------------------===//
+
+def Loom_EmbedOp : Loom_Op<"embed", [],
+    ["getParameterCount", "getBytesRead"]> {
+  let summary = "Table lookup: token ids or class labels to vectors";
+  let description = [{
+    `[...] x iN -> [..., hidden]` through a `vocab x hidden` table. Reads
+    only the looked-up rows. Used for token embeddings and DiT class labels.
+  }];
+  let arguments = (ins Loom_Tensor:$ids,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$vocab);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$ids attr-dict `:` type($ids) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Loom_PositionEmbedOp : Loom_Op<"position_embed", [SameOperandsAndResultType],
+    ["getParameterCount", "getBytesRead"]> {
+  let summary = "Adds a learned position table (GPT, SD3)";
+  let description = [{
+    `[B, S, H]` plus the first `S` rows of a learned `max_positions x H`
+    table; `S` may not exceed `max_positions`.
+  }];
+  let arguments = (ins Loom_Tensor:$input,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$max_positions);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Loom_LinearOp : Loom_Op<"linear", [], ["getParameterCount", "getBytesRead"]> {
+  let summary = "A dense projection with a role";
+  let description = [{
+    `[..., In] -> [..., Out]` with an `In x Out` weight and, with `bias`, an
+    `Out` bias. The leading dimensions are kept. `role` says what the
+    projection is for, which the sharding pass uses to split it (column
+    split for q/k/v/gate/up/fc1, row split for o/down/fc2, ...).
+    `tied` marks a weight shared with the token embedding (GPT-2 style
+    LM head): it is read but not counted again as a parameter.
+
+    ```mlir
+    %q = loom.linear q %h : tensor<1x2048x8192xbf16> -> tensor<1x2048x8192xbf16>
+    ```
+  }];
+  let arguments = (ins Loom_LinearRoleAttr:$role, Loom_Tensor:$input,
+                       UnitAttr:$bias, UnitAttr:$tied);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $role $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getInFeatures();
+    int64_t getOutFeatures();
+    /// Rows of the matmul: the product of the leading dimensions.
+    int64_t getRows();
+  }];
+}
+
+def Loom_PatchifyOp : Loom_Op<"patchify", [], ["getParameterCount"]> {
+  let summary = "Image latent to patch tokens (DiT patch embedding)";
+  let description = [{
+    `[B, C, H, W] -> [B, (H/p)*(W/p), D]`: a stride-`p` convolution with a
+    `C*p*p x D` weight and a `D` bias, plus the fixed 2-D sin-cos position
+    embedding of DiT (no parameters). Learned positions, as in SD3, are a
+    separate `loom.position_embed`.
+  }];
+  let arguments = (ins Loom_Tensor:$input,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$patch_size);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Loom_UnpatchifyOp : Loom_Op<"unpatchify"> {
+  let summary = "Patch tokens back to an image latent";
+  let description = [{
+    `[B, (H/p)*(W/p), p*p*C] -> [B, C, H, W]`; a pure rearrangement.
+  }];
+  let arguments = (ins Loom_Tensor:$input,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$patch_size);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Loom_TimestepEmbedOp : Loom_Op<"timestep_embed"> {
+  let summary = "Sinusoidal features of the diffusion timestep";
+  let description = [{
+    `[B] -> [B, dim]`: the fixed sinusoidal embedding of a scalar per sample
+    (timestep, guidance scale). The MLP after it is ordinary `loom.linear`s.
+  }];
+  let arguments = (ins Loom_Tensor:$input);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation, activations, elementwise
+//===----------------------------------------------------------------------===//
+
+class Loom_NormOp<string mnemonic, string what, int flopsPerElement>
+    : Loom_Op<mnemonic, [SameOperandsAndResultType], ["getParameterCount"]> {
+  let summary = what;
+  let description = [{
+    Normalises over the last `group` elements of the innermost dimension
+    (default: all of it; QK-norm over each head uses `group = head_dim`).
+    With `affine` (the default) it learns a scale of `group` elements, and
+    a layer norm a bias too.
+  }] # " Counted as " # flopsPerElement # " FLOPs per element.";
+  let arguments = (ins Loom_Tensor:$input,
+                       DefaultValuedAttr<BoolAttr, "true">:$affine,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$group);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getGroupSize();
+  }];
+}
+
+def Loom_RMSNormOp : Loom_NormOp<"rms_norm", "RMS normalisation (LLaMA)", 4>;
+def Loom_LayerNormOp : Loom_NormOp<"layer_norm", "Layer normalisation", 8>;
+
+def Loom_RoPEOp : Loom_Op<"rope", [SameOperandsAndResultType]> {
+  let summary = "Rotary position embedding applied to q or k";
+  let description = [{
+    Rotates each `head_dim`-sized head of `[B, S, heads*head_dim]`. No
+    parameters; 3 FLOPs per element (two multiplies and an add).
+  }];
+  let arguments = (ins Loom_Tensor:$input,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$theta);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Loom_ActivationOp : Loom_Op<"activation", [SameOperandsAndResultType]> {
+  let summary = "Elementwise activation (gelu, gelu_tanh, silu, relu)";
+  let arguments = (ins Loom_ActivationKindAttr:$kind, Loom_Tensor:$input);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Loom_SwiGLUOp : Loom_Op<"swiglu", [SameOperandsAndResultType]> {
+  let summary = "silu(gate) * up (LLaMA MLP)";
+  let arguments = (ins Loom_Tensor:$gate, Loom_Tensor:$up);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` type($gate)";
+  let hasVerifier = 1;
+}
+
+def Loom_AddOp : Loom_ElementwiseBinaryOp<"add", "Elementwise addition">;
+def Loom_MulOp : Loom_ElementwiseBinaryOp<"mul", "Elementwise product">;
+
+def Loom_ModulateOp : Loom_Op<"modulate", [AllTypesMatch<["input", "result"]>,
+                                             AllTypesMatch<["shift", "scale"]>]> {
+  let summary = "adaLN modulation: x * (1 + scale) + shift";
+  let description = [{
+    `x: [B, S, H]`, `shift, scale: [B, H]` broadcast over the sequence.
+    2 FLOPs per element of `x`.
+  }];
+  let arguments = (ins Loom_Tensor:$input, Loom_Tensor:$shift,
+                       Loom_Tensor:$scale);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $shift `,` $scale attr-dict `:` type($input) `,` type($shift)
+  }];
+  let hasVerifier = 1;
+}
+
+def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "adaLN-zero gating: x * gate";
+  let description = [{
+    `x: [B, S, H]`, `gate: [B, H]` broadcast over the sequence.
+  }];
+  let arguments = (ins Loom_Tensor:$input, Loom_Tensor:$gate);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input `,` $gate attr-dict `:` type($input) `,` type($gate)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape plumbing
+//===----------------------------------------------------------------------===//
+
+def Loom_ConcatOp : Loom_Op<"concat"> {
+  let summary = "Concatenation along one dimension";
+  let description = [{
+    Joins text and image tokens along the sequence (Flux single blocks) or
+    the attention and MLP branches along features (Flux single blocks).
+  }];
+  let arguments = (ins Variadic<Loom_Tensor>:$inputs,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type($inputs, $result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Loom_SliceOp : Loom_Op<"slice"> {
+  let summary = "A contiguous range of one dimension";
+  let arguments = (ins Loom_Tensor:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$offset);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Loom_ReshapeOp : Loom_Op<"reshape"> {
+  let summary = "Same elements, another static shape";
+  let arguments = (ins Loom_Tensor:$input);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Loom_ChunkOp : Loom_Op<"chunk"> {
+  let summary = "Equal pieces of the innermost dimension";
+  let description = [{
+    Splits `[..., n*k]` into `n` results of `[..., k]`, e.g. the six
+    shift/scale/gate vectors of an adaLN-zero modulation.
+  }];
+  let arguments = (ins Loom_Tensor:$input);
+  let results = (outs Variadic<Loom_Tensor>:$results);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Loom_AttentionOp : Loom_Op<"attention",
+    [AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>],
+    ["getBytesRead", "getKVCacheBytes"]> {
+  let summary = "Scaled dot-product attention (self or cross, MHA or GQA)";
+  let description = [{
+    `q: [B, Sq, heads*head_dim]`, `k, v: [B, Sk, kv_heads*head_dim]` ->
+    `[B, Sq, heads*head_dim]`. `kv_heads` divides `heads` (grouped-query
+    attention when smaller). `causal` masks future keys (decoder LLMs) and
+    needs `Sq == Sk`; `cross` marks keys and values from another sequence
+    (PixArt-alpha's text). `cached` is the number of earlier tokens whose
+    keys and values are already cached and are attended to as well (decode,
+    or a later TeraPipe slice). A causal attention keeps a KV cache of
+    `cached + Sk` tokens.
+
+    ```mlir
+    %a = loom.attention %q, %k, %v {heads = 64, kv_heads = 8, head_dim = 128, causal}
+        : tensor<1x2048x8192xbf16>, tensor<1x2048x1024xbf16> -> tensor<1x2048x8192xbf16>
+    ```
+  }];
+  let arguments = (ins Loom_Tensor:$q, Loom_Tensor:$k, Loom_Tensor:$v,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$heads,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$kv_heads,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
+                       UnitAttr:$causal, UnitAttr:$cross,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$cached);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Query/key pairs visited per head and batch element.
+    int64_t getScorePairs();
+  }];
+}
+
+def Loom_JointAttentionOp : Loom_Op<"joint_attention",
+    [AllTypesMatch<["q_img", "k_img", "v_img", "img"]>,
+     AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>]> {
+  let summary = "MMDiT joint attention over text and image tokens";
+  let description = [{
+    SD3 / Flux double blocks: the image stream and the text stream each have
+    their own q, k, v (`[B, S_img, H]` and `[B, S_txt, H]`, `H = heads *
+    head_dim`); attention runs over the concatenation of both sequences
+    (text first, as in diffusers), without a mask, and the output is split
+    back into the two streams.
+
+    ```mlir
+    %img, %txt = loom.joint_attention %qi, %ki, %vi, %qt, %kt, %vt {heads = 24, head_dim = 64}
+        : tensor<2x4096x1536xbf16>, tensor<2x333x1536xbf16>
+    ```
+  }];
+  let arguments = (ins Loom_Tensor:$q_img, Loom_Tensor:$k_img,
+                       Loom_Tensor:$v_img, Loom_Tensor:$q_txt,
+                       Loom_Tensor:$k_txt, Loom_Tensor:$v_txt,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$heads,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$head_dim);
+  let results = (outs Loom_Tensor:$img, Loom_Tensor:$txt);
+  let assemblyFormat = [{
+    $q_img `,` $k_img `,` $v_img `,` $q_txt `,` $k_txt `,` $v_txt attr-dict
+    `:` type($q_img) `,` type($q_txt)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives (produced by sharding)
+//===----------------------------------------------------------------------===//
+
+class Loom_CollectiveOp<string mnemonic, string what> : Loom_Op<mnemonic> {
+  let summary = what # " over a named device group";
+  let arguments = (ins Loom_Tensor:$input, StrAttr:$group,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$dim);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Loom_AllReduceOp : Loom_CollectiveOp<"all_reduce", "Sum of a tensor"> {
+  let description = [{ Result type equals the operand type; no `dim`. }];
+}
+def Loom_AllGatherOp : Loom_CollectiveOp<"all_gather", "Concatenation of shards"> {
+  let description = [{ `dim` of the result is `group_size` times the operand's. }];
+}
+def Loom_ReduceScatterOp : Loom_CollectiveOp<"reduce_scatter", "Sum, then scatter"> {
+  let description = [{ `dim` of the operand is `group_size` times the result's. }];
+}
+def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards"> {
+  let description = [{ Result type equals the operand type; `dim` names the exchanged dimension. }];
+}
+
+#endif // LOOM_OPS_TD

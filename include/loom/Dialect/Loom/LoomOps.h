@@ -1,0 +1,24 @@
+//===- LoomOps.h - loom dialect operations ----------------------*- C++ -*-===//
+
+#ifndef LOOM_DIALECT_LOOM_LOOMOPS_H
+#define LOOM_DIALECT_LOOM_LOOMOPS_H
+
+#include "loom/Dialect/Loom/CostOpInterface.h"
+#include "loom/Dialect/Loom/LoomDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+#include "loom/Dialect/Loom/LoomEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "loom/Dialect/Loom/LoomAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "loom/Dialect/Loom/LoomOps.h.inc"
+
+#endif // LOOM_DIALECT_LOOM_LOOMOPS_H

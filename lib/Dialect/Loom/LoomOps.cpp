@@ -1,0 +1,683 @@
+//===- LoomOps.cpp - loom dialect operations ------------------------------===//
+//
+// Verifiers and the cost interface of every loom op. FLOP counts of the
+// vector (non-MXU) ops are per-element approximations; each names its count
+// beside it. Matmul and attention counts are exact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Loom/LoomOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace loom;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return tensorType(value).getShape();
+}
+
+/// Product of all but the innermost dimension.
+static int64_t leadingElements(RankedTensorType type) {
+  int64_t rows = 1;
+  for (int64_t dim : type.getShape().drop_back())
+    rows *= dim;
+  return rows;
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleave(shape, os, ", ");
+  os << "]";
+  return text;
+}
+
+static LogicalResult verifyRank(Operation *op, Value value, int64_t rank,
+                                StringRef name, StringRef layout) {
+  if (tensorType(value).getRank() == rank)
+    return success();
+  return op->emitOpError() << "expects " << name << " of rank " << rank << " "
+                           << layout << ", got "
+                           << shapeString(shapeOf(value));
+}
+
+static LogicalResult verifySameType(Operation *op, Value a, Value b,
+                                    StringRef nameA, StringRef nameB) {
+  if (a.getType() == b.getType())
+    return success();
+  return op->emitOpError() << "expects " << nameA << " and " << nameB
+                           << " of the same type, got " << a.getType()
+                           << " and " << b.getType();
+}
+
+static LogicalResult verifyFloat(Operation *op, Value value, StringRef name) {
+  if (isa<FloatType>(tensorType(value).getElementType()))
+    return success();
+  return op->emitOpError() << "expects " << name
+                           << " to have a floating-point element type, got "
+                           << value.getType();
+}
+
+/// A per-sample vector `[B, H]` broadcast over the sequence of `x: [B, S, H]`.
+static LogicalResult verifyPerSample(Operation *op, Value x, Value vec,
+                                     StringRef name) {
+  if (failed(verifyRank(op, x, 3, "input", "[batch, seq, hidden]")) ||
+      failed(verifyRank(op, vec, 2, name, "[batch, hidden]")))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOf(x), vs = shapeOf(vec);
+  if (xs[0] != vs[0] || xs[2] != vs[1])
+    return op->emitOpError()
+           << "expects " << name << " of shape [" << xs[0] << ", " << xs[2]
+           << "] (batch, hidden of the input), got " << shapeString(vs);
+  if (tensorType(x).getElementType() != tensorType(vec).getElementType())
+    return op->emitOpError() << "expects " << name
+                             << " to have the input's element type";
+  return success();
+}
+
+static int64_t elementsOf(Value value) { return getNumElements(value.getType()); }
+
+//===----------------------------------------------------------------------===//
+// LayerOp / YieldOp / ParamOp
+//===----------------------------------------------------------------------===//
+
+template <typename Fn>
+static int64_t sumBody(LayerOp layer, Fn fn) {
+  int64_t total = 0;
+  for (Operation &op : layer.getBody().front())
+    if (auto cost = dyn_cast<CostOpInterface>(op))
+      total += fn(cost);
+  return total;
+}
+
+LogicalResult LayerOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size()
+                         << " inputs but its body takes "
+                         << body.getNumArguments() << " arguments";
+  for (auto [i, input, arg] : llvm::enumerate(getInputs(), body.getArguments()))
+    if (input.getType() != arg.getType())
+      return emitOpError() << "input #" << i << " has type " << input.getType()
+                           << " but body argument #" << i << " has type "
+                           << arg.getType();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError() << "body must end with loom.yield";
+  if (yield.getValues().getTypes() != getResultTypes())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size()
+           << " values whose types do not match the layer's "
+           << getNumResults() << " result types";
+  return success();
+}
+
+int64_t LayerOp::getFlops() {
+  return sumBody(*this, [](CostOpInterface op) { return op.getFlops(); });
+}
+int64_t LayerOp::getParameterCount() {
+  return sumBody(*this, [](CostOpInterface op) { return op.getParameterCount(); });
+}
+int64_t LayerOp::getParameterBytes() {
+  return sumBody(*this, [](CostOpInterface op) { return op.getParameterBytes(); });
+}
+int64_t LayerOp::getBytesRead() {
+  return sumBody(*this, [](CostOpInterface op) { return op.getBytesRead(); });
+}
+int64_t LayerOp::getBytesWritten() {
+  return sumBody(*this, [](CostOpInterface op) { return op.getBytesWritten(); });
+}
+int64_t LayerOp::getKVCacheBytes() {
+  return sumBody(*this, [](CostOpInterface op) { return op.getKVCacheBytes(); });
+}
+
+int64_t YieldOp::getFlops() { return 0; }
+// Yielding hands values on; it moves no bytes.
+int64_t YieldOp::getBytesRead() { return 0; }
+
+int64_t ParamOp::getFlops() { return 0; }
+int64_t ParamOp::getParameterCount() { return elementsOf(getResult()); }
+// The consumer reads the weight; declaring it moves no bytes.
+int64_t ParamOp::getBytesRead() { return 0; }
+int64_t ParamOp::getBytesWritten() { return 0; }
+
+//===----------------------------------------------------------------------===//
+// Embeddings and projections
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbedOp::verify() {
+  RankedTensorType ids = tensorType(getIds()), out = tensorType(getResult());
+  if (!ids.getElementType().isInteger())
+    return emitOpError() << "expects integer ids, got " << ids;
+  if (failed(verifyFloat(*this, getResult(), "the result")))
+    return failure();
+  if (out.getRank() != ids.getRank() + 1 ||
+      out.getShape().drop_back() != ids.getShape())
+    return emitOpError() << "expects the result shape to be the ids shape "
+                         << shapeString(ids.getShape())
+                         << " plus a hidden dimension, got "
+                         << shapeString(out.getShape());
+  return success();
+}
+
+int64_t EmbedOp::getFlops() { return 0; }
+int64_t EmbedOp::getParameterCount() {
+  return getVocab() * tensorType(getResult()).getShape().back();
+}
+// Only the looked-up rows leave HBM.
+int64_t EmbedOp::getBytesRead() {
+  return getTensorBytes(getIds().getType()) +
+         getTensorBytes(getResult().getType());
+}
+
+LogicalResult PositionEmbedOp::verify() {
+  if (failed(verifyRank(*this, getInput(), 3, "input", "[batch, seq, hidden]")) ||
+      failed(verifySameType(*this, getInput(), getResult(), "input", "result")))
+    return failure();
+  int64_t seq = shapeOf(getInput())[1];
+  if (seq > static_cast<int64_t>(getMaxPositions()))
+    return emitOpError() << "sequence length " << seq
+                         << " exceeds max_positions " << getMaxPositions();
+  return success();
+}
+
+int64_t PositionEmbedOp::getFlops() { return elementsOf(getResult()); }
+int64_t PositionEmbedOp::getParameterCount() {
+  return getMaxPositions() * shapeOf(getInput()).back();
+}
+int64_t PositionEmbedOp::getBytesRead() {
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  return getTensorBytes(getInput().getType()) +
+         shape[1] * shape[2] * getElementBytes(getInput().getType());
+}
+
+LogicalResult LinearOp::verify() {
+  RankedTensorType in = tensorType(getInput()), out = tensorType(getResult());
+  if (in.getRank() < 2 || in.getRank() != out.getRank())
+    return emitOpError() << "expects input and result of the same rank >= 2, got "
+                         << shapeString(in.getShape()) << " and "
+                         << shapeString(out.getShape());
+  if (in.getShape().drop_back() != out.getShape().drop_back())
+    return emitOpError() << "expects input and result to agree on all but the "
+                            "last dimension, got "
+                         << shapeString(in.getShape()) << " and "
+                         << shapeString(out.getShape());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError() << "expects input and result of the same element type";
+  return verifyFloat(*this, getInput(), "the input");
+}
+
+int64_t LinearOp::getInFeatures() { return shapeOf(getInput()).back(); }
+int64_t LinearOp::getOutFeatures() { return shapeOf(getResult()).back(); }
+int64_t LinearOp::getRows() { return leadingElements(tensorType(getInput())); }
+
+int64_t LinearOp::getFlops() {
+  int64_t flops = 2 * getRows() * getInFeatures() * getOutFeatures();
+  if (getBias())
+    flops += getRows() * getOutFeatures();
+  return flops;
+}
+
+int64_t LinearOp::getParameterCount() {
+  if (getTied())
+    return 0;
+  return getInFeatures() * getOutFeatures() + (getBias() ? getOutFeatures() : 0);
+}
+
+// A tied weight is still read, though it is counted once as a parameter.
+int64_t LinearOp::getBytesRead() {
+  int64_t weights =
+      getInFeatures() * getOutFeatures() + (getBias() ? getOutFeatures() : 0);
+  return getTensorBytes(getInput().getType()) +
+         weights * getElementBytes(getInput().getType());
+}
+
+LogicalResult PatchifyOp::verify() {
+  if (failed(verifyRank(*this, getInput(), 4, "input", "[batch, channels, height, width]")) ||
+      failed(verifyRank(*this, getResult(), 3, "result", "[batch, patches, hidden]")))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getResult());
+  int64_t p = getPatchSize();
+  if (in[2] % p != 0 || in[3] % p != 0)
+    return emitOpError() << "expects height and width divisible by patch_size "
+                         << p << ", got " << in[2] << "x" << in[3];
+  int64_t patches = (in[2] / p) * (in[3] / p);
+  if (out[0] != in[0] || out[1] != patches)
+    return emitOpError() << "expects result shape [" << in[0] << ", " << patches
+                         << ", hidden], got " << shapeString(out);
+  return verifyFloat(*this, getResult(), "the result");
+}
+
+static int64_t patchInputs(PatchifyOp op) {
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  return in[1] * op.getPatchSize() * op.getPatchSize();
+}
+
+// Convolution as a matmul, plus its bias and the sin-cos position add.
+int64_t PatchifyOp::getFlops() {
+  ArrayRef<int64_t> out = shapeOf(getResult());
+  int64_t tokens = out[0] * out[1];
+  return 2 * tokens * patchInputs(*this) * out[2] + 2 * tokens * out[2];
+}
+int64_t PatchifyOp::getParameterCount() {
+  int64_t hidden = shapeOf(getResult())[2];
+  return patchInputs(*this) * hidden + hidden;
+}
+
+LogicalResult UnpatchifyOp::verify() {
+  if (failed(verifyRank(*this, getInput(), 3, "input", "[batch, patches, p*p*channels]")) ||
+      failed(verifyRank(*this, getResult(), 4, "result", "[batch, channels, height, width]")))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getResult());
+  int64_t p = getPatchSize();
+  if (out[2] % p != 0 || out[3] % p != 0)
+    return emitOpError() << "expects height and width divisible by patch_size "
+                         << p << ", got " << out[2] << "x" << out[3];
+  int64_t patches = (out[2] / p) * (out[3] / p);
+  if (in[0] != out[0] || in[1] != patches || in[2] != p * p * out[1])
+    return emitOpError() << "expects input shape [" << out[0] << ", " << patches
+                         << ", " << p * p * out[1] << "] for result "
+                         << shapeString(out) << ", got " << shapeString(in);
+  return success();
+}
+
+int64_t UnpatchifyOp::getFlops() { return 0; }
+
+LogicalResult TimestepEmbedOp::verify() {
+  if (failed(verifyRank(*this, getInput(), 1, "input", "[batch]")) ||
+      failed(verifyRank(*this, getResult(), 2, "result", "[batch, dim]")))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getResult());
+  if (in[0] != out[0])
+    return emitOpError() << "expects the result batch " << out[0]
+                         << " to equal the input batch " << in[0];
+  if (out[1] % 2 != 0)
+    return emitOpError() << "expects an even embedding dim (sin and cos "
+                            "halves), got "
+                         << out[1];
+  return verifyFloat(*this, getResult(), "the result");
+}
+
+// A multiply and a sin or cos per element.
+int64_t TimestepEmbedOp::getFlops() { return 2 * elementsOf(getResult()); }
+
+//===----------------------------------------------------------------------===//
+// Normalisation, activations, elementwise
+//===----------------------------------------------------------------------===//
+
+template <typename NormOp>
+static LogicalResult verifyNorm(NormOp op) {
+  if (failed(verifySameType(op, op.getInput(), op.getResult(), "input", "result")) ||
+      failed(verifyFloat(op, op.getInput(), "the input")))
+    return failure();
+  int64_t last = shapeOf(op.getInput()).back();
+  if (last % op.getGroupSize() != 0)
+    return op.emitOpError() << "expects group " << op.getGroupSize()
+                            << " to divide the innermost dimension " << last;
+  return success();
+}
+
+template <typename NormOp>
+static int64_t normGroupSize(NormOp op) {
+  if (std::optional<int64_t> group = op.getGroup())
+    return *group;
+  return shapeOf(op.getInput()).back();
+}
+
+LogicalResult RMSNormOp::verify() { return verifyNorm(*this); }
+int64_t RMSNormOp::getGroupSize() { return normGroupSize(*this); }
+// Square, accumulate, scale by rsqrt, multiply by the learned scale.
+int64_t RMSNormOp::getFlops() { return 4 * elementsOf(getResult()); }
+int64_t RMSNormOp::getParameterCount() { return getAffine() ? getGroupSize() : 0; }
+
+LogicalResult LayerNormOp::verify() { return verifyNorm(*this); }
+int64_t LayerNormOp::getGroupSize() { return normGroupSize(*this); }
+// Mean and variance passes (4), normalise (2), scale and shift (2).
+int64_t LayerNormOp::getFlops() { return 8 * elementsOf(getResult()); }
+int64_t LayerNormOp::getParameterCount() {
+  return getAffine() ? 2 * getGroupSize() : 0;
+}
+
+LogicalResult RoPEOp::verify() {
+  if (failed(verifySameType(*this, getInput(), getResult(), "input", "result")))
+    return failure();
+  int64_t last = shapeOf(getInput()).back();
+  if (getHeadDim() % 2 != 0 || last % getHeadDim() != 0)
+    return emitOpError() << "expects an even head_dim dividing the innermost "
+                            "dimension "
+                         << last << ", got head_dim " << getHeadDim();
+  return success();
+}
+
+// Two multiplies and an add per element.
+int64_t RoPEOp::getFlops() { return 3 * elementsOf(getResult()); }
+
+LogicalResult ActivationOp::verify() {
+  if (failed(verifySameType(*this, getInput(), getResult(), "input", "result")))
+    return failure();
+  return verifyFloat(*this, getInput(), "the input");
+}
+
+int64_t ActivationOp::getFlops() {
+  // Approximate vector work per element: gelu and its tanh form ~8
+  // (polynomial or tanh plus the products), silu ~4 (exp, add, divide,
+  // multiply), relu 1.
+  int64_t perElement = 1;
+  switch (getKind()) {
+  case ActivationKind::gelu:
+  case ActivationKind::gelu_tanh:
+    perElement = 8;
+    break;
+  case ActivationKind::silu:
+    perElement = 4;
+    break;
+  case ActivationKind::relu:
+    perElement = 1;
+    break;
+  }
+  return perElement * elementsOf(getResult());
+}
+
+LogicalResult SwiGLUOp::verify() {
+  if (failed(verifySameType(*this, getGate(), getUp(), "gate", "up")) ||
+      failed(verifySameType(*this, getGate(), getResult(), "gate", "result")))
+    return failure();
+  return verifyFloat(*this, getGate(), "gate");
+}
+
+// silu (4) and the product (1).
+int64_t SwiGLUOp::getFlops() { return 5 * elementsOf(getResult()); }
+
+template <typename BinaryOp>
+static LogicalResult verifyBinary(BinaryOp op) {
+  if (failed(verifySameType(op, op.getLhs(), op.getResult(), "lhs", "result")))
+    return failure();
+  RankedTensorType lhs = tensorType(op.getLhs()), rhs = tensorType(op.getRhs());
+  if (lhs.getElementType() != rhs.getElementType())
+    return op.emitOpError() << "expects operands of the same element type, got "
+                            << lhs << " and " << rhs;
+  ArrayRef<int64_t> l = lhs.getShape(), r = rhs.getShape();
+  if (r.size() > l.size() || l.take_back(r.size()) != r)
+    return op.emitOpError() << "expects the rhs shape " << shapeString(r)
+                            << " to equal or be a suffix of the lhs shape "
+                            << shapeString(l);
+  return success();
+}
+
+LogicalResult AddOp::verify() { return verifyBinary(*this); }
+int64_t AddOp::getFlops() { return elementsOf(getResult()); }
+LogicalResult MulOp::verify() { return verifyBinary(*this); }
+int64_t MulOp::getFlops() { return elementsOf(getResult()); }
+
+LogicalResult ModulateOp::verify() {
+  if (failed(verifySameType(*this, getInput(), getResult(), "input", "result")) ||
+      failed(verifySameType(*this, getShift(), getScale(), "shift", "scale")))
+    return failure();
+  return verifyPerSample(*this, getInput(), getShift(), "shift");
+}
+
+int64_t ModulateOp::getFlops() { return 2 * elementsOf(getResult()); }
+
+LogicalResult GateOp::verify() {
+  if (failed(verifySameType(*this, getInput(), getResult(), "input", "result")))
+    return failure();
+  return verifyPerSample(*this, getInput(), getGate(), "gate");
+}
+
+int64_t GateOp::getFlops() { return elementsOf(getResult()); }
+
+//===----------------------------------------------------------------------===//
+// Shape plumbing
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "expects at least one input";
+  RankedTensorType result = tensorType(getResult());
+  int64_t dim = getDim();
+  if (dim >= result.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for rank "
+                         << result.getRank();
+  int64_t total = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    RankedTensorType type = tensorType(input);
+    SmallVector<int64_t> expected(result.getShape());
+    expected[dim] = type.getRank() == result.getRank() ? type.getDimSize(dim) : -1;
+    if (type.getShape() != ArrayRef<int64_t>(expected) ||
+        type.getElementType() != result.getElementType())
+      return emitOpError() << "input #" << i << " of shape "
+                           << shapeString(type.getShape())
+                           << " does not match the result "
+                           << shapeString(result.getShape())
+                           << " outside dimension " << dim;
+    total += type.getDimSize(dim);
+  }
+  if (total != result.getDimSize(dim))
+    return emitOpError() << "inputs add up to " << total << " along dimension "
+                         << dim << " but the result has "
+                         << result.getDimSize(dim);
+  return success();
+}
+
+int64_t ConcatOp::getFlops() { return 0; }
+
+LogicalResult SliceOp::verify() {
+  RankedTensorType in = tensorType(getInput()), out = tensorType(getResult());
+  int64_t dim = getDim();
+  if (in.getRank() != out.getRank() || dim >= in.getRank())
+    return emitOpError() << "expects input and result of the same rank with "
+                            "dim in range, got dim "
+                         << dim << " for " << shapeString(in.getShape())
+                         << " -> " << shapeString(out.getShape());
+  SmallVector<int64_t> expected(in.getShape());
+  expected[dim] = out.getDimSize(dim);
+  if (out.getShape() != ArrayRef<int64_t>(expected) ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "expects the result to differ from the input only "
+                            "in dimension "
+                         << dim;
+  int64_t offset = getOffset();
+  if (offset + out.getDimSize(dim) > in.getDimSize(dim))
+    return emitOpError() << "slice [" << getOffset() << ", "
+                         << getOffset() + out.getDimSize(dim)
+                         << ") is out of bounds for size " << in.getDimSize(dim);
+  return success();
+}
+
+int64_t SliceOp::getFlops() { return 0; }
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType in = tensorType(getInput()), out = tensorType(getResult());
+  if (in.getNumElements() != out.getNumElements() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "cannot reshape " << in << " to " << out
+                         << ": element count or type differs";
+  return success();
+}
+
+int64_t ReshapeOp::getFlops() { return 0; }
+
+LogicalResult ChunkOp::verify() {
+  if (getResults().empty())
+    return emitOpError() << "expects at least one result";
+  RankedTensorType in = tensorType(getInput());
+  Type first = getResults().front().getType();
+  if (!llvm::all_equal(getResultTypes()))
+    return emitOpError() << "expects all results of one type";
+  RankedTensorType piece = cast<RankedTensorType>(first);
+  SmallVector<int64_t> expected(in.getShape());
+  int64_t count = getNumResults();
+  if (in.getRank() == 0 || expected.back() % count != 0)
+    return emitOpError() << "cannot split " << shapeString(in.getShape())
+                         << " into " << count << " equal pieces";
+  expected.back() /= count;
+  if (piece.getShape() != ArrayRef<int64_t>(expected) ||
+      piece.getElementType() != in.getElementType())
+    return emitOpError() << "expects results of shape " << shapeString(expected)
+                         << ", got " << shapeString(piece.getShape());
+  return success();
+}
+
+int64_t ChunkOp::getFlops() { return 0; }
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  const char *layout = "[batch, seq, heads * head_dim]";
+  if (failed(verifyRank(*this, getQ(), 3, "q", layout)) ||
+      failed(verifyRank(*this, getK(), 3, "k", layout)) ||
+      failed(verifySameType(*this, getK(), getV(), "k", "v")) ||
+      failed(verifySameType(*this, getQ(), getResult(), "q", "result")))
+    return failure();
+  int64_t heads = getHeads(), kvHeads = getKvHeads(), headDim = getHeadDim();
+  ArrayRef<int64_t> q = shapeOf(getQ()), k = shapeOf(getK());
+  if (heads * headDim != q[2])
+    return emitOpError() << "heads * head_dim (" << heads << " * " << headDim
+                         << " = " << heads * headDim
+                         << ") does not match q's hidden size " << q[2];
+  if (heads % kvHeads != 0)
+    return emitOpError() << "kv_heads " << kvHeads
+                         << " does not divide heads " << heads;
+  if (kvHeads * headDim != k[2])
+    return emitOpError() << "kv_heads * head_dim (" << kvHeads << " * "
+                         << headDim << " = " << kvHeads * headDim
+                         << ") does not match k's hidden size " << k[2];
+  if (q[0] != k[0])
+    return emitOpError() << "q has batch " << q[0] << " but k has batch "
+                         << k[0];
+  if (getCausal() && getCross())
+    return emitOpError() << "cross attention cannot be causal";
+  if (getCausal() && q[1] != k[1])
+    return emitOpError() << "causal attention expects as many queries as new "
+                            "keys, got "
+                         << q[1] << " and " << k[1]
+                         << " (earlier tokens belong in 'cached')";
+  if (getCross() && getCached() != 0)
+    return emitOpError() << "cross attention has no cached context";
+  return verifyFloat(*this, getQ(), "q");
+}
+
+int64_t AttentionOp::getScorePairs() {
+  int64_t queries = shapeOf(getQ())[1], keys = shapeOf(getK())[1];
+  int64_t cached = getCached();
+  if (getCausal()) // query i sees the cached and keys 1..i
+    return queries * cached + queries * (queries + 1) / 2;
+  return queries * (cached + keys);
+}
+
+// QK^T and PV: 2 matmuls of 2 * head_dim FLOPs per visited pair and head.
+int64_t AttentionOp::getFlops() {
+  int64_t batch = shapeOf(getQ())[0];
+  return 4 * batch * getHeads() * getHeadDim() * getScorePairs();
+}
+
+static int64_t cachedKVBytes(AttentionOp op, int64_t tokens) {
+  ArrayRef<int64_t> k = shapeOf(op.getK());
+  return 2 * k[0] * tokens * k[2] * getElementBytes(op.getK().getType());
+}
+
+int64_t AttentionOp::getBytesRead() {
+  return getTensorBytes(getOperandTypes()) + cachedKVBytes(*this, getCached());
+}
+
+int64_t AttentionOp::getKVCacheBytes() {
+  if (!getCausal())
+    return 0;
+  return cachedKVBytes(*this, getCached() + shapeOf(getK())[1]);
+}
+
+LogicalResult JointAttentionOp::verify() {
+  const char *layout = "[batch, seq, heads * head_dim]";
+  if (failed(verifyRank(*this, getQImg(), 3, "q_img", layout)) ||
+      failed(verifyRank(*this, getQTxt(), 3, "q_txt", layout)))
+    return failure();
+  for (Value v : {getKImg(), getVImg(), getImg()})
+    if (failed(verifySameType(*this, getQImg(), v, "q_img", "the image k, v and output")))
+      return failure();
+  for (Value v : {getKTxt(), getVTxt(), getTxt()})
+    if (failed(verifySameType(*this, getQTxt(), v, "q_txt", "the text k, v and output")))
+      return failure();
+  ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
+  int64_t hidden = getHeads() * getHeadDim();
+  if (img[2] != hidden || txt[2] != hidden)
+    return emitOpError() << "heads * head_dim (" << getHeads() << " * "
+                         << getHeadDim() << " = " << hidden
+                         << ") does not match the image and text hidden sizes "
+                         << img[2] << " and " << txt[2];
+  if (img[0] != txt[0])
+    return emitOpError() << "image batch " << img[0]
+                         << " differs from text batch " << txt[0];
+  return verifyFloat(*this, getQImg(), "q_img");
+}
+
+int64_t JointAttentionOp::getFlops() {
+  ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
+  int64_t tokens = img[1] + txt[1];
+  return 4 * img[0] * getHeads() * getHeadDim() * tokens * tokens;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// Checks `result` against `input` with dimension `dim` scaled by
+/// `numerator / denominator`.
+template <typename CollectiveOp>
+static LogicalResult verifyCollective(CollectiveOp op, bool needsDim,
+                                      int64_t numerator, int64_t denominator) {
+  RankedTensorType in = tensorType(op.getInput()), out = tensorType(op.getResult());
+  std::optional<int64_t> dim = op.getDim();
+  if (needsDim && !dim)
+    return op.emitOpError() << "expects a 'dim' attribute";
+  if (!needsDim && dim)
+    return op.emitOpError() << "takes no 'dim' attribute";
+  SmallVector<int64_t> expected(in.getShape());
+  if (dim) {
+    if (*dim >= in.getRank())
+      return op.emitOpError() << "dim " << *dim << " is out of range for rank "
+                              << in.getRank();
+    if ((expected[*dim] * numerator) % denominator != 0)
+      return op.emitOpError() << "dimension " << *dim << " of size "
+                              << expected[*dim] << " is not divisible by "
+                              << "group_size " << denominator;
+    expected[*dim] = expected[*dim] * numerator / denominator;
+  }
+  if (out.getShape() != ArrayRef<int64_t>(expected) ||
+      in.getElementType() != out.getElementType())
+    return op.emitOpError() << "expects a result of shape "
+                            << shapeString(expected) << ", got "
+                            << shapeString(out.getShape());
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() { return verifyCollective(*this, false, 1, 1); }
+LogicalResult AllGatherOp::verify() {
+  return verifyCollective(*this, true, getGroupSize(), 1);
+}
+LogicalResult ReduceScatterOp::verify() {
+  return verifyCollective(*this, true, 1, getGroupSize());
+}
+LogicalResult AllToAllOp::verify() { return verifyCollective(*this, true, 1, 1); }
+
+// Communication is costed by the target's collective model, not as compute.
+int64_t AllReduceOp::getFlops() { return 0; }
+int64_t AllGatherOp::getFlops() { return 0; }
+int64_t ReduceScatterOp::getFlops() { return 0; }
+int64_t AllToAllOp::getFlops() { return 0; }
+
+#define GET_OP_CLASSES
+#include "loom/Dialect/Loom/LoomOps.cpp.inc"
