@@ -1,0 +1,70 @@
+//===- ModelImporter.h - model configs to loom IR ---------------*- C++ -*-===//
+//
+// Reads the config.json files users already have (Hugging Face transformers
+// LLaMA and GPT-2 style; diffusers DiT, PixArt-alpha, SD3 and Flux
+// transformers) or a bundled model name, and builds the loom graph of one
+// forward pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_IMPORT_MODELIMPORTER_H
+#define LOOM_IMPORT_MODELIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace loom {
+
+/// What forward pass to build. Unset fields take the model's defaults
+/// (documented in the README's loom-import section).
+struct ImportOptions {
+  enum class Mode {
+    /// The whole prompt at once (LLMs) or one denoising step (DiTs).
+    Prefill,
+    /// One new token per sequence attending to `seqLen` cached tokens.
+    Decode,
+  };
+  Mode mode = Mode::Prefill;
+  std::optional<int64_t> batch;
+  /// LLMs: prompt tokens (prefill) or cached tokens (decode).
+  std::optional<int64_t> seqLen;
+  /// DiTs: image side in pixels.
+  std::optional<int64_t> resolution;
+  /// DiTs: denoising steps, recorded on the module for the planners.
+  std::optional<int64_t> steps;
+  /// DiTs with text conditioning: text tokens.
+  std::optional<int64_t> textLen;
+};
+
+/// A model config compiled into Loom.
+struct BundledModel {
+  llvm::StringRef name;
+  llvm::StringRef json;
+};
+
+/// The bundled models (models/*.json), in name order.
+llvm::ArrayRef<BundledModel> getBundledModels();
+
+/// Imports `config`, the text of a config.json; `fileName` names it in
+/// diagnostics and `modelName` becomes the function's name. Returns null
+/// after emitting a located diagnostic when the config is missing a field,
+/// has a field of the wrong type or is inconsistent.
+mlir::OwningOpRef<mlir::ModuleOp>
+importModelConfig(llvm::StringRef config, llvm::StringRef fileName,
+                  llvm::StringRef modelName, const ImportOptions &options,
+                  mlir::MLIRContext *context);
+
+/// Imports a bundled model by name, or else a config.json at the path
+/// `nameOrPath`.
+mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef nameOrPath,
+                                              const ImportOptions &options,
+                                              mlir::MLIRContext *context);
+
+} // namespace loom
+
+#endif // LOOM_IMPORT_MODELIMPORTER_H

@@ -1,0 +1,103 @@
+//===- ConfigReader.cpp - typed, located access to a config.json ----------===//
+
+#include "ConfigReader.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace loom;
+
+Location ConfigReader::fileLoc() const {
+  return FileLineColLoc::get(context, fileName, 1, 1);
+}
+
+// llvm::json keeps no positions, so find the key's first occurrence in the
+// text; config.json files are flat enough for that to be the right one.
+Location ConfigReader::keyLoc(StringRef key) const {
+  std::string quoted = ("\"" + key + "\"").str();
+  size_t offset = text.find(quoted);
+  if (offset == StringRef::npos)
+    return fileLoc();
+  StringRef before = text.take_front(offset);
+  unsigned line = 1 + before.count('\n');
+  size_t lineStart = before.rfind('\n');
+  unsigned column =
+      1 + (lineStart == StringRef::npos ? offset : offset - lineStart - 1);
+  return FileLineColLoc::get(context, fileName, line, column);
+}
+
+const llvm::json::Value *ConfigReader::present(StringRef key) const {
+  const llvm::json::Value *value = object.get(key);
+  if (!value || value->kind() == llvm::json::Value::Null)
+    return nullptr;
+  return value;
+}
+
+bool ConfigReader::has(StringRef key) const { return present(key); }
+
+InFlightDiagnostic ConfigReader::error(StringRef key) {
+  failed = true;
+  return mlir::emitError(keyLoc(key));
+}
+
+InFlightDiagnostic ConfigReader::error() {
+  failed = true;
+  return mlir::emitError(fileLoc());
+}
+
+InFlightDiagnostic ConfigReader::wrongType(StringRef key, StringRef want,
+                                           const llvm::json::Value &got) {
+  std::string shown;
+  llvm::raw_string_ostream os(shown);
+  os << got;
+  return error(key) << "field '" << key << "' must be " << want << ", got "
+                    << shown;
+}
+
+int64_t ConfigReader::positive(StringRef key) {
+  const llvm::json::Value *value = present(key);
+  if (!value) {
+    error(key) << "missing required field '" << key << "'";
+    return 1;
+  }
+  std::optional<int64_t> number = value->getAsInteger();
+  if (!number || *number <= 0) {
+    wrongType(key, "a positive integer", *value);
+    return 1;
+  }
+  return *number;
+}
+
+int64_t ConfigReader::positive(StringRef key, int64_t fallback) {
+  return has(key) ? positive(key) : fallback;
+}
+
+double ConfigReader::number(StringRef key, double fallback) {
+  const llvm::json::Value *value = present(key);
+  if (!value)
+    return fallback;
+  if (std::optional<double> number = value->getAsNumber())
+    return *number;
+  wrongType(key, "a number", *value);
+  return fallback;
+}
+
+bool ConfigReader::boolean(StringRef key, bool fallback) {
+  const llvm::json::Value *value = present(key);
+  if (!value)
+    return fallback;
+  if (std::optional<bool> flag = value->getAsBoolean())
+    return *flag;
+  wrongType(key, "true or false", *value);
+  return fallback;
+}
+
+std::string ConfigReader::string(StringRef key) {
+  const llvm::json::Value *value = present(key);
+  if (!value)
+    return "";
+  if (std::optional<StringRef> text = value->getAsString())
+    return text->str();
+  wrongType(key, "a string", *value);
+  return "";
+}

@@ -1,0 +1,61 @@
+//===- ConfigReader.h - typed, located access to a config.json --*- C++ -*-===//
+
+#ifndef LOOM_LIB_IMPORT_CONFIGREADER_H
+#define LOOM_LIB_IMPORT_CONFIGREADER_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+
+namespace loom {
+
+/// Reads fields of a JSON object and reports each problem as an error
+/// located at the field in the file (or at the file when it is missing).
+/// Errors do not stop the reader: every bad field is reported, and `ok()`
+/// says whether any was.
+class ConfigReader {
+public:
+  ConfigReader(const llvm::json::Object &object, llvm::StringRef text,
+               llvm::StringRef fileName, mlir::MLIRContext *context)
+      : object(object), text(text), fileName(fileName.str()),
+        context(context) {}
+
+  /// A required integer > 0.
+  int64_t positive(llvm::StringRef key);
+  /// An optional integer > 0; `fallback` when absent or null.
+  int64_t positive(llvm::StringRef key, int64_t fallback);
+  /// An optional number; `fallback` when absent or null.
+  double number(llvm::StringRef key, double fallback);
+  /// An optional boolean; `fallback` when absent or null.
+  bool boolean(llvm::StringRef key, bool fallback);
+  /// An optional string; empty when absent or null.
+  std::string string(llvm::StringRef key);
+  bool has(llvm::StringRef key) const;
+
+  /// Reports `message` at `key` (at the file when the key is absent).
+  mlir::InFlightDiagnostic error(llvm::StringRef key);
+  /// Reports `message` about the whole file.
+  mlir::InFlightDiagnostic error();
+
+  bool ok() const { return !failed; }
+  mlir::Location fileLoc() const;
+
+private:
+  mlir::Location keyLoc(llvm::StringRef key) const;
+  const llvm::json::Value *present(llvm::StringRef key) const;
+  mlir::InFlightDiagnostic wrongType(llvm::StringRef key, llvm::StringRef want,
+                                     const llvm::json::Value &got);
+
+  const llvm::json::Object &object;
+  llvm::StringRef text;
+  std::string fileName;
+  mlir::MLIRContext *context;
+  bool failed = false;
+};
+
+} // namespace loom
+
+#endif // LOOM_LIB_IMPORT_CONFIGREADER_H

@@ -1,0 +1,841 @@
+//===- ModelImporter.cpp - model configs to loom IR -----------------------===//
+//
+// One builder per architecture family. Each follows the PyTorch modules of
+// the reference implementation (transformers' LlamaForCausalLM and
+// GPT2LMHeadModel; diffusers' DiT, PixArt-alpha, SD3 and Flux transformers),
+// so that parameter counts match the checkpoints; models/PARAMS.md lists
+// the modules and their shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Import/ModelImporter.h"
+#include "ConfigReader.h"
+
+#include "loom/Dialect/Loom/LoomOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/JSON.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace loom;
+
+static const BundledModel bundledModels[] = {
+#include "BundledModels.inc"
+};
+
+ArrayRef<BundledModel> loom::getBundledModels() { return bundledModels; }
+
+namespace {
+
+using Mode = ImportOptions::Mode;
+
+/// Builds loom ops at the end of a block, with the shorthand the family
+/// builders share.
+class GraphBuilder {
+public:
+  GraphBuilder(OpBuilder &builder, Location loc)
+      : b(builder), loc(loc), bf16(builder.getBF16Type()) {}
+
+  RankedTensorType type(ArrayRef<int64_t> shape, Type element = {}) {
+    return RankedTensorType::get(shape, element ? element : bf16);
+  }
+  static ArrayRef<int64_t> shape(Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  }
+  RankedTensorType withLast(Value v, int64_t last) {
+    SmallVector<int64_t> dims(shape(v));
+    dims.back() = last;
+    return type(dims);
+  }
+
+  Value linear(LinearRole role, Value x, int64_t out, bool bias = true,
+               bool tied = false) {
+    return LinearOp::create(b, loc, withLast(x, out), role, x, bias, tied);
+  }
+  Value act(ActivationKind kind, Value x) {
+    return ActivationOp::create(b, loc, kind, x);
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value rmsNorm(Value x, std::optional<int64_t> group = std::nullopt) {
+    auto op = RMSNormOp::create(b, loc, x);
+    if (group)
+      op.setGroup(*group);
+    return op;
+  }
+  Value layerNorm(Value x, bool affine) {
+    auto op = LayerNormOp::create(b, loc, x);
+    op.setAffine(affine);
+    return op;
+  }
+  Value rope(Value x, int64_t headDim, double theta) {
+    return RoPEOp::create(b, loc, x, b.getI64IntegerAttr(headDim),
+                          b.getF64FloatAttr(theta));
+  }
+  Value modulate(Value x, Value shift, Value scale) {
+    return ModulateOp::create(b, loc, x, shift, scale);
+  }
+  Value gate(Value x, Value g) { return GateOp::create(b, loc, x, g); }
+  SmallVector<Value> chunk(Value x, int64_t count) {
+    SmallVector<Type> types(count, withLast(x, shape(x).back() / count));
+    auto op = ChunkOp::create(b, loc, types, x);
+    return SmallVector<Value>(op.getResults());
+  }
+  Value attention(Value q, Value k, Value v, int64_t heads, int64_t kvHeads,
+                  int64_t headDim, bool causal, bool cross, int64_t cached) {
+    auto op = AttentionOp::create(b, loc, q, k, v, heads, kvHeads, headDim);
+    if (causal)
+      op.setCausal(true);
+    if (cross)
+      op.setCross(true);
+    if (cached)
+      op.setCached(cached);
+    return op;
+  }
+  /// Two linears with an activation between: the timestep, pooled-text and
+  /// caption MLPs of the DiT families.
+  Value mlp2(Value x, int64_t hidden, int64_t out, ActivationKind kind,
+             LinearRole role = LinearRole::cond) {
+    Value h = act(kind, linear(role, x, hidden));
+    return linear(role, h, out);
+  }
+  /// fc1, activation, fc2.
+  Value feedForward(Value x, int64_t inner, ActivationKind kind) {
+    Value h = act(kind, linear(LinearRole::fc1, x, inner));
+    return linear(LinearRole::fc2, h, shape(x).back());
+  }
+  /// `silu(c)` then a modulation linear to `count * hidden`, split in `count`.
+  SmallVector<Value> adaLN(Value c, int64_t hidden, int64_t count) {
+    Value m = linear(LinearRole::modulation, act(ActivationKind::silu, c),
+                     count * hidden);
+    return chunk(m, count);
+  }
+
+  /// A loom.layer whose body `body` builds from the block arguments and
+  /// returns the values to yield.
+  SmallVector<Value>
+  layer(int64_t index, StringRef kind, ValueRange inputs,
+        const std::function<SmallVector<Value>(ValueRange)> &body) {
+    auto block = std::make_unique<Block>();
+    for (Value input : inputs)
+      block->addArgument(input.getType(), loc);
+    SmallVector<Value> results;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(block.get());
+      results = body(block->getArguments());
+      YieldOp::create(b, loc, results);
+    }
+    auto op = LayerOp::create(b, loc, ValueRange(results).getTypes(), index,
+                              inputs, b.getStringAttr(kind));
+    op.getBody().push_back(block.release());
+    return SmallVector<Value>(op.getResults());
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type bf16;
+};
+
+/// The function being built: its arguments are declared first, then the
+/// body is built, then the results close it.
+struct ModelFunction {
+  ModelFunction(ModuleOp module, StringRef name, OpBuilder &builder,
+                Location loc)
+      : builder(builder), loc(loc) {
+    builder.setInsertionPointToEnd(module.getBody());
+    func = func::FuncOp::create(builder, loc, name,
+                                builder.getFunctionType({}, {}));
+    builder.setInsertionPointToEnd(func.addEntryBlock());
+  }
+  Value argument(Type type, StringRef argName) {
+    unsigned index = func.getNumArguments();
+    (void)func.insertArgument(index, type, {}, loc);
+    func.setArgAttr(index, "loom.name", builder.getStringAttr(argName));
+    return func.getArgument(index);
+  }
+  void finish(ValueRange results) {
+    func::ReturnOp::create(builder, loc, results);
+    func.setType(builder.getFunctionType(func.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
+  }
+  OpBuilder &builder;
+  Location loc;
+  func::FuncOp func;
+};
+
+/// Everything a family builder needs: the config, the options, and where
+/// to put ops.
+struct ImportContext {
+  ConfigReader &config;
+  const ImportOptions &options;
+  ModelFunction &fn;
+  GraphBuilder &g;
+  NamedAttrList &modelInfo;
+};
+
+//===----------------------------------------------------------------------===//
+// Decoder LLMs
+//===----------------------------------------------------------------------===//
+
+struct DecoderShape {
+  int64_t batch, newTokens, cached;
+};
+
+/// Prompt length, new tokens and cached tokens for the mode, checked
+/// against the position limit.
+static DecoderShape decoderShape(ImportContext &ic, StringRef maxKey,
+                                 int64_t maxPositions) {
+  int64_t batch = ic.options.batch.value_or(1);
+  int64_t seq = ic.options.seqLen.value_or(std::min<int64_t>(2048, maxPositions));
+  bool decode = ic.options.mode == Mode::Decode;
+  int64_t total = decode ? seq + 1 : seq;
+  if (total > maxPositions)
+    ic.config.error(maxKey) << "sequence of " << total << " tokens exceeds '"
+                            << maxKey << "' = " << maxPositions;
+  ic.modelInfo.append("batch", ic.g.b.getI64IntegerAttr(batch));
+  ic.modelInfo.append("seq", ic.g.b.getI64IntegerAttr(seq));
+  ic.modelInfo.append("mode", ic.g.b.getStringAttr(decode ? "decode" : "prefill"));
+  return {batch, decode ? 1 : seq, decode ? seq : 0};
+}
+
+static LogicalResult buildLlama(ImportContext &ic) {
+  ConfigReader &c = ic.config;
+  int64_t hidden = c.positive("hidden_size");
+  int64_t inter = c.positive("intermediate_size");
+  int64_t heads = c.positive("num_attention_heads");
+  int64_t layers = c.positive("num_hidden_layers");
+  int64_t kvHeads = c.positive("num_key_value_heads", heads);
+  int64_t vocab = c.positive("vocab_size");
+  int64_t maxPos = c.positive("max_position_embeddings", 2048);
+  double theta = c.number("rope_theta", 10000.0);
+  bool tied = c.boolean("tie_word_embeddings", false);
+  std::string act = c.string("hidden_act");
+  if (!act.empty() && act != "silu")
+    c.error("hidden_act") << "field 'hidden_act' must be \"silu\" for a "
+                             "LLaMA (SwiGLU) MLP, got \"" << act << "\"";
+  if (hidden % heads != 0)
+    c.error("num_attention_heads")
+        << "'hidden_size' " << hidden << " is not divisible by "
+        << "'num_attention_heads' " << heads;
+  if (heads % kvHeads != 0)
+    c.error("num_key_value_heads")
+        << "'num_key_value_heads' " << kvHeads << " does not divide "
+        << "'num_attention_heads' " << heads;
+  DecoderShape s = decoderShape(ic, "max_position_embeddings", maxPos);
+  if (!c.ok())
+    return failure();
+
+  GraphBuilder &g = ic.g;
+  int64_t headDim = hidden / heads;
+  Value tokens = ic.fn.argument(
+      g.type({s.batch, s.newTokens}, g.b.getI32Type()), "input_ids");
+  Value x = EmbedOp::create(g.b, g.loc, g.type({s.batch, s.newTokens, hidden}),
+                            tokens, vocab);
+  for (int64_t i = 0; i < layers; ++i) {
+    x = g.layer(i, "llama", x, [&](ValueRange args) -> SmallVector<Value> {
+      Value in = args[0];
+      Value h = g.rmsNorm(in);
+      Value q = g.linear(LinearRole::q, h, hidden, false);
+      Value k = g.linear(LinearRole::k, h, kvHeads * headDim, false);
+      Value v = g.linear(LinearRole::v, h, kvHeads * headDim, false);
+      q = g.rope(q, headDim, theta);
+      k = g.rope(k, headDim, theta);
+      Value a = g.attention(q, k, v, heads, kvHeads, headDim, /*causal=*/true,
+                            /*cross=*/false, s.cached);
+      Value r = g.add(in, g.linear(LinearRole::o, a, hidden, false));
+      Value h2 = g.rmsNorm(r);
+      Value gate = g.linear(LinearRole::gate, h2, inter, false);
+      Value up = g.linear(LinearRole::up, h2, inter, false);
+      Value m = SwiGLUOp::create(g.b, g.loc, gate, up);
+      return {g.add(r, g.linear(LinearRole::down, m, hidden, false))};
+    })[0];
+  }
+  Value logits = g.linear(LinearRole::lm_head, g.rmsNorm(x), vocab, false, tied);
+  ic.fn.finish(logits);
+  return success();
+}
+
+static LogicalResult buildGPT(ImportContext &ic) {
+  ConfigReader &c = ic.config;
+  int64_t hidden = c.positive("n_embd");
+  int64_t heads = c.positive("n_head");
+  int64_t layers = c.positive("n_layer");
+  int64_t vocab = c.positive("vocab_size");
+  int64_t maxPos = c.positive("n_positions");
+  int64_t inner = c.positive("n_inner", 4 * hidden);
+  bool tied = c.boolean("tie_word_embeddings", true);
+  std::string act = c.string("activation_function");
+  ActivationKind kind = ActivationKind::gelu_tanh;
+  if (act == "gelu")
+    kind = ActivationKind::gelu;
+  else if (act == "relu")
+    kind = ActivationKind::relu;
+  else if (!act.empty() && act != "gelu_new" && act != "gelu_pytorch_tanh")
+    c.error("activation_function")
+        << "field 'activation_function' must be one of gelu, gelu_new, "
+           "gelu_pytorch_tanh, relu; got \"" << act << "\"";
+  if (hidden % heads != 0)
+    c.error("n_head") << "'n_embd' " << hidden << " is not divisible by "
+                      << "'n_head' " << heads;
+  DecoderShape s = decoderShape(ic, "n_positions", maxPos);
+  if (!c.ok())
+    return failure();
+
+  GraphBuilder &g = ic.g;
+  int64_t headDim = hidden / heads;
+  Value tokens = ic.fn.argument(
+      g.type({s.batch, s.newTokens}, g.b.getI32Type()), "input_ids");
+  Value x = EmbedOp::create(g.b, g.loc, g.type({s.batch, s.newTokens, hidden}),
+                            tokens, vocab);
+  x = PositionEmbedOp::create(g.b, g.loc, x, maxPos);
+  for (int64_t i = 0; i < layers; ++i) {
+    x = g.layer(i, "gpt", x, [&](ValueRange args) -> SmallVector<Value> {
+      Value in = args[0];
+      SmallVector<Value> qkv =
+          g.chunk(g.linear(LinearRole::qkv, g.layerNorm(in, true), 3 * hidden), 3);
+      Value a = g.attention(qkv[0], qkv[1], qkv[2], heads, heads, headDim,
+                            /*causal=*/true, /*cross=*/false, s.cached);
+      Value r = g.add(in, g.linear(LinearRole::o, a, hidden));
+      return {g.add(r, g.feedForward(g.layerNorm(r, true), inner, kind))};
+    })[0];
+  }
+  Value logits = g.linear(LinearRole::lm_head, g.layerNorm(x, true), vocab,
+                          false, tied);
+  ic.fn.finish(logits);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Diffusion transformers
+//===----------------------------------------------------------------------===//
+
+/// The latent and token geometry of one denoising step.
+struct DiffusionShape {
+  int64_t batch, latent, tokens, textTokens, steps;
+};
+
+/// Latent side = resolution / 8 (the SD VAE's downsampling factor, shared by
+/// all four families; models/SOURCES.md), tokens = (latent / patch)^2.
+static DiffusionShape diffusionShape(ImportContext &ic, int64_t patch,
+                                     int64_t defaultBatch, int64_t defaultSteps,
+                                     int64_t defaultText) {
+  ConfigReader &c = ic.config;
+  int64_t sample = c.positive("sample_size", 128);
+  int64_t resolution = ic.options.resolution.value_or(sample * 8);
+  if (resolution % (8 * patch) != 0) {
+    c.error() << "resolution " << resolution << " px is not a multiple of "
+              << 8 * patch << " (VAE factor 8 times patch_size " << patch
+              << ")";
+    resolution = 8 * patch;
+  }
+  if (ic.options.mode == Mode::Decode)
+    c.error() << "decode mode applies to decoder LLMs, not to diffusion "
+                 "transformers";
+  DiffusionShape s;
+  s.batch = ic.options.batch.value_or(defaultBatch);
+  s.latent = resolution / 8;
+  s.tokens = (s.latent / patch) * (s.latent / patch);
+  s.textTokens = ic.options.textLen.value_or(defaultText);
+  s.steps = ic.options.steps.value_or(defaultSteps);
+  Builder &b = ic.g.b;
+  ic.modelInfo.append("batch", b.getI64IntegerAttr(s.batch));
+  ic.modelInfo.append("resolution", b.getI64IntegerAttr(resolution));
+  ic.modelInfo.append("seq", b.getI64IntegerAttr(s.tokens));
+  if (defaultText)
+    ic.modelInfo.append("text_tokens", b.getI64IntegerAttr(s.textTokens));
+  ic.modelInfo.append("steps", b.getI64IntegerAttr(s.steps));
+  ic.modelInfo.append("mode", b.getStringAttr("diffusion"));
+  return s;
+}
+
+/// Sinusoidal features of a per-sample scalar, then the two-layer SiLU MLP
+/// (diffusers TimestepEmbedding).
+static Value embedScalar(ImportContext &ic, Value scalar, int64_t hidden) {
+  GraphBuilder &g = ic.g;
+  Value f = TimestepEmbedOp::create(g.b, g.loc,
+                                    g.type({GraphBuilder::shape(scalar)[0], 256}),
+                                    scalar);
+  return g.mlp2(f, hidden, hidden, ActivationKind::silu);
+}
+
+/// Final adaLN (shift, scale from `c`), projection to patches, unpatchify.
+static Value finalLayer(ImportContext &ic, Value x, ArrayRef<Value> shiftScale,
+                        int64_t patch, int64_t outChannels,
+                        const DiffusionShape &s) {
+  GraphBuilder &g = ic.g;
+  Value h = g.modulate(g.layerNorm(x, false), shiftScale[0], shiftScale[1]);
+  Value p = g.linear(LinearRole::proj_out, h, patch * patch * outChannels);
+  return UnpatchifyOp::create(g.b, g.loc,
+                              g.type({s.batch, outChannels, s.latent, s.latent}),
+                              p, patch);
+}
+
+static LogicalResult checkHeads(ConfigReader &c, int64_t &heads,
+                                int64_t &headDim) {
+  heads = c.positive("num_attention_heads");
+  headDim = c.positive("attention_head_dim");
+  return success(c.ok());
+}
+
+/// DiT (Peebles & Xie 2023), as the original code builds it: one shared
+/// timestep and class embedder (diffusers copies them into every block; the
+/// copies hold the same weights, so they are counted once).
+static LogicalResult buildDiT(ImportContext &ic) {
+  ConfigReader &c = ic.config;
+  int64_t heads, headDim;
+  (void)checkHeads(c, heads, headDim);
+  int64_t layers = c.positive("num_layers");
+  int64_t inChannels = c.positive("in_channels");
+  int64_t outChannels = c.positive("out_channels", inChannels);
+  int64_t patch = c.positive("patch_size");
+  int64_t classes = c.positive("num_embeds_ada_norm");
+  // Class-conditional DiT samples with classifier-free guidance: batch 2.
+  DiffusionShape s = diffusionShape(ic, patch, 2, 50, 0);
+  if (!c.ok())
+    return failure();
+  GraphBuilder &g = ic.g;
+  int64_t hidden = heads * headDim;
+  Value latent = ic.fn.argument(g.type({s.batch, inChannels, s.latent, s.latent}), "latent");
+  Value t = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  Value label = ic.fn.argument(g.type({s.batch}, g.b.getI32Type()), "class_labels");
+  Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
+                               latent, patch);
+  // num_classes + 1 rows: the extra one is the null class for guidance.
+  Value y = EmbedOp::create(g.b, g.loc, g.type({s.batch, hidden}), label,
+                            classes + 1);
+  Value cond = g.add(embedScalar(ic, t, hidden), y);
+  for (int64_t i = 0; i < layers; ++i) {
+    x = g.layer(i, "dit", {x, cond}, [&](ValueRange args) -> SmallVector<Value> {
+      Value in = args[0], cnd = args[1];
+      SmallVector<Value> m = g.adaLN(cnd, hidden, 6);
+      Value h = g.modulate(g.layerNorm(in, false), m[0], m[1]);
+      Value q = g.linear(LinearRole::q, h, hidden);
+      Value k = g.linear(LinearRole::k, h, hidden);
+      Value v = g.linear(LinearRole::v, h, hidden);
+      Value a = g.attention(q, k, v, heads, heads, headDim, false, false, 0);
+      Value r = g.add(in, g.gate(g.linear(LinearRole::o, a, hidden), m[2]));
+      Value h2 = g.modulate(g.layerNorm(r, false), m[3], m[4]);
+      Value f = g.feedForward(h2, 4 * hidden, ActivationKind::gelu_tanh);
+      return {g.add(r, g.gate(f, m[5]))};
+    })[0];
+  }
+  SmallVector<Value> shiftScale = g.adaLN(cond, hidden, 2);
+  ic.fn.finish(finalLayer(ic, x, shiftScale, patch, outChannels, s));
+  return success();
+}
+
+/// PixArt-alpha (Chen et al. 2023): adaLN-single (one shared modulation
+/// linear plus a learned per-block table), cross-attention to T5 tokens.
+static LogicalResult buildPixArt(ImportContext &ic) {
+  ConfigReader &c = ic.config;
+  int64_t heads, headDim;
+  (void)checkHeads(c, heads, headDim);
+  int64_t layers = c.positive("num_layers");
+  int64_t inChannels = c.positive("in_channels");
+  int64_t outChannels = c.positive("out_channels", inChannels);
+  int64_t patch = c.positive("patch_size");
+  int64_t captionChannels = c.positive("caption_channels");
+  int64_t crossDim = c.positive("cross_attention_dim", heads * headDim);
+  int64_t sample = c.positive("sample_size", 128);
+  // diffusers: use_additional_conditions defaults to sample_size == 128.
+  bool extraConds = c.boolean("use_additional_conditions", sample == 128);
+  // Guided sampling (batch 2), 20 steps and 120 T5 tokens: the diffusers
+  // PixArtAlphaPipeline defaults (models/SOURCES.md).
+  DiffusionShape s = diffusionShape(ic, patch, 2, 20, 120);
+  int64_t hidden = heads * headDim;
+  if (crossDim != hidden)
+    c.error("cross_attention_dim")
+        << "'cross_attention_dim' " << crossDim << " must equal heads * "
+        << "head_dim = " << hidden;
+  if (extraConds && hidden % 3 != 0)
+    c.error("use_additional_conditions")
+        << "additional conditions need a hidden size divisible by 3, got "
+        << hidden;
+  if (!c.ok())
+    return failure();
+  GraphBuilder &g = ic.g;
+  Value latent = ic.fn.argument(g.type({s.batch, inChannels, s.latent, s.latent}), "latent");
+  Value t = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  Value caption = ic.fn.argument(
+      g.type({s.batch, s.textTokens, captionChannels}), "encoder_hidden_states");
+  Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
+                               latent, patch);
+  Value temb = embedScalar(ic, t, hidden);
+  if (extraConds) {
+    // Resolution (height, width) and aspect ratio, each through its own
+    // 256 -> hidden/3 MLP, concatenated onto the timestep embedding.
+    int64_t third = hidden / 3;
+    Value res = ic.fn.argument(g.type({2 * s.batch}, g.b.getF32Type()), "resolution");
+    Value ar = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "aspect_ratio");
+    auto embedSmall = [&](Value v) {
+      Value f = TimestepEmbedOp::create(
+          g.b, g.loc, g.type({GraphBuilder::shape(v)[0], 256}), v);
+      return g.mlp2(f, third, third, ActivationKind::silu);
+    };
+    Value resEmb = ReshapeOp::create(g.b, g.loc, g.type({s.batch, 2 * third}),
+                                     embedSmall(res));
+    Value extra = ConcatOp::create(g.b, g.loc, g.type({s.batch, hidden}),
+                                   ValueRange{resEmb, embedSmall(ar)}, 1);
+    temb = g.add(temb, extra);
+  }
+  Value t6 = g.linear(LinearRole::modulation,
+                      g.act(ActivationKind::silu, temb), 6 * hidden);
+  Value text = g.mlp2(caption, hidden, hidden, ActivationKind::gelu_tanh);
+  for (int64_t i = 0; i < layers; ++i) {
+    x = g.layer(i, "pixart", {x, t6, text},
+                [&](ValueRange args) -> SmallVector<Value> {
+      Value in = args[0], mod = args[1], txt = args[2];
+      Value table = ParamOp::create(g.b, g.loc, g.type({6 * hidden}),
+                                    "scale_shift_table");
+      SmallVector<Value> m = g.chunk(g.add(mod, table), 6);
+      Value h = g.modulate(g.layerNorm(in, false), m[0], m[1]);
+      Value q = g.linear(LinearRole::q, h, hidden);
+      Value k = g.linear(LinearRole::k, h, hidden);
+      Value v = g.linear(LinearRole::v, h, hidden);
+      Value a = g.attention(q, k, v, heads, heads, headDim, false, false, 0);
+      Value r = g.add(in, g.gate(g.linear(LinearRole::o, a, hidden), m[2]));
+      // Cross-attention reads the block input unnormalised (ada_norm_single).
+      Value cq = g.linear(LinearRole::q, r, hidden);
+      Value ck = g.linear(LinearRole::k, txt, hidden);
+      Value cv = g.linear(LinearRole::v, txt, hidden);
+      Value ca = g.attention(cq, ck, cv, heads, heads, headDim, false, true, 0);
+      Value r2 = g.add(r, g.linear(LinearRole::o, ca, hidden));
+      Value h2 = g.modulate(g.layerNorm(r2, false), m[3], m[4]);
+      Value f = g.feedForward(h2, 4 * hidden, ActivationKind::gelu_tanh);
+      return {g.add(r2, g.gate(f, m[5]))};
+    })[0];
+  }
+  // Final shift and scale: the learned [2, hidden] table plus the embedded
+  // timestep, broadcast to both rows.
+  Value table = ParamOp::create(g.b, g.loc, g.type({2 * hidden}), "scale_shift_table");
+  Value twice = ConcatOp::create(g.b, g.loc, g.type({s.batch, 2 * hidden}),
+                                 ValueRange{temb, temb}, 1);
+  SmallVector<Value> shiftScale = g.chunk(g.add(twice, table), 2);
+  ic.fn.finish(finalLayer(ic, x, shiftScale, patch, outChannels, s));
+  return success();
+}
+
+/// One stream (image or text) of an MMDiT block after attention: output
+/// projection, gated residual, modulated feed-forward, gated residual.
+static Value mmditStreamTail(GraphBuilder &g, Value in, Value attn,
+                             ArrayRef<Value> m, int64_t hidden) {
+  Value r = g.add(in, g.gate(g.linear(LinearRole::o, attn, hidden), m[2]));
+  Value h = g.modulate(g.layerNorm(r, false), m[3], m[4]);
+  Value f = g.feedForward(h, 4 * hidden, ActivationKind::gelu_tanh);
+  return g.add(r, g.gate(f, m[5]));
+}
+
+/// SD3 (Esser et al. 2024) MMDiT: joint attention over text and image
+/// tokens; the last block only reads the text stream ("context_pre_only").
+/// The position embedding is a fixed sin-cos table cropped to the grid (a
+/// buffer, not a parameter, in diffusers), which patchify implies.
+static LogicalResult buildSD3(ImportContext &ic) {
+  ConfigReader &c = ic.config;
+  int64_t heads, headDim;
+  (void)checkHeads(c, heads, headDim);
+  int64_t layers = c.positive("num_layers");
+  int64_t inChannels = c.positive("in_channels");
+  int64_t outChannels = c.positive("out_channels", inChannels);
+  int64_t patch = c.positive("patch_size");
+  int64_t jointDim = c.positive("joint_attention_dim");
+  int64_t pooledDim = c.positive("pooled_projection_dim");
+  int64_t captionDim = c.positive("caption_projection_dim");
+  int64_t maxGrid = c.positive("pos_embed_max_size", 96);
+  if (c.has("qk_norm"))
+    c.error("qk_norm") << "field 'qk_norm' (SD3.5) is not supported yet";
+  // Guided sampling (batch 2), 28 steps, 77 CLIP + 256 T5 tokens: the
+  // diffusers StableDiffusion3Pipeline defaults (models/SOURCES.md).
+  DiffusionShape s = diffusionShape(ic, patch, 2, 28, 333);
+  int64_t hidden = heads * headDim;
+  if (captionDim != hidden)
+    c.error("caption_projection_dim")
+        << "'caption_projection_dim' " << captionDim
+        << " must equal heads * head_dim = " << hidden;
+  if (s.latent / patch > maxGrid)
+    c.error("pos_embed_max_size")
+        << "a " << s.latent / patch << "x" << s.latent / patch
+        << " patch grid exceeds 'pos_embed_max_size' " << maxGrid;
+  if (!c.ok())
+    return failure();
+  GraphBuilder &g = ic.g;
+  Value latent = ic.fn.argument(g.type({s.batch, inChannels, s.latent, s.latent}), "latent");
+  Value t = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  Value text = ic.fn.argument(g.type({s.batch, s.textTokens, jointDim}),
+                              "encoder_hidden_states");
+  Value pooled = ic.fn.argument(g.type({s.batch, pooledDim}), "pooled_projections");
+  Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
+                               latent, patch);
+  Value cond = g.add(embedScalar(ic, t, hidden),
+                     g.mlp2(pooled, hidden, hidden, ActivationKind::silu));
+  Value ctx = g.linear(LinearRole::context, text, hidden);
+  for (int64_t i = 0; i < layers; ++i) {
+    bool last = i + 1 == layers;
+    SmallVector<Value> out = g.layer(
+        i, "mmdit", {x, ctx, cond}, [&](ValueRange args) -> SmallVector<Value> {
+          Value img = args[0], txt = args[1], cnd = args[2];
+          SmallVector<Value> mi = g.adaLN(cnd, hidden, 6);
+          SmallVector<Value> mt = g.adaLN(cnd, hidden, last ? 2 : 6);
+          Value hi = g.modulate(g.layerNorm(img, false), mi[0], mi[1]);
+          // AdaLayerNormContinuous orders its chunks (scale, shift).
+          Value ht = last ? g.modulate(g.layerNorm(txt, false), mt[1], mt[0])
+                          : g.modulate(g.layerNorm(txt, false), mt[0], mt[1]);
+          auto joint = JointAttentionOp::create(
+              g.b, g.loc, g.linear(LinearRole::q, hi, hidden),
+              g.linear(LinearRole::k, hi, hidden),
+              g.linear(LinearRole::v, hi, hidden),
+              g.linear(LinearRole::q, ht, hidden),
+              g.linear(LinearRole::k, ht, hidden),
+              g.linear(LinearRole::v, ht, hidden), heads, headDim);
+          Value newImg = mmditStreamTail(g, img, joint.getImg(), mi, hidden);
+          if (last)
+            return {newImg};
+          return {newImg, mmditStreamTail(g, txt, joint.getTxt(), mt, hidden)};
+        });
+    x = out[0];
+    if (!last)
+      ctx = out[1];
+  }
+  SmallVector<Value> scaleShift = g.adaLN(cond, hidden, 2);
+  ic.fn.finish(finalLayer(ic, x, {scaleShift[1], scaleShift[0]}, patch,
+                          outChannels, s));
+  return success();
+}
+
+/// Flux (Black Forest Labs 2024): 19 double-stream MMDiT blocks with QK
+/// RMSNorm and RoPE, then 38 single-stream blocks over the concatenated
+/// tokens with attention and MLP in parallel. Flux packs 2x2 latent patches
+/// into 64 channels before its x_embedder linear, which is patchify with
+/// patch 2 over the 16-channel latent (the same weights).
+static LogicalResult buildFlux(ImportContext &ic) {
+  ConfigReader &c = ic.config;
+  int64_t heads, headDim;
+  (void)checkHeads(c, heads, headDim);
+  int64_t doubleLayers = c.positive("num_layers");
+  int64_t singleLayers = c.positive("num_single_layers");
+  int64_t packed = c.positive("in_channels");
+  int64_t outPacked = c.positive("out_channels", packed);
+  int64_t patchSize = c.positive("patch_size", 1);
+  int64_t jointDim = c.positive("joint_attention_dim");
+  int64_t pooledDim = c.positive("pooled_projection_dim");
+  bool guidance = c.boolean("guidance_embeds", false);
+  if (packed % 4 != 0 || outPacked != packed)
+    c.error("in_channels") << "'in_channels' " << packed
+                           << " must be 4 x latent channels (2x2 packing) "
+                              "and equal 'out_channels'";
+  if (patchSize != 1)
+    c.error("patch_size") << "'patch_size' must be 1 (Flux packs 2x2 patches "
+                             "outside the transformer), got " << patchSize;
+  // Flux-dev is guidance-distilled (batch 1, no CFG); 28 steps and 512 T5
+  // tokens are the diffusers FluxPipeline defaults (models/SOURCES.md).
+  DiffusionShape s = diffusionShape(ic, 2, 1, 28, 512);
+  if (!c.ok())
+    return failure();
+  GraphBuilder &g = ic.g;
+  int64_t hidden = heads * headDim, channels = packed / 4;
+  Value latent = ic.fn.argument(g.type({s.batch, channels, s.latent, s.latent}), "latent");
+  Value t = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  Value guidanceScale;
+  if (guidance)
+    guidanceScale = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "guidance");
+  Value text = ic.fn.argument(g.type({s.batch, s.textTokens, jointDim}),
+                              "encoder_hidden_states");
+  Value pooled = ic.fn.argument(g.type({s.batch, pooledDim}), "pooled_projections");
+  Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
+                               latent, 2);
+  Value cond = embedScalar(ic, t, hidden);
+  if (guidance)
+    cond = g.add(cond, embedScalar(ic, guidanceScale, hidden));
+  cond = g.add(cond, g.mlp2(pooled, hidden, hidden, ActivationKind::silu));
+  Value ctx = g.linear(LinearRole::context, text, hidden);
+  // q and k: per-head RMSNorm, then RoPE (axes 16/56/56 over the head).
+  auto qk = [&](LinearRole role, Value h) {
+    Value v = g.rmsNorm(g.linear(role, h, hidden), headDim);
+    return g.rope(v, headDim, 10000.0);
+  };
+  int64_t index = 0;
+  for (int64_t i = 0; i < doubleLayers; ++i, ++index) {
+    SmallVector<Value> out = g.layer(
+        index, "flux_double", {x, ctx, cond},
+        [&](ValueRange args) -> SmallVector<Value> {
+          Value img = args[0], txt = args[1], cnd = args[2];
+          SmallVector<Value> mi = g.adaLN(cnd, hidden, 6);
+          SmallVector<Value> mt = g.adaLN(cnd, hidden, 6);
+          Value hi = g.modulate(g.layerNorm(img, false), mi[0], mi[1]);
+          Value ht = g.modulate(g.layerNorm(txt, false), mt[0], mt[1]);
+          auto joint = JointAttentionOp::create(
+              g.b, g.loc, qk(LinearRole::q, hi), qk(LinearRole::k, hi),
+              g.linear(LinearRole::v, hi, hidden), qk(LinearRole::q, ht),
+              qk(LinearRole::k, ht), g.linear(LinearRole::v, ht, hidden),
+              heads, headDim);
+          return {mmditStreamTail(g, img, joint.getImg(), mi, hidden),
+                  mmditStreamTail(g, txt, joint.getTxt(), mt, hidden)};
+        });
+    x = out[0];
+    ctx = out[1];
+  }
+  int64_t all = s.textTokens + s.tokens;
+  Value h = ConcatOp::create(g.b, g.loc, g.type({s.batch, all, hidden}),
+                             ValueRange{ctx, x}, 1);
+  for (int64_t i = 0; i < singleLayers; ++i, ++index) {
+    h = g.layer(index, "flux_single", {h, cond},
+                [&](ValueRange args) -> SmallVector<Value> {
+      Value in = args[0], cnd = args[1];
+      SmallVector<Value> m = g.adaLN(cnd, hidden, 3);
+      Value n = g.modulate(g.layerNorm(in, false), m[0], m[1]);
+      Value mlp = g.act(ActivationKind::gelu_tanh,
+                        g.linear(LinearRole::fc1, n, 4 * hidden));
+      Value a = g.attention(qk(LinearRole::q, n), qk(LinearRole::k, n),
+                            g.linear(LinearRole::v, n, hidden), heads, heads,
+                            headDim, false, false, 0);
+      Value both = ConcatOp::create(g.b, g.loc,
+                                    g.type({s.batch, all, 5 * hidden}),
+                                    ValueRange{a, mlp}, 2);
+      return {g.add(in, g.gate(g.linear(LinearRole::o, both, hidden), m[2]))};
+    })[0];
+  }
+  x = SliceOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}), h, 1,
+                      s.textTokens);
+  SmallVector<Value> scaleShift = g.adaLN(cond, hidden, 2);
+  ic.fn.finish(finalLayer(ic, x, {scaleShift[1], scaleShift[0]}, 2, channels, s));
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+using FamilyBuilder = LogicalResult (*)(ImportContext &);
+
+/// The family of a config: transformers configs name a `model_type`,
+/// diffusers configs a `_class_name`.
+static std::pair<FamilyBuilder, StringRef> selectFamily(ConfigReader &config) {
+  std::string modelType = config.string("model_type");
+  std::string className = config.string("_class_name");
+  if (modelType == "llama")
+    return {buildLlama, "llama"};
+  if (modelType == "gpt2" || modelType == "gpt")
+    return {buildGPT, "gpt"};
+  if (className == "DiTTransformer2DModel")
+    return {buildDiT, "dit"};
+  if (className == "PixArtTransformer2DModel")
+    return {buildPixArt, "pixart"};
+  if (className == "Transformer2DModel") {
+    // The original DiT and PixArt checkpoints use the generic class; the
+    // norm type tells them apart, as diffusers itself does.
+    std::string norm = config.string("norm_type");
+    if (norm == "ada_norm_zero")
+      return {buildDiT, "dit"};
+    if (norm == "ada_norm_single")
+      return {buildPixArt, "pixart"};
+  }
+  if (className == "SD3Transformer2DModel")
+    return {buildSD3, "sd3"};
+  if (className == "FluxTransformer2DModel")
+    return {buildFlux, "flux"};
+  if (!modelType.empty())
+    config.error("model_type")
+        << "unsupported 'model_type' \"" << modelType
+        << "\" (supported: llama, gpt2)";
+  else if (!className.empty())
+    config.error("_class_name")
+        << "unsupported '_class_name' \"" << className
+        << "\" (supported: DiTTransformer2DModel, PixArtTransformer2DModel, "
+           "SD3Transformer2DModel, FluxTransformer2DModel)";
+  else
+    config.error() << "cannot tell the architecture: the config has neither "
+                      "'model_type' (transformers) nor '_class_name' "
+                      "(diffusers)";
+  return {nullptr, ""};
+}
+
+static std::string functionName(StringRef modelName) {
+  std::string name;
+  for (char ch : modelName)
+    name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "m_" + name;
+  return name;
+}
+
+OwningOpRef<ModuleOp> loom::importModelConfig(StringRef text, StringRef fileName,
+                                             StringRef modelName,
+                                             const ImportOptions &options,
+                                             MLIRContext *context) {
+  context->loadDialect<LoomDialect, func::FuncDialect>();
+  Location fileLoc = FileLineColLoc::get(context, fileName, 1, 1);
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  if (!json) {
+    mlir::emitError(fileLoc) << "invalid JSON: " << llvm::toString(json.takeError());
+    return nullptr;
+  }
+  const llvm::json::Object *object = json->getAsObject();
+  if (!object) {
+    mlir::emitError(fileLoc) << "a model config must be a JSON object";
+    return nullptr;
+  }
+  for (auto [flag, what] : {std::pair{options.batch, "batch"},
+                            {options.seqLen, "sequence length"},
+                            {options.resolution, "resolution"},
+                            {options.steps, "steps"},
+                            {options.textLen, "text length"}})
+    if (flag && *flag <= 0) {
+      mlir::emitError(fileLoc) << what << " must be positive, got " << *flag;
+      return nullptr;
+    }
+
+  ConfigReader config(*object, text, fileName, context);
+  auto [build, family] = selectFamily(config);
+  if (!build)
+    return nullptr;
+
+  OpBuilder builder(context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  ModelFunction fn(*module, functionName(modelName), builder, fileLoc);
+  GraphBuilder graph(builder, fileLoc);
+  NamedAttrList info;
+  info.append("name", builder.getStringAttr(modelName));
+  info.append("family", builder.getStringAttr(family));
+  ImportContext ic{config, options, fn, graph, info};
+  if (failed(build(ic)) || !config.ok())
+    return nullptr;
+  (*module)->setAttr("loom.model", info.getDictionary(context));
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp> loom::importModel(StringRef nameOrPath,
+                                        const ImportOptions &options,
+                                        MLIRContext *context) {
+  for (const BundledModel &model : getBundledModels())
+    if (model.name == nameOrPath)
+      return importModelConfig(model.json, ("models/" + model.name + ".json").str(),
+                               model.name, options, context);
+  auto buffer = llvm::MemoryBuffer::getFile(nameOrPath, /*IsText=*/true);
+  if (!buffer) {
+    std::string names;
+    for (const BundledModel &model : getBundledModels())
+      names += (names.empty() ? "" : ", ") + model.name.str();
+    mlir::emitError(UnknownLoc::get(context))
+        << "'" << nameOrPath << "' is neither a bundled model (" << names
+        << ") nor a readable file: " << buffer.getError().message();
+    return nullptr;
+  }
+  // The model is named after its file, or its folder for config.json.
+  StringRef stem = llvm::sys::path::stem(nameOrPath);
+  if (stem == "config") {
+    StringRef parent = llvm::sys::path::parent_path(nameOrPath);
+    StringRef folder = llvm::sys::path::filename(parent);
+    stem = folder.empty() ? StringRef("model") : folder;
+  }
+  return importModelConfig((*buffer)->getBuffer(), nameOrPath, stem, options,
+                           context);
+}

@@ -1,0 +1,110 @@
+//===- loom-import.cpp - model configs to loom IR -------------------------===//
+//
+// Reads a Hugging Face transformers or diffusers config.json, or a bundled
+// model name, and writes the loom IR of one forward pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Import/ModelImporter.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace llvm;
+
+static cl::OptionCategory category("loom-import options");
+
+static cl::opt<std::string> input(cl::Positional, cl::value_desc("model"),
+                                  cl::desc("<bundled model name | config.json>"),
+                                  cl::cat(category));
+static cl::opt<std::string> output("o", cl::desc("Output file (default: stdout)"),
+                                   cl::value_desc("file"), cl::init("-"),
+                                   cl::cat(category));
+static cl::opt<bool> list("list-models", cl::desc("List the bundled models and exit"),
+                          cl::cat(category));
+static cl::opt<std::string>
+    mode("mode", cl::init("prefill"), cl::cat(category),
+         cl::desc("prefill: the whole prompt (LLM) or one denoising step "
+                  "(DiT); decode: one new token per sequence after --seq "
+                  "cached tokens"));
+static cl::opt<int64_t> batch("batch", cl::cat(category),
+                              cl::desc("Batch size (default: 1 for LLMs and "
+                                       "Flux, 2 for guided DiT, PixArt, SD3)"));
+static cl::opt<int64_t> seqLen("seq", cl::cat(category),
+                            cl::desc("LLMs: prompt tokens, or cached tokens "
+                                     "in decode mode (default: 2048)"));
+static cl::opt<int64_t> resolution("resolution", cl::cat(category),
+                                   cl::desc("DiTs: image side in pixels "
+                                            "(default: sample_size * 8)"));
+static cl::opt<int64_t> steps("steps", cl::cat(category),
+                              cl::desc("DiTs: denoising steps, recorded for "
+                                       "the planners (default: the "
+                                       "diffusers pipeline's)"));
+static cl::opt<int64_t> textLen("text-len", cl::cat(category),
+                                cl::desc("DiTs with text: text tokens "
+                                         "(default: PixArt 120, SD3 333, "
+                                         "Flux 512)"));
+
+template <typename T>
+static std::optional<int64_t> given(const cl::opt<T> &option) {
+  if (option.getNumOccurrences() == 0)
+    return std::nullopt;
+  return option.getValue();
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-import: model config to loom IR\n\n"
+      "Reads a Hugging Face transformers config.json (llama, gpt2), a "
+      "diffusers transformer config.json (DiT, PixArt-alpha, SD3, Flux) or "
+      "the name of a bundled model, and writes the loom IR of one forward "
+      "pass.\n");
+
+  if (list) {
+    for (const loom::BundledModel &model : loom::getBundledModels())
+      outs() << model.name << "\n";
+    return 0;
+  }
+  if (input.empty()) {
+    errs() << "loom-import: no model given (a bundled name or a "
+              "config.json; --list-models lists the bundled ones)\n";
+    return 1;
+  }
+
+  loom::ImportOptions options;
+  if (mode == "decode")
+    options.mode = loom::ImportOptions::Mode::Decode;
+  else if (mode != "prefill") {
+    errs() << "loom-import: --mode must be prefill or decode, got '" << mode
+           << "'\n";
+    return 1;
+  }
+  options.batch = given(batch);
+  options.seqLen = given(seqLen);
+  options.resolution = given(resolution);
+  options.steps = given(steps);
+  options.textLen = given(textLen);
+
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loom::importModel(input, options, &context);
+  if (!module)
+    return 1;
+
+  std::string error;
+  std::unique_ptr<ToolOutputFile> file = mlir::openOutputFile(output, &error);
+  if (!file) {
+    errs() << "loom-import: " << error << "\n";
+    return 1;
+  }
+  module->print(file->os());
+  file->os() << "\n";
+  file->keep();
+  return 0;
+}
