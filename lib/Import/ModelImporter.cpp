@@ -571,8 +571,8 @@ static LogicalResult buildSD3(ImportContext &ic) {
   Value pooled = ic.fn.argument(g.type({s.batch, pooledDim}), "pooled_projections");
   Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
                                latent, patch);
-  Value cond = g.add(embedScalar(ic, t, hidden),
-                     g.mlp2(pooled, hidden, hidden, ActivationKind::silu));
+  Value temb = embedScalar(ic, t, hidden);
+  Value cond = g.add(temb, g.mlp2(pooled, hidden, hidden, ActivationKind::silu));
   Value ctx = g.linear(LinearRole::context, text, hidden);
   for (int64_t i = 0; i < layers; ++i) {
     bool last = i + 1 == layers;
@@ -585,13 +585,15 @@ static LogicalResult buildSD3(ImportContext &ic) {
           // AdaLayerNormContinuous orders its chunks (scale, shift).
           Value ht = last ? g.modulate(g.layerNorm(txt, false), mt[1], mt[0])
                           : g.modulate(g.layerNorm(txt, false), mt[0], mt[1]);
-          auto joint = JointAttentionOp::create(
-              g.b, g.loc, g.linear(LinearRole::q, hi, hidden),
-              g.linear(LinearRole::k, hi, hidden),
-              g.linear(LinearRole::v, hi, hidden),
-              g.linear(LinearRole::q, ht, hidden),
-              g.linear(LinearRole::k, ht, hidden),
-              g.linear(LinearRole::v, ht, hidden), heads, headDim);
+          // Named one by one: argument evaluation order is unspecified.
+          Value qi = g.linear(LinearRole::q, hi, hidden);
+          Value ki = g.linear(LinearRole::k, hi, hidden);
+          Value vi = g.linear(LinearRole::v, hi, hidden);
+          Value qt = g.linear(LinearRole::q, ht, hidden);
+          Value kt = g.linear(LinearRole::k, ht, hidden);
+          Value vt = g.linear(LinearRole::v, ht, hidden);
+          auto joint = JointAttentionOp::create(g.b, g.loc, qi, ki, vi, qt, kt,
+                                                vt, heads, headDim);
           Value newImg = mmditStreamTail(g, img, joint.getImg(), mi, hidden);
           if (last)
             return {newImg};
@@ -668,11 +670,12 @@ static LogicalResult buildFlux(ImportContext &ic) {
           SmallVector<Value> mt = g.adaLN(cnd, hidden, 6);
           Value hi = g.modulate(g.layerNorm(img, false), mi[0], mi[1]);
           Value ht = g.modulate(g.layerNorm(txt, false), mt[0], mt[1]);
-          auto joint = JointAttentionOp::create(
-              g.b, g.loc, qk(LinearRole::q, hi), qk(LinearRole::k, hi),
-              g.linear(LinearRole::v, hi, hidden), qk(LinearRole::q, ht),
-              qk(LinearRole::k, ht), g.linear(LinearRole::v, ht, hidden),
-              heads, headDim);
+          Value qi = qk(LinearRole::q, hi), ki = qk(LinearRole::k, hi);
+          Value vi = g.linear(LinearRole::v, hi, hidden);
+          Value qt = qk(LinearRole::q, ht), kt = qk(LinearRole::k, ht);
+          Value vt = g.linear(LinearRole::v, ht, hidden);
+          auto joint = JointAttentionOp::create(g.b, g.loc, qi, ki, vi, qt, kt,
+                                                vt, heads, headDim);
           return {mmditStreamTail(g, img, joint.getImg(), mi, hidden),
                   mmditStreamTail(g, txt, joint.getTxt(), mt, hidden)};
         });
@@ -690,9 +693,9 @@ static LogicalResult buildFlux(ImportContext &ic) {
       Value n = g.modulate(g.layerNorm(in, false), m[0], m[1]);
       Value mlp = g.act(ActivationKind::gelu_tanh,
                         g.linear(LinearRole::fc1, n, 4 * hidden));
-      Value a = g.attention(qk(LinearRole::q, n), qk(LinearRole::k, n),
-                            g.linear(LinearRole::v, n, hidden), heads, heads,
-                            headDim, false, false, 0);
+      Value q = qk(LinearRole::q, n), k = qk(LinearRole::k, n);
+      Value v = g.linear(LinearRole::v, n, hidden);
+      Value a = g.attention(q, k, v, heads, heads, headDim, false, false, 0);
       Value both = ConcatOp::create(g.b, g.loc,
                                     g.type({s.batch, all, 5 * hidden}),
                                     ValueRange{a, mlp}, 2);

@@ -7,10 +7,12 @@
 
 #include "loom/Import/ModelImporter.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace llvm;
@@ -92,6 +94,9 @@ int main(int argc, char **argv) {
   options.textLen = given(textLen);
 
   mlir::MLIRContext context;
+  // Prints errors as file:line:col with the offending line of the config.
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       loom::importModel(input, options, &context);
   if (!module)

@@ -87,6 +87,13 @@ static LogicalResult verifyPerSample(Operation *op, Value x, Value vec,
   return success();
 }
 
+static LogicalResult verifyNotScalar(Operation *op, Value value) {
+  if (tensorType(value).getRank() > 0)
+    return success();
+  return op->emitOpError() << "expects a tensor of rank >= 1, got "
+                           << value.getType();
+}
+
 static int64_t elementsOf(Value value) { return getNumElements(value.getType()); }
 
 //===----------------------------------------------------------------------===//
@@ -286,6 +293,9 @@ LogicalResult UnpatchifyOp::verify() {
     return emitOpError() << "expects height and width divisible by patch_size "
                          << p << ", got " << out[2] << "x" << out[3];
   int64_t patches = (out[2] / p) * (out[3] / p);
+  if (tensorType(getInput()).getElementType() !=
+      tensorType(getResult()).getElementType())
+    return emitOpError() << "expects input and result of the same element type";
   if (in[0] != out[0] || in[1] != patches || in[2] != p * p * out[1])
     return emitOpError() << "expects input shape [" << out[0] << ", " << patches
                          << ", " << p * p * out[1] << "] for result "
@@ -320,7 +330,8 @@ int64_t TimestepEmbedOp::getFlops() { return 2 * elementsOf(getResult()); }
 template <typename NormOp>
 static LogicalResult verifyNorm(NormOp op) {
   if (failed(verifySameType(op, op.getInput(), op.getResult(), "input", "result")) ||
-      failed(verifyFloat(op, op.getInput(), "the input")))
+      failed(verifyFloat(op, op.getInput(), "the input")) ||
+      failed(verifyNotScalar(op, op.getInput())))
     return failure();
   int64_t last = shapeOf(op.getInput()).back();
   if (last % op.getGroupSize() != 0)
@@ -351,7 +362,9 @@ int64_t LayerNormOp::getParameterCount() {
 }
 
 LogicalResult RoPEOp::verify() {
-  if (failed(verifySameType(*this, getInput(), getResult(), "input", "result")))
+  if (failed(verifySameType(*this, getInput(), getResult(), "input", "result")) ||
+      failed(verifyFloat(*this, getInput(), "the input")) ||
+      failed(verifyNotScalar(*this, getInput())))
     return failure();
   int64_t last = shapeOf(getInput()).back();
   if (getHeadDim() % 2 != 0 || last % getHeadDim() != 0)
@@ -488,8 +501,10 @@ LogicalResult SliceOp::verify() {
     return emitOpError() << "expects the result to differ from the input only "
                             "in dimension "
                          << dim;
+  // Compare without adding: a huge offset must not wrap around.
   int64_t offset = getOffset();
-  if (offset + out.getDimSize(dim) > in.getDimSize(dim))
+  if (offset > in.getDimSize(dim) ||
+      out.getDimSize(dim) > in.getDimSize(dim) - offset)
     return emitOpError() << "slice [" << getOffset() << ", "
                          << getOffset() + out.getDimSize(dim)
                          << ") is out of bounds for size " << in.getDimSize(dim);
@@ -559,6 +574,9 @@ LogicalResult AttentionOp::verify() {
   if (q[0] != k[0])
     return emitOpError() << "q has batch " << q[0] << " but k has batch "
                          << k[0];
+  if (tensorType(getQ()).getElementType() != tensorType(getK()).getElementType())
+    return emitOpError() << "expects q and k of the same element type, got "
+                         << getQ().getType() << " and " << getK().getType();
   if (getCausal() && getCross())
     return emitOpError() << "cross attention cannot be causal";
   if (getCausal() && q[1] != k[1])
@@ -618,6 +636,10 @@ LogicalResult JointAttentionOp::verify() {
                          << getHeadDim() << " = " << hidden
                          << ") does not match the image and text hidden sizes "
                          << img[2] << " and " << txt[2];
+  if (tensorType(getQImg()).getElementType() !=
+      tensorType(getQTxt()).getElementType())
+    return emitOpError() << "expects image and text streams of the same "
+                            "element type";
   if (img[0] != txt[0])
     return emitOpError() << "image batch " << img[0]
                          << " differs from text batch " << txt[0];
@@ -671,7 +693,16 @@ LogicalResult AllGatherOp::verify() {
 LogicalResult ReduceScatterOp::verify() {
   return verifyCollective(*this, true, 1, getGroupSize());
 }
-LogicalResult AllToAllOp::verify() { return verifyCollective(*this, true, 1, 1); }
+// Each member sends one `group_size`-th of `dim` to every other member.
+LogicalResult AllToAllOp::verify() {
+  if (failed(verifyCollective(*this, true, 1, 1)))
+    return failure();
+  int64_t size = tensorType(getInput()).getDimSize(*getDim());
+  if (size % static_cast<int64_t>(getGroupSize()) != 0)
+    return emitOpError() << "dimension " << *getDim() << " of size " << size
+                         << " is not divisible by group_size " << getGroupSize();
+  return success();
+}
 
 // Communication is costed by the target's collective model, not as compute.
 int64_t AllReduceOp::getFlops() { return 0; }

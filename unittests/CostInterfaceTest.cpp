@@ -1,0 +1,200 @@
+//===- CostInterfaceTest.cpp - the cost interface against hand counts -----===//
+//
+// Each expectation is written out from the op's definition (LoomOps.td and
+// the README's cost accounting), not read back from the implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModelCost.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+class CostInterfaceTest : public ::testing::Test {
+protected:
+  CostInterfaceTest() { context.loadDialect<LoomDialect, func::FuncDialect>(); }
+
+  /// Parses `body` inside a function and returns the first op named `name`.
+  CostOpInterface parseOp(StringRef body, StringRef name) {
+    std::string text = ("func.func @f" + body).str();
+    module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module) << text;
+    CostOpInterface found;
+    if (module)
+      module->walk([&](CostOpInterface op) {
+        if (!found && op->getName().getStringRef() == name)
+          found = op;
+      });
+    EXPECT_TRUE(found) << name.str();
+    return found;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(CostInterfaceTest, LinearCountsMatmulWeightsAndBias) {
+  CostOpInterface op = parseOp(R"(
+    (%x: tensor<2x16x64xbf16>) {
+      %y = loom.linear up %x {bias} : tensor<2x16x64xbf16> -> tensor<2x16x256xbf16>
+      return
+    })", "loom.linear");
+  // 32 rows x 64 in x 256 out, two FLOPs per multiply-add, plus the bias add.
+  EXPECT_EQ(op.getFlops(), 2 * 32 * 64 * 256 + 32 * 256);
+  EXPECT_EQ(op.getParameterCount(), 64 * 256 + 256);
+  EXPECT_EQ(op.getParameterBytes(), (64 * 256 + 256) * 2);
+  // Input and weights in, output out (bf16).
+  EXPECT_EQ(op.getBytesRead(), 2 * 16 * 64 * 2 + (64 * 256 + 256) * 2);
+  EXPECT_EQ(op.getBytesWritten(), 2 * 16 * 256 * 2);
+}
+
+TEST_F(CostInterfaceTest, TiedLinearIsReadButNotCountedAgain) {
+  CostOpInterface op = parseOp(R"(
+    (%x: tensor<1x8x32xbf16>) {
+      %y = loom.linear lm_head %x {tied} : tensor<1x8x32xbf16> -> tensor<1x8x100xbf16>
+      return
+    })", "loom.linear");
+  EXPECT_EQ(op.getParameterCount(), 0);
+  EXPECT_EQ(op.getBytesRead(), 8 * 32 * 2 + 32 * 100 * 2);
+}
+
+TEST_F(CostInterfaceTest, CausalAttentionVisitsHalfThePairs) {
+  CostOpInterface op = parseOp(R"(
+    (%q: tensor<1x8x64xbf16>, %k: tensor<1x8x32xbf16>) {
+      %a = loom.attention %q, %k, %k {heads = 4, kv_heads = 2, head_dim = 16, causal}
+          : tensor<1x8x64xbf16>, tensor<1x8x32xbf16> -> tensor<1x8x64xbf16>
+      return
+    })", "loom.attention");
+  // Query i sees keys 1..i: 1 + 2 + ... + 8 = 36 pairs per head; QK^T and
+  // PV each take 2 * head_dim FLOPs per pair.
+  EXPECT_EQ(op.getFlops(), 4 * 1 * 4 * 16 * 36);
+  // The cache keeps K and V of 8 tokens x 2 KV heads x 16 (bf16).
+  EXPECT_EQ(op.getKVCacheBytes(), 2 * 8 * 32 * 2);
+  EXPECT_EQ(op.getParameterCount(), 0);
+}
+
+TEST_F(CostInterfaceTest, CachedTokensAreAttendedAndRead) {
+  CostOpInterface op = parseOp(R"(
+    (%q: tensor<2x1x64xbf16>, %k: tensor<2x1x64xbf16>) {
+      %a = loom.attention %q, %k, %k {heads = 4, kv_heads = 4, head_dim = 16, causal, cached = 100}
+          : tensor<2x1x64xbf16>, tensor<2x1x64xbf16> -> tensor<2x1x64xbf16>
+      return
+    })", "loom.attention");
+  // One decode query attends to 100 cached keys and itself.
+  EXPECT_EQ(op.getFlops(), 4 * 2 * 4 * 16 * 101);
+  // q, k, v of the new token plus K and V of 100 cached tokens.
+  EXPECT_EQ(op.getBytesRead(), 3 * 2 * 1 * 64 * 2 + 2 * 2 * 100 * 64 * 2);
+  EXPECT_EQ(op.getKVCacheBytes(), 2 * 2 * 101 * 64 * 2);
+}
+
+TEST_F(CostInterfaceTest, CrossAttentionIsFullAndKeepsNoCache) {
+  CostOpInterface op = parseOp(R"(
+    (%q: tensor<1x16x64xbf16>, %k: tensor<1x5x64xbf16>) {
+      %a = loom.attention %q, %k, %k {heads = 4, kv_heads = 4, head_dim = 16, cross}
+          : tensor<1x16x64xbf16>, tensor<1x5x64xbf16> -> tensor<1x16x64xbf16>
+      return
+    })", "loom.attention");
+  EXPECT_EQ(op.getFlops(), 4 * 4 * 16 * (16 * 5));
+  EXPECT_EQ(op.getKVCacheBytes(), 0);
+}
+
+TEST_F(CostInterfaceTest, JointAttentionSpansBothStreams) {
+  CostOpInterface op = parseOp(R"(
+    (%i: tensor<2x12x32xbf16>, %t: tensor<2x4x32xbf16>) {
+      %a, %b = loom.joint_attention %i, %i, %i, %t, %t, %t {heads = 2, head_dim = 16}
+          : tensor<2x12x32xbf16>, tensor<2x4x32xbf16>
+      return
+    })", "loom.joint_attention");
+  // 16 tokens attend to 16 tokens, batch 2, 2 heads of 16.
+  EXPECT_EQ(op.getFlops(), 4 * 2 * 2 * 16 * 16 * 16);
+  EXPECT_EQ(op.getBytesWritten(), (2 * 12 * 32 + 2 * 4 * 32) * 2);
+}
+
+TEST_F(CostInterfaceTest, EmbeddingReadsOnlyTheLookedUpRows) {
+  CostOpInterface op = parseOp(R"(
+    (%ids: tensor<1x8xi32>) {
+      %x = loom.embed %ids {vocab = 1000} : tensor<1x8xi32> -> tensor<1x8x16xbf16>
+      return
+    })", "loom.embed");
+  EXPECT_EQ(op.getParameterCount(), 1000 * 16);
+  EXPECT_EQ(op.getBytesRead(), 8 * 4 + 8 * 16 * 2);
+  EXPECT_EQ(op.getFlops(), 0);
+}
+
+TEST_F(CostInterfaceTest, NormsPatchifyAndParams) {
+  CostOpInterface ln = parseOp(R"(
+    (%x: tensor<1x4x8xbf16>) {
+      %y = loom.layer_norm %x : tensor<1x4x8xbf16>
+      return
+    })", "loom.layer_norm");
+  EXPECT_EQ(ln.getParameterCount(), 2 * 8); // scale and shift
+  CostOpInterface plain = parseOp(R"(
+    (%x: tensor<1x4x8xbf16>) {
+      %y = loom.layer_norm %x {affine = false} : tensor<1x4x8xbf16>
+      return
+    })", "loom.layer_norm");
+  EXPECT_EQ(plain.getParameterCount(), 0);
+  CostOpInterface qkNorm = parseOp(R"(
+    (%x: tensor<1x4x64xbf16>) {
+      %y = loom.rms_norm %x {group = 16} : tensor<1x4x64xbf16>
+      return
+    })", "loom.rms_norm");
+  EXPECT_EQ(qkNorm.getParameterCount(), 16);
+  CostOpInterface patch = parseOp(R"(
+    (%x: tensor<2x4x8x8xbf16>) {
+      %y = loom.patchify %x {patch_size = 2} : tensor<2x4x8x8xbf16> -> tensor<2x16x32xbf16>
+      return
+    })", "loom.patchify");
+  // A 4x2x2 -> 32 convolution with bias.
+  EXPECT_EQ(patch.getParameterCount(), 4 * 2 * 2 * 32 + 32);
+  // 32 tokens: the matmul plus a bias add and a position add per output.
+  EXPECT_EQ(patch.getFlops(), 2 * 32 * 16 * 32 + 2 * 32 * 32);
+  CostOpInterface param = parseOp(R"(
+    () {
+      %t = loom.param "table" : tensor<6x8xbf16>
+      return
+    })", "loom.param");
+  EXPECT_EQ(param.getParameterCount(), 48);
+  EXPECT_EQ(param.getBytesRead(), 0);
+  EXPECT_EQ(param.getBytesWritten(), 0);
+}
+
+TEST_F(CostInterfaceTest, LayerSumsItsBodyAndModelCostGroupsParts) {
+  CostOpInterface layer = parseOp(R"(
+    (%ids: tensor<1x8xi32>) {
+      %x = loom.embed %ids {vocab = 10} : tensor<1x8xi32> -> tensor<1x8x16xbf16>
+      %y = loom.layer 0 (%x) : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+      ^bb0(%in: tensor<1x8x16xbf16>):
+        %h = loom.linear up %in : tensor<1x8x16xbf16> -> tensor<1x8x16xbf16>
+        %r = loom.add %in, %h : tensor<1x8x16xbf16>, tensor<1x8x16xbf16>
+        loom.yield %r : tensor<1x8x16xbf16>
+      }
+      %z = loom.rms_norm %y : tensor<1x8x16xbf16>
+      return
+    })", "loom.layer");
+  EXPECT_EQ(layer.getFlops(), 2 * 8 * 16 * 16 + 8 * 16);
+  EXPECT_EQ(layer.getParameterCount(), 16 * 16);
+  // The yield moves nothing: written = linear + add results.
+  EXPECT_EQ(layer.getBytesWritten(), 2 * (8 * 16 * 2));
+
+  auto func = cast<func::FuncOp>(layer->getParentOp());
+  SmallVector<PartCost> parts = collectPartCosts(func.getBody().front());
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].part, PartCost::Part::Prologue);
+  EXPECT_EQ(parts[0].cost.parameters, 10 * 16);
+  EXPECT_EQ(parts[1].layerIndex, 0);
+  EXPECT_EQ(parts[2].part, PartCost::Part::Epilogue);
+  EXPECT_EQ(parts[2].cost.parameters, 16);
+  EXPECT_EQ(sumPartCosts(parts).parameters, 10 * 16 + 16 * 16 + 16);
+}
+
+} // namespace
