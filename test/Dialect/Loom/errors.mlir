@@ -902,3 +902,67 @@ func.func @collective_missing_group(%x: tensor<1x8x64xbf16>) {
   %0 = loom.all_reduce %x {group_size = 4} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
   return
 }
+
+// -----
+
+func.func @rope_scalar(%x: tensor<f32>) {
+  // expected-error @+1 {{'loom.rope' op expects a tensor of rank >= 1, got 'tensor<f32>'}}
+  %0 = loom.rope %x {head_dim = 2} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @norm_scalar(%x: tensor<f32>) {
+  // expected-error @+1 {{'loom.rms_norm' op expects a tensor of rank >= 1}}
+  %0 = loom.rms_norm %x : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @rope_integer(%x: tensor<1x2x4xi32>) {
+  // expected-error @+1 {{'loom.rope' op expects the input to have a floating-point element type}}
+  %0 = loom.rope %x {head_dim = 2} : tensor<1x2x4xi32>
+  return
+}
+
+// -----
+
+func.func @slice_offset_overflow(%x: tensor<4xf32>) {
+  // expected-error @+1 {{is out of bounds for size 4}}
+  %0 = loom.slice %x {dim = 0, offset = 9223372036854775807} : tensor<4xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @unpatchify_element_type(%x: tensor<1x4x16xbf16>) {
+  // expected-error @+1 {{'loom.unpatchify' op expects input and result of the same element type}}
+  %0 = loom.unpatchify %x {patch_size = 2} : tensor<1x4x16xbf16> -> tensor<1x4x4x4xi32>
+  return
+}
+
+// -----
+
+func.func @attention_mixed_types(%q: tensor<1x2x4xbf16>, %k: tensor<1x2x4xf32>) {
+  // expected-error @+1 {{'loom.attention' op expects q and k of the same element type}}
+  %0 = loom.attention %q, %k, %k {heads = 1, kv_heads = 1, head_dim = 4} : tensor<1x2x4xbf16>, tensor<1x2x4xf32> -> tensor<1x2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @joint_mixed_types(%i: tensor<1x2x4xbf16>, %t: tensor<1x2x4xf32>) {
+  // expected-error @+1 {{'loom.joint_attention' op expects image and text streams of the same element type}}
+  %a, %b = loom.joint_attention %i, %i, %i, %t, %t, %t {heads = 1, head_dim = 4} : tensor<1x2x4xbf16>, tensor<1x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_indivisible(%x: tensor<1x3x8xbf16>) {
+  // expected-error @+1 {{'loom.all_to_all' op dimension 1 of size 3 is not divisible by group_size 8}}
+  %0 = loom.all_to_all %x {dim = 1, group = "tp", group_size = 8} : tensor<1x3x8xbf16> -> tensor<1x3x8xbf16>
+  return
+}
