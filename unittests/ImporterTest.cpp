@@ -124,8 +124,8 @@ TEST_F(ImporterTest, InconsistentHeadsAreRejected) {
   json.replace(json.find("\"num_key_value_heads\": 2"), 24,
                "\"num_key_value_heads\": 3");
   EXPECT_FALSE(import(json));
-  EXPECT_NE(allDiagnostics().find("'num_key_value_heads' 3 does not divide "
-                                  "'num_attention_heads' 4"),
+  EXPECT_NE(allDiagnostics().find("'num_attention_heads' 4 is not divisible "
+                                  "by 'num_key_value_heads' 3"),
             std::string::npos) << allDiagnostics();
 }
 

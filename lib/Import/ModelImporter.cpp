@@ -204,6 +204,25 @@ static DecoderShape decoderShape(ImportContext &ic, StringRef maxKey,
   return {batch, decode ? 1 : seq, decode ? seq : 0};
 }
 
+/// Reports at `divisorKey` unless `divisorKey`'s value divides `key`'s.
+static void requireDivisible(ConfigReader &c, StringRef key, int64_t value,
+                             StringRef divisorKey, int64_t divisor) {
+  if (value % divisor != 0)
+    c.error(divisorKey) << "'" << key << "' " << value
+                        << " is not divisible by '" << divisorKey << "' "
+                        << divisor;
+}
+
+/// The token ids argument and their embedding.
+static Value embedTokens(ImportContext &ic, const DecoderShape &s,
+                         int64_t vocab, int64_t hidden) {
+  GraphBuilder &g = ic.g;
+  Value tokens = ic.fn.argument(
+      g.type({s.batch, s.newTokens}, g.b.getI32Type()), "input_ids");
+  return EmbedOp::create(g.b, g.loc, g.type({s.batch, s.newTokens, hidden}),
+                         tokens, vocab);
+}
+
 static LogicalResult buildLlama(ImportContext &ic) {
   ConfigReader &c = ic.config;
   int64_t hidden = c.positive("hidden_size");
@@ -219,24 +238,16 @@ static LogicalResult buildLlama(ImportContext &ic) {
   if (!act.empty() && act != "silu")
     c.error("hidden_act") << "field 'hidden_act' must be \"silu\" for a "
                              "LLaMA (SwiGLU) MLP, got \"" << act << "\"";
-  if (hidden % heads != 0)
-    c.error("num_attention_heads")
-        << "'hidden_size' " << hidden << " is not divisible by "
-        << "'num_attention_heads' " << heads;
-  if (heads % kvHeads != 0)
-    c.error("num_key_value_heads")
-        << "'num_key_value_heads' " << kvHeads << " does not divide "
-        << "'num_attention_heads' " << heads;
+  requireDivisible(c, "hidden_size", hidden, "num_attention_heads", heads);
+  requireDivisible(c, "num_attention_heads", heads, "num_key_value_heads",
+                   kvHeads);
   DecoderShape s = decoderShape(ic, "max_position_embeddings", maxPos);
   if (!c.ok())
     return failure();
 
   GraphBuilder &g = ic.g;
   int64_t headDim = hidden / heads;
-  Value tokens = ic.fn.argument(
-      g.type({s.batch, s.newTokens}, g.b.getI32Type()), "input_ids");
-  Value x = EmbedOp::create(g.b, g.loc, g.type({s.batch, s.newTokens, hidden}),
-                            tokens, vocab);
+  Value x = embedTokens(ic, s, vocab, hidden);
   for (int64_t i = 0; i < layers; ++i) {
     x = g.layer(i, "llama", x, [&](ValueRange args) -> SmallVector<Value> {
       Value in = args[0];
@@ -280,19 +291,14 @@ static LogicalResult buildGPT(ImportContext &ic) {
     c.error("activation_function")
         << "field 'activation_function' must be one of gelu, gelu_new, "
            "gelu_pytorch_tanh, relu; got \"" << act << "\"";
-  if (hidden % heads != 0)
-    c.error("n_head") << "'n_embd' " << hidden << " is not divisible by "
-                      << "'n_head' " << heads;
+  requireDivisible(c, "n_embd", hidden, "n_head", heads);
   DecoderShape s = decoderShape(ic, "n_positions", maxPos);
   if (!c.ok())
     return failure();
 
   GraphBuilder &g = ic.g;
   int64_t headDim = hidden / heads;
-  Value tokens = ic.fn.argument(
-      g.type({s.batch, s.newTokens}, g.b.getI32Type()), "input_ids");
-  Value x = EmbedOp::create(g.b, g.loc, g.type({s.batch, s.newTokens, hidden}),
-                            tokens, vocab);
+  Value x = embedTokens(ic, s, vocab, hidden);
   x = PositionEmbedOp::create(g.b, g.loc, x, maxPos);
   for (int64_t i = 0; i < layers; ++i) {
     x = g.layer(i, "gpt", x, [&](ValueRange args) -> SmallVector<Value> {
