@@ -1,0 +1,82 @@
+//===- DeviceMesh.h - logical groups on the chips of a slice ----*- C++ -*-===//
+//
+// Maps data-parallel replicas, pipeline stages and tensor-parallel ranks
+// onto the chips of a 2-D torus slice:
+// - each tensor-parallel group is a block of neighbouring chips that forms
+//   a ring: a whole wrapping axis when the group is that big, otherwise a
+//   block with both sides >= 2 and an even chip count (it has a Hamiltonian
+//   cycle), otherwise a straight line;
+// - the blocks are visited in a snake (boustrophedon) order over the block
+//   grid, so consecutive pipeline stages sit in adjacent blocks, and each
+//   data-parallel replica takes a run of `stages` blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_TARGET_DEVICEMESH_H
+#define LOOM_TARGET_DEVICEMESH_H
+
+#include "loom/Target/CostModel.h"
+#include "loom/Target/TargetDesc.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+
+namespace loom {
+
+/// Degrees of parallelism; their product is the number of chips used.
+struct MeshShape {
+  int64_t dataParallel = 1;
+  int64_t stages = 1;
+  int64_t tensorParallel = 1;
+};
+
+using ChipCoord = std::array<int64_t, 2>;
+
+class DeviceMesh {
+public:
+  /// Lays `shape` out on `slice` (2-D). Fails, naming the numbers, when the
+  /// degrees do not multiply to the slice's chips or the tensor-parallel
+  /// degree does not tile the slice.
+  static llvm::Expected<DeviceMesh> build(const TargetDesc &target,
+                                          const SliceDesc &slice,
+                                          MeshShape shape);
+
+  const MeshShape &getShape() const { return shape; }
+  llvm::ArrayRef<int64_t> getSliceShape() const { return sliceShape; }
+
+  /// The chip of a (replica, stage, tensor-parallel rank); rank order walks
+  /// the group's ring, so ranks r and r+1 are neighbours.
+  ChipCoord chip(int64_t replica, int64_t stage, int64_t rank) const;
+
+  /// Chip id in row-major order of the slice.
+  int64_t chipId(ChipCoord coord) const {
+    return coord[0] * sliceShape[1] + coord[1];
+  }
+
+  /// The block a tensor-parallel group occupies, as torus axes for the cost
+  /// model (a 4x4 group on a 16x16 slice: two 4-chip axes, no wrap).
+  llvm::ArrayRef<GroupAxis> tensorParallelAxes() const { return groupAxes; }
+
+  /// Whether the group's ranks close a ring of neighbours.
+  bool tensorParallelIsRing() const { return groupIsRing; }
+
+private:
+  DeviceMesh() = default;
+
+  MeshShape shape;
+  llvm::SmallVector<int64_t, 2> sliceShape;
+  /// Block extent along each axis.
+  std::array<int64_t, 2> block = {1, 1};
+  /// Blocks in snake order: their top-left chip.
+  llvm::SmallVector<ChipCoord> blockOrigins;
+  /// Offsets within a block in ring order.
+  llvm::SmallVector<ChipCoord> ringOrder;
+  llvm::SmallVector<GroupAxis, 2> groupAxes;
+  bool groupIsRing = false;
+};
+
+} // namespace loom
+
+#endif // LOOM_TARGET_DEVICEMESH_H

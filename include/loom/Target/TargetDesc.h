@@ -1,0 +1,110 @@
+//===- TargetDesc.h - a TPU target described by data ------------*- C++ -*-===//
+//
+// A target is data, not code: a JSON file (targets/*.json, also compiled
+// in) loaded into a TargetDesc. The passes, the cost model and the
+// simulator all read the same TargetDesc. targets/README.md documents the
+// file format; every figure in the files names its source.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_TARGET_TARGETDESC_H
+#define LOOM_TARGET_TARGETDESC_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// A named slice of a pod: `v5e-16` is a 4x4 torus.
+struct SliceDesc {
+  std::string name;
+  llvm::SmallVector<int64_t, 3> shape;
+
+  int64_t numChips() const;
+};
+
+/// The figures of one chip kind and its interconnect, in SI units (bytes,
+/// seconds, FLOP/s). Where the file holds a nominal and a measured figure,
+/// these are the ones it says to use.
+struct TargetDesc {
+  std::string name;
+
+  // Compute.
+  double peakFlopsBf16 = 0; ///< FLOP/s
+  double peakOpsInt8 = 0;   ///< OP/s
+  double flopEfficiency = 0; ///< achievable fraction of peak
+  int64_t mxuTile = 0;       ///< MXU edge; matmul dims pad to it
+
+  // Memory.
+  double hbmBytes = 0;      ///< capacity per chip
+  double hbmBandwidth = 0;  ///< bytes/s per chip
+  double hbmEfficiency = 0; ///< achievable fraction of the bandwidth
+
+  // Interconnect.
+  double linkBandwidth = 0; ///< bytes/s, one direction of one link
+  double hopLatency = 0;    ///< seconds per hop
+  /// Which axes of a slice have wraparound links.
+  struct WrapRule {
+    enum class Kind {
+      /// An axis wraps when it has at least `sizes[0]` chips (v5e: 16).
+      AxisSizeAtLeast,
+      /// Every axis wraps when the slice is made of whole cubes of
+      /// `sizes` (v5p: 4x4x4), none otherwise.
+      WholeCubes,
+    };
+    Kind kind = Kind::AxisSizeAtLeast;
+    llvm::SmallVector<int64_t, 3> sizes;
+  };
+  WrapRule wrap;
+  int64_t maxChips = 0;
+
+  std::vector<SliceDesc> slices;
+
+  /// The slice with this name ("v5e-16") or shape; null when there is none.
+  const SliceDesc *findSlice(llvm::StringRef name) const;
+  const SliceDesc *findSlice(llvm::ArrayRef<int64_t> shape) const;
+  /// "v5e-1 (1x1), v5e-4 (2x2), ..." for diagnostics.
+  std::string listSlices() const;
+  /// Whether `axis` of `slice` has a wraparound link. An axis of one or two
+  /// chips never counts as wrapping: its ends are already neighbours.
+  bool axisWraps(llvm::ArrayRef<int64_t> slice, unsigned axis) const;
+  /// Peak FLOP/s for an element width in bits (8: int8; otherwise bf16;
+  /// f32 is assumed to run at the bf16 rate).
+  double peakFor(unsigned elementBits) const {
+    return elementBits == 8 ? peakOpsInt8 : peakFlopsBf16;
+  }
+};
+
+/// Parses a target file. Errors name the JSON path of the offending field
+/// (e.g. `$.chip.hbm_bandwidth.measured.value: must be positive`): unknown
+/// keys, missing keys, wrong types and non-positive figures are all
+/// rejected.
+llvm::Expected<TargetDesc> parseTargetDesc(llvm::StringRef json,
+                                           llvm::StringRef fileName);
+
+/// Reads and parses a target file from disk.
+llvm::Expected<TargetDesc> loadTargetFile(llvm::StringRef path);
+
+/// The targets compiled into Loom (targets/*.json), e.g. "tpu-v5e".
+llvm::ArrayRef<TargetDesc> getBundledTargets();
+
+/// A bundled target or one registered with registerTarget, by name; null
+/// when there is none.
+const TargetDesc *lookupTarget(llvm::StringRef name);
+
+/// Makes a user target (from --target-file) known to lookupTarget and to
+/// the #loom.target attribute's verifier. Replaces a target of the same
+/// name. Not thread-safe: call it before compiling.
+void registerTarget(TargetDesc target);
+
+/// "tpu-v5e, tpu-v5p, ..." for diagnostics.
+std::string listTargets();
+
+} // namespace loom
+
+#endif // LOOM_TARGET_TARGETDESC_H

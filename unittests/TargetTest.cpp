@@ -1,0 +1,340 @@
+//===- TargetTest.cpp - target files, cost model and device mesh ----------===//
+//
+// Every expected time below is worked out by hand from the TPU v5e figures
+// the cost model uses (targets/tpu-v5e.json):
+//   peak bf16 197e12 FLOP/s x MXU fraction 0.8 = 157.6e12 FLOP/s
+//   HBM 819.2e9 B/s x fraction 0.9            = 737.28e9 B/s
+//   link 4.5e10 B/s one way (measured), hop latency 1e-6 s,
+//   MXU edge 128, wraparound only on axes of 16 chips.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Target/CostModel.h"
+#include "loom/Target/DeviceMesh.h"
+#include "loom/Target/TargetDesc.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace loom;
+
+namespace {
+
+const TargetDesc &v5e() {
+  const TargetDesc *target = lookupTarget("tpu-v5e");
+  EXPECT_TRUE(target);
+  return *target;
+}
+
+std::string readSourceFile(const char *relative) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(LOOM_SOURCE_DIR) + "/" +
+                                            relative);
+  EXPECT_TRUE(bool(buffer)) << relative;
+  return buffer ? (*buffer)->getBuffer().str() : "";
+}
+
+/// The v5e file with `edit` applied, parsed; returns the error text or "".
+std::string parseEdited(const std::function<void(llvm::json::Object &)> &edit) {
+  llvm::Expected<llvm::json::Value> doc =
+      llvm::json::parse(readSourceFile("targets/tpu-v5e.json"));
+  EXPECT_TRUE(bool(doc));
+  if (!doc)
+    return "unparsable";
+  edit(*doc->getAsObject());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << *doc;
+  llvm::Expected<TargetDesc> target = parseTargetDesc(text, "edited.json");
+  if (target)
+    return "";
+  return llvm::toString(target.takeError());
+}
+
+llvm::json::Object &section(llvm::json::Object &root, const char *key) {
+  return *root.getObject(key);
+}
+
+//===----------------------------------------------------------------------===//
+// Target files
+//===----------------------------------------------------------------------===//
+
+TEST(TargetDesc, BundledV5eFigures) {
+  const TargetDesc &t = v5e();
+  EXPECT_EQ(t.peakFlopsBf16, 197e12);
+  EXPECT_EQ(t.peakOpsInt8, 394e12);
+  EXPECT_EQ(t.hbmBytes, 16e9);
+  EXPECT_EQ(t.hbmBandwidth, 819.2e9);
+  EXPECT_EQ(t.linkBandwidth, 4.5e10); // "use": "measured"
+  EXPECT_EQ(t.hopLatency, 1e-6);
+  EXPECT_EQ(t.mxuTile, 128);
+  EXPECT_EQ(t.maxChips, 256);
+  ASSERT_EQ(t.slices.size(), 8u);
+  const SliceDesc *slice = t.findSlice("v5e-16");
+  ASSERT_TRUE(slice);
+  EXPECT_EQ(llvm::ArrayRef<int64_t>(slice->shape), llvm::ArrayRef<int64_t>({4, 4}));
+  EXPECT_EQ(t.findSlice(llvm::ArrayRef<int64_t>{8, 16})->name, "v5e-128");
+  EXPECT_FALSE(t.findSlice("v5e-2"));
+  EXPECT_EQ(t.listSlices().substr(0, 26), "v5e-1 (1x1), v5e-4 (2x2), ");
+}
+
+TEST(TargetDesc, V5eWrapsOnlySixteenChipAxes) {
+  const TargetDesc &t = v5e();
+  EXPECT_TRUE(t.axisWraps({16, 16}, 0));
+  EXPECT_FALSE(t.axisWraps({8, 16}, 0));
+  EXPECT_TRUE(t.axisWraps({8, 16}, 1));
+  EXPECT_FALSE(t.axisWraps({4, 4}, 1));
+}
+
+TEST(TargetDesc, SecondTargetIsThreeDimensional) {
+  const TargetDesc *v5p = lookupTarget("tpu-v5p");
+  ASSERT_TRUE(v5p);
+  EXPECT_EQ(v5p->peakFlopsBf16, 459e12);
+  // Whole 4x4x4 cubes have wraparound on every axis; smaller slices none.
+  EXPECT_TRUE(v5p->axisWraps({4, 4, 4}, 2));
+  EXPECT_TRUE(v5p->axisWraps({4, 4, 8}, 0));
+  EXPECT_FALSE(v5p->axisWraps({2, 4, 4}, 1));
+  EXPECT_EQ(listTargets(), "tpu-v5e, tpu-v5p");
+}
+
+TEST(TargetDesc, ErrorsNameTheJsonPath) {
+  EXPECT_EQ(parseEdited([](llvm::json::Object &) {}), "");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              section(root, "chip")["peak_bf17"] = 1;
+            }).substr(0, 41),
+            "edited.json: $.chip.peak_bf17: unknown ke");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              section(root, "interconnect").erase("hop_latency");
+            }),
+            "edited.json: $.interconnect.hop_latency: missing required key");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              (*section(root, "chip").getObject("hbm_bandwidth"))["value"] = 0;
+            }),
+            "edited.json: $.chip.hbm_bandwidth.value: must be positive, got 0");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              auto &link = *section(root, "interconnect").getObject("link_bandwidth");
+              (*link.getObject("measured"))["value"] = -4.5e10;
+            }),
+            "edited.json: $.interconnect.link_bandwidth.measured.value: must "
+            "be positive, got -45000000000");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              auto &link = *section(root, "interconnect").getObject("link_bandwidth");
+              link["use"] = "assumed";
+            }),
+            "edited.json: $.interconnect.link_bandwidth.use: names 'assumed', "
+            "which is not one of this figure's variants");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              (*section(root, "chip").getObject("peak_int8")).erase("source");
+            }),
+            "edited.json: $.chip.peak_int8.source: missing required key");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              (*root.getArray("slices"))[2].getAsObject()->operator[]("shape") =
+                  llvm::json::Array{2, 0};
+            }),
+            "edited.json: $.slices[2].shape[1]: must be a positive integer");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) { root["format"] = "v2"; }),
+            "edited.json: $.format: must be \"loom-target/1\", got \"v2\"");
+}
+
+TEST(TargetDesc, RegisteredTargetsAreFoundByName) {
+  llvm::Expected<TargetDesc> target = parseTargetDesc(
+      readSourceFile("targets/tpu-v5e.json"), "copy.json");
+  ASSERT_TRUE(bool(target));
+  target->name = "my-v5e";
+  target->hopLatency = 2e-6;
+  registerTarget(*target);
+  ASSERT_TRUE(lookupTarget("my-v5e"));
+  EXPECT_EQ(lookupTarget("my-v5e")->hopLatency, 2e-6);
+  EXPECT_EQ(lookupTarget("tpu-v5e")->hopLatency, 1e-6);
+  EXPECT_FALSE(lookupTarget("tpu-v9"));
+}
+
+//===----------------------------------------------------------------------===//
+// Cost model
+//===----------------------------------------------------------------------===//
+
+TEST(CostModel, RooflineTakesTheSlowerOfComputeAndMemory) {
+  CostModel model(v5e());
+  // 1.576e12 FLOPs / 157.6e12 FLOP/s = 10 ms; 1 MB of traffic is far less.
+  EXPECT_DOUBLE_EQ(model.computeTime(1.576e12, 1e6), 0.01);
+  // 737.28e6 bytes / 737.28e9 B/s = 1 ms; 1 MFLOP is far less.
+  EXPECT_DOUBLE_EQ(model.computeTime(1e6, 737.28e6), 1e-3);
+  // int8 runs at twice the bf16 peak: 394e12 x 0.8 = 315.2e12.
+  EXPECT_DOUBLE_EQ(model.computeTime(3.152e12, 0, 8), 0.01);
+}
+
+TEST(CostModel, MatmulDimensionsPadToTheMXU) {
+  CostModel model(v5e());
+  EXPECT_EQ(model.padToMXU(100), 128);
+  EXPECT_EQ(model.padToMXU(128), 128);
+  EXPECT_EQ(model.padToMXU(129), 256);
+  // 8192 x 1000 x 1000 pads to 8192 x 1024 x 1024: 2 * 8192 * 1024^2 =
+  // 1.7179869184e10 FLOPs / 157.6e12 = 1.0901e-4 s; its bytes, 2 * (8192e3
+  // + 1e6 + 8192e3) = 3.4768e7 / 737.28e9 = 4.7e-5 s, are hidden.
+  EXPECT_DOUBLE_EQ(model.matmulTime(8192, 1000, 1000),
+                   2.0 * 8192 * 1024 * 1024 / 157.6e12);
+  // A multiple of 128 wastes nothing.
+  EXPECT_DOUBLE_EQ(model.matmulTime(8192, 1024, 1024),
+                   2.0 * 8192 * 1024 * 1024 / 157.6e12);
+}
+
+TEST(CostModel, HopsFollowDimensionOrderAndTheWrapRule) {
+  CostModel model(v5e());
+  // 16x16 wraps: row 0 to row 15 is one hop through the wraparound link.
+  EXPECT_EQ(model.hops({16, 16}, {0, 0}, {15, 0}), 1);
+  // 4x4 does not wrap: three hops along the line.
+  EXPECT_EQ(model.hops({4, 4}, {0, 0}, {3, 0}), 3);
+  // 8x16: 7 hops on the 8-axis (no wrap) + 1 on the 16-axis (wrap).
+  EXPECT_EQ(model.hops({8, 16}, {0, 0}, {7, 15}), 8);
+  EXPECT_EQ(model.hops({4, 4}, {2, 1}, {2, 1}), 0);
+}
+
+TEST(CostModel, PointToPoint) {
+  CostModel model(v5e());
+  // 4x4 corner to corner: 6 hops x 1 us + 4.5 MB / 4.5e10 B/s = 106 us.
+  EXPECT_DOUBLE_EQ(model.pointToPointTime({4, 4}, {0, 0}, {3, 3}, 4.5e6),
+                   106e-6);
+  // Through the wraparound of a 16x16: 1 hop.
+  EXPECT_DOUBLE_EQ(model.pointToPointTime({16, 16}, {0, 0}, {0, 15}, 4.5e6),
+                   101e-6);
+  EXPECT_EQ(model.pointToPointTime({4, 4}, {1, 1}, {1, 1}, 4.5e6), 0);
+}
+
+TEST(CostModel, CollectivesOnARingWithWraparound) {
+  CostModel model(v5e());
+  GroupAxis ring16{16, true};
+  // AllGather of 90 MB over a 16-chip ring: both directions (9e10 B/s),
+  // 15/16 of the data moves: 15/16 * 9e7 / 9e10 = 937.5 us, plus 8 steps
+  // of 1 us = 945.5 us.
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllGather, {ring16}, 9e7),
+                   945.5e-6);
+  EXPECT_DOUBLE_EQ(
+      model.collectiveTime(CollectiveKind::ReduceScatter, {ring16}, 9e7),
+      945.5e-6);
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllReduce, {ring16}, 9e7),
+                   2 * 945.5e-6);
+  // AllToAll of 9 MB per chip: 9e6 * 16 / (8 * 4.5e10) = 400 us + 8 us.
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllToAll, {ring16}, 9e6),
+                   408e-6);
+}
+
+TEST(CostModel, CollectivesOnALineWithoutWraparound) {
+  CostModel model(v5e());
+  GroupAxis line8{8, false};
+  // One direction's bandwidth: 7/8 * 4.5e7 / 4.5e10 = 875 us, 7 steps.
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllGather, {line8}, 4.5e7),
+                   882e-6);
+  // AllToAll across the middle cut: 4.5e6 * 4 / (4 * 4.5e10) = 100 us on 4.
+  EXPECT_DOUBLE_EQ(
+      model.collectiveTime(CollectiveKind::AllToAll, {{4, false}}, 4.5e6),
+      103e-6);
+}
+
+TEST(CostModel, MultiAxisGroupsUseTheAxesInParallel) {
+  CostModel model(v5e());
+  // A 4x4 block: two lines of 4 in parallel, 9e10 B/s together; 16 members:
+  // 15/16 * 9e7 / 9e10 = 937.5 us, 3 + 3 steps.
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllGather,
+                                        {{4, false}, {4, false}}, 9e7),
+                   943.5e-6);
+}
+
+TEST(CostModel, SmallCollectivesAreLatencyBound) {
+  CostModel model(v5e());
+  // 1 kB over a 16-ring: the 8 steps' latency is 99% of the time.
+  double t = model.collectiveTime(CollectiveKind::AllGather, {{16, true}}, 1e3);
+  EXPECT_GT(8e-6 / t, 0.99);
+  EXPECT_EQ(model.collectiveTime(CollectiveKind::AllReduce, {{1, false}}, 1e9), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Device mesh
+//===----------------------------------------------------------------------===//
+
+DeviceMesh buildMesh(const char *slice, MeshShape shape) {
+  llvm::Expected<DeviceMesh> mesh =
+      DeviceMesh::build(v5e(), *v5e().findSlice(slice), shape);
+  if (!mesh) {
+    ADD_FAILURE() << llvm::toString(mesh.takeError());
+    std::abort();
+  }
+  return std::move(*mesh);
+}
+
+bool neighbours(ChipCoord a, ChipCoord b) {
+  return std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) == 1;
+}
+
+TEST(DeviceMesh, TwoByFourTwoStagesOfTwoByTwoRings) {
+  DeviceMesh mesh = buildMesh("v5e-8", {1, 2, 4});
+  // tp=4 as a 1x4 row would be a line (a 4-axis does not wrap); a 2x2 block
+  // is a ring.
+  EXPECT_TRUE(mesh.tensorParallelIsRing());
+  std::vector<ChipCoord> stage0, stage1;
+  for (int64_t r = 0; r < 4; ++r) {
+    stage0.push_back(mesh.chip(0, 0, r));
+    stage1.push_back(mesh.chip(0, 1, r));
+  }
+  EXPECT_EQ(stage0, (std::vector<ChipCoord>{{0, 0}, {1, 0}, {1, 1}, {0, 1}}));
+  EXPECT_EQ(stage1, (std::vector<ChipCoord>{{0, 2}, {1, 2}, {1, 3}, {0, 3}}));
+  EXPECT_EQ(mesh.tensorParallelAxes().size(), 2u);
+}
+
+TEST(DeviceMesh, FourByFourStagesAreAdjacent) {
+  DeviceMesh mesh = buildMesh("v5e-16", {1, 4, 4});
+  std::set<int64_t> used;
+  for (int64_t s = 0; s < 4; ++s) {
+    for (int64_t r = 0; r < 4; ++r) {
+      used.insert(mesh.chipId(mesh.chip(0, s, r)));
+      // Ranks form a ring of neighbours.
+      EXPECT_TRUE(neighbours(mesh.chip(0, s, r), mesh.chip(0, s, (r + 1) % 4)));
+    }
+    if (s + 1 < 4) {
+      bool adjacent = false;
+      for (int64_t a = 0; a < 4; ++a)
+        for (int64_t b = 0; b < 4; ++b)
+          adjacent |= neighbours(mesh.chip(0, s, a), mesh.chip(0, s + 1, b));
+      EXPECT_TRUE(adjacent) << "stage " << s;
+    }
+  }
+  EXPECT_EQ(used.size(), 16u); // every chip once
+}
+
+TEST(DeviceMesh, SixteenBySixteenPrefersTheWrappingAxis) {
+  DeviceMesh mesh = buildMesh("v5e-256", {1, 16, 16});
+  // tp=16 takes a whole 16-chip axis, closed by its wraparound link.
+  ASSERT_EQ(mesh.tensorParallelAxes().size(), 1u);
+  EXPECT_EQ(mesh.tensorParallelAxes()[0].size, 16);
+  EXPECT_TRUE(mesh.tensorParallelAxes()[0].wraps);
+  EXPECT_EQ(mesh.chip(0, 3, 0), (ChipCoord{3, 0}));
+  EXPECT_EQ(mesh.chip(0, 3, 15), (ChipCoord{3, 15}));
+
+  DeviceMesh dp = buildMesh("v5e-256", {4, 8, 8});
+  std::set<int64_t> used;
+  for (int64_t d = 0; d < 4; ++d)
+    for (int64_t s = 0; s < 8; ++s)
+      for (int64_t r = 0; r < 8; ++r)
+        used.insert(dp.chipId(dp.chip(d, s, r)));
+  EXPECT_EQ(used.size(), 256u);
+  EXPECT_TRUE(dp.tensorParallelIsRing());
+}
+
+TEST(DeviceMesh, MismatchedFactorisationIsAnError) {
+  llvm::Expected<DeviceMesh> mesh =
+      DeviceMesh::build(v5e(), *v5e().findSlice("v5e-16"), {2, 2, 2});
+  ASSERT_FALSE(bool(mesh));
+  EXPECT_EQ(llvm::toString(mesh.takeError()),
+            "data-parallel 2 x stages 2 x tensor-parallel 2 = 8 chips, but "
+            "slice v5e-16 (4x4) has 16");
+  const TargetDesc *v5p = lookupTarget("tpu-v5p");
+  llvm::Expected<DeviceMesh> cube =
+      DeviceMesh::build(*v5p, v5p->slices.front(), {1, 1, 4});
+  ASSERT_FALSE(bool(cube));
+  EXPECT_NE(llvm::toString(cube.takeError()).find("2-D slices"),
+            std::string::npos);
+}
+
+} // namespace
