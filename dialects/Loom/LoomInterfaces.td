@@ -27,6 +27,14 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
   let methods = [
     InterfaceMethod<"Floating-point operations of one execution.",
       "int64_t", "getFlops">,
+    InterfaceMethod<[{
+        FLOPs the MXU really spends when every contracted and output feature
+        dimension of the op's matmuls is padded to a multiple of `tile`
+        (its 128x128 systolic array wastes the rest of a partial tile). Ops
+        without matmuls return getFlops().
+      }], "int64_t", "getPaddedFlops", (ins "int64_t":$tile), [{}], [{
+        return $_op.getFlops();
+      }]>,
     InterfaceMethod<"Number of parameters (weights and biases) the op owns.",
       "int64_t", "getParameterCount", (ins), [{}], [{ return 0; }]>,
     InterfaceMethod<"Bytes of the parameters the op owns.",

@@ -4,6 +4,7 @@
 #define LOOM_OPS_TD
 
 include "Loom/LoomDialect.td"
+include "Loom/LoomAttrs.td"
 include "Loom/LoomInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
@@ -158,7 +159,8 @@ def Loom_PositionEmbedOp : Loom_Op<"position_embed", [SameOperandsAndResultType]
   let hasVerifier = 1;
 }
 
-def Loom_LinearOp : Loom_Op<"linear", [], ["getParameterCount", "getBytesRead"]> {
+def Loom_LinearOp : Loom_Op<"linear", [],
+    ["getParameterCount", "getBytesRead", "getPaddedFlops"]> {
   let summary = "A dense projection with a role";
   let description = [{
     `[..., In] -> [..., Out]` with an `In x Out` weight and, with `bias`, an
@@ -187,7 +189,8 @@ def Loom_LinearOp : Loom_Op<"linear", [], ["getParameterCount", "getBytesRead"]>
   }];
 }
 
-def Loom_PatchifyOp : Loom_Op<"patchify", [], ["getParameterCount"]> {
+def Loom_PatchifyOp : Loom_Op<"patchify", [],
+    ["getParameterCount", "getPaddedFlops"]> {
   let summary = "Image latent to patch tokens (DiT patch embedding)";
   let description = [{
     `[B, C, H, W] -> [B, (H/p)*(W/p), D]`: a stride-`p` convolution with a
@@ -368,7 +371,7 @@ def Loom_ChunkOp : Loom_Op<"chunk"> {
 
 def Loom_AttentionOp : Loom_Op<"attention",
     [AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>],
-    ["getBytesRead", "getKVCacheBytes"]> {
+    ["getBytesRead", "getKVCacheBytes", "getPaddedFlops"]> {
   let summary = "Scaled dot-product attention (self or cross, MHA or GQA)";
   let description = [{
     `q: [B, Sq, heads*head_dim]`, `k, v: [B, Sk, kv_heads*head_dim]` ->
@@ -404,7 +407,7 @@ def Loom_AttentionOp : Loom_Op<"attention",
 
 def Loom_JointAttentionOp : Loom_Op<"joint_attention",
     [AllTypesMatch<["q_img", "k_img", "v_img", "img"]>,
-     AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>]> {
+     AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>], ["getPaddedFlops"]> {
   let summary = "MMDiT joint attention over text and image tokens";
   let description = [{
     SD3 / Flux double blocks: the image stream and the text stream each have

@@ -435,6 +435,15 @@ const TargetDesc *loom::lookupTarget(llvm::StringRef name) {
   return nullptr;
 }
 
+std::pair<const TargetDesc *, const SliceDesc *>
+loom::lookupSlice(llvm::StringRef sliceName) {
+  for (auto *list : {&table().registered, &table().bundled})
+    for (const TargetDesc &target : *list)
+      if (const SliceDesc *slice = target.findSlice(sliceName))
+        return {&target, slice};
+  return {nullptr, nullptr};
+}
+
 void loom::registerTarget(TargetDesc target) {
   std::vector<TargetDesc> &registered = table().registered;
   llvm::erase_if(registered,

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Import/ModelImporter.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -25,6 +26,10 @@ static cl::opt<std::string> input(cl::Positional, cl::value_desc("model"),
 static cl::opt<std::string> output("o", cl::desc("Output file (default: stdout)"),
                                    cl::value_desc("file"), cl::init("-"),
                                    cl::cat(category));
+static cl::opt<std::string>
+    targetSlice("target", cl::value_desc("slice"), cl::cat(category),
+                cl::desc("Record the target slice on the module (e.g. "
+                         "v5e-16): loom.target = #loom.target<...>"));
 static cl::opt<bool> list("list-models", cl::desc("List the bundled models and exit"),
                           cl::cat(category));
 static cl::opt<std::string>
@@ -101,6 +106,17 @@ int main(int argc, char **argv) {
       loom::importModel(input, options, &context);
   if (!module)
     return 1;
+  if (!targetSlice.empty()) {
+    auto [target, slice] = loom::lookupSlice(targetSlice);
+    if (!target) {
+      errs() << "loom-import: unknown slice '" << targetSlice
+             << "'; tpu-v5e has: " << loom::lookupTarget("tpu-v5e")->listSlices()
+             << "\n";
+      return 1;
+    }
+    (*module)->setAttr("loom.target", loom::TargetAttr::get(
+                                          &context, target->name, slice->shape));
+  }
 
   std::string error;
   std::unique_ptr<ToolOutputFile> file = mlir::openOutputFile(output, &error);

@@ -1,11 +1,14 @@
 //===- loom-opt.cpp - Loom's optimizer driver -----------------------------===//
 //
 // mlir-opt with Loom's dialects and passes: parses loom IR, runs the passes
-// named on the command line and prints the result.
+// named on the command line and prints the result. --target-file loads a
+// target description before the input is parsed, so #loom.target may name
+// it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/InitAll.h"
+#include "loom/Target/TargetOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -14,7 +17,12 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   loom::registerAllDialects(registry);
   loom::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
+  loom::registerTargetCLOptions();
+  auto [input, output] = mlir::registerAndParseCLIOptions(
       argc, argv, "Loom optimizer: partitions transformer and DiT graphs\n",
-      registry));
+      registry);
+  if (!loom::applyTargetCLOptions())
+    return 1;
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, input, output, registry));
 }

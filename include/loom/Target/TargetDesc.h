@@ -97,6 +97,11 @@ llvm::ArrayRef<TargetDesc> getBundledTargets();
 /// when there is none.
 const TargetDesc *lookupTarget(llvm::StringRef name);
 
+/// The known target with a slice of this name ("v5e-16") and the slice;
+/// {null, null} when no target has it.
+std::pair<const TargetDesc *, const SliceDesc *>
+lookupSlice(llvm::StringRef sliceName);
+
 /// Makes a user target (from --target-file) known to lookupTarget and to
 /// the #loom.target attribute's verifier. Replaces a target of the same
 /// name. Not thread-safe: call it before compiling.

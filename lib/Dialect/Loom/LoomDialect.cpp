@@ -25,3 +25,34 @@ void LoomDialect::initialize() {
 #include "loom/Dialect/Loom/LoomAttrs.cpp.inc"
       >();
 }
+
+//===----------------------------------------------------------------------===//
+// TargetAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+TargetAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                   StringRef name, ArrayRef<int64_t> shape) {
+  const TargetDesc *target = lookupTarget(name);
+  if (!target)
+    return emitError() << "unknown target '" << name
+                       << "' (known: " << listTargets()
+                       << "; --target-file loads another)";
+  if (!target->findSlice(shape)) {
+    std::string dims;
+    llvm::raw_string_ostream os(dims);
+    llvm::interleave(shape, os, "x");
+    return emitError() << "target '" << name << "' has no " << dims
+                       << " slice; valid slices: " << target->listSlices();
+  }
+  return success();
+}
+
+const TargetDesc *TargetAttr::getTargetDesc() const {
+  return lookupTarget(getName());
+}
+
+const SliceDesc *TargetAttr::getSlice() const {
+  const TargetDesc *target = getTargetDesc();
+  return target ? target->findSlice(getShape()) : nullptr;
+}

@@ -94,6 +94,10 @@ static LogicalResult verifyNotScalar(Operation *op, Value value) {
                            << value.getType();
 }
 
+static int64_t padTo(int64_t dim, int64_t tile) {
+  return (dim + tile - 1) / tile * tile;
+}
+
 static int64_t elementsOf(Value value) { return getNumElements(value.getType()); }
 
 //===----------------------------------------------------------------------===//
@@ -237,6 +241,14 @@ int64_t LinearOp::getFlops() {
   return flops;
 }
 
+int64_t LinearOp::getPaddedFlops(int64_t tile) {
+  int64_t flops =
+      2 * getRows() * padTo(getInFeatures(), tile) * padTo(getOutFeatures(), tile);
+  if (getBias())
+    flops += getRows() * getOutFeatures();
+  return flops;
+}
+
 int64_t LinearOp::getParameterCount() {
   if (getTied())
     return 0;
@@ -278,6 +290,13 @@ int64_t PatchifyOp::getFlops() {
   int64_t tokens = out[0] * out[1];
   return 2 * tokens * patchInputs(*this) * out[2] + 2 * tokens * out[2];
 }
+int64_t PatchifyOp::getPaddedFlops(int64_t tile) {
+  ArrayRef<int64_t> out = shapeOf(getResult());
+  int64_t tokens = out[0] * out[1];
+  return 2 * tokens * padTo(patchInputs(*this), tile) * padTo(out[2], tile) +
+         2 * tokens * out[2];
+}
+
 int64_t PatchifyOp::getParameterCount() {
   int64_t hidden = shapeOf(getResult())[2];
   return patchInputs(*this) * hidden + hidden;
@@ -603,6 +622,14 @@ int64_t AttentionOp::getFlops() {
   return 4 * batch * getHeads() * getHeadDim() * getScorePairs();
 }
 
+// Both matmuls contract or produce head_dim, so a head_dim short of a tile
+// pads both; the key and query counts are long and their padding is
+// ignored.
+int64_t AttentionOp::getPaddedFlops(int64_t tile) {
+  int64_t headDim = getHeadDim();
+  return getFlops() / headDim * padTo(headDim, tile);
+}
+
 static int64_t cachedKVBytes(AttentionOp op, int64_t tokens) {
   ArrayRef<int64_t> k = shapeOf(op.getK());
   return 2 * k[0] * tokens * k[2] * getElementBytes(op.getK().getType());
@@ -650,6 +677,11 @@ int64_t JointAttentionOp::getFlops() {
   ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
   int64_t tokens = img[1] + txt[1];
   return 4 * img[0] * getHeads() * getHeadDim() * tokens * tokens;
+}
+
+int64_t JointAttentionOp::getPaddedFlops(int64_t tile) {
+  int64_t headDim = getHeadDim();
+  return getFlops() / headDim * padTo(headDim, tile);
 }
 
 //===----------------------------------------------------------------------===//

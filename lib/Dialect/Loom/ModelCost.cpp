@@ -62,3 +62,18 @@ CostTotals loom::sumPartCosts(ArrayRef<PartCost> parts) {
     total += part.cost;
   return total;
 }
+
+double loom::estimateTime(const CostModel &model, CostOpInterface op) {
+  if (auto layer = dyn_cast<LayerOp>(op.getOperation())) {
+    double total = 0;
+    for (Operation &inner : layer.getBody().front())
+      if (auto cost = dyn_cast<CostOpInterface>(inner))
+        total += estimateTime(model, cost);
+    return total;
+  }
+  unsigned bits = 16;
+  if (op->getNumResults() > 0)
+    bits = 8 * getElementBytes(op->getResult(0).getType());
+  return model.computeTime(op.getPaddedFlops(model.getTarget().mxuTile),
+                           op.getBytesRead() + op.getBytesWritten(), bits);
+}

@@ -10,6 +10,7 @@
 #define LOOM_DIALECT_LOOM_MODELCOST_H
 
 #include "loom/Dialect/Loom/CostOpInterface.h"
+#include "loom/Target/CostModel.h"
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/SmallVector.h"
@@ -48,6 +49,11 @@ llvm::SmallVector<PartCost> collectPartCosts(mlir::Block &body);
 
 /// The sum of all rows.
 CostTotals sumPartCosts(llvm::ArrayRef<PartCost> parts);
+
+/// Estimated seconds for `op` on one chip of the model's target: the
+/// roofline of its MXU-padded FLOPs and its HBM bytes. A loom.layer is the
+/// sum of its ops, run one after another.
+double estimateTime(const CostModel &model, CostOpInterface op);
 
 } // namespace loom
 

@@ -1,0 +1,19 @@
+//===- TargetOptions.h - --target-file for Loom's tools ---------*- C++ -*-===//
+
+#ifndef LOOM_TARGET_TARGETOPTIONS_H
+#define LOOM_TARGET_TARGETOPTIONS_H
+
+namespace loom {
+
+/// Registers `--target-file=<json>` (repeatable) with llvm::cl. Call before
+/// parsing the command line.
+void registerTargetCLOptions();
+
+/// Loads and registers the files given with --target-file, so that
+/// #loom.target attributes may name them. Prints the problem and returns
+/// false when a file is unreadable or invalid.
+bool applyTargetCLOptions();
+
+} // namespace loom
+
+#endif // LOOM_TARGET_TARGETOPTIONS_H

@@ -1,0 +1,37 @@
+//===- TargetOptions.cpp - --target-file for Loom's tools -----------------===//
+
+#include "loom/Target/TargetOptions.h"
+#include "loom/Target/TargetDesc.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ManagedStatic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace {
+struct TargetCLOptions {
+  cl::list<std::string> targetFiles{
+      "target-file", cl::value_desc("json"),
+      cl::desc("Load a target description (format: targets/README.md); "
+               "#loom.target attributes may then name it")};
+};
+} // namespace
+
+static ManagedStatic<TargetCLOptions> options;
+
+void loom::registerTargetCLOptions() { *options; }
+
+bool loom::applyTargetCLOptions() {
+  if (!options.isConstructed())
+    return true;
+  for (const std::string &path : options->targetFiles) {
+    Expected<TargetDesc> target = loadTargetFile(path);
+    if (!target) {
+      errs() << "error: " << toString(target.takeError()) << "\n";
+      return false;
+    }
+    registerTarget(std::move(*target));
+  }
+  return true;
+}
