@@ -448,6 +448,22 @@ class Loom_CollectiveOp<string mnemonic, string what> : Loom_Op<mnemonic> {
   let hasVerifier = 1;
 }
 
+def Loom_LocalShardOp : Loom_Op<"local_shard"> {
+  let summary = "This chip's piece of a replicated tensor (no communication)";
+  let description = [{
+    Every chip of the group holds the whole operand; each keeps the
+    `group_size`-th piece of `dim` that its rank owns. Used by sequence
+    parallelism to enter the sequence-sharded layout from a replicated
+    tensor without moving a byte.
+  }];
+  let arguments = (ins Loom_Tensor:$input, StrAttr:$group,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Loom_AllReduceOp : Loom_CollectiveOp<"all_reduce", "Sum of a tensor"> {
   let description = [{ Result type equals the operand type; no `dim`. }];
 }

@@ -2,6 +2,7 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModelCost.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Target/CostModel.h"
 #include "loom/Transforms/Passes.h"
 
@@ -22,25 +23,11 @@ struct EstimatePass : public loom::impl::EstimateBase<EstimatePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto target = module->getAttrOfType<TargetAttr>("loom.target");
-    if (!target && !slice.empty()) {
-      auto [desc, sliceDesc] = lookupSlice(slice);
-      if (!desc) {
-        module.emitError() << "unknown slice '" << slice
-                           << "'; tpu-v5e has: "
-                           << lookupTarget("tpu-v5e")->listSlices();
-        return signalPassFailure();
-      }
-      target = TargetAttr::get(&getContext(), desc->name, sliceDesc->shape);
-      module->setAttr("loom.target", target);
-    }
-    if (!target) {
-      module.emitError() << "loom-estimate needs a target: add "
-                            "'loom.target = #loom.target<\"tpu-v5e\", shape "
-                            "= [2, 2]>' to the module, import with --target, "
-                            "or pass slice=<name>";
+    FailureOr<TargetAttr> found =
+        getOrSetModuleTarget(module, slice, "loom-estimate");
+    if (failed(found))
       return signalPassFailure();
-    }
+    TargetAttr target = *found;
     CostModel model(*target.getTargetDesc());
     Builder builder(&getContext());
     module.walk([&](LayerOp layer) {

@@ -43,4 +43,57 @@ def Estimate : Pass<"loom-estimate", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
+  let summary = "Megatron-style head-wise tensor parallelism";
+  let description = [{
+    Rewrites the model into what one chip of a `tp`-chip tensor-parallel
+    group runs (the SPMD view): local shapes, and explicit collectives over
+    the group "tp".
+
+    - Attention: Q, K, V projections are split by columns in whole heads
+      (each chip keeps heads/tp query heads and kv_heads/tp KV heads; when
+      tp exceeds kv_heads, each KV head is replicated tp/kv_heads times, as
+      vLLM does, and the K/V projections say `replicas`). Attention itself
+      needs no exchange. The output projection is split by rows and its
+      partial sums are all-reduced. Cross-attention (PixArt-alpha) and
+      MMDiT joint attention (SD3, Flux) split the same way, per stream.
+    - MLPs (SwiGLU, GELU) split column then row, with one all-reduce. Flux's
+      single blocks split their fused MLP-input and output projections the
+      same way.
+    - adaLN modulation linears are split by columns and their small
+      per-sample output ([batch, k*hidden]) is all-gathered, since every
+      chip needs all shift/scale/gate vectors.
+    - Token embedding and LM head are vocabulary-parallel (Megatron-LM): the
+      embedding's partial rows are all-reduced; the logits stay split over
+      the vocabulary, as a parallel softmax or sampler consumes them. A
+      vocabulary not divisible by tp is padded up to the next multiple
+      (Megatron-LM pads likewise), which the split's local size shows.
+    - Replicated, on purpose: norms (per token), patchify, unpatchify and the
+      final projection (tiny weights whose whole outputs every chip needs:
+      DiT-XL/2's are 19.6k and 36.9k parameters), the timestep, class,
+      guidance, pooled-text and caption/context embedders (they act on one
+      vector per sample or once per step; Flux's add up to 44M parameters,
+      far less than a collective per use would cost).
+
+    Without `sequence-parallel`, every transformer block has two forward
+    all-reduces (after the attention output projection and after the MLP's
+    down projection; an MMDiT block has two per stream). With it (Korthikanti
+    et al., "Reducing Activation Recomputation", 2022), activations between
+    the blocks' matmuls are split along the sequence: each all-reduce
+    becomes a reduce-scatter, and an all-gather precedes the next column
+    split.
+
+    The module records `loom.tp` and its `loom.target` (from the module, or
+    set from `slice`).
+  }];
+  let options = [
+    Option<"tp", "tp", "int64_t", /*default=*/"1",
+           "Tensor-parallel degree (chips per group)">,
+    Option<"sequenceParallel", "sequence-parallel", "bool", /*default=*/"false",
+           "Split activations along the sequence between matmuls">,
+    Option<"slice", "slice", "std::string", /*default=*/"\"\"",
+           "Slice to plan for when the module has no loom.target">,
+  ];
+}
+
 #endif // LOOM_TRANSFORMS_PASSES_TD

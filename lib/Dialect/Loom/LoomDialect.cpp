@@ -56,3 +56,16 @@ const SliceDesc *TargetAttr::getSlice() const {
   const TargetDesc *target = getTargetDesc();
   return target ? target->findSlice(getShape()) : nullptr;
 }
+
+//===----------------------------------------------------------------------===//
+// SplitAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SplitAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                  SplitKind kind, int64_t parts, int64_t replicas) {
+  if (parts < 1 || replicas < 1)
+    return emitError() << "split parts and replicas must be positive, got "
+                       << parts << " and " << replicas;
+  return success();
+}

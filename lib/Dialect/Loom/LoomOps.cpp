@@ -736,6 +736,11 @@ LogicalResult AllToAllOp::verify() {
   return success();
 }
 
+LogicalResult LocalShardOp::verify() {
+  return verifyCollective(*this, true, 1, getGroupSize());
+}
+int64_t LocalShardOp::getFlops() { return 0; }
+
 // Communication is costed by the target's collective model, not as compute.
 int64_t AllReduceOp::getFlops() { return 0; }
 int64_t AllGatherOp::getFlops() { return 0; }

@@ -1,0 +1,44 @@
+//===- ShardHeads.h - head-wise tensor parallelism --------------*- C++ -*-===//
+//
+// The C++ entry point of loom-shard-heads, for compilers that embed Loom
+// without its command line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_TRANSFORMS_SHARDHEADS_H
+#define LOOM_TRANSFORMS_SHARDHEADS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace loom {
+
+struct HeadShardingOptions {
+  /// Tensor-parallel degree: chips in each group.
+  int64_t tp = 1;
+  /// Megatron sequence parallelism (Korthikanti et al. 2022): activations
+  /// between the blocks' matmuls are split along the sequence, and each
+  /// all-reduce becomes a reduce-scatter plus an all-gather.
+  bool sequenceParallel = false;
+  /// Slice to use when the module has no loom.target (e.g. "v5e-16").
+  std::string slice;
+};
+
+/// Rewrites `module` into the per-chip (SPMD) view of `options.tp`-way
+/// head-wise tensor parallelism. Emits a diagnostic at the op that cannot
+/// be split, naming the numbers and the valid degrees, and fails without
+/// changing the module.
+mlir::LogicalResult shardHeads(mlir::ModuleOp module,
+                               const HeadShardingOptions &options);
+
+/// The tensor-parallel degrees from 1 to `maxDegree` that `module` can be
+/// split into.
+llvm::SmallVector<int64_t> validTensorParallelDegrees(mlir::ModuleOp module,
+                                                      int64_t maxDegree,
+                                                      bool sequenceParallel);
+
+} // namespace loom
+
+#endif // LOOM_TRANSFORMS_SHARDHEADS_H

@@ -1,0 +1,32 @@
+//===- ModuleTarget.cpp - the target a module is planned for --------------===//
+
+#include "loom/Dialect/Loom/ModuleTarget.h"
+
+using namespace mlir;
+using namespace loom;
+
+FailureOr<TargetAttr> loom::getOrSetModuleTarget(ModuleOp module,
+                                                 StringRef slice,
+                                                 StringRef passName) {
+  auto target = module->getAttrOfType<TargetAttr>("loom.target");
+  if (target)
+    return target;
+  if (slice.empty()) {
+    module.emitError() << passName
+                       << " needs a target: add 'loom.target = "
+                          "#loom.target<\"tpu-v5e\", shape = [2, 2]>' to the "
+                          "module, import with --target, or pass "
+                          "slice=<name>";
+    return failure();
+  }
+  auto [desc, sliceDesc] = lookupSlice(slice);
+  if (!desc) {
+    module.emitError() << "unknown slice '" << slice
+                       << "'; tpu-v5e has: "
+                       << lookupTarget("tpu-v5e")->listSlices();
+    return failure();
+  }
+  target = TargetAttr::get(module.getContext(), desc->name, sliceDesc->shape);
+  module->setAttr("loom.target", target);
+  return target;
+}
