@@ -1,0 +1,65 @@
+// RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-shard-heads=tp=4
+// RUN: not loom-opt %s -split-input-file --loom-shard-heads=tp=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=2 sequence-parallel=true" 2>&1 | FileCheck %s --check-prefix=SP
+
+// ZERO: error: tp must be at least 1, got 0; valid degrees on v5e-16: 1, 2, 3, 6
+// SP: error: cannot split 2 ways: sequence parallelism splits the sequence of 9 tokens, which is not divisible by tp = 2; valid tensor-parallel degrees on v5e-16: 1, 3
+
+// Six heads do not split four ways.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+  func.func @heads(%x: tensor<1x9x384xbf16>) -> tensor<1x9x384xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x9x384xbf16>) -> tensor<1x9x384xbf16> {
+    ^bb0(%in: tensor<1x9x384xbf16>):
+      %q = loom.linear q %in : tensor<1x9x384xbf16> -> tensor<1x9x384xbf16>
+      %k = loom.linear k %in : tensor<1x9x384xbf16> -> tensor<1x9x384xbf16>
+      %v = loom.linear v %in : tensor<1x9x384xbf16> -> tensor<1x9x384xbf16>
+      // expected-error @+1 {{cannot split 4 ways: 6 attention heads are not divisible by tp = 4; valid tensor-parallel degrees on v5e-16: 1, 2, 3, 6}}
+      %a = loom.attention %q, %k, %v {heads = 6, kv_heads = 6, head_dim = 64, causal} : tensor<1x9x384xbf16>, tensor<1x9x384xbf16> -> tensor<1x9x384xbf16>
+      %o = loom.linear o %a : tensor<1x9x384xbf16> -> tensor<1x9x384xbf16>
+      loom.yield %o : tensor<1x9x384xbf16>
+    }
+    return %y : tensor<1x9x384xbf16>
+  }
+}
+
+// -----
+
+// Twelve query heads split four ways, but six KV heads neither split nor
+// replicate evenly.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+  func.func @kv(%q: tensor<1x8x768xbf16>, %k: tensor<1x8x384xbf16>) -> tensor<1x8x768xbf16> {
+    // expected-error @+1 {{cannot split 4 ways: 6 KV heads can be neither split nor replicated evenly over tp = 4; valid tensor-parallel degrees on v5e-16: 1, 2, 3, 6, 12}}
+    %a = loom.attention %q, %k, %k {heads = 12, kv_heads = 6, head_dim = 64, causal} : tensor<1x8x768xbf16>, tensor<1x8x384xbf16> -> tensor<1x8x768xbf16>
+    return %a : tensor<1x8x768xbf16>
+  }
+}
+
+// -----
+
+// An MLP 102 wide does not split four ways.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+  func.func @ffn(%x: tensor<1x8x64xbf16>) -> tensor<1x8x102xbf16> {
+    // expected-error @+1 {{cannot split 4 ways: output width 102 of this gate projection is not divisible by tp = 4; valid tensor-parallel degrees on v5e-16: 1, 2, 3, 6}}
+    %g = loom.linear gate %x : tensor<1x8x64xbf16> -> tensor<1x8x102xbf16>
+    return %g : tensor<1x8x102xbf16>
+  }
+}
+
+// -----
+
+// One chip cannot hold a group of four.
+// expected-error @+1 {{tp = 4 needs more chips than v5e-1 has (1); valid degrees: 1}}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [1, 1]>} {
+}
+
+// -----
+
+// expected-error @+1 {{loom-shard-heads needs a target}}
+module {
+}
+
+// -----
+
+// expected-error @+1 {{the module is already sharded (loom.tp = 2 : i64)}}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>, loom.tp = 2 : i64} {
+}
