@@ -1,0 +1,53 @@
+//===- TokenSlicer.h - token slices for a pipeline (TeraPipe) ---*- C++ -*-===//
+//
+// TeraPipe (Li et al., "TeraPipe: Token-Level Pipeline Parallelism for
+// Training Large-Scale Language Models", ICML 2021, section 3.3): a causal
+// model's sequence is cut into slices l_1..l_M that flow through K stages.
+// Slice i costs t_i = t(l_i, l_1 + ... + l_{i-1}) on a stage (it attends to
+// everything before it), and the pipeline takes
+//     T = sum_i t_i + (K - 1) * max_i t_i.
+// For each candidate t_max (a value t(l, c) can take), a dynamic program
+// over prefixes finds the slicing with the least sum whose slices all cost
+// at most t_max, O(n^2) for n = L / granularity; the best T over the
+// candidates is optimal. Candidates are tried in increasing order and the
+// search stops once (K - 1) * t_max alone plus the least possible sum
+// exceeds the best T found.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PIPELINE_TOKENSLICER_H
+#define LOOM_PIPELINE_TOKENSLICER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace loom {
+
+/// Seconds for a slice of `length` tokens after `context` earlier tokens.
+using SliceCost = llvm::function_ref<double(int64_t length, int64_t context)>;
+
+struct Slicing {
+  llvm::SmallVector<int64_t> lengths;
+  double sum = 0, max = 0;
+  /// The pipeline's time: sum + (stages - 1) * max.
+  double total = 0;
+};
+
+/// Evaluates given slice lengths.
+Slicing evaluateSlicing(llvm::ArrayRef<int64_t> lengths, int64_t stages,
+                        SliceCost cost);
+
+/// TeraPipe's optimal slicing of `tokens` tokens (a multiple of
+/// `granularity`) into slices that are multiples of `granularity`.
+Slicing sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
+                    SliceCost cost);
+
+/// The best slicing into equal slices (any count that divides the tokens in
+/// multiples of `granularity`).
+Slicing bestUniformSlicing(int64_t tokens, int64_t granularity,
+                           int64_t stages, SliceCost cost);
+
+} // namespace loom
+
+#endif // LOOM_PIPELINE_TOKENSLICER_H

@@ -1,0 +1,186 @@
+//===- PipelineTest.cpp - layer partition and token slicing ---------------===//
+//
+// Both algorithms against exhaustive search on small cases, and TeraPipe's
+// properties on a causal cost.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Pipeline/LayerPartition.h"
+#include "loom/Pipeline/TokenSlicer.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+#include <random>
+
+using namespace loom;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Layer partition
+//===----------------------------------------------------------------------===//
+
+/// Every placement of the cuts, by brute force.
+std::optional<double> exhaustiveBottleneck(const PartitionProblem &p) {
+  int64_t L = p.layers.size(), K = p.stages;
+  std::optional<double> best;
+  std::vector<int64_t> first(K);
+  std::function<void(int64_t, int64_t)> place = [&](int64_t stage,
+                                                    int64_t begin) {
+    if (stage == K)
+      return;
+    first[stage] = begin;
+    if (stage == K - 1) {
+      Partition part = evaluatePartition(p, first);
+      for (double bytes : part.stageBytes)
+        if (bytes > p.capacity)
+          return;
+      if (!best || part.bottleneck < *best)
+        best = part.bottleneck;
+      return;
+    }
+    for (int64_t next = begin + 1; next <= L - (K - stage - 1); ++next) {
+      first[stage + 1] = next;
+      place(stage + 1, next);
+    }
+  };
+  if (K <= L)
+    place(0, 0);
+  return best;
+}
+
+TEST(LayerPartition, MatchesExhaustiveSearch) {
+  std::mt19937 rng(1234);
+  std::uniform_real_distribution<double> time(0.1, 10), bytes(1, 10);
+  int cases = 0, infeasible = 0;
+  for (int64_t L = 1; L <= 9; ++L)
+    for (int64_t K = 1; K <= std::min<int64_t>(L, 5); ++K)
+      for (int trial = 0; trial < 20; ++trial) {
+        PartitionProblem p;
+        p.stages = K;
+        for (int64_t i = 0; i < L; ++i)
+          p.layers.push_back({time(rng), bytes(rng)});
+        p.prologue = {time(rng) / 4, bytes(rng)};
+        p.epilogue = {time(rng) / 4, bytes(rng)};
+        p.perStageBytes = 1;
+        // From generous to too tight.
+        p.capacity = 2 + 60.0 * L / K / (1 + trial % 4);
+        std::optional<Partition> dp = partitionLayers(p);
+        std::optional<double> brute = exhaustiveBottleneck(p);
+        ASSERT_EQ(dp.has_value(), brute.has_value()) << L << " " << K;
+        if (dp) {
+          EXPECT_DOUBLE_EQ(dp->bottleneck, *brute) << L << " " << K;
+          for (double b : dp->stageBytes)
+            EXPECT_LE(b, p.capacity);
+        } else {
+          ++infeasible;
+        }
+        ++cases;
+      }
+  EXPECT_GT(cases, 500);
+  EXPECT_GT(infeasible, 0) << "some cases must exercise the memory limit";
+}
+
+TEST(LayerPartition, MoreStagesThanLayersOrNoFit) {
+  PartitionProblem p;
+  p.layers = {{1, 1}, {1, 1}};
+  p.capacity = 10;
+  p.stages = 3;
+  EXPECT_FALSE(partitionLayers(p));
+  p.stages = 2;
+  p.capacity = 0.5;
+  EXPECT_FALSE(partitionLayers(p));
+}
+
+TEST(LayerPartition, BalancesEqualLayers) {
+  PartitionProblem p;
+  p.layers.assign(80, {1.0, 1.0});
+  p.stages = 4;
+  p.capacity = 100;
+  std::optional<Partition> part = partitionLayers(p);
+  ASSERT_TRUE(part);
+  EXPECT_EQ(part->firstLayer, (llvm::SmallVector<int64_t>{0, 20, 40, 60}));
+  EXPECT_DOUBLE_EQ(part->bottleneck, 20);
+}
+
+//===----------------------------------------------------------------------===//
+// Token slicing
+//===----------------------------------------------------------------------===//
+
+/// A causal slice on a roofline: per-token matmul work that cannot go
+/// below the time to stream the weights, plus attention over the context.
+double causalCost(int64_t l, int64_t c) {
+  double matmul = std::max(2e-6 * l, 1.5e-4);
+  double attention = 4e-9 * (double(l) * c + double(l) * (l + 1) / 2);
+  return matmul + attention + 2e-5; // fixed per-slice overhead
+}
+
+/// Every composition of n units, by brute force.
+double exhaustiveTotal(int64_t n, int64_t granularity, int64_t stages,
+                       SliceCost cost) {
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<int64_t> lengths;
+  std::function<void(int64_t)> extend = [&](int64_t left) {
+    if (left == 0) {
+      best = std::min(best, evaluateSlicing(lengths, stages, cost).total);
+      return;
+    }
+    for (int64_t l = 1; l <= left; ++l) {
+      lengths.push_back(l * granularity);
+      extend(left - l);
+      lengths.pop_back();
+    }
+  };
+  extend(n);
+  return best;
+}
+
+TEST(TokenSlicer, MatchesExhaustiveSearch) {
+  for (int64_t n = 1; n <= 12; ++n)
+    for (int64_t stages : {1, 2, 4, 8}) {
+      Slicing dp = sliceTokens(n * 64, 64, stages, causalCost);
+      double brute = exhaustiveTotal(n, 64, stages, causalCost);
+      EXPECT_NEAR(dp.total, brute, 1e-12 * brute) << n << " " << stages;
+      int64_t covered = 0;
+      for (int64_t l : dp.lengths) {
+        EXPECT_EQ(l % 64, 0);
+        covered += l;
+      }
+      EXPECT_EQ(covered, n * 64);
+    }
+  // And on a cost that is not causal at all (random, fixed seed).
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0.5, 2);
+  std::vector<std::vector<double>> table(9, std::vector<double>(10));
+  for (auto &row : table)
+    for (double &v : row)
+      v = u(rng);
+  auto randomCost = [&](int64_t l, int64_t c) { return table[c][l] * l; };
+  for (int64_t stages : {1, 3, 6}) {
+    Slicing dp = sliceTokens(8, 1, stages, randomCost);
+    EXPECT_NEAR(dp.total, exhaustiveTotal(8, 1, stages, randomCost), 1e-12);
+  }
+}
+
+TEST(TokenSlicer, CausalSlicesDoNotGrowAlongTheSequence) {
+  for (int64_t stages : {2, 4, 8, 16}) {
+    Slicing dp = sliceTokens(2048, 16, stages, causalCost);
+    for (size_t i = 1; i < dp.lengths.size(); ++i)
+      EXPECT_LE(dp.lengths[i], dp.lengths[i - 1])
+          << "stages " << stages << ", slice " << i;
+  }
+}
+
+TEST(TokenSlicer, NeverWorseThanTheBestUniformSlicing) {
+  for (int64_t stages : {2, 4, 8}) {
+    Slicing dp = sliceTokens(2048, 16, stages, causalCost);
+    Slicing uniform = bestUniformSlicing(2048, 16, stages, causalCost);
+    EXPECT_LE(dp.total, uniform.total * (1 + 1e-12)) << stages;
+    // Causal costs reward shrinking slices: strictly better here.
+    EXPECT_LT(dp.total, uniform.total) << stages;
+  }
+}
+
+} // namespace
