@@ -62,4 +62,53 @@ def Loom_SplitAttr : AttrDef<Loom_Dialect, "Split"> {
   let genVerifyDecl = 1;
 }
 
+def Loom_PipelineMode : I32EnumAttr<"PipelineMode", "what the slices are", [
+    I32EnumAttrCase<"tokens", 0>, I32EnumAttrCase<"patches", 1>]> {
+  let cppNamespace = "::loom";
+  let genSpecializedAttr = 0;
+}
+
+class Loom_DefaultEnumParameter<EnumAttrInfo info, string value>
+    : EnumParameter<info> {
+  let defaultValue = value;
+}
+defvar Loom_DefaultTokens =
+    Loom_DefaultEnumParameter<Loom_PipelineMode, "::loom::PipelineMode::tokens">;
+
+def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
+  let mnemonic = "pipeline";
+  let summary = "The pipeline plan of a model function";
+  let description = [{
+    Set on the model's `func.func` as `loom.pipeline` by loom-partition-layers
+    (the stage count; each `loom.layer` carries its `stage`) and refined by
+    loom-split-tokens (the slices, in tokens, that flow through the stages
+    one after another).
+
+    `tokens` (the default): TeraPipe slices of a causal sequence; a slice
+    attends to the slices before it. `patches`: PipeFusion patches of a DiT
+    image, equal in size; from the first step after `warmup` synchronous
+    steps on, a stage attends over the previous step's (stale) K/V for the
+    patches it has not seen yet in this step, so patches stream through the
+    stages across `steps` denoising steps without a per-step barrier.
+
+    ```mlir
+    func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [640, 512, 480, 416]>}
+    func.func @dit_xl_2(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [256, 256, 256, 256], patches, steps = 50, warmup = 1>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$stages,
+                        ArrayRefParameter<"int64_t", "slice lengths">:$slices,
+                        Loom_DefaultTokens:$mode,
+                        DefaultValuedParameter<"int64_t", "0">:$steps,
+                        DefaultValuedParameter<"int64_t", "0">:$warmup);
+  let assemblyFormat = [{
+    `<` `stages` `=` $stages `,` `slices` `=` `[` $slices `]`
+    (`,` $mode^)? (`,` `steps` `=` $steps^)? (`,` `warmup` `=` $warmup^)? `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getTokens() const;
+  }];
+}
+
 #endif // LOOM_ATTRS_TD

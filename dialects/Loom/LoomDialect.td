@@ -30,6 +30,7 @@ def Loom_Dialect : Dialect {
     activations they produce.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
 }
 
 #endif // LOOM_DIALECT_TD

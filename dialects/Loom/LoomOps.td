@@ -81,7 +81,8 @@ def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
     gives its results. A layer is isolated from above, so the pipeline
     passes can move it to a stage without looking inside. `kind` names the
     block family (`llama`, `gpt`, `dit`, `pixart`, `mmdit`, `flux_double`,
-    `flux_single`); it is informative. Its costs are the sums of its body's.
+    `flux_single`); it is informative. `stage` is the pipeline stage that
+    loom-partition-layers put it on. Its costs are the sums of its body's.
 
     ```mlir
     %y = loom.layer 0 (%x) {kind = "llama"} : (tensor<1x2048x8192xbf16>) -> tensor<1x2048x8192xbf16> {
@@ -93,7 +94,8 @@ def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$index,
                        Variadic<Loom_Tensor>:$inputs,
-                       OptionalAttr<StrAttr>:$kind);
+                       OptionalAttr<StrAttr>:$kind,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$stage);
   let results = (outs Variadic<Loom_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -23,6 +24,14 @@ int main(int argc, char **argv) {
       registry);
   if (!loom::applyTargetCLOptions())
     return 1;
+  // Loom's remarks name the layer or stage they are about; a dump of the op
+  // under each (MLIR's default) buries them. --mlir-print-op-on-diagnostic
+  // brings it back.
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto *printOp = static_cast<llvm::cl::opt<bool> *>(
+      options.lookup("mlir-print-op-on-diagnostic"));
+  if (printOp && printOp->getNumOccurrences() == 0)
+    printOp->setValue(false);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, input, output, registry));
 }

@@ -96,4 +96,87 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
   ];
 }
 
+def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
+  let summary = "Cut the layers into contiguous pipeline stages";
+  let description = [{
+    Puts each `loom.layer` on a pipeline stage (its `stage` attribute):
+    contiguous runs of layers, minimising the slowest stage's estimated time
+    while every stage fits in one chip's HBM. The layer times come from the
+    shared cost model on the module's target (compute roofline plus the
+    layer's tensor-parallel collectives on the group's torus axes); a
+    stage's memory is its weights, KV cache (PipeFusion's stale K/V for
+    diffusion models) and its largest layer's activations. The algorithm is
+    an exact dynamic program (loom/Pipeline/LayerPartition.h).
+
+    Records `loom.pipeline = #loom.pipeline<stages = K, slices = [S]>` on
+    the model function (one slice until loom-split-tokens) and `loom.dp` on
+    the module. Composes with loom-shard-heads: tp x stages x data-parallel
+    must fit the target's chips.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"1",
+           "Pipeline stages">,
+    Option<"dataParallel", "data-parallel", "int64_t", /*default=*/"1",
+           "Data-parallel replicas of the whole pipeline">,
+    Option<"slice", "slice", "std::string", /*default=*/"\"\"",
+           "Slice to plan for when the module has no loom.target">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Report the stages as a remark">,
+  ];
+}
+
+def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
+  let summary = "Cut the sequence into slices that flow through the stages";
+  let description = [{
+    Chooses the slices of a pipelined model (after loom-partition-layers).
+
+    Causal decoders (TeraPipe, Li et al., ICML 2021): a slice costs more the
+    more context precedes it, t_i = t(l_i, l_1 + ... + l_{i-1}), from the
+    cost model; `slices=auto` finds the lengths minimising
+    sum(t_i) + (stages - 1) * max(t_i) by dynamic programming over candidate
+    values of max(t_i), in multiples of `granularity` tokens
+    (loom/Pipeline/TokenSlicer.h). The report compares it with the best
+    slicing into equal slices.
+
+    Diffusion transformers (PipeFusion, Wang et al. 2024): the image tokens
+    are cut into M equal patches; after `warmup-steps` synchronous steps a
+    stage attends over the previous step's stale K/V for the patches it has
+    not seen, so patches stream across steps with no per-step barrier.
+    `slices=auto` picks M minimising the estimated time of all steps; the
+    report gives the pipeline efficiency M*S / (M*S + stages - 1).
+
+    `slices=N` asks for N equal slices, `slices=640,512,480,416` for given
+    lengths.
+  }];
+  let options = [
+    Option<"slices", "slices", "std::string", /*default=*/"\"auto\"",
+           "auto, a count N, or comma-separated lengths">,
+    Option<"granularity", "granularity", "int64_t", /*default=*/"0",
+           "Slice lengths are multiples of this (0: 8 tokens or more, so "
+           "that there are at most 128 units)">,
+    Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"1",
+           "PipeFusion: synchronous denoising steps before patches stream">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Report the choice and its predicted time as a remark">,
+  ];
+}
+
+def CheckMemory : Pass<"loom-check-memory", "mlir::ModuleOp"> {
+  let summary = "Check that every stage fits in one chip's HBM";
+  let description = [{
+    For each pipeline stage (the whole model when there is no pipeline):
+    the weights of its layers (and of the ops before the first layer on
+    stage 0, after the last on the last stage), the KV cache (PipeFusion's
+    stale K/V for diffusion models), and the activations in flight (the
+    largest layer's intermediate results for the largest slice), per chip
+    of the tensor-parallel group, against the target's HBM capacity. A
+    stage that does not fit is an error at its first layer naming the
+    stage, the total and the largest items.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Report every stage's memory as a remark">,
+  ];
+}
+
 #endif // LOOM_TRANSFORMS_PASSES_TD

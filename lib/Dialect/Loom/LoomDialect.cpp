@@ -3,6 +3,7 @@
 #include "loom/Dialect/Loom/LoomDialect.h"
 #include "loom/Dialect/Loom/LoomOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -67,5 +68,103 @@ SplitAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (parts < 1 || replicas < 1)
     return emitError() << "split parts and replicas must be positive, got "
                        << parts << " and " << replicas;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PipelineAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                     int64_t stages, ArrayRef<int64_t> slices,
+                     PipelineMode mode, int64_t steps, int64_t warmup) {
+  if (stages < 1)
+    return emitError() << "a pipeline needs at least one stage, got "
+                       << stages;
+  if (slices.empty())
+    return emitError() << "a pipeline needs at least one slice";
+  for (auto [i, length] : llvm::enumerate(slices))
+    if (length < 1)
+      return emitError() << "slice #" << i << " has " << length
+                         << " tokens; slices must be non-empty";
+  if (mode == PipelineMode::patches && !llvm::all_equal(slices))
+    return emitError() << "PipeFusion patches must be equal in size";
+  if (steps < 0 || warmup < 0 || (steps > 0 && warmup > steps))
+    return emitError() << "warmup (" << warmup
+                       << ") must be between 0 and steps (" << steps << ")";
+  return success();
+}
+
+int64_t PipelineAttr::getTokens() const {
+  int64_t total = 0;
+  for (int64_t length : getSlices())
+    total += length;
+  return total;
+}
+
+int64_t loom::getPipelineTokens(Operation *func) {
+  int64_t tokens = 0;
+  func->walk([&](LayerOp layer) {
+    if (tokens || layer.getInputs().empty())
+      return;
+    auto type = cast<RankedTensorType>(layer.getInputs()[0].getType());
+    if (type.getRank() == 3)
+      tokens = type.getDimSize(1);
+  });
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  if (tokens && module && module->hasAttr("loom.sequence_parallel"))
+    if (auto tp = module->getAttrOfType<IntegerAttr>("loom.tp"))
+      tokens *= tp.getInt();
+  return tokens;
+}
+
+LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != "loom.pipeline")
+    return success();
+  auto pipeline = dyn_cast<PipelineAttr>(attr.getValue());
+  if (!pipeline)
+    return op->emitError() << "'loom.pipeline' must be a #loom.pipeline";
+  // Layers carry their stage: from 0 up, in order, every stage used.
+  int64_t expected = 0, layers = 0;
+  LogicalResult result = success();
+  op->walk([&](LayerOp layer) {
+    if (failed(result))
+      return;
+    ++layers;
+    std::optional<uint64_t> stage = layer.getStage();
+    if (!stage) {
+      result = layer.emitOpError()
+               << "of a pipelined function has no stage";
+      return;
+    }
+    int64_t s = *stage;
+    if (s != expected && s != expected + 1) {
+      result = layer.emitOpError()
+               << "is on stage " << s << " after a layer on stage " << expected
+               << "; stages must be contiguous and in order";
+      return;
+    }
+    if (s >= pipeline.getStages()) {
+      result = layer.emitOpError() << "is on stage " << s << " but the pipeline has "
+                                   << pipeline.getStages() << " stages";
+      return;
+    }
+    if (layers == 1 && s != 0) {
+      result = layer.emitOpError() << "the first layer must be on stage 0";
+      return;
+    }
+    expected = s;
+  });
+  if (failed(result))
+    return failure();
+  if (layers > 0 && expected != pipeline.getStages() - 1)
+    return op->emitError() << "'loom.pipeline' has " << pipeline.getStages()
+                           << " stages but the layers use " << expected + 1;
+  int64_t tokens = getPipelineTokens(op);
+  if (tokens && pipeline.getTokens() != tokens)
+    return op->emitError() << "the slices add up to " << pipeline.getTokens()
+                           << " tokens but the layers see " << tokens;
   return success();
 }

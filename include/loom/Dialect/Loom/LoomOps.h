@@ -22,4 +22,11 @@
 #define GET_OP_CLASSES
 #include "loom/Dialect/Loom/LoomOps.h.inc"
 
+namespace loom {
+/// The tokens a pipeline's slices cut for the model function `func`: its
+/// first layer's sequence, times tp under sequence parallelism (the layers
+/// then see a part of it). 0 when it has no layers.
+int64_t getPipelineTokens(mlir::Operation *func);
+} // namespace loom
+
 #endif // LOOM_DIALECT_LOOM_LOOMOPS_H

@@ -1,0 +1,96 @@
+//===- PipelineCost.h - what slices of a layer cost -------------*- C++ -*-===//
+//
+// The planner passes need a layer's time for slices of its sequence that
+// the IR does not hold (TeraPipe evaluates thousands of (length, context)
+// pairs). A LayerSliceCost reads the layer once and rescales each op the
+// way its cost depends on the tokens: token-wise work and traffic in
+// proportion to the slice, a causal attention by the query/key pairs the
+// slice visits plus the cached K/V it reads, a DiT attention over all of
+// the image's (partly stale) keys. Every op is then priced by the shared
+// CostModel (roofline with MXU padding; collectives on the tensor-parallel
+// group's torus axes), so at the full sequence it agrees with loom-estimate.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_TRANSFORMS_PIPELINECOST_H
+#define LOOM_TRANSFORMS_PIPELINECOST_H
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Target/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace loom {
+
+class LayerSliceCost {
+public:
+  /// `tokens` is the sequence the layer's ops see in full; `tpAxes` the
+  /// tensor-parallel group's axes for its collectives.
+  LayerSliceCost(LayerOp layer, const CostModel &model,
+                 llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens);
+
+  /// Seconds for a slice of `length` of the `tokens` after `context` earlier
+  /// ones (causal attention reads their cached K/V).
+  double seconds(int64_t length, int64_t context) const;
+
+private:
+  struct Term {
+    enum class Kind { Compute, CausalAttention, Collective } kind;
+    double flops = 0;          ///< MXU-padded, at the full sequence
+    double fixedBytes = 0;     ///< weights and other traffic a slice repeats
+    double tokenBytes = 0;     ///< traffic at the full sequence that scales
+    double pairFlops = 0;      ///< causal: FLOPs per query/key pair
+    double contextBytes = 0;   ///< causal: K/V bytes read per cached token
+    unsigned elementBits = 16;
+    CollectiveKind collective = CollectiveKind::AllReduce;
+  };
+  const CostModel &model;
+  llvm::SmallVector<GroupAxis> axes;
+  int64_t tokens;
+  llvm::SmallVector<Term> terms;
+};
+
+/// HBM a layer pins on its chip, by kind.
+struct LayerFootprint {
+  double weights = 0;
+  /// Causal attention's KV cache of the whole sequence, or with PipeFusion
+  /// (`patches`) the previous step's K/V of every token that a stage keeps
+  /// to attend to stale patches.
+  double kvCache = 0;
+  /// All intermediate results of one pass through the layer at the full
+  /// sequence: an upper bound of its live activations.
+  double workingSet = 0;
+};
+
+LayerFootprint layerFootprint(LayerOp layer, bool patches);
+
+/// A model function as the planner passes see it.
+struct ModelView {
+  mlir::func::FuncOp func;
+  llvm::SmallVector<LayerOp> layers;
+  /// The ops before the first layer and after the last: their weights and
+  /// estimated seconds.
+  double prologueWeights = 0, epilogueWeights = 0;
+  double prologueSeconds = 0, epilogueSeconds = 0;
+  /// A diffusion model (PipeFusion patches) rather than a causal decoder.
+  bool diffusion = false;
+  int64_t tp = 1;
+};
+
+/// The model function of `module` (the one with layers). Emits an error
+/// mentioning `passName` when there is none.
+mlir::FailureOr<ModelView> getModelView(mlir::ModuleOp module,
+                                        const CostModel &model,
+                                        llvm::StringRef passName);
+
+/// The axes of a `tp`-chip group on `slice` laid out with `stages` stages
+/// (the DeviceMesh's choice when the degrees fill the slice; a line of `tp`
+/// chips otherwise).
+llvm::SmallVector<GroupAxis> tensorParallelAxes(const TargetDesc &target,
+                                                const SliceDesc &slice,
+                                                int64_t tp, int64_t stages);
+
+} // namespace loom
+
+#endif // LOOM_TRANSFORMS_PIPELINECOST_H

@@ -1,0 +1,120 @@
+//===- CheckMemory.cpp - does every stage fit in HBM ----------------------===//
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "loom/Support/Quantity.h"
+#include "loom/Transforms/Passes.h"
+#include "loom/Transforms/PipelineCost.h"
+
+#include <fmt/format.h>
+
+namespace loom {
+#define GEN_PASS_DEF_CHECKMEMORY
+#include "loom/Transforms/Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+struct MemoryItem {
+  std::string what;
+  double bytes;
+};
+
+struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
+  using CheckMemoryBase::CheckMemoryBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> target =
+        getOrSetModuleTarget(module, "", "loom-check-memory");
+    if (failed(target))
+      return signalPassFailure();
+    const TargetDesc &desc = *target->getTargetDesc();
+    CostModel model(desc);
+    FailureOr<ModelView> view = getModelView(module, model, "loom-check-memory");
+    if (failed(view))
+      return signalPassFailure();
+
+    auto pipeline = view->func->getAttrOfType<PipelineAttr>("loom.pipeline");
+    int64_t stages = pipeline ? pipeline.getStages() : 1;
+    bool patches = pipeline ? pipeline.getMode() == PipelineMode::patches
+                            : view->diffusion;
+    // The largest slice's share of the sequence bounds a layer's live
+    // activations.
+    double fraction = 1;
+    if (pipeline)
+      fraction = double(*llvm::max_element(pipeline.getSlices())) /
+                 double(pipeline.getTokens());
+
+    bool failedAny = false;
+    for (int64_t s = 0; s < stages; ++s) {
+      SmallVector<LayerOp> layers;
+      for (LayerOp layer : view->layers)
+        if (static_cast<int64_t>(layer.getStage().value_or(0)) == s)
+          layers.push_back(layer);
+      double weights = 0, kv = 0, activations = 0, largestLayer = 0;
+      int64_t largestIndex = -1;
+      for (LayerOp layer : layers) {
+        LayerFootprint f = layerFootprint(layer, patches);
+        weights += f.weights;
+        kv += f.kvCache;
+        activations = std::max(activations, f.workingSet * fraction);
+        if (f.weights > largestLayer) {
+          largestLayer = f.weights;
+          largestIndex = layer.getIndex();
+        }
+      }
+      std::string range =
+          layers.empty() ? "no layers"
+                         : fmt::format("layers {}-{}", layers.front().getIndex(),
+                                       layers.back().getIndex());
+      SmallVector<MemoryItem> items = {
+          {"weights of " + range, weights},
+          {patches ? "stale K/V of the previous step" : "KV cache", kv},
+          {"activations in flight", activations}};
+      if (s == 0)
+        items.push_back({"embeddings and other ops before the first layer",
+                         view->prologueWeights});
+      if (s == stages - 1)
+        items.push_back({"final norm, head and other ops after the last layer",
+                         view->epilogueWeights});
+      double total = 0;
+      for (const MemoryItem &item : items)
+        total += item.bytes;
+      llvm::sort(items, [](const MemoryItem &a, const MemoryItem &b) {
+        return a.bytes > b.bytes;
+      });
+      std::string breakdown;
+      for (const MemoryItem &item : items)
+        if (item.bytes > 0)
+          breakdown += fmt::format("{}{} {}", breakdown.empty() ? "" : ", ",
+                                   item.what, formatQuantity(item.bytes, "B"));
+      Operation *anchor = layers.empty() ? view->func.getOperation()
+                                         : layers.front().getOperation();
+      if (total > desc.hbmBytes) {
+        anchor->emitError() << fmt::format(
+            "stage {} ({}) needs {} of HBM per chip, more than the {} of a "
+            "{} chip; largest items: {}{}",
+            s, range, formatQuantity(total, "B"),
+            formatQuantity(desc.hbmBytes, "B"), desc.name, breakdown,
+            largestIndex >= 0
+                ? fmt::format(" (largest layer: {} at {})", largestIndex,
+                              formatQuantity(largestLayer, "B"))
+                : "");
+        failedAny = true;
+      } else if (remarks) {
+        anchor->emitRemark() << fmt::format(
+            "stage {} ({}): {} of {} per chip ({:.0f}%): {}", s, range,
+            formatQuantity(total, "B"), formatQuantity(desc.hbmBytes, "B"),
+            100.0 * total / desc.hbmBytes, breakdown);
+      }
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace

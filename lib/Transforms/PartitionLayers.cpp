@@ -1,0 +1,126 @@
+//===- PartitionLayers.cpp - layers to pipeline stages --------------------===//
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "loom/Pipeline/LayerPartition.h"
+#include "loom/Support/Quantity.h"
+#include "loom/Transforms/Passes.h"
+#include "loom/Transforms/PipelineCost.h"
+
+#include <fmt/format.h>
+
+namespace loom {
+#define GEN_PASS_DEF_PARTITIONLAYERS
+#include "loom/Transforms/Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+struct PartitionLayersPass
+    : public loom::impl::PartitionLayersBase<PartitionLayersPass> {
+  using PartitionLayersBase::PartitionLayersBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> target =
+        getOrSetModuleTarget(module, slice, "loom-partition-layers");
+    if (failed(target))
+      return signalPassFailure();
+    const TargetDesc &desc = *target->getTargetDesc();
+    const SliceDesc &sliceDesc = *target->getSlice();
+    CostModel model(desc);
+    FailureOr<ModelView> view =
+        getModelView(module, model, "loom-partition-layers");
+    if (failed(view))
+      return signalPassFailure();
+
+    if (stages < 1 || dataParallel < 1) {
+      module.emitError() << "stages and data-parallel must be at least 1, got "
+                         << stages << " and " << dataParallel;
+      return signalPassFailure();
+    }
+    int64_t chips = view->tp * stages * dataParallel;
+    if (chips > sliceDesc.numChips()) {
+      module.emitError() << "tensor-parallel " << view->tp << " x stages "
+                         << stages << " x data-parallel " << dataParallel
+                         << " = " << chips << " chips, but " << sliceDesc.name
+                         << " has " << sliceDesc.numChips();
+      return signalPassFailure();
+    }
+    int64_t layers = view->layers.size();
+    if (stages > layers) {
+      view->func.emitError() << stages << " stages need at least " << stages
+                             << " layers; the model has " << layers;
+      return signalPassFailure();
+    }
+
+    SmallVector<GroupAxis> axes =
+        tensorParallelAxes(desc, sliceDesc, view->tp, stages);
+    int64_t tokens = getPipelineTokens(view->func);
+    PartitionProblem problem;
+    problem.stages = stages;
+    problem.capacity = desc.hbmBytes;
+    for (LayerOp layer : view->layers) {
+      LayerFootprint footprint = layerFootprint(layer, view->diffusion);
+      double seconds = LayerSliceCost(layer, model, axes, tokens).seconds(tokens, 0);
+      problem.layers.push_back({seconds, footprint.weights + footprint.kvCache});
+      problem.perStageBytes =
+          std::max(problem.perStageBytes, footprint.workingSet);
+    }
+    problem.prologue = {view->prologueSeconds, view->prologueWeights};
+    problem.epilogue = {view->epilogueSeconds, view->epilogueWeights};
+
+    std::optional<Partition> partition = partitionLayers(problem);
+    if (!partition) {
+      // Say how close the best unconstrained cut comes.
+      PartitionProblem unlimited = problem;
+      unlimited.capacity = std::numeric_limits<double>::infinity();
+      Partition best = *partitionLayers(unlimited);
+      double worst = *llvm::max_element(best.stageBytes);
+      view->func.emitError()
+          << "no cut of " << layers << " layers into " << stages
+          << " stages fits in " << formatQuantity(desc.hbmBytes, "B")
+          << " of HBM per chip: the fastest cut needs up to "
+          << formatQuantity(worst, "B")
+          << " on a stage; use more stages or tensor parallelism";
+      return signalPassFailure();
+    }
+
+    OpBuilder b(module.getContext());
+    for (int64_t s = 0; s < stages; ++s) {
+      int64_t end = s + 1 < stages ? partition->firstLayer[s + 1] : layers;
+      for (int64_t i = partition->firstLayer[s]; i < end; ++i)
+        view->layers[i].setStage(s);
+    }
+    int64_t steps = 0;
+    if (auto info = module->getAttrOfType<DictionaryAttr>("loom.model"))
+      if (auto attr = info.getAs<IntegerAttr>("steps"))
+        steps = attr.getInt();
+    view->func->setAttr(
+        "loom.pipeline",
+        PipelineAttr::get(module.getContext(), stages, {tokens},
+                          view->diffusion ? PipelineMode::patches
+                                          : PipelineMode::tokens,
+                          view->diffusion ? steps : 0, 0));
+    module->setAttr("loom.dp", b.getI64IntegerAttr(dataParallel));
+
+    if (remarks) {
+      InFlightDiagnostic remark = view->func.emitRemark();
+      remark << fmt::format("{} stages on {}; slowest stage {:.3f} ms",
+                            stages, sliceDesc.name,
+                            partition->bottleneck * 1e3);
+      for (int64_t s = 0; s < stages; ++s) {
+        int64_t end = s + 1 < stages ? partition->firstLayer[s + 1] : layers;
+        remark << fmt::format("; stage {}: layers {}-{}, {:.3f} ms, {}", s,
+                              partition->firstLayer[s], end - 1,
+                              partition->stageSeconds[s] * 1e3,
+                              formatQuantity(partition->stageBytes[s], "B"));
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,231 @@
+//===- SplitTokens.cpp - token slices and patches for the pipeline --------===//
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "loom/Pipeline/TokenSlicer.h"
+#include "loom/Transforms/Passes.h"
+#include "loom/Transforms/PipelineCost.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <fmt/format.h>
+
+namespace loom {
+#define GEN_PASS_DEF_SPLITTOKENS
+#include "loom/Transforms/Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+/// Seconds of a slice on the slowest stage: each stage runs its layers.
+class StageSliceCost {
+public:
+  StageSliceCost(const ModelView &view, const CostModel &model,
+                 ArrayRef<GroupAxis> axes, int64_t tokens, int64_t stages)
+      : stageLayers(stages) {
+    for (LayerOp layer : view.layers)
+      stageLayers[layer.getStage().value_or(0)].emplace_back(layer, model,
+                                                             axes, tokens);
+  }
+  double operator()(int64_t length, int64_t context) const {
+    double slowest = 0;
+    for (const auto &layers : stageLayers) {
+      double total = 0;
+      for (const LayerSliceCost &layer : layers)
+        total += layer.seconds(length, context);
+      slowest = std::max(slowest, total);
+    }
+    return slowest;
+  }
+
+private:
+  std::vector<std::vector<LayerSliceCost>> stageLayers;
+};
+
+struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
+  using SplitTokensBase::SplitTokensBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> target = getOrSetModuleTarget(module, "", "loom-split-tokens");
+    if (failed(target))
+      return signalPassFailure();
+    CostModel model(*target->getTargetDesc());
+    FailureOr<ModelView> view = getModelView(module, model, "loom-split-tokens");
+    if (failed(view))
+      return signalPassFailure();
+    func::FuncOp func = view->func;
+    auto pipeline = func->getAttrOfType<PipelineAttr>("loom.pipeline");
+    if (!pipeline) {
+      func.emitError() << "loom-split-tokens needs stages: run "
+                          "loom-partition-layers first";
+      return signalPassFailure();
+    }
+    int64_t stages = pipeline.getStages();
+    int64_t tokens = pipeline.getTokens();
+    SmallVector<GroupAxis> axes = tensorParallelAxes(
+        *target->getTargetDesc(), *target->getSlice(), view->tp, stages);
+    StageSliceCost cost(*view, model, axes, tokens, stages);
+
+    FailureOr<SmallVector<int64_t>> lengths =
+        pipeline.getMode() == PipelineMode::patches
+            ? choosePatches(func, pipeline, tokens, cost)
+            : chooseSlices(func, tokens, stages, cost);
+    if (failed(lengths))
+      return signalPassFailure();
+    int64_t warmup = pipeline.getMode() == PipelineMode::patches
+                         ? std::min<int64_t>(warmupSteps, pipeline.getSteps())
+                         : 0;
+    func->setAttr("loom.pipeline",
+                  PipelineAttr::get(module.getContext(), stages, *lengths,
+                                    pipeline.getMode(), pipeline.getSteps(),
+                                    warmup));
+  }
+
+  /// Parses `slices` into lengths, or returns empty for "auto"; diagnoses
+  /// lengths that cannot cut `tokens`.
+  FailureOr<SmallVector<int64_t>> requested(func::FuncOp func, int64_t tokens) {
+    SmallVector<int64_t> lengths;
+    StringRef text = StringRef(slices).trim();
+    if (text == "auto")
+      return lengths;
+    SmallVector<StringRef> parts;
+    text.split(parts, ',');
+    for (StringRef part : parts) {
+      int64_t value;
+      if (part.trim().getAsInteger(10, value)) {
+        func.emitError() << "slices must be 'auto', a count or comma-"
+                            "separated lengths; cannot read '"
+                         << part.trim() << "'";
+        return failure();
+      }
+      lengths.push_back(value);
+    }
+    if (lengths.size() == 1) {
+      int64_t count = lengths[0];
+      if (count < 1 || count > tokens) {
+        func.emitError() << "cannot cut " << tokens << " tokens into " << count
+                         << " slices: the count must be between 1 and the "
+                            "number of tokens";
+        return failure();
+      }
+      if (tokens % count != 0) {
+        func.emitError() << tokens << " tokens do not split into " << count
+                         << " equal slices; give the lengths instead";
+        return failure();
+      }
+      return SmallVector<int64_t>(count, tokens / count);
+    }
+    int64_t sum = 0;
+    for (auto [i, length] : llvm::enumerate(lengths)) {
+      if (length < 1) {
+        func.emitError() << "slice #" << i << " has " << length
+                         << " tokens; every slice needs at least one";
+        return failure();
+      }
+      sum += length;
+    }
+    if (sum != tokens) {
+      func.emitError() << "the slices add up to " << sum
+                       << " tokens, but the sequence has " << tokens;
+      return failure();
+    }
+    return lengths;
+  }
+
+  FailureOr<SmallVector<int64_t>> chooseSlices(func::FuncOp func,
+                                               int64_t tokens, int64_t stages,
+                                               const StageSliceCost &cost) {
+    FailureOr<SmallVector<int64_t>> given = requested(func, tokens);
+    if (failed(given))
+      return failure();
+    auto costFn = [&](int64_t l, int64_t c) { return cost(l, c); };
+    int64_t unit = granularity;
+    if (unit == 0) {
+      unit = 8;
+      while (tokens / unit > 128 || tokens % unit != 0)
+        unit += 8;
+      if (unit > tokens)
+        unit = 1;
+    } else if (unit < 1 || tokens % unit != 0) {
+      func.emitError() << "granularity " << granularity << " does not divide the "
+                       << tokens << "-token sequence";
+      return failure();
+    }
+    Slicing uniform = bestUniformSlicing(tokens, unit, stages, costFn);
+    Slicing chosen = given->empty() ? sliceTokens(tokens, unit, stages, costFn)
+                                    : evaluateSlicing(*given, stages, costFn);
+    if (report)
+      func.emitRemark() << fmt::format(
+          "TeraPipe: {} slices [{}] on {} stages, predicted {:.3f} ms "
+          "(sum {:.3f} ms + {} x max {:.3f} ms); best equal slicing: {} x {} "
+          "tokens, {:.3f} ms; {:.1f}% better",
+          chosen.lengths.size(), llvm::join(llvm::map_range(chosen.lengths, [](int64_t l) {
+            return std::to_string(l);
+          }), ", "),
+          stages, chosen.total * 1e3, chosen.sum * 1e3, stages - 1,
+          chosen.max * 1e3, uniform.lengths.size(), uniform.lengths.front(),
+          uniform.total * 1e3,
+          100.0 * (uniform.total - chosen.total) / uniform.total);
+    return chosen.lengths;
+  }
+
+  FailureOr<SmallVector<int64_t>> choosePatches(func::FuncOp func,
+                                                PipelineAttr pipeline,
+                                                int64_t tokens,
+                                                const StageSliceCost &cost) {
+    FailureOr<SmallVector<int64_t>> given = requested(func, tokens);
+    if (failed(given))
+      return failure();
+    if (!given->empty() && !llvm::all_equal(*given)) {
+      func.emitError() << "PipeFusion patches must be equal; got "
+                       << given->size() << " slices of different lengths";
+      return failure();
+    }
+    int64_t stages = pipeline.getStages();
+    int64_t steps = std::max<int64_t>(pipeline.getSteps(), 1);
+    if (warmupSteps < 0 || warmupSteps > steps) {
+      func.emitError() << "warmup-steps must be between 0 and the " << steps
+                       << " denoising steps, got " << warmupSteps;
+      return failure();
+    }
+    // Warm-up steps run each patch through all stages with a barrier at the
+    // step's end; after them patches stream across steps:
+    //   T(M) = W (M + K - 1) t + ((S - W) M + K - 1) t,  t = t(tokens / M).
+    auto total = [&](int64_t patches) {
+      double t = cost(tokens / patches, 0);
+      return warmupSteps * (patches + stages - 1) * t +
+             ((steps - warmupSteps) * patches + stages - 1) * t;
+    };
+    int64_t chosen = given->empty() ? 0 : given->size();
+    if (!chosen) {
+      double best = std::numeric_limits<double>::infinity();
+      for (int64_t m = 1; m <= tokens; ++m) {
+        if (tokens % m != 0 || tokens / m < 8)
+          continue;
+        double t = total(m);
+        if (t < best * (1 - 1e-9)) {
+          best = t;
+          chosen = m;
+        }
+      }
+    }
+    if (report) {
+      double m = chosen, s = steps;
+      func.emitRemark() << fmt::format(
+          "PipeFusion: {} patches of {} tokens on {} stages over {} steps "
+          "({} warm-up), predicted {:.3f} ms; pipeline efficiency "
+          "M*S/(M*S+K-1) = {:.1f}%; without patches (synchronous steps) "
+          "{:.3f} ms",
+          chosen, tokens / chosen, stages, steps, int64_t(warmupSteps),
+          total(chosen) * 1e3, 100.0 * m * s / (m * s + stages - 1),
+          steps * stages * cost(tokens, 0) * 1e3);
+    }
+    return SmallVector<int64_t>(chosen, tokens / chosen);
+  }
+};
+
+} // namespace
