@@ -37,6 +37,7 @@ struct PartitionLayersPass
     if (failed(view))
       return signalPassFailure();
 
+    int64_t stages = this->stages, dataParallel = this->dataParallel;
     if (stages < 1 || dataParallel < 1) {
       module.emitError() << "stages and data-parallel must be at least 1, got "
                          << stages << " and " << dataParallel;

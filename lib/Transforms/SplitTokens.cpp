@@ -151,7 +151,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       if (unit > tokens)
         unit = 1;
     } else if (unit < 1 || tokens % unit != 0) {
-      func.emitError() << "granularity " << granularity << " does not divide the "
+      func.emitError() << "granularity " << int64_t(granularity) << " does not divide the "
                        << tokens << "-token sequence";
       return failure();
     }
@@ -189,7 +189,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     int64_t steps = std::max<int64_t>(pipeline.getSteps(), 1);
     if (warmupSteps < 0 || warmupSteps > steps) {
       func.emitError() << "warmup-steps must be between 0 and the " << steps
-                       << " denoising steps, got " << warmupSteps;
+                       << " denoising steps, got " << int64_t(warmupSteps);
       return failure();
     }
     // Warm-up steps run each patch through all stages with a barrier at the

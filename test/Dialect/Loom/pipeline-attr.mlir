@@ -1,0 +1,97 @@
+// RUN: loom-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// CHECK: func.func @two(%{{.*}}) -> tensor<1x8x16xbf16> attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [5, 3]>}
+// CHECK: loom.layer 0({{.*}}) {stage = 0 : i64}
+// CHECK: loom.layer 1({{.*}}) {stage = 1 : i64}
+func.func @two(%x: tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16>
+    attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [5, 3]>} {
+  %a = loom.layer 0 (%x) {stage = 0} : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+  ^bb0(%in: tensor<1x8x16xbf16>):
+    loom.yield %in : tensor<1x8x16xbf16>
+  }
+  %b = loom.layer 1 (%a) {stage = 1} : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+  ^bb0(%in: tensor<1x8x16xbf16>):
+    loom.yield %in : tensor<1x8x16xbf16>
+  }
+  return %b : tensor<1x8x16xbf16>
+}
+
+// -----
+
+// CHECK: #loom.pipeline<stages = 4, slices = [256, 256], patches, steps = 50, warmup = 1>
+func.func @patches() attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [256, 256], patches, steps = 50, warmup = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the slices add up to 7 tokens but the layers see 8}}
+func.func @sum(%x: tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16>
+    attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [4, 3]>} {
+  %a = loom.layer 0 (%x) {stage = 0} : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+  ^bb0(%in: tensor<1x8x16xbf16>):
+    loom.yield %in : tensor<1x8x16xbf16>
+  }
+  return %a : tensor<1x8x16xbf16>
+}
+
+// -----
+
+func.func @gap(%x: tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16>
+    attributes {loom.pipeline = #loom.pipeline<stages = 3, slices = [8]>} {
+  %a = loom.layer 0 (%x) {stage = 0} : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+  ^bb0(%in: tensor<1x8x16xbf16>):
+    loom.yield %in : tensor<1x8x16xbf16>
+  }
+  // expected-error @+1 {{'loom.layer' op is on stage 2 after a layer on stage 0; stages must be contiguous and in order}}
+  %b = loom.layer 1 (%a) {stage = 2} : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+  ^bb0(%in: tensor<1x8x16xbf16>):
+    loom.yield %in : tensor<1x8x16xbf16>
+  }
+  return %b : tensor<1x8x16xbf16>
+}
+
+// -----
+
+func.func @unstaged(%x: tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16>
+    attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8]>} {
+  // expected-error @+1 {{'loom.layer' op of a pipelined function has no stage}}
+  %a = loom.layer 0 (%x) : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+  ^bb0(%in: tensor<1x8x16xbf16>):
+    loom.yield %in : tensor<1x8x16xbf16>
+  }
+  return %a : tensor<1x8x16xbf16>
+}
+
+// -----
+
+// expected-error @+1 {{'loom.pipeline' has 2 stages but the layers use 1}}
+func.func @unused(%x: tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16>
+    attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [8]>} {
+  %a = loom.layer 0 (%x) {stage = 0} : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+  ^bb0(%in: tensor<1x8x16xbf16>):
+    loom.yield %in : tensor<1x8x16xbf16>
+  }
+  return %a : tensor<1x8x16xbf16>
+}
+
+// -----
+
+// expected-error @+1 {{slice #1 has 0 tokens; slices must be non-empty}}
+func.func @zero() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8, 0]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{PipeFusion patches must be equal in size}}
+func.func @unequal() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [5, 3], patches, steps = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{warmup (5) must be between 0 and steps (4)}}
+func.func @warmup() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [4, 4], patches, steps = 4, warmup = 5>} {
+  return
+}
