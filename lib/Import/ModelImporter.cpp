@@ -132,7 +132,7 @@ public:
       YieldOp::create(b, loc, results);
     }
     auto op = LayerOp::create(b, loc, ValueRange(results).getTypes(), index,
-                              inputs, b.getStringAttr(kind));
+                              inputs, b.getStringAttr(kind), IntegerAttr());
     op.getBody().push_back(block.release());
     return SmallVector<Value>(op.getResults());
   }

@@ -5,6 +5,9 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Target/CostModel.h"
 #include "loom/Transforms/Passes.h"
+#include "loom/Transforms/PipelineCost.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <fmt/format.h>
 
@@ -29,9 +32,19 @@ struct EstimatePass : public loom::impl::EstimateBase<EstimatePass> {
       return signalPassFailure();
     TargetAttr target = *found;
     CostModel model(*target.getTargetDesc());
+    // A sharded module's collectives run on its tensor-parallel groups.
+    int64_t tp = 1, stages = 1;
+    if (auto attr = module->getAttrOfType<IntegerAttr>("loom.tp"))
+      tp = attr.getInt();
+    module.walk([&](func::FuncOp func) {
+      if (auto pipeline = func->getAttrOfType<PipelineAttr>("loom.pipeline"))
+        stages = pipeline.getStages();
+    });
+    SmallVector<GroupAxis> axes = tensorParallelAxes(
+        *target.getTargetDesc(), *target.getSlice(), tp, stages);
     Builder builder(&getContext());
     module.walk([&](LayerOp layer) {
-      double seconds = estimateTime(model, layer);
+      double seconds = estimateTime(model, layer, axes);
       layer->setAttr("loom.time_us", builder.getF64FloatAttr(seconds * 1e6));
       if (remarks) {
         CostOpInterface cost = layer;

@@ -5,7 +5,6 @@
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Target/DeviceMesh.h"
 
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace loom;
@@ -28,19 +27,11 @@ LayerSliceCost::LayerSliceCost(LayerOp layer, const CostModel &model,
     if (op.getNumResults() > 0)
       term.elementBits = 8 * getElementBytes(op.getResult(0).getType());
     double moved = cost.getBytesRead() + cost.getBytesWritten();
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp>(op)) {
+    if (std::optional<CollectiveWork> work = getCollectiveWork(&op)) {
       term.kind = Term::Kind::Collective;
-      term.collective =
-          TypeSwitch<Operation *, CollectiveKind>(&op)
-              .Case([](AllGatherOp) { return CollectiveKind::AllGather; })
-              .Case([](ReduceScatterOp) { return CollectiveKind::ReduceScatter; })
-              .Case([](AllToAllOp) { return CollectiveKind::AllToAll; })
-              .Default([](Operation *) { return CollectiveKind::AllReduce; });
-      // The whole array: the gathered result, or the reduced input.
-      double bytes = isa<AllGatherOp>(op) ? getTensorBytes(op.getResult(0).getType())
-                                          : getTensorBytes(op.getOperand(0).getType());
+      term.collective = work->kind;
       (isTokenTensor(op.getOperand(0).getType()) ? term.tokenBytes
-                                                 : term.fixedBytes) = bytes;
+                                                 : term.fixedBytes) = work->bytes;
       terms.push_back(term);
       continue;
     }

@@ -28,7 +28,8 @@ def Estimate : Pass<"loom-estimate", "mlir::ModuleOp"> {
     option) and gives every `loom.layer` a `loom.time_us` attribute: the
     estimated microseconds of the layer on one chip of the target, the sum
     over its ops of the roofline time of their MXU-padded FLOPs and HBM
-    bytes (see CostModel.h). With `remarks`, each layer also gets a remark
+    bytes, and in a sharded module of its collectives on the tensor-parallel
+    group's torus axes (see CostModel.h). With `remarks`, each layer also gets a remark
     saying whether it is compute- or memory-bound.
 
     Example:

@@ -1,0 +1,72 @@
+//===- PipelinePassesTest.cpp - the pipeline passes on real models --------===//
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModelCost.h"
+#include "loom/Import/ModelImporter.h"
+#include "loom/InitAll.h"
+#include "loom/Transforms/PipelineCost.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+OwningOpRef<ModuleOp> plan(MLIRContext &context, StringRef model,
+                           StringRef pipeline, ImportOptions options = {}) {
+  registerAllPasses();
+  OwningOpRef<ModuleOp> module = importModel(model, options, &context);
+  EXPECT_TRUE(module);
+  PassManager pm(&context);
+  EXPECT_TRUE(succeeded(parsePassPipeline(pipeline, pm)));
+  EXPECT_TRUE(succeeded(pm.run(*module)));
+  return module;
+}
+
+TEST(PipelinePasses, SliceCostAgreesWithTheEstimateAtTheFullSequence) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module =
+      plan(context, "llama-65b", "loom-shard-heads{tp=4 slice=v5e-16}");
+  auto target = (*module)->getAttrOfType<TargetAttr>("loom.target");
+  CostModel model(*target.getTargetDesc());
+  LayerOp layer;
+  module->walk([&](LayerOp op) {
+    if (!layer)
+      layer = op;
+  });
+  // The 4 chips of a tensor-parallel group as a 2x2 ring.
+  SmallVector<GroupAxis> axes = {{2, false}, {2, false}};
+  LayerSliceCost slices(layer, model, axes, 2048);
+  double full = slices.seconds(2048, 0);
+  EXPECT_NEAR(full, estimateTime(model, layer, axes), 1e-9 * full);
+  // The two all-reduces of 32 MiB cost something.
+  EXPECT_GT(full, estimateTime(model, layer, {}));
+  // A later slice of the same length costs more: it attends to more context.
+  EXPECT_GT(slices.seconds(512, 1536), slices.seconds(512, 0));
+  // Two halves cost about the full sequence (plus the weights read twice).
+  EXPECT_GT(slices.seconds(1024, 0) + slices.seconds(1024, 1024), full);
+}
+
+TEST(PipelinePasses, TeraPipeSlicesShrinkOnLlama65B) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module =
+      plan(context, "llama-65b",
+           "loom-shard-heads{tp=4 slice=v5e-16},loom-partition-layers{stages=4},"
+           "loom-split-tokens");
+  auto func = *module->getOps<func::FuncOp>().begin();
+  auto pipeline = func->getAttrOfType<PipelineAttr>("loom.pipeline");
+  ASSERT_TRUE(pipeline);
+  ArrayRef<int64_t> slices = pipeline.getSlices();
+  EXPECT_GT(slices.size(), 1u);
+  EXPECT_EQ(pipeline.getTokens(), 2048);
+  for (size_t i = 1; i < slices.size(); ++i)
+    EXPECT_LE(slices[i], slices[i - 1]) << "slice " << i;
+}
+
+} // namespace
