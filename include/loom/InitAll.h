@@ -9,6 +9,7 @@
 #define LOOM_INITALL_H
 
 #include "loom/Dialect/Loom/LoomDialect.h"
+#include "loom/Dialect/Sched/SchedOps.h"
 #include "loom/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,7 +20,8 @@ namespace loom {
 /// Adds Loom's dialects, and the upstream dialects Loom's IR uses, to
 /// `registry`.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<loom::LoomDialect, mlir::func::FuncDialect>();
+  registry.insert<loom::LoomDialect, loom::sched::SchedDialect,
+                  mlir::func::FuncDialect>();
 }
 
 /// Registers Loom's passes with the global pass registry (idempotent).

@@ -17,86 +17,105 @@ static bool isTokenTensor(Type type) {
 LayerSliceCost::LayerSliceCost(LayerOp layer, const CostModel &model,
                                ArrayRef<GroupAxis> tpAxes, int64_t tokens)
     : model(model), axes(tpAxes.begin(), tpAxes.end()), tokens(tokens) {
+  for (Operation &op : layer.getBody().front())
+    addOp(op);
+}
+
+LayerSliceCost::LayerSliceCost(ArrayRef<Operation *> ops, const CostModel &model,
+                               ArrayRef<GroupAxis> tpAxes, int64_t tokens)
+    : model(model), axes(tpAxes.begin(), tpAxes.end()), tokens(tokens) {
+  for (Operation *op : ops)
+    addOp(*op);
+}
+
+void LayerSliceCost::addOp(Operation &op) {
+  auto cost = dyn_cast<CostOpInterface>(op);
+  if (!cost || isa<YieldOp, LocalShardOp, LayerOp>(op))
+    return;
   int64_t tile = model.getTarget().mxuTile;
-  for (Operation &op : layer.getBody().front()) {
-    auto cost = dyn_cast<CostOpInterface>(op);
-    if (!cost || isa<YieldOp, LocalShardOp>(op))
-      continue;
-    Term term;
-    term.kind = Term::Kind::Compute;
-    if (op.getNumResults() > 0)
-      term.elementBits = 8 * getElementBytes(op.getResult(0).getType());
-    double moved = cost.getBytesRead() + cost.getBytesWritten();
-    if (std::optional<CollectiveWork> work = getCollectiveWork(&op)) {
-      term.kind = Term::Kind::Collective;
-      term.collective = work->kind;
-      (isTokenTensor(op.getOperand(0).getType()) ? term.tokenBytes
-                                                 : term.fixedBytes) = work->bytes;
-      terms.push_back(term);
-      continue;
-    }
-    if (auto attn = dyn_cast<AttentionOp>(op); attn && attn.getCausal()) {
-      // Per pair at the full sequence, then rescaled by the pairs a slice
-      // visits; the K/V of the context is read from the cache.
-      term.kind = Term::Kind::CausalAttention;
-      term.pairFlops =
-          double(cost.getPaddedFlops(tile)) / double(attn.getScorePairs());
-      int64_t batchTimesKV = getNumElements(attn.getK().getType()) /
-                             cast<RankedTensorType>(attn.getK().getType()).getDimSize(1);
-      term.contextBytes = 2.0 * batchTimesKV * getElementBytes(attn.getK().getType());
-      term.tokenBytes = getTensorBytes(op.getOperandTypes()) +
-                        getTensorBytes(op.getResultTypes());
-      terms.push_back(term);
-      continue;
-    }
-    term.flops = cost.getPaddedFlops(tile);
-    term.fixedBytes = cost.getParameterBytes();
-    bool tokenWise = llvm::any_of(op.getResultTypes(), isTokenTensor);
-    if (!tokenWise) {
-      // Per-sample work (adaLN vectors): every slice repeats it.
-      term.fixedBytes = moved;
-      term.flops = -term.flops; // marks "does not scale"
-    } else {
-      term.tokenBytes = moved - term.fixedBytes;
-      if (auto attn = dyn_cast<AttentionOp>(op)) {
-        // Full (DiT) or cross attention: a slice's queries meet all keys,
-        // whose K/V are read whole.
-        double kv = getTensorBytes(attn.getK().getType()) +
-                    getTensorBytes(attn.getV().getType());
-        term.fixedBytes = kv;
-        term.tokenBytes = moved - kv;
-      }
-    }
+  Term term;
+  term.kind = Term::Kind::Compute;
+  term.op = &op;
+  if (op.getNumResults() > 0)
+    term.elementBits = 8 * getElementBytes(op.getResult(0).getType());
+  double moved = cost.getBytesRead() + cost.getBytesWritten();
+  if (std::optional<CollectiveWork> work = getCollectiveWork(&op)) {
+    term.kind = Term::Kind::Collective;
+    term.collective = work->kind;
+    (isTokenTensor(op.getOperand(0).getType()) ? term.tokenBytes
+                                               : term.fixedBytes) = work->bytes;
     terms.push_back(term);
+    return;
+  }
+  if (auto attn = dyn_cast<AttentionOp>(op); attn && attn.getCausal()) {
+    // Per pair at the full sequence, then rescaled by the pairs a slice
+    // visits; the K/V of the context is read from the cache.
+    term.kind = Term::Kind::CausalAttention;
+    term.pairFlops =
+        double(cost.getPaddedFlops(tile)) / double(attn.getScorePairs());
+    auto kType = cast<RankedTensorType>(attn.getK().getType());
+    double kvPerToken = double(getNumElements(kType)) / kType.getDimSize(1);
+    term.contextBytes = 2.0 * kvPerToken * getElementBytes(kType);
+    term.tokenBytes = getTensorBytes(op.getOperandTypes()) +
+                      getTensorBytes(op.getResultTypes());
+    terms.push_back(term);
+    return;
+  }
+  term.flops = cost.getPaddedFlops(tile);
+  term.fixedBytes = cost.getParameterBytes();
+  if (!llvm::any_of(op.getResultTypes(), isTokenTensor)) {
+    // Per-sample work (adaLN vectors, embedders): every slice repeats it.
+    term.fixedBytes = moved;
+    term.scales = false;
+  } else if (auto attn = dyn_cast<AttentionOp>(op)) {
+    // Full (DiT) or cross attention: a slice's queries meet all keys, whose
+    // K/V are read whole.
+    double kv = getTensorBytes(attn.getK().getType()) +
+                getTensorBytes(attn.getV().getType());
+    term.fixedBytes = kv;
+    term.tokenBytes = moved - kv;
+  } else {
+    term.tokenBytes = moved - term.fixedBytes;
+  }
+  terms.push_back(term);
+}
+
+void LayerSliceCost::forEachWork(
+    int64_t length, int64_t context,
+    llvm::function_ref<void(const SliceWork &)> fn) const {
+  double fraction = double(length) / double(tokens);
+  for (const Term &term : terms) {
+    SliceWork work;
+    work.op = term.op;
+    work.elementBits = term.elementBits;
+    switch (term.kind) {
+    case Term::Kind::Collective:
+      work.collective = true;
+      work.kind = term.collective;
+      work.bytes = term.fixedBytes + term.tokenBytes * fraction;
+      break;
+    case Term::Kind::CausalAttention: {
+      double pairs = double(length) * context + double(length) * (length + 1) / 2;
+      work.flops = term.pairFlops * pairs;
+      work.bytes = term.tokenBytes * fraction + term.contextBytes * context;
+      break;
+    }
+    case Term::Kind::Compute:
+      work.flops = term.scales ? term.flops * fraction : term.flops;
+      work.bytes = term.fixedBytes + term.tokenBytes * fraction;
+      break;
+    }
+    fn(work);
   }
 }
 
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
-  double fraction = double(length) / double(tokens);
   double total = 0;
-  for (const Term &term : terms) {
-    switch (term.kind) {
-    case Term::Kind::Collective:
-      total += model.collectiveTime(term.collective, axes,
-                                    term.fixedBytes + term.tokenBytes * fraction);
-      break;
-    case Term::Kind::CausalAttention: {
-      double pairs = double(length) * context + double(length) * (length + 1) / 2;
-      total += model.computeTime(term.pairFlops * pairs,
-                                 term.tokenBytes * fraction +
-                                     term.contextBytes * context,
-                                 term.elementBits);
-      break;
-    }
-    case Term::Kind::Compute: {
-      double flops = term.flops < 0 ? -term.flops : term.flops * fraction;
-      total += model.computeTime(flops,
-                                 term.fixedBytes + term.tokenBytes * fraction,
-                                 term.elementBits);
-      break;
-    }
-    }
-  }
+  forEachWork(length, context, [&](const SliceWork &work) {
+    total += work.collective
+                 ? model.collectiveTime(work.kind, axes, work.bytes)
+                 : model.computeTime(work.flops, work.bytes, work.elementBits);
+  });
   return total;
 }
 

@@ -23,21 +23,43 @@
 
 namespace loom {
 
+/// The work of one op on one slice, as the cost model prices it.
+struct SliceWork {
+  mlir::Operation *op;
+  /// A collective of `kind` over the whole array of `bytes`; otherwise
+  /// compute of `flops` (MXU-padded) moving `bytes` through HBM.
+  bool collective = false;
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  double flops = 0, bytes = 0;
+  unsigned elementBits = 16;
+};
+
 class LayerSliceCost {
 public:
   /// `tokens` is the sequence the layer's ops see in full; `tpAxes` the
   /// tensor-parallel group's axes for its collectives.
   LayerSliceCost(LayerOp layer, const CostModel &model,
                  llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens);
+  /// The same for a run of ops outside the layers (prologue, epilogue).
+  LayerSliceCost(llvm::ArrayRef<mlir::Operation *> ops, const CostModel &model,
+                 llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens);
 
   /// Seconds for a slice of `length` of the `tokens` after `context` earlier
   /// ones (causal attention reads their cached K/V).
   double seconds(int64_t length, int64_t context) const;
 
+  /// Each op's work on that slice, in order.
+  void forEachWork(int64_t length, int64_t context,
+                   llvm::function_ref<void(const SliceWork &)> fn) const;
+
 private:
+  void addOp(mlir::Operation &op);
+
   struct Term {
     enum class Kind { Compute, CausalAttention, Collective } kind;
+    mlir::Operation *op = nullptr;
     double flops = 0;          ///< MXU-padded, at the full sequence
+    bool scales = true;        ///< flops scale with the slice
     double fixedBytes = 0;     ///< weights and other traffic a slice repeats
     double tokenBytes = 0;     ///< traffic at the full sequence that scales
     double pairFlops = 0;      ///< causal: FLOPs per query/key pair

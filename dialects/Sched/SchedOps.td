@@ -1,0 +1,147 @@
+//===- SchedOps.td - the sched dialect's ops ----------------*- tablegen -*-===//
+
+#ifndef SCHED_OPS_TD
+#define SCHED_OPS_TD
+
+include "Sched/SchedDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/RegionKindInterface.td"
+
+def Sched_TokenType : TypeDef<Sched_Dialect, "Token"> {
+  let mnemonic = "token";
+  let summary = "Completion of a task";
+}
+
+def Sched_CollectiveKind : I32EnumAttr<"CollectiveKind", "collective", [
+    I32EnumAttrCase<"all_reduce", 0>, I32EnumAttrCase<"all_gather", 1>,
+    I32EnumAttrCase<"reduce_scatter", 2>, I32EnumAttrCase<"all_to_all", 3>]> {
+  let cppNamespace = "::loom::sched";
+}
+
+def Sched_MemoryKind : I32EnumAttr<"MemoryKind", "what an allocation holds", [
+    I32EnumAttrCase<"weights", 0>, I32EnumAttrCase<"activations", 1>,
+    I32EnumAttrCase<"kv_cache", 2>]> {
+  let cppNamespace = "::loom::sched";
+}
+
+// The loom dialect's #loom.target (its ODS is not included, so that its
+// enums are not generated again here).
+def Sched_TargetAttr : Attr<CPred<"::llvm::isa<::loom::TargetAttr>($_self)">,
+                            "#loom.target"> {
+  let storageType = "::loom::TargetAttr";
+  let returnType = "::loom::TargetAttr";
+  let convertFromStorage = "$_self";
+}
+
+class Sched_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Sched_Dialect, mnemonic, traits>;
+
+def Sched_ProgramOp : Sched_Op<"program", [NoTerminator, SingleBlock,
+    IsolatedFromAbove]> {
+  let summary = "The programs of all chips of a slice";
+  let description = [{
+    Holds one `sched.chip` per chip with work. Verifies the program as a
+    whole: chip ids and peers inside the target's slice, every send matched
+    by one receive of the same bytes, every collective present on each chip
+    of its group with the same bytes, and no cycle through dependencies,
+    messages and each chip's in-order TensorCore.
+
+    ```mlir
+    sched.program {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+      sched.chip 0 {
+        %w = sched.alloc weights 1048576 "layer0"
+        %c = sched.compute "layer0.q" {bytes = 4096, flops = 65536, layer = 0, op = "loom.linear", slice = 0}
+        %s = sched.send to 1 deps(%c) {bytes = 4096, tag = 0}
+      }
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Sched_TargetAttr:$target);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+}
+
+def Sched_ChipOp : Sched_Op<"chip", [NoTerminator, SingleBlock,
+    HasParent<"ProgramOp">]> {
+  let summary = "What one chip runs, in order";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$id);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$id attr-dict-with-keyword $body";
+}
+
+class Sched_TaskOp<string mnemonic, list<Trait> traits = []>
+    : Sched_Op<mnemonic, !listconcat(traits, [HasParent<"ChipOp">])> {
+  let results = (outs Sched_TokenType:$done);
+}
+
+def Sched_ComputeOp : Sched_TaskOp<"compute"> {
+  let summary = "Work on the TensorCore";
+  let description = [{
+    `flops` and HBM `bytes` of one loom `op` of `layer` (-1 outside the
+    layers) on `slice` (a token slice or a PipeFusion patch; `step` for
+    diffusion steps). Compute tasks of a chip run one at a time, in order.
+  }];
+  let arguments = (ins StrAttr:$name, Variadic<Sched_TokenType>:$deps,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$flops,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
+                       StrAttr:$op, I64Attr:$layer, I64Attr:$slice,
+                       DefaultValuedAttr<I64Attr, "0">:$step);
+  let assemblyFormat = "$name (`deps` `(` $deps^ `)`)? attr-dict";
+}
+
+def Sched_SendOp : Sched_TaskOp<"send"> {
+  let summary = "Send bytes to a peer chip";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$to,
+                       Variadic<Sched_TokenType>:$deps,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$tag);
+  let assemblyFormat = "`to` $to (`deps` `(` $deps^ `)`)? attr-dict";
+}
+
+def Sched_RecvOp : Sched_TaskOp<"recv"> {
+  let summary = "Receive bytes from a peer chip";
+  let description = [{ Done when the matching send's bytes have arrived. }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$from,
+                       Variadic<Sched_TokenType>:$deps,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$tag);
+  let assemblyFormat = "`from` $from (`deps` `(` $deps^ `)`)? attr-dict";
+}
+
+def Sched_CollectiveOp : Sched_TaskOp<"collective"> {
+  let summary = "This chip's part in a collective over a group";
+  let description = [{
+    `bytes` as the cost model counts them: the whole gathered array for an
+    all-gather, the reduced input for a reduce-scatter or all-reduce, the
+    bytes each chip holds for an all-to-all. Every chip of `group` has a
+    collective with the same `tag`.
+  }];
+  let arguments = (ins Sched_CollectiveKind:$kind,
+                       Variadic<Sched_TokenType>:$deps,
+                       DenseI64ArrayAttr:$group,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$tag);
+  let assemblyFormat = "$kind (`deps` `(` $deps^ `)`)? attr-dict";
+}
+
+def Sched_AllocOp : Sched_TaskOp<"alloc"> {
+  let summary = "Reserve HBM";
+  let arguments = (ins Sched_MemoryKind:$what,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
+                       StrAttr:$name, Variadic<Sched_TokenType>:$deps);
+  let assemblyFormat = "$what $bytes $name (`deps` `(` $deps^ `)`)? attr-dict";
+}
+
+def Sched_FreeOp : Sched_TaskOp<"free"> {
+  let summary = "Release an allocation";
+  let arguments = (ins Sched_TokenType:$allocation,
+                       Variadic<Sched_TokenType>:$deps);
+  let assemblyFormat = "$allocation (`deps` `(` $deps^ `)`)? attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // SCHED_OPS_TD
