@@ -8,6 +8,7 @@
 #ifndef LOOM_INITALL_H
 #define LOOM_INITALL_H
 
+#include "loom/Conversion/Passes.h"
 #include "loom/Dialect/Loom/LoomDialect.h"
 #include "loom/Dialect/Sched/SchedOps.h"
 #include "loom/Transforms/Passes.h"
@@ -25,7 +26,10 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 /// Registers Loom's passes with the global pass registry (idempotent).
-inline void registerAllPasses() { loom::registerLoomPasses(); }
+inline void registerAllPasses() {
+  loom::registerLoomPasses();
+  loom::registerLoomConversionPasses();
+}
 
 } // namespace loom
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Target/TargetDesc.h"
+#include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -73,107 +74,10 @@ bool TargetDesc::axisWraps(llvm::ArrayRef<int64_t> slice, unsigned axis) const {
 
 namespace {
 
-/// A number as a user wrote it: integers without decimals.
-std::string showNumber(double value) {
-  if (value == static_cast<double>(static_cast<int64_t>(value)) &&
-      std::fabs(value) < 1e15)
-    return std::to_string(static_cast<int64_t>(value));
-  return llvm::formatv("{0:e}", value).str();
-}
-
-/// Walks the document, keeping the JSON path for messages; the first error
-/// wins and the rest of the walk is skipped.
-class Reader {
+/// The target file's reader: JsonReader plus its figures.
+class Reader : public JsonReader {
 public:
-  explicit Reader(llvm::StringRef fileName) : fileName(fileName) {}
-
-  bool failed() const { return !message.empty(); }
-  llvm::Error takeError() {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   fileName + ": " + message);
-  }
-  void fail(const std::string &path, const llvm::Twine &what) {
-    if (!failed())
-      message = path + ": " + what.str();
-  }
-
-  /// Checks that `object` has only `known` keys and all `required` ones.
-  void keys(const Object &object, const std::string &path,
-            llvm::ArrayRef<llvm::StringRef> known,
-            llvm::ArrayRef<llvm::StringRef> required) {
-    for (const auto &entry : object)
-      if (!llvm::is_contained(known, entry.first.str()))
-        fail(path + "." + entry.first.str(),
-             "unknown key (known here: " + llvm::join(known, ", ") + ")");
-    for (llvm::StringRef key : required)
-      if (!object.get(key))
-        fail(path + "." + key.str(), "missing required key");
-  }
-
-  const Object *object(const Value *value, const std::string &path) {
-    if (!value) {
-      fail(path, "missing required key");
-      return nullptr;
-    }
-    if (const Object *o = value->getAsObject())
-      return o;
-    fail(path, "must be an object");
-    return nullptr;
-  }
-
-  std::string string(const Object &o, llvm::StringRef key,
-                     const std::string &path) {
-    const Value *value = o.get(key);
-    if (!value) {
-      fail(path + "." + key.str(), "missing required key");
-      return "";
-    }
-    if (std::optional<llvm::StringRef> s = value->getAsString())
-      return s->str();
-    fail(path + "." + key.str(), "must be a string");
-    return "";
-  }
-
-  double positive(const Object &o, llvm::StringRef key,
-                  const std::string &path) {
-    const Value *value = o.get(key);
-    std::string at = path + "." + key.str();
-    if (!value) {
-      fail(at, "missing required key");
-      return 1;
-    }
-    std::optional<double> number = value->getAsNumber();
-    if (!number) {
-      fail(at, "must be a number");
-      return 1;
-    }
-    if (!(*number > 0)) {
-      fail(at, "must be positive, got " + showNumber(*number));
-      return 1;
-    }
-    return *number;
-  }
-
-  llvm::SmallVector<int64_t, 3> shape(const Object &o, llvm::StringRef key,
-                                      const std::string &path) {
-    llvm::SmallVector<int64_t, 3> dims;
-    std::string at = path + "." + key.str();
-    const Value *value = o.get(key);
-    const Array *array = value ? value->getAsArray() : nullptr;
-    if (!array || array->empty() || array->size() > 3) {
-      fail(at, "must be an array of 1 to 3 positive integers");
-      return {1};
-    }
-    for (auto [i, element] : llvm::enumerate(*array)) {
-      std::optional<int64_t> dim = element.getAsInteger();
-      if (!dim || *dim <= 0) {
-        fail(at + "[" + std::to_string(i) + "]", "must be a positive integer");
-        return {1};
-      }
-      dims.push_back(*dim);
-    }
-    return dims;
-  }
+  using JsonReader::JsonReader;
 
   /// A figure: {value, unit, source[, note]}, or a choice between variants
   /// {nominal, measured, assumed: figure; use: which; why: text}. Returns
@@ -236,8 +140,6 @@ private:
     return positive(o, "value", path);
   }
 
-  std::string fileName;
-  std::string message;
 };
 
 } // namespace

@@ -1,0 +1,25 @@
+//===- Passes.h - Loom conversions ------------------------------*- C++ -*-===//
+
+#ifndef LOOM_CONVERSION_PASSES_H
+#define LOOM_CONVERSION_PASSES_H
+
+#include "loom/Dialect/Sched/SchedOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace loom {
+
+#define GEN_PASS_DECL
+#include "loom/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "loom/Conversion/Passes.h.inc"
+
+/// Lowers `module` (a planned loom model) to a sched.program in place. The
+/// C++ entry point of convert-loom-to-sched.
+mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module);
+
+} // namespace loom
+
+#endif // LOOM_CONVERSION_PASSES_H

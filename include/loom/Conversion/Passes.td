@@ -1,0 +1,37 @@
+//===- Passes.td - Loom conversions -------------------------*- tablegen -*-===//
+
+#ifndef LOOM_CONVERSION_PASSES_TD
+#define LOOM_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertLoomToSched : Pass<"convert-loom-to-sched", "mlir::ModuleOp"> {
+  let summary = "Lower a planned loom model to per-chip sched programs";
+  let description = [{
+    Replaces the model function with a `sched.program`: for every chip of
+    every data-parallel replica, pipeline stage and tensor-parallel rank
+    (laid out by the DeviceMesh on the module's target), the ordered tasks
+    it runs.
+
+    - Per stage, slice and layer, a compute task per loom op (FLOPs and HBM
+      bytes of that op on that slice, from the shared cost model's slice
+      rescaling) and a collective task per loom collective over the stage's
+      tensor-parallel group.
+    - The activations of each slice are sent from a stage's chips to the
+      same ranks of the next stage.
+    - Weights (and KV caches, or PipeFusion's stale K/V) are allocated once
+      per chip; each slice's activations are allocated before its first
+      layer and freed after its last.
+    - Diffusion models run `steps` denoising steps of M patches: the last
+      stage sends each patch back to the first for the next step; the
+      first `warmup` steps end with a barrier (every patch of the step
+      returns before the next step starts), later steps stream.
+
+    Tasks of a slice depend on the previous one; a receive waits for
+    nothing, so it overlaps the previous slice's compute. Unsharded or
+    unpipelined modules lower too (tp 1, one stage, one slice).
+  }];
+  let dependentDialects = ["::loom::sched::SchedDialect"];
+}
+
+#endif // LOOM_CONVERSION_PASSES_TD

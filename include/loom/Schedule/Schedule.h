@@ -1,0 +1,77 @@
+//===- Schedule.h - the executable schedule file ----------------*- C++ -*-===//
+//
+// The versioned JSON document loom-translate writes and loom-sim runs
+// (docs/schedule-format.md), as plain data: the simulator reads it without
+// MLIR. Reading validates everything the simulator relies on and names the
+// JSON path of what is wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_SCHEDULE_SCHEDULE_H
+#define LOOM_SCHEDULE_SCHEDULE_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace loom::schedule {
+
+constexpr int64_t kFormatVersion = 1;
+
+enum class TaskKind { Compute, Send, Recv, Collective, Alloc, Free };
+enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll };
+enum class Memory { Weights, Activations, KVCache };
+
+llvm::StringRef name(TaskKind kind);
+llvm::StringRef name(Collective kind);
+llvm::StringRef name(Memory kind);
+
+struct Task {
+  TaskKind kind = TaskKind::Compute;
+  /// Indices of earlier tasks of the same chip that must finish first.
+  llvm::SmallVector<int64_t, 2> deps;
+  int64_t bytes = 0;
+  // Compute.
+  std::string name;
+  std::string op;
+  int64_t flops = 0;
+  int64_t layer = -1, slice = 0, step = 0;
+  // Send (peer = receiver), recv (peer = sender).
+  int64_t peer = -1;
+  int64_t tag = 0;
+  // Collective.
+  Collective collective = Collective::AllReduce;
+  llvm::SmallVector<int64_t, 4> group;
+  // Alloc (name, what, bytes) and free (alloc).
+  Memory what = Memory::Weights;
+  int64_t alloc = -1;
+};
+
+struct Chip {
+  int64_t id = 0;
+  std::vector<Task> tasks;
+};
+
+struct Schedule {
+  std::string targetName;
+  llvm::SmallVector<int64_t, 3> shape;
+  std::vector<Chip> chips;
+};
+
+/// Parses and validates a schedule document. Errors name `fileName` and the
+/// JSON path: wrong format or version, missing or unknown fields, negative
+/// sizes, unknown kinds, a dependency on a task that is not an earlier one
+/// of the same chip, a free of something that is not an allocation.
+llvm::Expected<Schedule> parseSchedule(llvm::StringRef json,
+                                       llvm::StringRef fileName);
+
+/// Writes `schedule` as the document parseSchedule reads; deterministic.
+void writeSchedule(const Schedule &schedule, llvm::raw_ostream &os);
+
+} // namespace loom::schedule
+
+#endif // LOOM_SCHEDULE_SCHEDULE_H

@@ -1,0 +1,367 @@
+//===- LoomToSched.cpp - planned loom model to per-chip programs ----------===//
+//
+// The pass description (Conversion/Passes.td) says what each chip runs. The
+// FLOPs and bytes of each task come from LayerSliceCost, the same slice
+// rescaling the planner passes price, so the simulator runs exactly the
+// work the planner estimated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Conversion/Passes.h"
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Sched/SchedOps.h"
+#include "loom/Target/DeviceMesh.h"
+#include "loom/Transforms/PipelineCost.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <map>
+
+namespace loom {
+#define GEN_PASS_DEF_CONVERTLOOMTOSCHED
+#include "loom/Conversion/Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::sched;
+
+namespace {
+
+int64_t toInt(double value) { return static_cast<int64_t>(std::llround(value)); }
+
+sched::CollectiveKind toSched(loom::CollectiveKind kind) {
+  switch (kind) {
+  case loom::CollectiveKind::AllGather:
+    return sched::CollectiveKind::all_gather;
+  case loom::CollectiveKind::ReduceScatter:
+    return sched::CollectiveKind::reduce_scatter;
+  case loom::CollectiveKind::AllReduce:
+    return sched::CollectiveKind::all_reduce;
+  case loom::CollectiveKind::AllToAll:
+    return sched::CollectiveKind::all_to_all;
+  }
+  return sched::CollectiveKind::all_reduce;
+}
+
+/// "layer3.linear.q": where a compute task came from.
+std::string taskName(StringRef where, Operation *op) {
+  std::string name = (where + "." + op->getName().stripDialect()).str();
+  if (auto linear = dyn_cast<LinearOp>(op))
+    name += "." + stringifyLinearRole(linear.getRole()).str();
+  return name;
+}
+
+/// One work unit flowing through the pipeline: a token slice, or a patch of
+/// a denoising step.
+struct Unit {
+  int64_t index;   ///< slice or patch
+  int64_t step;    ///< diffusion step (0 for tokens)
+  int64_t length;  ///< tokens
+  int64_t context; ///< tokens before it that it attends to causally
+};
+
+/// A stage's work, shared by all its tensor-parallel ranks.
+struct StagePlan {
+  SmallVector<LayerOp> layers;
+  std::vector<LayerSliceCost> costs;
+  double workingSet = 0;  ///< largest layer's intermediates at full length
+  double boundary = 0;    ///< bytes of the last layer's token results
+};
+
+class Lowering {
+public:
+  Lowering(ModuleOp module, TargetAttr target, ModelView view,
+           const CostModel &model)
+      : module(module), target(target), view(std::move(view)), model(model) {}
+
+  LogicalResult run() {
+    token = TokenType::get(module.getContext());
+    const TargetDesc &desc = *target.getTargetDesc();
+    const SliceDesc &slice = *target.getSlice();
+    tp = view.tp;
+    dp = 1;
+    if (auto attr = module->getAttrOfType<IntegerAttr>("loom.dp"))
+      dp = attr.getInt();
+    pipeline = view.func->getAttrOfType<PipelineAttr>("loom.pipeline");
+    stages = pipeline ? pipeline.getStages() : 1;
+    int64_t perReplica = tp * stages;
+    if (slice.numChips() % perReplica != 0 ||
+        dp * perReplica > slice.numChips())
+      return module.emitError()
+             << "tensor-parallel " << tp << " x stages " << stages
+             << " x data-parallel " << dp << " does not lay out on "
+             << slice.name << " (" << slice.numChips() << " chips)";
+    auto built = DeviceMesh::build(
+        desc, slice, {slice.numChips() / perReplica, stages, tp});
+    if (!built)
+      return module.emitError() << llvm::toString(built.takeError());
+    mesh.emplace(std::move(*built));
+
+    tokens = getPipelineTokens(view.func);
+    planStages();
+    buildUnits();
+
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    auto program = ProgramOp::create(b, view.func.getLoc(), target);
+    program.getBody().push_back(new Block);
+    // Chips in id order, so the program reads and serialises stably.
+    std::map<int64_t, ChipOp> chips;
+    for (int64_t d = 0; d < dp; ++d)
+      for (int64_t s = 0; s < stages; ++s)
+        for (int64_t r = 0; r < tp; ++r)
+          chips[chipId(d, s, r)];
+    OpBuilder pb = OpBuilder::atBlockEnd(&program.getBody().front());
+    for (auto &[id, chip] : chips) {
+      chip = ChipOp::create(pb, view.func.getLoc(), id);
+      chip.getBody().push_back(new Block);
+      builders.try_emplace(id, OpBuilder::atBlockEnd(&chip.getBody().front()));
+    }
+    for (int64_t d = 0; d < dp; ++d)
+      emitReplica(d);
+    view.func.erase();
+    return success();
+  }
+
+private:
+  int64_t chipId(int64_t d, int64_t s, int64_t r) const {
+    return mesh->chipId(mesh->chip(d, s, r));
+  }
+
+  void planStages() {
+    SmallVector<GroupAxis> axes; // pricing is the simulator's job here
+    plans.resize(stages);
+    for (LayerOp layer : view.layers) {
+      StagePlan &plan = plans[layer.getStage().value_or(0)];
+      plan.layers.push_back(layer);
+      plan.costs.emplace_back(layer, model, axes, tokens);
+      plan.workingSet = std::max(
+          plan.workingSet, layerFootprint(layer, patches()).workingSet);
+    }
+    for (StagePlan &plan : plans) {
+      plan.boundary = 0;
+      for (Value result : plan.layers.back().getResults())
+        if (cast<RankedTensorType>(result.getType()).getRank() == 3)
+          plan.boundary += getTensorBytes(result.getType());
+    }
+    SmallVector<Operation *> before, after;
+    bool seenLayer = false;
+    for (Operation &op : view.func.getBody().front()) {
+      if (isa<LayerOp>(op)) {
+        seenLayer = true;
+        continue;
+      }
+      (seenLayer ? after : before).push_back(&op);
+    }
+    prologue.emplace(before, model, axes, tokens);
+    epilogue.emplace(after, model, axes, tokens);
+    output = 0;
+    for (Type type : view.func.getResultTypes())
+      output += getTensorBytes(type);
+  }
+
+  bool patches() const {
+    return pipeline && pipeline.getMode() == PipelineMode::patches;
+  }
+
+  void buildUnits() {
+    SmallVector<int64_t> lengths =
+        pipeline ? SmallVector<int64_t>(pipeline.getSlices())
+                 : SmallVector<int64_t>{tokens};
+    int64_t steps = patches() ? std::max<int64_t>(pipeline.getSteps(), 1) : 1;
+    for (int64_t t = 0; t < steps; ++t) {
+      int64_t context = 0;
+      for (auto [i, length] : llvm::enumerate(lengths)) {
+        units.push_back({int64_t(i), t, length, patches() ? 0 : context});
+        context += length;
+      }
+    }
+  }
+
+  /// Emits `fn(builder, rank)` on every rank of (d, s); returns the tokens.
+  template <typename Fn>
+  SmallVector<Value> onRanks(int64_t d, int64_t s, Fn fn) {
+    SmallVector<Value> done;
+    for (int64_t r = 0; r < tp; ++r)
+      done.push_back(fn(builders.find(chipId(d, s, r))->second, r));
+    return done;
+  }
+
+  Location loc() { return view.func.getLoc(); }
+
+  void emitAllocations(int64_t d, int64_t s) {
+    const StagePlan &plan = plans[s];
+    auto alloc = [&](MemoryKind what, double bytes, const std::string &name) {
+      if (bytes <= 0)
+        return;
+      onRanks(d, s, [&](OpBuilder &b, int64_t) -> Value {
+        return AllocOp::create(b, loc(), token, what, toInt(bytes), name, ValueRange());
+      });
+    };
+    if (s == 0)
+      alloc(MemoryKind::weights, view.prologueWeights, "prologue.weights");
+    for (LayerOp layer : plan.layers) {
+      LayerFootprint f = layerFootprint(layer, patches());
+      std::string prefix = "layer" + std::to_string(layer.getIndex());
+      alloc(MemoryKind::weights, f.weights, prefix + ".weights");
+      alloc(MemoryKind::kv_cache, f.kvCache, prefix + ".kv");
+    }
+    if (s == stages - 1)
+      alloc(MemoryKind::weights, view.epilogueWeights, "epilogue.weights");
+  }
+
+  /// The tasks of `cost`'s ops on `unit`, each after the previous; returns
+  /// the last tokens.
+  SmallVector<Value> emitWork(int64_t d, int64_t s, const LayerSliceCost &cost,
+                              StringRef where, int64_t layer, const Unit &unit,
+                              SmallVector<Value> last) {
+    SmallVector<int64_t> group;
+    for (int64_t r = 0; r < tp; ++r)
+      group.push_back(chipId(d, s, r));
+    cost.forEachWork(unit.length, unit.context, [&](const SliceWork &work) {
+      int64_t tag = work.collective ? nextTag++ : 0;
+      std::string name = taskName(where, work.op);
+      last = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+        ValueRange deps = last[r] ? ValueRange(last[r]) : ValueRange();
+        if (work.collective)
+          return sched::CollectiveOp::create(b, loc(), token, toSched(work.kind), deps,
+                                             group, toInt(work.bytes), tag);
+        return ComputeOp::create(b, loc(), token, name, deps, toInt(work.flops),
+                                 toInt(work.bytes),
+                                 work.op->getName().getStringRef(), layer,
+                                 unit.index, unit.step);
+      });
+    });
+    return last;
+  }
+
+  void emitReplica(int64_t d) {
+    for (int64_t s = 0; s < stages; ++s)
+      emitAllocations(d, s);
+    // Tags of messages in flight: into stage s for the current unit, and
+    // patches returning to stage 0 for the next step.
+    std::map<std::pair<int64_t, int64_t>, int64_t> forward;
+    std::map<int64_t, int64_t> back; // patch -> tag (per rank: tag + r)
+    int64_t warmup = patches() ? pipeline.getWarmup() : 0;
+    int64_t patchCount = pipeline ? pipeline.getSlices().size() : 1;
+    for (const Unit &unit : units) {
+      double fraction = double(unit.length) / double(tokens);
+      for (int64_t s = 0; s < stages; ++s) {
+        const StagePlan &plan = plans[s];
+        SmallVector<Value> ready(tp);
+        if (s > 0) {
+          int64_t tag = forward[{s, unit.index}];
+          int64_t bytes = toInt(plans[s - 1].boundary * fraction);
+          ready = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+            return RecvOp::create(b, loc(), token, chipId(d, s - 1, r), ValueRange(),
+                                  bytes, tag + r);
+          });
+        } else if (unit.step > 0 && stages > 1) {
+          // The patch's previous-step output comes back from the last
+          // stage; during warm-up the whole previous step must be back.
+          bool barrier = unit.step - 1 < warmup;
+          SmallVector<int64_t> waitFor;
+          if (!barrier)
+            waitFor.push_back(unit.index);
+          else if (unit.index == 0)
+            for (int64_t p = 0; p < patchCount; ++p)
+              waitFor.push_back(p);
+          int64_t bytes = toInt(output * fraction);
+          for (int64_t p : waitFor) {
+            int64_t tag = back[p];
+            SmallVector<Value> got = onRanks(d, 0, [&](OpBuilder &b, int64_t r) -> Value {
+              return RecvOp::create(b, loc(), token, chipId(d, stages - 1, r),
+                                    ValueRange(), bytes, tag + r);
+            });
+            if (!barrier || p == 0)
+              ready = got;
+          }
+        }
+        int64_t actBytes = toInt(plan.workingSet * fraction);
+        SmallVector<Value> act = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+          SmallVector<Value> deps;
+          if (ready[r])
+            deps.push_back(ready[r]);
+          return AllocOp::create(b, loc(), token, MemoryKind::activations, actBytes,
+                                 "slice" + std::to_string(unit.index) +
+                                     ".activations",
+                                 deps);
+        });
+        SmallVector<Value> last = act;
+        if (s == 0)
+          last = emitWork(d, s, *prologue, "prologue", -1, unit, last);
+        for (auto [i, cost] : llvm::enumerate(plan.costs)) {
+          int64_t index = LayerOp(plan.layers[i]).getIndex();
+          last = emitWork(d, s, cost, "layer" + std::to_string(index), index,
+                          unit, last);
+        }
+        if (s == stages - 1)
+          last = emitWork(d, s, *epilogue, "epilogue", -1, unit, last);
+        bool lastStep = !patches() ||
+                        unit.step == std::max<int64_t>(pipeline.getSteps(), 1) - 1;
+        if (s + 1 < stages || (!lastStep && stages > 1)) {
+          bool wrap = s + 1 == stages;
+          int64_t tag = nextTag;
+          nextTag += tp;
+          int64_t to = wrap ? 0 : s + 1;
+          int64_t bytes =
+              toInt((wrap ? output : plan.boundary) * fraction);
+          last = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+            return SendOp::create(b, loc(), token, chipId(d, to, r), ValueRange(last[r]),
+                                  bytes, tag + r);
+          });
+          if (wrap)
+            back[unit.index] = tag;
+          else
+            forward[{s + 1, unit.index}] = tag;
+        }
+        onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+          return FreeOp::create(b, loc(), token, act[r], ValueRange(last[r]));
+        });
+      }
+    }
+  }
+
+  ModuleOp module;
+  TargetAttr target;
+  ModelView view;
+  const CostModel &model;
+  int64_t tp = 1, dp = 1, stages = 1, tokens = 0, nextTag = 0;
+  double output = 0;
+  PipelineAttr pipeline;
+  std::optional<DeviceMesh> mesh;
+  SmallVector<StagePlan> plans;
+  std::optional<LayerSliceCost> prologue, epilogue;
+  SmallVector<Unit> units;
+  llvm::DenseMap<int64_t, OpBuilder> builders;
+  Type token;
+};
+
+} // namespace
+
+LogicalResult loom::lowerToSchedule(ModuleOp module) {
+  auto target = module->getAttrOfType<TargetAttr>("loom.target");
+  if (!target)
+    return module.emitError()
+           << "convert-loom-to-sched needs the module's loom.target";
+  CostModel model(*target.getTargetDesc());
+  FailureOr<ModelView> view =
+      getModelView(module, model, "convert-loom-to-sched");
+  if (failed(view))
+    return failure();
+  return Lowering(module, target, std::move(*view), model).run();
+}
+
+namespace {
+struct ConvertLoomToSchedPass
+    : public loom::impl::ConvertLoomToSchedBase<ConvertLoomToSchedPass> {
+  void runOnOperation() override {
+    if (failed(lowerToSchedule(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace

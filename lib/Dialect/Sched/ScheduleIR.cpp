@@ -1,0 +1,185 @@
+//===- ScheduleIR.cpp - sched programs to and from schedule files ---------===//
+
+#include "loom/Dialect/Sched/ScheduleIR.h"
+
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::sched;
+namespace file = loom::schedule;
+
+static file::Collective toFile(sched::CollectiveKind kind) {
+  switch (kind) {
+  case sched::CollectiveKind::all_reduce:
+    return file::Collective::AllReduce;
+  case sched::CollectiveKind::all_gather:
+    return file::Collective::AllGather;
+  case sched::CollectiveKind::reduce_scatter:
+    return file::Collective::ReduceScatter;
+  case sched::CollectiveKind::all_to_all:
+    return file::Collective::AllToAll;
+  }
+  return file::Collective::AllReduce;
+}
+
+static sched::CollectiveKind fromFile(file::Collective kind) {
+  switch (kind) {
+  case file::Collective::AllReduce:
+    return sched::CollectiveKind::all_reduce;
+  case file::Collective::AllGather:
+    return sched::CollectiveKind::all_gather;
+  case file::Collective::ReduceScatter:
+    return sched::CollectiveKind::reduce_scatter;
+  case file::Collective::AllToAll:
+    return sched::CollectiveKind::all_to_all;
+  }
+  return sched::CollectiveKind::all_reduce;
+}
+
+static file::Memory toFile(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::weights:
+    return file::Memory::Weights;
+  case MemoryKind::activations:
+    return file::Memory::Activations;
+  case MemoryKind::kv_cache:
+    return file::Memory::KVCache;
+  }
+  return file::Memory::Weights;
+}
+
+static MemoryKind fromFile(file::Memory kind) {
+  switch (kind) {
+  case file::Memory::Weights:
+    return MemoryKind::weights;
+  case file::Memory::Activations:
+    return MemoryKind::activations;
+  case file::Memory::KVCache:
+    return MemoryKind::kv_cache;
+  }
+  return MemoryKind::weights;
+}
+
+file::Schedule sched::exportSchedule(ProgramOp program) {
+  file::Schedule out;
+  TargetAttr target = program.getTarget();
+  out.targetName = target.getName().str();
+  out.shape.assign(target.getShape().begin(), target.getShape().end());
+  for (auto chip : program.getBody().front().getOps<ChipOp>()) {
+    file::Chip c;
+    c.id = chip.getId();
+    llvm::DenseMap<Operation *, int64_t> index;
+    for (Operation &op : chip.getBody().front()) {
+      file::Task task;
+      for (Value dep : op.getOperands())
+        if (!isa<FreeOp>(op) || dep != op.getOperand(0))
+          task.deps.push_back(index.lookup(dep.getDefiningOp()));
+      TypeSwitch<Operation *>(&op)
+          .Case([&](ComputeOp o) {
+            task.kind = file::TaskKind::Compute;
+            task.name = o.getName().str();
+            task.op = o.getOp().str();
+            task.layer = o.getLayer();
+            task.slice = o.getSlice();
+            task.step = o.getStep();
+            task.flops = o.getFlops();
+            task.bytes = o.getBytes();
+          })
+          .Case([&](SendOp o) {
+            task.kind = file::TaskKind::Send;
+            task.peer = o.getTo();
+            task.tag = o.getTag();
+            task.bytes = o.getBytes();
+          })
+          .Case([&](RecvOp o) {
+            task.kind = file::TaskKind::Recv;
+            task.peer = o.getFrom();
+            task.tag = o.getTag();
+            task.bytes = o.getBytes();
+          })
+          .Case([&](sched::CollectiveOp o) {
+            task.kind = file::TaskKind::Collective;
+            task.collective = toFile(o.getKind());
+            task.group.assign(o.getGroup().begin(), o.getGroup().end());
+            task.tag = o.getTag();
+            task.bytes = o.getBytes();
+          })
+          .Case([&](AllocOp o) {
+            task.kind = file::TaskKind::Alloc;
+            task.what = toFile(o.getWhat());
+            task.name = o.getName().str();
+            task.bytes = o.getBytes();
+          })
+          .Case([&](FreeOp o) {
+            task.kind = file::TaskKind::Free;
+            task.alloc = index.lookup(o.getAllocation().getDefiningOp());
+          });
+      index[&op] = c.tasks.size();
+      c.tasks.push_back(std::move(task));
+    }
+    out.chips.push_back(std::move(c));
+  }
+  return out;
+}
+
+OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
+                                            MLIRContext *context,
+                                            Location loc) {
+  context->loadDialect<SchedDialect, LoomDialect>();
+  TargetAttr target = TargetAttr::getChecked(
+      [&] { return mlir::emitError(loc); }, context,
+      StringRef(schedule.targetName), ArrayRef<int64_t>(schedule.shape));
+  if (!target)
+    return nullptr;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
+  auto program = ProgramOp::create(b, loc, target);
+  program.getBody().push_back(new Block);
+  b.setInsertionPointToEnd(&program.getBody().front());
+  Type token = TokenType::get(context);
+  for (const file::Chip &chip : schedule.chips) {
+    auto chipOp = ChipOp::create(b, loc, chip.id);
+    chipOp.getBody().push_back(new Block);
+    OpBuilder cb = OpBuilder::atBlockEnd(&chipOp.getBody().front());
+    SmallVector<Value> tokens;
+    for (const file::Task &task : chip.tasks) {
+      SmallVector<Value> deps;
+      for (int64_t dep : task.deps)
+        deps.push_back(tokens[dep]);
+      Value done;
+      switch (task.kind) {
+      case file::TaskKind::Compute:
+        done = ComputeOp::create(cb, loc, token, task.name, deps, task.flops,
+                                 task.bytes, task.op, task.layer, task.slice,
+                                 task.step);
+        break;
+      case file::TaskKind::Send:
+        done = SendOp::create(cb, loc, token, task.peer, deps, task.bytes,
+                              task.tag);
+        break;
+      case file::TaskKind::Recv:
+        done = RecvOp::create(cb, loc, token, task.peer, deps, task.bytes,
+                              task.tag);
+        break;
+      case file::TaskKind::Collective:
+        done = sched::CollectiveOp::create(cb, loc, token, fromFile(task.collective),
+                                           deps, task.group, task.bytes,
+                                           task.tag);
+        break;
+      case file::TaskKind::Alloc:
+        done = AllocOp::create(cb, loc, token, fromFile(task.what), task.bytes,
+                               task.name, deps);
+        break;
+      case file::TaskKind::Free:
+        done = FreeOp::create(cb, loc, token, tokens[task.alloc], deps);
+        break;
+      }
+      tokens.push_back(done);
+    }
+  }
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}

@@ -1,0 +1,151 @@
+//===- JsonReader.cpp - strict JSON reading with located errors -----------===//
+
+#include "loom/Support/JsonReader.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace loom;
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+std::string loom::showNumber(double value) {
+  if (value == static_cast<double>(static_cast<int64_t>(value)) &&
+      std::fabs(value) < 1e15)
+    return std::to_string(static_cast<int64_t>(value));
+  return llvm::formatv("{0:e}", value).str();
+}
+
+llvm::Error JsonReader::takeError() const {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 fileName + ": " + message);
+}
+
+void JsonReader::fail(const std::string &path, const llvm::Twine &what) {
+  if (!failed())
+    message = path + ": " + what.str();
+}
+
+void JsonReader::keys(const Object &object, const std::string &path,
+                      llvm::ArrayRef<llvm::StringRef> known,
+                      llvm::ArrayRef<llvm::StringRef> required) {
+  // Sorted, so that the first unknown key reported does not depend on the
+  // hash order of the object.
+  llvm::SmallVector<std::string> present;
+  for (const auto &entry : object)
+    present.push_back(entry.first.str());
+  llvm::sort(present);
+  for (const std::string &key : present)
+    if (!llvm::is_contained(known, key))
+      fail(at(path, key),
+           "unknown key (known here: " + llvm::join(known, ", ") + ")");
+  for (llvm::StringRef key : required)
+    if (!object.get(key))
+      fail(at(path, key), "missing required key");
+}
+
+const Object *JsonReader::object(const Value *value, const std::string &path) {
+  if (!value) {
+    fail(path, "missing required key");
+    return nullptr;
+  }
+  if (const Object *o = value->getAsObject())
+    return o;
+  fail(path, "must be an object");
+  return nullptr;
+}
+
+const Array *JsonReader::array(const Value *value, const std::string &path) {
+  if (!value) {
+    fail(path, "missing required key");
+    return nullptr;
+  }
+  if (const Array *a = value->getAsArray())
+    return a;
+  fail(path, "must be an array");
+  return nullptr;
+}
+
+std::string JsonReader::string(const Object &o, llvm::StringRef key,
+                               const std::string &path) {
+  const Value *value = o.get(key);
+  if (!value) {
+    fail(at(path, key), "missing required key");
+    return "";
+  }
+  if (std::optional<llvm::StringRef> s = value->getAsString())
+    return s->str();
+  fail(at(path, key), "must be a string");
+  return "";
+}
+
+double JsonReader::positive(const Object &o, llvm::StringRef key,
+                            const std::string &path) {
+  const Value *value = o.get(key);
+  if (!value) {
+    fail(at(path, key), "missing required key");
+    return 1;
+  }
+  std::optional<double> number = value->getAsNumber();
+  if (!number) {
+    fail(at(path, key), "must be a number");
+    return 1;
+  }
+  if (!(*number > 0)) {
+    fail(at(path, key), "must be positive, got " + showNumber(*number));
+    return 1;
+  }
+  return *number;
+}
+
+int64_t JsonReader::integer(const Value &value, const std::string &path,
+                            int64_t min) {
+  std::optional<int64_t> number = value.getAsInteger();
+  if (!number) {
+    fail(path, "must be an integer");
+    return min;
+  }
+  if (*number < min) {
+    fail(path, "must be at least " + std::to_string(min) + ", got " +
+                   std::to_string(*number));
+    return min;
+  }
+  return *number;
+}
+
+int64_t JsonReader::integer(const Object &o, llvm::StringRef key,
+                            const std::string &path, int64_t min) {
+  const Value *value = o.get(key);
+  if (!value) {
+    fail(at(path, key), "missing required key");
+    return min;
+  }
+  return integer(*value, at(path, key), min);
+}
+
+llvm::SmallVector<int64_t, 3> JsonReader::shape(const Object &o,
+                                                llvm::StringRef key,
+                                                const std::string &path,
+                                                size_t maxSize) {
+  llvm::SmallVector<int64_t, 3> dims;
+  const Value *value = o.get(key);
+  const Array *list = value ? value->getAsArray() : nullptr;
+  if (!list || list->empty() || list->size() > maxSize) {
+    fail(at(path, key), "must be an array of 1 to " + std::to_string(maxSize) +
+                            " positive integers");
+    return {1};
+  }
+  for (auto [i, element] : llvm::enumerate(*list)) {
+    std::optional<int64_t> dim = element.getAsInteger();
+    if (!dim || *dim <= 0) {
+      fail(at(at(path, key), i), "must be a positive integer");
+      return {1};
+    }
+    dims.push_back(*dim);
+  }
+  return dims;
+}

@@ -1,0 +1,58 @@
+//===- loom-translate.cpp - sched programs to and from schedule files -----===//
+//
+// mlir-translate with Loom's translations:
+//   --sched-to-json  a module holding a sched.program -> the schedule file
+//   --json-to-sched  a schedule file -> the sched.program (validated)
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Sched/ScheduleIR.h"
+#include "loom/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+static void registerScheduleTranslations() {
+  TranslateFromMLIRRegistration toJson(
+      "sched-to-json", "write the sched.program as a schedule file",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        loom::sched::ProgramOp program;
+        op->walk([&](loom::sched::ProgramOp p) {
+          program = p;
+          return WalkResult::interrupt();
+        });
+        if (!program)
+          return op->emitError() << "no sched.program to write; lower a "
+                                    "planned model with convert-loom-to-sched";
+        loom::schedule::writeSchedule(loom::sched::exportSchedule(program), os);
+        return success();
+      },
+      [](DialectRegistry &registry) { loom::registerAllDialects(registry); });
+
+  TranslateToMLIRRegistration fromJson(
+      "json-to-sched", "read a schedule file into a sched.program",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context) -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        StringRef name = buffer->getBufferIdentifier();
+        auto parsed = loom::schedule::parseSchedule(buffer->getBuffer(), name);
+        Location loc = FileLineColLoc::get(context, name, 1, 1);
+        if (!parsed) {
+          emitError(loc) << llvm::toString(parsed.takeError());
+          return nullptr;
+        }
+        OwningOpRef<ModuleOp> module =
+            loom::sched::importSchedule(*parsed, context, loc);
+        return OwningOpRef<Operation *>(module.release());
+      },
+      [](DialectRegistry &registry) { loom::registerAllDialects(registry); });
+}
+
+int main(int argc, char **argv) {
+  registerScheduleTranslations();
+  return failed(mlirTranslateMain(argc, argv, "Loom translator"));
+}
