@@ -1,0 +1,103 @@
+// RUN: loom-opt %s -split-input-file -verify-diagnostics
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    // expected-error @+1 {{'sched.send' op has no matching sched.recv on chip 1 (tag 7)}}
+    %s = sched.send to 1 {bytes = 64, tag = 7}
+  }
+  sched.chip 1 {
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 1 {
+    // expected-error @+1 {{'sched.recv' op has no matching sched.send on chip 0 (tag 3)}}
+    %r = sched.recv from 0 {bytes = 64, tag = 3}
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %s = sched.send to 1 {bytes = 64, tag = 0}
+  }
+  sched.chip 1 {
+    // expected-error @+1 {{'sched.recv' op expects 32 bytes but the send carries 64}}
+    %r = sched.recv from 0 {bytes = 32, tag = 0}
+  }
+}
+
+// -----
+
+// Each chip waits for the other's message before sending its own.
+// expected-error @+1 {{'sched.program' op has a dependency cycle; blocked tasks: chip 0 recv from 1 (tag 1); chip 0 send to 1 (tag 0); chip 1 recv from 0 (tag 0); chip 1 send to 0 (tag 1)}}
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %r = sched.recv from 1 {bytes = 8, tag = 1}
+    %s = sched.send to 1 deps(%r) {bytes = 8, tag = 0}
+  }
+  sched.chip 1 {
+    %r = sched.recv from 0 {bytes = 8, tag = 0}
+    %s = sched.send to 0 deps(%r) {bytes = 8, tag = 1}
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  // expected-error @+1 {{'sched.chip' op chip 4 is outside v5e-4, which has 4 chips}}
+  sched.chip 4 {
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    // expected-error @+1 {{'sched.collective' op tag 5 runs on 1 chips but its group has 2}}
+    %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+  }
+  sched.chip 1 {
+    // expected-error @+1 {{'sched.collective' op disagrees with chip 0 on the kind, group or bytes of tag 5}}
+    %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 32, tag = 5}
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    // expected-error @+1 {{'sched.collective' op group member 9 is outside the 4-chip slice}}
+    %r = sched.collective all_gather {group = array<i64: 0, 9>, bytes = 64, tag = 5}
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %c = sched.compute "x" {flops = 1, bytes = 1, op = "loom.add", layer = 0, slice = 0}
+    // expected-error @+1 {{'sched.free' op frees a token that no sched.alloc produced}}
+    %f = sched.free %c
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    // expected-error @+1 {{'sched.send' op peer chip 0 must be another chip of the 4-chip slice}}
+    %s = sched.send to 0 {bytes = 1, tag = 0}
+  }
+}
