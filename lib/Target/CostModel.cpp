@@ -52,39 +52,46 @@ double CostModel::pointToPointTime(llvm::ArrayRef<int64_t> slice,
   return n * target.hopLatency + bytes / target.linkBandwidth;
 }
 
-double CostModel::collectiveTime(CollectiveKind kind,
-                                 llvm::ArrayRef<GroupAxis> axes,
-                                 double bytes) const {
-  int64_t members = 1, steps = 0;
-  double bandwidth = 0;
+bool CostModel::isRing(llvm::ArrayRef<GroupAxis> axes) {
+  int64_t members = 1, spanned = 0;
+  bool wraps = false;
   for (const GroupAxis &axis : axes) {
     if (axis.size <= 1)
       continue;
     members *= axis.size;
-    steps += axis.wraps ? axis.size / 2 : axis.size - 1;
-    bandwidth += (axis.wraps ? 2 : 1) * target.linkBandwidth;
+    ++spanned;
+    wraps = axis.wraps;
   }
-  if (members == 1)
+  // One wrapping axis closes through its wraparound link; a block of two or
+  // more axes with an even chip count has a Hamiltonian cycle of neighbours
+  // (the DeviceMesh orders ranks along it).
+  return (spanned == 1 && wraps) || (spanned >= 2 && members % 2 == 0);
+}
+
+double CostModel::collectiveTime(CollectiveKind kind,
+                                 llvm::ArrayRef<GroupAxis> axes,
+                                 double bytes) const {
+  int64_t n = 1;
+  for (const GroupAxis &axis : axes)
+    n *= std::max<int64_t>(axis.size, 1);
+  if (n == 1)
     return 0;
-  double latency = steps * target.hopLatency;
+  bool ring = isRing(axes);
+  double w = target.linkBandwidth, alpha = target.hopLatency;
   switch (kind) {
   case CollectiveKind::AllGather:
   case CollectiveKind::ReduceScatter:
-    return latency + (members - 1.0) / members * bytes / bandwidth;
+    // n - 1 steps; a ring sends half of each step's chunk each way, so every
+    // chip takes in data over two links; a line's end chips have one.
+    return (n - 1) * alpha + (n - 1.0) / n * bytes / ((ring ? 2 : 1) * w);
   case CollectiveKind::AllReduce:
     return 2 * collectiveTime(CollectiveKind::AllGather, axes, bytes);
-  case CollectiveKind::AllToAll: {
-    // Bisection bound per axis, axes in parallel: the slowest axis.
-    double slowest = 0;
-    for (const GroupAxis &axis : axes) {
-      if (axis.size <= 1)
-        continue;
-      double divisor = axis.wraps ? 8.0 : 4.0;
-      slowest = std::max(slowest, bytes * axis.size /
-                                      (divisor * target.linkBandwidth));
-    }
-    return latency + slowest;
+  case CollectiveKind::AllToAll:
+    // Every chip sends bytes/n straight to every other; the busiest link
+    // carries n^2/8 (ring, ties split both ways) or n^2/4 (line, the middle
+    // link) of those chunks. The farthest chunk crosses n/2 or n-1 links.
+    return (ring ? n / 2 : n - 1) * alpha +
+           bytes * n / ((ring ? 8.0 : 4.0) * w);
   }
-  }
-  return latency;
+  return 0;
 }

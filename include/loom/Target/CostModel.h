@@ -10,19 +10,23 @@
 // - Point to point: dimension-order routing on the torus (x first, then y);
 //   an axis's distance is min(d, n - d) when the axis wraps, d otherwise;
 //   time = hops * hop latency + bytes / link bandwidth.
-// - Collectives over a group spanning one or more torus axes (JAX team,
-//   "How to Scale Your Model", part 3 "Sharded Matrices", 2025): per axis a
-//   bidirectional ring when it wraps (2 links' bandwidth) or a line when it
-//   does not (1 link's); the axes run in parallel, so their bandwidths add.
-//   With V the bytes of the whole gathered array and N the group size:
-//     AllGather = ReduceScatter: steps * latency + (N-1)/N * V / W_group
+// - Collectives over a group of n chips laid out on one or more torus axes
+//   (JAX team, "How to Scale Your Model", part 3 "Sharded Matrices", 2025),
+//   run as n - 1 steps of a ring where the group's ranks close a cycle of
+//   neighbours (a wrapping axis, or a block of an even chip count), a line
+//   otherwise. Per step a chunk crosses one link (latency alpha); a ring
+//   sends half of it each way, so each chip takes in data over two links
+//   (bandwidth 2W), a line's end chips over one (W). With V the bytes of
+//   the whole gathered array:
+//     AllGather = ReduceScatter = (n - 1) alpha + (n - 1)/n * V / W_group
 //     AllReduce = ReduceScatter + AllGather
-//     AllToAll (V = bytes each chip holds): a bisection bound,
-//       steps * latency + V * n / (8 W) on a wrapped axis of n chips,
-//       V * n / (4 W) on a line.
-//   steps is the ring's step count: floor(n/2) on a bidirectional ring,
-//   n - 1 on a line, summed over axes. For small messages the latency term
-//   dominates (below ~45 kB per step on v5e), as the book observes.
+//     AllToAll (V = bytes each chip holds): every chip sends V/n straight
+//       to each other; the busiest link carries n^2/8 (ring) or n^2/4
+//       (line) such chunks: n/2 alpha + V n / (8 W), or
+//       (n - 1) alpha + V n / (4 W).
+//   For small messages the latency term dominates (below ~45 kB per step
+//   on v5e, as the book observes). loom-sim executes exactly these steps
+//   over the real links, so uncontended it agrees with these formulas.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +81,9 @@ public:
   /// described above (the whole gathered array; per-chip for AllToAll).
   double collectiveTime(CollectiveKind kind, llvm::ArrayRef<GroupAxis> axes,
                         double bytes) const;
+
+  /// Whether a group on `axes` runs its collectives as a ring (else a line).
+  static bool isRing(llvm::ArrayRef<GroupAxis> axes);
 
 private:
   const TargetDesc &target;
