@@ -1,0 +1,81 @@
+//===- Simulator.h - the discrete-event TPU pod simulator -------*- C++ -*-===//
+//
+// Executes a schedule file chip by chip and link by link:
+// - per chip a TensorCore that runs compute tasks one at a time in program
+//   order, each taking the shared cost model's roofline time, and
+//   communication that proceeds concurrently with it;
+// - HBM with capacity tracking (allocations and frees);
+// - per ICI link and direction, the target's bandwidth and hop latency;
+//   transfers sharing a link share its bandwidth equally (a fluid model:
+//   rates are recomputed whenever a transfer starts or ends), routed in
+//   dimension order over the torus with the target's wraparound rule;
+// - collectives executed as the ring or line steps of the cost model
+//   (CostModel.h) over the group's real links, and all-to-alls as direct
+//   transfers between every pair.
+// Deterministic: events are ordered by time, then by creation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_SIM_SIMULATOR_H
+#define LOOM_SIM_SIMULATOR_H
+
+#include "loom/Schedule/Schedule.h"
+#include "loom/Target/TargetDesc.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace loom::sim {
+
+/// What one task did, for traces: engine 0 is the TensorCore, 1 the ICI
+/// (sends and collectives), 2 receives waiting for their data.
+struct TraceEvent {
+  int32_t chip;
+  int32_t task;
+  uint8_t engine;
+  double start, end;
+};
+
+struct ChipStats {
+  int64_t id = 0;
+  double computeBusy = 0; ///< seconds the TensorCore ran
+  double flops = 0;
+  /// Seconds the TensorCore sat idle while a communication task of the chip
+  /// was in progress.
+  double exposedComm = 0;
+  double peakHbm = 0;
+  int64_t tasks = 0;
+};
+
+struct LinkStats {
+  int64_t from = 0, to = 0;
+  double bytes = 0;
+  double busy = 0; ///< seconds with at least one transfer on it
+};
+
+struct SimResult {
+  double makespan = 0;
+  std::vector<ChipStats> chips;
+  /// The links that carried anything, busiest first.
+  std::vector<LinkStats> links;
+  uint64_t events = 0;
+  std::vector<TraceEvent> trace;
+  /// Empty on success; otherwise the deadlock or HBM overflow that stopped
+  /// the run (the statistics cover what ran until then).
+  std::string failure;
+  double peakFlops = 0; ///< per chip, for MFU
+};
+
+/// Simulates `schedule` on `target`. Fails (naming the JSON path) when the
+/// schedule does not fit the target: an unknown slice, a chip or peer
+/// outside it, collectives of one tag that disagree. A deadlock or an HBM
+/// overflow is a SimResult with `failure` set.
+llvm::Expected<SimResult> simulate(const TargetDesc &target,
+                                   const schedule::Schedule &schedule,
+                                   bool recordTrace);
+
+} // namespace loom::sim
+
+#endif // LOOM_SIM_SIMULATOR_H

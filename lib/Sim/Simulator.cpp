@@ -1,0 +1,634 @@
+//===- Simulator.cpp - the discrete-event TPU pod simulator ---------------===//
+
+#include "loom/Sim/Simulator.h"
+
+#include "loom/Target/CostModel.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <tuple>
+
+using namespace loom;
+using namespace loom::sim;
+using schedule::Collective;
+using schedule::TaskKind;
+
+namespace {
+
+constexpr int32_t kNone = -1;
+
+struct Task {
+  const schedule::Task *spec;
+  int32_t chip;      ///< index into chips
+  int32_t local;     ///< index within its chip
+  int32_t waiting;   ///< unfinished dependencies
+  bool ready = false, done = false;
+  double start = -1;
+  int32_t partner = kNone;    ///< send <-> recv
+  int32_t collective = kNone; ///< instance
+};
+
+struct Flow {
+  llvm::SmallVector<int32_t, 4> links;
+  double remaining, rate = 0, updated = 0, latency;
+  uint32_t version = 0;
+  bool active = true;
+  enum class Owner { Message, Step } owner;
+  int32_t id; ///< send task, or collective instance
+};
+
+struct Link {
+  llvm::SmallVector<int32_t, 4> flows;
+  double bytes = 0, busy = 0, since = 0;
+};
+
+struct Instance {
+  llvm::SmallVector<int32_t, 8> members; ///< tasks, in group order
+  llvm::SmallVector<int64_t, 8> group;   ///< chip ids
+  Collective kind;
+  double bytes;
+  int32_t arrived = 0, step = 0, steps = 0, pending = 0;
+  bool ring = false;
+};
+
+struct ChipState {
+  int64_t id;
+  llvm::SmallVector<int32_t> computes; ///< compute tasks in program order
+  size_t next = 0;
+  bool busy = false;
+  int32_t activeComm = 0;
+  double touched = 0;
+  double hbm = 0;
+  ChipStats stats;
+};
+
+struct Event {
+  double time;
+  uint64_t seq;
+  enum class Kind : uint8_t { ComputeDone, FlowDone, Arrive } kind;
+  int32_t a;
+  uint32_t b;
+  bool operator>(const Event &other) const {
+    return std::tie(time, seq) > std::tie(other.time, other.seq);
+  }
+};
+
+class Engine {
+public:
+  Engine(const TargetDesc &target, const SliceDesc &slice,
+         const schedule::Schedule &schedule, bool recordTrace)
+      : target(target), model(target), slice(slice), schedule(schedule),
+        recordTrace(recordTrace) {}
+
+  llvm::Error load();
+  SimResult run();
+
+private:
+  // Topology.
+  int64_t numChips() const { return slice.numChips(); }
+  llvm::SmallVector<int64_t, 3> coords(int64_t id) const {
+    llvm::SmallVector<int64_t, 3> c(slice.shape.size());
+    for (int64_t axis = slice.shape.size() - 1; axis >= 0; --axis) {
+      c[axis] = id % slice.shape[axis];
+      id /= slice.shape[axis];
+    }
+    return c;
+  }
+  int64_t idOf(llvm::ArrayRef<int64_t> c) const {
+    int64_t id = 0;
+    for (size_t axis = 0; axis < c.size(); ++axis)
+      id = id * slice.shape[axis] + c[axis];
+    return id;
+  }
+  int32_t linkId(int64_t chip, size_t axis, int dir) const {
+    return chip * 2 * slice.shape.size() + 2 * axis + (dir < 0 ? 1 : 0);
+  }
+  void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int32_t> &path) const;
+  int64_t hops(int64_t from, int64_t to) const {
+    llvm::SmallVector<int32_t, 8> path;
+    route(from, to, path);
+    return path.size();
+  }
+
+  void push(double time, Event::Kind kind, int32_t a, uint32_t b = 0) {
+    queue.push({time, seq++, kind, a, b});
+  }
+  void touch(ChipState &chip) {
+    if (chip.activeComm > 0 && !chip.busy)
+      chip.stats.exposedComm += now - chip.touched;
+    chip.touched = now;
+  }
+  void commBegin(int32_t chip) {
+    touch(chips[chip]);
+    ++chips[chip].activeComm;
+  }
+  void commEnd(int32_t chip) {
+    touch(chips[chip]);
+    --chips[chip].activeComm;
+  }
+
+  void onReady(int32_t t);
+  void finish(int32_t t, uint8_t engine);
+  void advance(int32_t chip);
+  void startFlow(int64_t from, int64_t to, double bytes, Flow::Owner owner,
+                 int32_t id);
+  void rerate(int32_t link);
+  void endFlow(int32_t f);
+  void arrive(const Flow &flow);
+  void startStep(int32_t instance);
+  std::string describe(int32_t t) const;
+
+  const TargetDesc &target;
+  CostModel model;
+  const SliceDesc &slice;
+  const schedule::Schedule &schedule;
+  bool recordTrace;
+
+  std::vector<Task> tasks;
+  std::vector<int32_t> dependentsStart, dependents; // CSR
+  std::vector<ChipState> chips;
+  std::vector<Flow> flows;
+  std::vector<Link> links;
+  std::vector<Instance> instances;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue;
+  uint64_t seq = 0, events = 0;
+  double now = 0;
+  std::string failure;
+  std::vector<TraceEvent> trace;
+  size_t finished = 0;
+};
+
+void Engine::route(int64_t from, int64_t to,
+                   llvm::SmallVectorImpl<int32_t> &path) const {
+  llvm::SmallVector<int64_t, 3> at = coords(from), dest = coords(to);
+  for (size_t axis = 0; axis < at.size(); ++axis) {
+    int64_t n = slice.shape[axis];
+    int64_t forward = ((dest[axis] - at[axis]) % n + n) % n;
+    if (forward == 0)
+      continue;
+    int dir = 1, steps = forward;
+    if (target.axisWraps(slice.shape, axis)) {
+      int64_t backward = n - forward;
+      // Shortest way round; a tie goes by the source's parity, so that an
+      // all-to-all loads both directions evenly.
+      if (backward < forward || (backward == forward && at[axis] % 2 == 1)) {
+        dir = -1;
+        steps = backward;
+      }
+    } else if (dest[axis] < at[axis]) {
+      dir = -1;
+      steps = at[axis] - dest[axis];
+    }
+    for (int64_t s = 0; s < steps; ++s) {
+      path.push_back(linkId(idOf(at), axis, dir));
+      at[axis] = ((at[axis] + dir) % n + n) % n;
+    }
+  }
+}
+
+llvm::Error Engine::load() {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  llvm::DenseMap<int64_t, int32_t> chipIndex;
+  size_t total = 0;
+  for (const schedule::Chip &chip : schedule.chips)
+    total += chip.tasks.size();
+  tasks.reserve(total);
+  std::vector<int32_t> counts(total, 0);
+  std::map<int64_t, int32_t> instanceOf;
+  for (auto [c, chip] : llvm::enumerate(schedule.chips)) {
+    std::string path = "$.chips[" + std::to_string(c) + "]";
+    if (chip.id >= numChips())
+      return fail(path + ".id: chip " + llvm::Twine(chip.id) + " is outside " +
+                  slice.name + ", which has " + llvm::Twine(numChips()) +
+                  " chips");
+    if (!chipIndex.try_emplace(chip.id, chips.size()).second)
+      return fail(path + ".id: chip " + llvm::Twine(chip.id) + " appears twice");
+    ChipState state;
+    state.id = chip.id;
+    state.stats.id = chip.id;
+    int32_t base = tasks.size();
+    for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
+      std::string at = path + ".tasks[" + std::to_string(i) + "]";
+      Task task{&spec, int32_t(chips.size()), int32_t(i),
+                int32_t(spec.deps.size())};
+      int32_t self = tasks.size();
+      for (int64_t dep : spec.deps)
+        ++counts[base + dep];
+      switch (spec.kind) {
+      case TaskKind::Compute:
+        state.computes.push_back(self);
+        break;
+      case TaskKind::Send:
+      case TaskKind::Recv:
+        if (spec.peer >= numChips() || spec.peer == chip.id)
+          return fail(at + (spec.kind == TaskKind::Send ? ".to" : ".from") +
+                      ": peer chip " + llvm::Twine(spec.peer) +
+                      " must be another chip of " + slice.name);
+        if (spec.kind == TaskKind::Send &&
+            !sends.emplace(std::make_tuple(chip.id, spec.peer, spec.tag), self)
+                 .second)
+          return fail(at + ".tag: tag " + llvm::Twine(spec.tag) +
+                      " repeats from chip " + llvm::Twine(chip.id) +
+                      " to chip " + llvm::Twine(spec.peer));
+        break;
+      case TaskKind::Collective: {
+        for (auto [g, member] : llvm::enumerate(spec.group))
+          if (member >= numChips())
+            return fail(at + ".group[" + std::to_string(g) + "]: chip " +
+                        llvm::Twine(member) + " is outside " + slice.name);
+        auto [it, fresh] = instanceOf.try_emplace(spec.tag, instances.size());
+        if (fresh) {
+          Instance instance;
+          instance.group.assign(spec.group.begin(), spec.group.end());
+          instance.kind = spec.collective;
+          instance.bytes = spec.bytes;
+          instances.push_back(std::move(instance));
+        }
+        Instance &instance = instances[it->second];
+        if (llvm::ArrayRef<int64_t>(instance.group) !=
+                llvm::ArrayRef<int64_t>(spec.group) ||
+            instance.kind != spec.collective ||
+            instance.bytes != double(spec.bytes))
+          return fail(at + ": collective tag " + llvm::Twine(spec.tag) +
+                      " disagrees with another chip's on its kind, group or "
+                      "bytes");
+        instance.members.push_back(self);
+        task.collective = it->second;
+        break;
+      }
+      case TaskKind::Alloc:
+      case TaskKind::Free:
+        break;
+      }
+      tasks.push_back(task);
+    }
+    chips.push_back(std::move(state));
+  }
+  // Match receives to sends; an unmatched one simply never completes and
+  // is reported as a deadlock.
+  for (auto [t, task] : llvm::enumerate(tasks))
+    if (task.spec->kind == TaskKind::Recv) {
+      auto it = sends.find(std::make_tuple(task.spec->peer,
+                                           chips[task.chip].id, task.spec->tag));
+      if (it != sends.end()) {
+        task.partner = it->second;
+        tasks[it->second].partner = t;
+      }
+    }
+  for (Instance &instance : instances) {
+    int64_t n = instance.group.size();
+    bool neighbours = true;
+    for (int64_t i = 0; i + 1 < n; ++i)
+      neighbours &= hops(instance.group[i], instance.group[i + 1]) == 1;
+    instance.ring = n > 2 && neighbours && hops(instance.group[n - 1], instance.group[0]) == 1;
+    instance.steps = instance.kind == Collective::AllToAll ? 1
+                     : instance.kind == Collective::AllReduce ? 2 * (n - 1)
+                                                              : n - 1;
+  }
+  // Dependents as compressed rows.
+  dependentsStart.assign(total + 1, 0);
+  for (size_t t = 0; t < total; ++t)
+    dependentsStart[t + 1] = dependentsStart[t] + counts[t];
+  dependents.assign(dependentsStart.back(), 0);
+  std::vector<int32_t> fill(dependentsStart.begin(), dependentsStart.end() - 1);
+  int32_t base = 0;
+  for (const schedule::Chip &chip : schedule.chips) {
+    for (auto [i, spec] : llvm::enumerate(chip.tasks))
+      for (int64_t dep : spec.deps)
+        dependents[fill[base + dep]++] = base + i;
+    base += chip.tasks.size();
+  }
+  links.resize(numChips() * 2 * slice.shape.size());
+  return llvm::Error::success();
+}
+
+void Engine::startFlow(int64_t from, int64_t to, double bytes,
+                       Flow::Owner owner, int32_t id) {
+  Flow flow;
+  route(from, to, flow.links);
+  flow.remaining = bytes;
+  flow.updated = now;
+  flow.latency = flow.links.size() * target.hopLatency;
+  flow.owner = owner;
+  flow.id = id;
+  int32_t f = flows.size();
+  flows.push_back(std::move(flow));
+  if (flows[f].links.empty() || bytes <= 0) {
+    flows[f].active = false;
+    push(now + flows[f].latency, Event::Kind::Arrive, f);
+    return;
+  }
+  for (int32_t l : flows[f].links) {
+    Link &link = links[l];
+    if (link.flows.empty())
+      link.since = now;
+    link.flows.push_back(f);
+    link.bytes += bytes;
+  }
+  for (int32_t l : flows[f].links)
+    rerate(l);
+}
+
+// Every flow on the link gets its fair share of the link, limited by its
+// most crowded link; progress so far is banked before the rate changes.
+void Engine::rerate(int32_t l) {
+  for (int32_t f : links[l].flows) {
+    Flow &flow = flows[f];
+    double rate = std::numeric_limits<double>::infinity();
+    for (int32_t other : flow.links)
+      rate = std::min(rate, target.linkBandwidth / links[other].flows.size());
+    if (rate == flow.rate)
+      continue;
+    flow.remaining -= flow.rate * (now - flow.updated);
+    flow.updated = now;
+    flow.rate = rate;
+    ++flow.version;
+    push(now + std::max(flow.remaining, 0.0) / rate, Event::Kind::FlowDone, f,
+         flow.version);
+  }
+}
+
+void Engine::endFlow(int32_t f) {
+  Flow &flow = flows[f];
+  flow.active = false;
+  for (int32_t l : flow.links) {
+    Link &link = links[l];
+    auto it = llvm::find(link.flows, f);
+    link.flows.erase(it);
+    if (link.flows.empty())
+      link.busy += now - link.since;
+  }
+  for (int32_t l : flow.links)
+    rerate(l);
+  push(now + flow.latency, Event::Kind::Arrive, f);
+}
+
+void Engine::arrive(const Flow &flow) {
+  if (flow.owner == Flow::Owner::Message) {
+    int32_t send = flow.id;
+    commEnd(tasks[send].chip);
+    finish(send, 1);
+    int32_t recv = tasks[send].partner;
+    if (recv != kNone && tasks[recv].ready && !tasks[recv].done) {
+      commEnd(tasks[recv].chip);
+      finish(recv, 2);
+    }
+    return;
+  }
+  Instance &instance = instances[flow.id];
+  if (--instance.pending == 0) {
+    if (++instance.step < instance.steps) {
+      startStep(flow.id);
+    } else {
+      for (int32_t member : instance.members) {
+        commEnd(tasks[member].chip);
+        finish(member, 1);
+      }
+    }
+  }
+}
+
+void Engine::startStep(int32_t i) {
+  Instance &instance = instances[i];
+  int64_t n = instance.group.size();
+  auto flowTo = [&](int64_t a, int64_t b, double bytes) {
+    ++instance.pending;
+    startFlow(instance.group[a], instance.group[b], bytes, Flow::Owner::Step, i);
+  };
+  // Guard against the last flow arriving while this step is being set up.
+  ++instance.pending;
+  if (instance.kind == Collective::AllToAll) {
+    for (int64_t a = 0; a < n; ++a)
+      for (int64_t b = 0; b < n; ++b)
+        if (a != b)
+          flowTo(a, b, instance.bytes / n);
+  } else if (instance.ring) {
+    for (int64_t a = 0; a < n; ++a) {
+      flowTo(a, (a + 1) % n, instance.bytes / (2.0 * n));
+      flowTo(a, (a + n - 1) % n, instance.bytes / (2.0 * n));
+    }
+  } else {
+    for (int64_t a = 0; a + 1 < n; ++a) {
+      flowTo(a, a + 1, instance.bytes / n);
+      flowTo(a + 1, a, instance.bytes / n);
+    }
+  }
+  // Release the guard through the same path as a flow arriving.
+  Flow guard;
+  guard.owner = Flow::Owner::Step;
+  guard.id = i;
+  arrive(guard);
+}
+
+void Engine::onReady(int32_t t) {
+  Task &task = tasks[t];
+  task.ready = true;
+  task.start = now;
+  const schedule::Task &spec = *task.spec;
+  ChipState &chip = chips[task.chip];
+  switch (spec.kind) {
+  case TaskKind::Compute:
+    advance(task.chip);
+    return;
+  case TaskKind::Send:
+    commBegin(task.chip);
+    startFlow(chip.id, spec.peer, spec.bytes, Flow::Owner::Message, t);
+    return;
+  case TaskKind::Recv:
+    commBegin(task.chip);
+    // Done now if the message is already here.
+    if (task.partner != kNone && tasks[task.partner].done) {
+      commEnd(task.chip);
+      finish(t, 2);
+    }
+    return;
+  case TaskKind::Collective: {
+    commBegin(task.chip);
+    Instance &instance = instances[task.collective];
+    if (++instance.arrived == int32_t(instance.group.size())) {
+      if (instance.group.size() == 1) {
+        commEnd(task.chip);
+        finish(t, 1);
+      } else {
+        startStep(task.collective);
+      }
+    }
+    return;
+  }
+  case TaskKind::Alloc:
+    chip.hbm += spec.bytes;
+    chip.stats.peakHbm = std::max(chip.stats.peakHbm, chip.hbm);
+    if (chip.hbm > target.hbmBytes && failure.empty())
+      failure = llvm::formatv(
+          "HBM overflow on chip {0} at task {1} (alloc {2} \"{3}\", {4} "
+          "bytes) at t = {5:f3} ms: {6} bytes in use, capacity {7}",
+          chip.id, task.local, schedule::name(spec.what), spec.name,
+          spec.bytes, now * 1e3, int64_t(chip.hbm), int64_t(target.hbmBytes));
+    finish(t, 0);
+    return;
+  case TaskKind::Free: {
+    int32_t base = t - task.local;
+    chip.hbm -= tasks[base + spec.alloc].spec->bytes;
+    finish(t, 0);
+    return;
+  }
+  }
+}
+
+void Engine::advance(int32_t c) {
+  ChipState &chip = chips[c];
+  if (chip.busy || chip.next >= chip.computes.size())
+    return;
+  int32_t t = chip.computes[chip.next];
+  if (!tasks[t].ready)
+    return;
+  touch(chip);
+  chip.busy = true;
+  ++chip.next;
+  tasks[t].start = now;
+  const schedule::Task &spec = *tasks[t].spec;
+  double seconds = model.computeTime(spec.flops, spec.bytes);
+  chip.stats.computeBusy += seconds;
+  chip.stats.flops += spec.flops;
+  push(now + seconds, Event::Kind::ComputeDone, t);
+}
+
+void Engine::finish(int32_t t, uint8_t engine) {
+  Task &task = tasks[t];
+  task.done = true;
+  ++finished;
+  ++chips[task.chip].stats.tasks;
+  if (recordTrace && task.spec->kind != TaskKind::Alloc &&
+      task.spec->kind != TaskKind::Free)
+    trace.push_back({int32_t(chips[task.chip].id), task.local, engine,
+                     task.start, now});
+  for (int32_t i = dependentsStart[t]; i < dependentsStart[t + 1]; ++i)
+    if (--tasks[dependents[i]].waiting == 0)
+      onReady(dependents[i]);
+}
+
+std::string Engine::describe(int32_t t) const {
+  const Task &task = tasks[t];
+  const schedule::Task &spec = *task.spec;
+  std::string text = llvm::formatv("chip {0} task {1} ({2}", chips[task.chip].id,
+                                   task.local, schedule::name(spec.kind));
+  switch (spec.kind) {
+  case TaskKind::Recv:
+    text += llvm::formatv(" from {0}, tag {1}: {2}", spec.peer, spec.tag,
+                          task.partner == kNone ? "no chip sends it"
+                                                : "its send never runs")
+                .str();
+    break;
+  case TaskKind::Send:
+    text += llvm::formatv(" to {0}, tag {1}", spec.peer, spec.tag).str();
+    break;
+  case TaskKind::Collective:
+    text += llvm::formatv(" {0}, tag {1}: {2} of {3} chips arrived",
+                          schedule::name(spec.collective), spec.tag,
+                          instances[task.collective].arrived,
+                          instances[task.collective].group.size())
+                .str();
+    break;
+  case TaskKind::Compute:
+    text += " '" + spec.name + "'";
+    break;
+  default:
+    break;
+  }
+  if (task.waiting > 0)
+    text += llvm::formatv(", waiting on {0} dependencies", task.waiting).str();
+  return text + ")";
+}
+
+SimResult Engine::run() {
+  for (size_t t = 0; t < tasks.size(); ++t)
+    if (tasks[t].waiting == 0 && !tasks[t].ready)
+      onReady(t);
+  while (!queue.empty() && failure.empty()) {
+    Event event = queue.top();
+    queue.pop();
+    ++events;
+    now = event.time;
+    switch (event.kind) {
+    case Event::Kind::ComputeDone: {
+      Task &task = tasks[event.a];
+      ChipState &chip = chips[task.chip];
+      touch(chip);
+      chip.busy = false;
+      finish(event.a, 0);
+      advance(task.chip);
+      break;
+    }
+    case Event::Kind::FlowDone:
+      if (flows[event.a].active && flows[event.a].version == event.b)
+        endFlow(event.a);
+      break;
+    case Event::Kind::Arrive:
+      arrive(flows[event.a]);
+      break;
+    }
+  }
+  SimResult result;
+  result.makespan = now;
+  result.events = events;
+  result.peakFlops = target.peakFlopsBf16;
+  if (failure.empty() && finished < tasks.size()) {
+    size_t stuck = tasks.size() - finished;
+    failure = llvm::formatv("deadlock at t = {0:f3} ms: {1} tasks can never "
+                            "run; blocked:",
+                            now * 1e3, stuck);
+    int listed = 0;
+    for (size_t t = 0; t < tasks.size() && listed < 5; ++t)
+      if (!tasks[t].done && (tasks[t].ready || tasks[t].waiting == 0)) {
+        failure += (listed ? "; " : " ") + describe(t);
+        ++listed;
+      }
+  }
+  result.failure = failure;
+  for (ChipState &chip : chips) {
+    touch(chip);
+    result.chips.push_back(chip.stats);
+  }
+  for (auto [l, link] : llvm::enumerate(links)) {
+    if (link.bytes <= 0)
+      continue;
+    int64_t chip = l / (2 * slice.shape.size());
+    size_t axis = (l % (2 * slice.shape.size())) / 2;
+    int dir = l % 2 ? -1 : 1;
+    llvm::SmallVector<int64_t, 3> c = coords(chip);
+    c[axis] = ((c[axis] + dir) % slice.shape[axis] + slice.shape[axis]) %
+              slice.shape[axis];
+    result.links.push_back({chip, idOf(c), link.bytes, link.busy});
+  }
+  llvm::stable_sort(result.links, [](const LinkStats &a, const LinkStats &b) {
+    return a.busy > b.busy;
+  });
+  result.trace = std::move(trace);
+  return result;
+}
+
+} // namespace
+
+llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
+                                        const schedule::Schedule &schedule,
+                                        bool recordTrace) {
+  const SliceDesc *slice = target.findSlice(schedule.shape);
+  if (!slice)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "$.target.shape: " + target.name + " has no such slice; valid: " +
+            target.listSlices());
+  Engine engine(target, *slice, schedule, recordTrace);
+  if (llvm::Error error = engine.load())
+    return std::move(error);
+  return engine.run();
+}

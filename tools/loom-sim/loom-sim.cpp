@@ -1,0 +1,118 @@
+//===- loom-sim.cpp - run a schedule file on a simulated TPU pod ----------===//
+
+#include "loom/Schedule/Schedule.h"
+#include "loom/Sim/Report.h"
+#include "loom/Sim/Simulator.h"
+#include "loom/Target/TargetDesc.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace llvm;
+
+static cl::OptionCategory category("loom-sim options");
+static cl::opt<std::string> input(cl::Positional, cl::Required,
+                                  cl::desc("<schedule.json>"), cl::cat(category));
+static cl::opt<std::string>
+    targetName("target", cl::cat(category), cl::value_desc("name"),
+               cl::desc("Simulate on this bundled target (default: the one "
+                        "the schedule names); replays a schedule elsewhere"));
+static cl::opt<std::string> targetFile("target-file", cl::cat(category),
+                                       cl::value_desc("json"),
+                                       cl::desc("Simulate on this target file"));
+static cl::opt<bool> json("json", cl::cat(category),
+                          cl::desc("Print the report as JSON"));
+static cl::opt<std::string> traceFile("trace", cl::cat(category),
+                                      cl::value_desc("file"),
+                                      cl::desc("Write a Chrome/Perfetto trace"));
+static cl::opt<std::string> svgFile("svg", cl::cat(category),
+                                    cl::value_desc("file"),
+                                    cl::desc("Write an SVG timeline"));
+
+static bool writeFile(const std::string &path,
+                      function_ref<void(raw_ostream &)> write) {
+  std::error_code error;
+  ToolOutputFile file(path, error, sys::fs::OF_Text);
+  if (error) {
+    errs() << "loom-sim: cannot write '" << path << "': " << error.message()
+           << "\n";
+    return false;
+  }
+  write(file.os());
+  file.keep();
+  return true;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-sim: run a schedule file on a simulated TPU pod\n\n"
+      "Executes the per-chip tasks of a schedule (docs/schedule-format.md) "
+      "with a discrete-event model of the target's chips, HBM and ICI links, "
+      "and reports the makespan, utilisation, memory and busiest links.\n");
+
+  auto buffer = MemoryBuffer::getFile(input, /*IsText=*/true);
+  if (!buffer) {
+    errs() << "loom-sim: cannot read '" << input
+           << "': " << buffer.getError().message() << "\n";
+    return 1;
+  }
+  Expected<loom::schedule::Schedule> schedule =
+      loom::schedule::parseSchedule((*buffer)->getBuffer(), input);
+  if (!schedule) {
+    errs() << "loom-sim: error: " << toString(schedule.takeError()) << "\n";
+    return 1;
+  }
+
+  std::optional<loom::TargetDesc> loaded;
+  const loom::TargetDesc *target = nullptr;
+  if (!targetFile.empty()) {
+    Expected<loom::TargetDesc> file = loom::loadTargetFile(targetFile);
+    if (!file) {
+      errs() << "loom-sim: error: " << toString(file.takeError()) << "\n";
+      return 1;
+    }
+    loaded = std::move(*file);
+    target = &*loaded;
+  } else {
+    std::string name = targetName.empty() ? schedule->targetName : targetName;
+    target = loom::lookupTarget(name);
+    if (!target) {
+      errs() << "loom-sim: error: unknown target '" << name << "' (known: "
+             << loom::listTargets() << "; --target-file loads another)\n";
+      return 1;
+    }
+  }
+
+  bool wantTrace = !traceFile.empty() || !svgFile.empty();
+  Expected<loom::sim::SimResult> result =
+      loom::sim::simulate(*target, *schedule, wantTrace);
+  if (!result) {
+    errs() << "loom-sim: error: " << input << ": "
+           << toString(result.takeError()) << "\n";
+    return 1;
+  }
+  if (json)
+    loom::sim::writeReportJSON(*result, *schedule, outs());
+  else
+    loom::sim::printReport(*result, *schedule, outs());
+  if (!traceFile.empty() &&
+      !writeFile(traceFile, [&](raw_ostream &os) {
+        loom::sim::writeTrace(*result, *schedule, os);
+      }))
+    return 1;
+  if (!svgFile.empty() && !writeFile(svgFile, [&](raw_ostream &os) {
+        loom::sim::writeSVG(*result, *schedule, os);
+      }))
+    return 1;
+  if (!result->failure.empty()) {
+    errs() << "loom-sim: error: " << result->failure << "\n";
+    return 1;
+  }
+  return 0;
+}
