@@ -1,0 +1,245 @@
+//===- SimulatorTest.cpp - the simulator against closed forms -------------===//
+//
+// Uncontended, the simulator must agree with the cost model's closed forms
+// (within 2%); contended, it must be slower; and it must report overflow
+// and deadlock instead of hanging.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Sim/Simulator.h"
+#include "loom/Target/CostModel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace loom;
+using namespace loom::schedule;
+using loom::sim::SimResult;
+
+namespace {
+
+const TargetDesc &v5e() { return *lookupTarget("tpu-v5e"); }
+
+Schedule emptySchedule(llvm::ArrayRef<int64_t> shape, int64_t chips) {
+  Schedule s;
+  s.targetName = "tpu-v5e";
+  s.shape.assign(shape.begin(), shape.end());
+  for (int64_t id = 0; id < chips; ++id)
+    s.chips.push_back({id, {}});
+  return s;
+}
+
+Task send(int64_t to, int64_t bytes, int64_t tag) {
+  Task t;
+  t.kind = TaskKind::Send;
+  t.peer = to;
+  t.bytes = bytes;
+  t.tag = tag;
+  return t;
+}
+Task recv(int64_t from, int64_t bytes, int64_t tag) {
+  Task t = send(from, bytes, tag);
+  t.kind = TaskKind::Recv;
+  return t;
+}
+Task compute(double flops, double bytes) {
+  Task t;
+  t.kind = TaskKind::Compute;
+  t.flops = flops;
+  t.bytes = bytes;
+  t.name = "c";
+  t.op = "loom.linear";
+  return t;
+}
+
+SimResult run(const Schedule &s) {
+  auto result = sim::simulate(v5e(), s, /*recordTrace=*/false);
+  EXPECT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  return result ? *result : SimResult();
+}
+
+double relative(double a, double b) { return std::fabs(a - b) / b; }
+
+TEST(Simulator, UncontendedTransferMatchesTheCostModel) {
+  // 4x4 (no wraparound): chip 0 = (0,0) to chip 15 = (3,3), 6 hops.
+  Schedule s = emptySchedule({4, 4}, 16);
+  s.chips[0].tasks.push_back(send(15, 45000000, 0));
+  s.chips[15].tasks.push_back(recv(0, 45000000, 0));
+  SimResult r = run(s);
+  EXPECT_TRUE(r.failure.empty()) << r.failure;
+  CostModel model(v5e());
+  double expected = model.pointToPointTime({4, 4}, {0, 0}, {3, 3}, 45e6);
+  EXPECT_LT(relative(r.makespan, expected), 0.02) << r.makespan;
+
+  // 16x16 wraps: chip (0,0) to (15,0) is one hop through the wraparound.
+  Schedule w = emptySchedule({16, 16}, 256);
+  w.chips[0].tasks.push_back(send(240, 45000000, 0));
+  w.chips[240].tasks.push_back(recv(0, 45000000, 0));
+  SimResult rw = run(w);
+  EXPECT_LT(relative(rw.makespan,
+                     model.pointToPointTime({16, 16}, {0, 0}, {15, 0}, 45e6)),
+            0.02);
+}
+
+/// A collective of `kind` over the chips of `group` on `shape`.
+double collectiveTime(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> group,
+                      Collective kind, int64_t bytes) {
+  int64_t chips = 1;
+  for (int64_t d : shape)
+    chips *= d;
+  Schedule s = emptySchedule(shape, chips);
+  for (int64_t member : group) {
+    Task t;
+    t.kind = TaskKind::Collective;
+    t.collective = kind;
+    t.group.assign(group.begin(), group.end());
+    t.bytes = bytes;
+    t.tag = 0;
+    s.chips[member].tasks.push_back(t);
+  }
+  SimResult r = run(s);
+  EXPECT_TRUE(r.failure.empty()) << r.failure;
+  return r.makespan;
+}
+
+TEST(Simulator, UncontendedCollectivesMatchTheCostModel) {
+  CostModel model(v5e());
+  // A wrapped 16-chip row of v5e-256 (ring) and a 4-chip row of v5e-16
+  // (line), each kind.
+  llvm::SmallVector<int64_t> row16, row4 = {0, 1, 2, 3};
+  for (int64_t i = 0; i < 16; ++i)
+    row16.push_back(i);
+  struct Case {
+    Collective kind;
+    CollectiveKind model;
+  } cases[] = {{Collective::AllGather, CollectiveKind::AllGather},
+               {Collective::ReduceScatter, CollectiveKind::ReduceScatter},
+               {Collective::AllReduce, CollectiveKind::AllReduce},
+               {Collective::AllToAll, CollectiveKind::AllToAll}};
+  for (const Case &c : cases) {
+    double ring = collectiveTime({16, 16}, row16, c.kind, 90000000);
+    EXPECT_LT(relative(ring, model.collectiveTime(c.model, {{16, true}}, 9e7)),
+              0.02)
+        << schedule::name(c.kind).str() << " ring " << ring;
+    double line = collectiveTime({4, 4}, row4, c.kind, 45000000);
+    EXPECT_LT(relative(line, model.collectiveTime(c.model, {{4, false}}, 4.5e7)),
+              0.02)
+        << schedule::name(c.kind).str() << " line " << line;
+  }
+  // A 2x2 block as a ring over its cycle (0,0) (1,0) (1,1) (0,1).
+  double block = collectiveTime({2, 2}, {0, 2, 3, 1}, Collective::AllReduce,
+                                8000000);
+  EXPECT_LT(relative(block, model.collectiveTime(CollectiveKind::AllReduce,
+                                                 {{2, false}, {2, false}}, 8e6)),
+            0.02);
+}
+
+TEST(Simulator, SharedLinksSlowTransfersDown) {
+  // Two transfers over the same link (0 -> 1 on a 4x4) against one alone,
+  // and against two on disjoint links (0 -> 1 and 2 -> 3).
+  auto time = [](std::vector<std::pair<int64_t, int64_t>> pairs) {
+    Schedule s = emptySchedule({4, 4}, 16);
+    int64_t tag = 0;
+    for (auto [from, to] : pairs) {
+      s.chips[from].tasks.push_back(send(to, 45000000, tag));
+      s.chips[to].tasks.push_back(recv(from, 45000000, tag));
+      ++tag;
+    }
+    return run(s).makespan;
+  };
+  double alone = time({{0, 1}});
+  double shared = time({{0, 1}, {0, 1}});
+  double disjoint = time({{0, 1}, {2, 3}});
+  EXPECT_GT(shared, 1.9 * alone - 1e-6);
+  EXPECT_NEAR(disjoint, alone, 1e-12);
+  // Two flows whose routes share only the first link: 0 -> 2 and 0 -> 1.
+  double partial = time({{0, 2}, {0, 1}});
+  EXPECT_GT(partial, alone);
+}
+
+TEST(Simulator, ComputeOnlyTakesTheSumOfRooflines) {
+  Schedule s = emptySchedule({1, 1}, 1);
+  CostModel model(v5e());
+  double expected = 0;
+  for (int i = 1; i <= 5; ++i) {
+    s.chips[0].tasks.push_back(compute(1e11 * i, 1e8 * (6 - i)));
+    expected += model.computeTime(1e11 * i, 1e8 * (6 - i));
+  }
+  SimResult r = run(s);
+  EXPECT_NEAR(r.makespan, expected, 1e-12 * expected);
+  EXPECT_NEAR(r.chips[0].computeBusy, expected, 1e-12 * expected);
+}
+
+TEST(Simulator, HbmOverflowIsReported) {
+  Schedule s = emptySchedule({1, 1}, 1);
+  Task weights;
+  weights.kind = TaskKind::Alloc;
+  weights.what = Memory::Weights;
+  weights.name = "layer0.weights";
+  weights.bytes = 10000000000;
+  s.chips[0].tasks.push_back(compute(1e12, 0));
+  Task more = weights;
+  more.name = "layer1.weights";
+  more.deps = {0};
+  s.chips[0].tasks.push_back(weights);
+  s.chips[0].tasks.push_back(more);
+  SimResult r = run(s);
+  EXPECT_NE(r.failure.find("HBM overflow on chip 0 at task 2 (alloc weights "
+                           "\"layer1.weights\", 10000000000 bytes) at t = "),
+            std::string::npos)
+      << r.failure;
+  EXPECT_NE(r.failure.find("20000000000 bytes in use, capacity 16000000000"),
+            std::string::npos);
+}
+
+TEST(Simulator, UnmatchedReceiveIsADeadlock) {
+  Schedule s = emptySchedule({2, 2}, 4);
+  s.chips[1].tasks.push_back(recv(0, 64, 7));
+  s.chips[1].tasks.push_back(compute(1e9, 0));
+  s.chips[1].tasks.back().deps = {0};
+  SimResult r = run(s);
+  EXPECT_NE(r.failure.find("deadlock at t = 0.000 ms: 2 tasks can never run; "
+                           "blocked: chip 1 task 0 (recv from 0, tag 7: no "
+                           "chip sends it)"),
+            std::string::npos)
+      << r.failure;
+}
+
+TEST(Simulator, DependencyCycleIsADeadlock) {
+  // Each chip waits for the other's message before sending its own.
+  Schedule s = emptySchedule({2, 2}, 4);
+  s.chips[0].tasks = {recv(1, 8, 1), send(1, 8, 0)};
+  s.chips[0].tasks[1].deps = {0};
+  s.chips[1].tasks = {recv(0, 8, 0), send(0, 8, 1)};
+  s.chips[1].tasks[1].deps = {0};
+  SimResult r = run(s);
+  EXPECT_NE(r.failure.find("4 tasks can never run"), std::string::npos)
+      << r.failure;
+  EXPECT_NE(r.failure.find("chip 0 task 0 (recv from 1, tag 1: its send never "
+                           "runs)"),
+            std::string::npos)
+      << r.failure;
+}
+
+TEST(Simulator, Deterministic) {
+  Schedule s = emptySchedule({4, 4}, 16);
+  for (int64_t i = 0; i < 15; ++i) {
+    s.chips[i].tasks.push_back(send(i + 1, 1000000 + i, i));
+    s.chips[i + 1].tasks.push_back(recv(i, 1000000 + i, i));
+  }
+  SimResult a = run(s), b = run(s);
+  EXPECT_EQ(a.makespan, b.makespan);
+  EXPECT_EQ(a.events, b.events);
+}
+
+TEST(Simulator, ScheduleOutsideTheSliceIsAnError) {
+  Schedule s = emptySchedule({2, 2}, 4);
+  s.chips[0].tasks.push_back(send(9, 8, 0));
+  auto result = sim::simulate(v5e(), s, false);
+  ASSERT_FALSE(bool(result));
+  EXPECT_EQ(llvm::toString(result.takeError()),
+            "$.chips[0].tasks[0].to: peer chip 9 must be another chip of v5e-4");
+}
+
+} // namespace
