@@ -25,6 +25,8 @@ static cl::opt<std::string> targetFile("target-file", cl::cat(category),
                                        cl::desc("Simulate on this target file"));
 static cl::opt<bool> json("json", cl::cat(category),
                           cl::desc("Print the report as JSON"));
+static cl::opt<bool> checkOnly("check", cl::cat(category),
+                               cl::desc("Only read and validate the schedule"));
 static cl::opt<std::string> traceFile("trace", cl::cat(category),
                                       cl::value_desc("file"),
                                       cl::desc("Write a Chrome/Perfetto trace"));
@@ -69,6 +71,10 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (checkOnly) {
+    outs() << input << ": " << schedule->chips.size() << " chips, valid\n";
+    return 0;
+  }
   std::optional<loom::TargetDesc> loaded;
   const loom::TargetDesc *target = nullptr;
   if (!targetFile.empty()) {
