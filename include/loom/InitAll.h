@@ -10,6 +10,7 @@
 
 #include "loom/Conversion/Passes.h"
 #include "loom/Dialect/Loom/LoomDialect.h"
+#include "loom/Plan/PlanPipeline.h"
 #include "loom/Dialect/Sched/SchedOps.h"
 #include "loom/Transforms/Passes.h"
 
@@ -29,6 +30,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 inline void registerAllPasses() {
   loom::registerLoomPasses();
   loom::registerLoomConversionPasses();
+  loom::registerPlanPipeline();
 }
 
 } // namespace loom

@@ -197,3 +197,56 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
     view.tp = tp.getInt();
   return view;
 }
+
+StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
+                               ArrayRef<GroupAxis> axes, int64_t tokens,
+                               int64_t stages)
+    : stageLayers(stages) {
+  for (LayerOp layer : layers)
+    stageLayers[LayerOp(layer).getStage().value_or(0)].emplace_back(
+        layer, model, axes, tokens);
+}
+
+double StageSliceCost::operator()(int64_t length, int64_t context) const {
+  double slowest = 0;
+  for (const auto &layers : stageLayers) {
+    double total = 0;
+    for (const LayerSliceCost &layer : layers)
+      total += layer.seconds(length, context);
+    slowest = std::max(slowest, total);
+  }
+  return slowest;
+}
+
+double loom::pipeFusionSeconds(double patchSeconds, int64_t patches,
+                               int64_t stages, int64_t steps, int64_t warmup) {
+  return warmup * (patches + stages - 1) * patchSeconds +
+         ((steps - warmup) * patches + stages - 1) * patchSeconds;
+}
+
+PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,
+                                         PipelineAttr pipeline) {
+  PipelinePrediction prediction;
+  int64_t stages = pipeline.getStages();
+  ArrayRef<int64_t> slices = pipeline.getSlices();
+  if (pipeline.getMode() == PipelineMode::patches) {
+    int64_t patches = slices.size(), steps = std::max<int64_t>(pipeline.getSteps(), 1);
+    double t = cost(slices.front(), 0);
+    prediction.seconds =
+        pipeFusionSeconds(t, patches, stages, steps, pipeline.getWarmup());
+    // Busy: every stage runs S x M patches.
+    prediction.bubble = 1 - steps * patches * t / prediction.seconds;
+    return prediction;
+  }
+  double sum = 0, max = 0;
+  int64_t context = 0;
+  for (int64_t length : slices) {
+    double t = cost(length, context);
+    sum += t;
+    max = std::max(max, t);
+    context += length;
+  }
+  prediction.seconds = sum + (stages - 1) * max;
+  prediction.bubble = (stages - 1) * max / prediction.seconds;
+  return prediction;
+}

@@ -20,31 +20,6 @@ using namespace loom;
 
 namespace {
 
-/// Seconds of a slice on the slowest stage: each stage runs its layers.
-class StageSliceCost {
-public:
-  StageSliceCost(const ModelView &view, const CostModel &model,
-                 ArrayRef<GroupAxis> axes, int64_t tokens, int64_t stages)
-      : stageLayers(stages) {
-    for (LayerOp layer : view.layers)
-      stageLayers[layer.getStage().value_or(0)].emplace_back(layer, model,
-                                                             axes, tokens);
-  }
-  double operator()(int64_t length, int64_t context) const {
-    double slowest = 0;
-    for (const auto &layers : stageLayers) {
-      double total = 0;
-      for (const LayerSliceCost &layer : layers)
-        total += layer.seconds(length, context);
-      slowest = std::max(slowest, total);
-    }
-    return slowest;
-  }
-
-private:
-  std::vector<std::vector<LayerSliceCost>> stageLayers;
-};
-
 struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
   using SplitTokensBase::SplitTokensBase;
 
@@ -68,7 +43,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     int64_t tokens = pipeline.getTokens();
     SmallVector<GroupAxis> axes = tensorParallelAxes(
         *target->getTargetDesc(), *target->getSlice(), view->tp, stages);
-    StageSliceCost cost(*view, model, axes, tokens, stages);
+    StageSliceCost cost(view->layers, model, axes, tokens, stages);
 
     FailureOr<SmallVector<int64_t>> lengths =
         pipeline.getMode() == PipelineMode::patches
@@ -192,13 +167,9 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                        << " denoising steps, got " << int64_t(warmupSteps);
       return failure();
     }
-    // Warm-up steps run each patch through all stages with a barrier at the
-    // step's end; after them patches stream across steps:
-    //   T(M) = W (M + K - 1) t + ((S - W) M + K - 1) t,  t = t(tokens / M).
     auto total = [&](int64_t patches) {
-      double t = cost(tokens / patches, 0);
-      return warmupSteps * (patches + stages - 1) * t +
-             ((steps - warmupSteps) * patches + stages - 1) * t;
+      return pipeFusionSeconds(cost(tokens / patches, 0), patches, stages,
+                               steps, warmupSteps);
     };
     int64_t chosen = given->empty() ? 0 : given->size();
     if (!chosen) {

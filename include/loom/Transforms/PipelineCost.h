@@ -73,6 +73,37 @@ private:
   llvm::SmallVector<Term> terms;
 };
 
+/// Seconds of a slice on the slowest stage of a pipelined model: each stage
+/// runs its layers (by their `stage`) one after another.
+class StageSliceCost {
+public:
+  StageSliceCost(llvm::ArrayRef<LayerOp> layers, const CostModel &model,
+                 llvm::ArrayRef<GroupAxis> axes, int64_t tokens,
+                 int64_t stages);
+  double operator()(int64_t length, int64_t context) const;
+
+private:
+  std::vector<std::vector<LayerSliceCost>> stageLayers;
+};
+
+/// PipeFusion's time for `steps` denoising steps of `patches` patches, each
+/// taking `patchSeconds` on the slowest of `stages` stages: the first
+/// `warmup` steps end with a barrier, later ones stream:
+///   W (M + K - 1) t + ((S - W) M + K - 1) t.
+double pipeFusionSeconds(double patchSeconds, int64_t patches, int64_t stages,
+                         int64_t steps, int64_t warmup);
+
+/// The cost model's prediction for a planned model: TeraPipe's
+/// sum(t_i) + (K - 1) max(t_i) over the slices, or PipeFusion's time over
+/// the steps; and the share of it the pipeline spends filling and draining
+/// (its bubble).
+struct PipelinePrediction {
+  double seconds = 0;
+  double bubble = 0;
+};
+PipelinePrediction predictPipeline(const StageSliceCost &cost,
+                                   PipelineAttr pipeline);
+
 /// HBM a layer pins on its chip, by kind.
 struct LayerFootprint {
   double weights = 0;

@@ -1,0 +1,222 @@
+//===- Planner.cpp - a model on a slice, from config to simulation --------===//
+
+#include "loom/Plan/Planner.h"
+
+#include "loom/Conversion/Passes.h"
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModelCost.h"
+#include "loom/Dialect/Sched/ScheduleIR.h"
+#include "loom/Plan/PlanPipeline.h"
+#include "loom/Transforms/Passes.h"
+#include "loom/Transforms/PipelineCost.h"
+#include "loom/Transforms/ShardHeads.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+/// Collects diagnostics as text instead of printing them.
+struct Captured {
+  explicit Captured(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diag) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << diag;
+          if (diag.getSeverity() == DiagnosticSeverity::Error)
+            errors.push_back(text);
+          else if (diag.getSeverity() == DiagnosticSeverity::Remark)
+            remarks.push_back(text);
+          return success();
+        }) {}
+  std::string errorText() const {
+    std::string all;
+    for (const std::string &e : errors)
+      all += (all.empty() ? "" : "; ") + e;
+    return all;
+  }
+  std::vector<std::string> errors, remarks;
+  ScopedDiagnosticHandler handler;
+};
+
+} // namespace
+
+PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
+                       bool simulate, bool trace) {
+  PlanOutcome out;
+  out.request = request;
+  Captured diagnostics(context);
+  auto [desc, slice] = lookupSlice(request.slice);
+  if (!desc) {
+    out.failure = "unknown slice '" + request.slice +
+                  "'; tpu-v5e has: " + lookupTarget("tpu-v5e")->listSlices();
+    return out;
+  }
+  out.targetName = desc->name;
+  out.chips = slice->numChips();
+
+  OwningOpRef<ModuleOp> module = importModel(request.model, request.import, &context);
+  if (!module) {
+    out.failure = diagnostics.errorText();
+    return out;
+  }
+  (*module)->setAttr("loom.target",
+                     TargetAttr::get(&context, desc->name, slice->shape));
+  if (auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model")) {
+    if (auto name = info.getAs<StringAttr>("name"))
+      out.modelName = name.getValue().str();
+    if (auto steps = info.getAs<IntegerAttr>("steps"))
+      out.steps = steps.getInt();
+  }
+  // The workload, before any split: FLOPs and weights of one forward pass
+  // (every step of a diffusion model).
+  CostModel model(*desc);
+  double weights = 0;
+  for (auto func : module->getOps<func::FuncOp>()) {
+    CostTotals total = sumPartCosts(collectPartCosts(func.getBody().front()));
+    out.modelFlops += total.flops;
+    weights += total.parameterBytes;
+  }
+  out.modelFlops *= out.steps;
+  double computeBound = out.modelFlops / (out.chips * desc->peakFlopsBf16);
+  double memoryBound = out.steps * weights / (out.chips * desc->hbmBandwidth);
+  out.roofline = std::max(computeBound, memoryBound);
+  out.rooflineIsMemory = memoryBound > computeBound;
+
+  PassManager pm(&context);
+  PlanPipelineOptions options;
+  options.tp = request.tp;
+  options.sequenceParallel = request.sequenceParallel;
+  options.stages = request.stages;
+  options.dataParallel = request.dataParallel;
+  options.slices = request.slices;
+  buildPlanPipeline(pm, options);
+  // The memory check reports every stage.
+  if (failed(pm.run(*module))) {
+    out.failure = diagnostics.errorText();
+    return out;
+  }
+  PassManager memory(&context);
+  CheckMemoryOptions check;
+  check.remarks = true;
+  memory.addPass(createCheckMemory(check));
+  diagnostics.remarks.clear();
+  (void)memory.run(*module);
+  out.memory = diagnostics.remarks;
+
+  FailureOr<ModelView> view = getModelView(*module, model, "loom-plan");
+  if (failed(view)) {
+    out.failure = diagnostics.errorText();
+    return out;
+  }
+  out.layers = view->layers.size();
+  auto pipeline = view->func->getAttrOfType<PipelineAttr>("loom.pipeline");
+  out.tokens = pipeline.getTokens();
+  out.sliceLengths.assign(pipeline.getSlices().begin(), pipeline.getSlices().end());
+  out.patches = pipeline.getMode() == PipelineMode::patches;
+  out.warmup = pipeline.getWarmup();
+  SmallVector<GroupAxis> axes =
+      tensorParallelAxes(*desc, *slice, view->tp, pipeline.getStages());
+  StageSliceCost cost(view->layers, model, axes, out.tokens,
+                      pipeline.getStages());
+  PipelinePrediction prediction = predictPipeline(cost, pipeline);
+  out.predicted = prediction.seconds;
+  out.bubble = prediction.bubble;
+  if (!simulate)
+    return out;
+
+  if (failed(lowerToSchedule(*module))) {
+    out.failure = diagnostics.errorText();
+    return out;
+  }
+  sched::ProgramOp program;
+  module->walk([&](sched::ProgramOp p) { program = p; });
+  out.schedule = sched::exportSchedule(program);
+  llvm::Expected<sim::SimResult> result = sim::simulate(*desc, out.schedule, trace);
+  if (!result) {
+    out.failure = llvm::toString(result.takeError());
+    return out;
+  }
+  out.simulated = std::move(*result);
+  if (!out.simulated->failure.empty())
+    out.failure = out.simulated->failure;
+  return out;
+}
+
+std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
+                                           MLIRContext &context,
+                                           int64_t simulateTop,
+                                           int64_t &rejected) {
+  rejected = 0;
+  std::vector<PlanOutcome> plans;
+  auto [desc, slice] = lookupSlice(request.slice);
+  if (!desc)
+    return plans;
+  int64_t chips = slice->numChips();
+  // The model's valid tensor-parallel degrees and its layer count.
+  SmallVector<int64_t> degrees;
+  int64_t layers = 0, batch = 1;
+  {
+    Captured quiet(context);
+    OwningOpRef<ModuleOp> module =
+        importModel(request.model, request.import, &context);
+    if (!module)
+      return plans;
+    degrees = validTensorParallelDegrees(*module, chips, request.sequenceParallel);
+    module->walk([&](LayerOp) { ++layers; });
+    if (auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model"))
+      if (auto b = info.getAs<IntegerAttr>("batch"))
+        batch = b.getInt();
+  }
+  for (int64_t tp : degrees)
+    for (int64_t stages = 1; stages <= layers; ++stages) {
+      if (chips % (tp * stages) != 0)
+        continue;
+      // Data parallelism splits the batch.
+      for (int64_t dp = 1; dp <= batch; ++dp) {
+        if (batch % dp != 0 || tp * stages * dp > chips)
+          continue;
+        PlanRequest candidate = request;
+        candidate.tp = tp;
+        candidate.stages = stages;
+        candidate.dataParallel = dp;
+        candidate.slices = "auto";
+        candidate.import.batch = batch / dp;
+        PlanOutcome outcome = plan(candidate, context, false, false);
+        if (!outcome.failure.empty()) {
+          ++rejected;
+          continue;
+        }
+        plans.push_back(std::move(outcome));
+      }
+    }
+  auto byPrediction = [](const PlanOutcome &a, const PlanOutcome &b) {
+    return std::make_tuple(a.predicted, a.request.tp, a.request.stages,
+                           a.request.dataParallel) <
+           std::make_tuple(b.predicted, b.request.tp, b.request.stages,
+                           b.request.dataParallel);
+  };
+  std::stable_sort(plans.begin(), plans.end(), byPrediction);
+  for (int64_t i = 0; i < std::min<int64_t>(simulateTop, plans.size()); ++i) {
+    PlanOutcome simulated = plan(plans[i].request, context, true, false);
+    if (simulated.failure.empty())
+      plans[i] = std::move(simulated);
+  }
+  // Simulated plans first, by their simulated time.
+  std::stable_sort(plans.begin(), plans.end(),
+                   [](const PlanOutcome &a, const PlanOutcome &b) {
+                     bool sa = a.simulated.has_value(), sb = b.simulated.has_value();
+                     if (sa != sb)
+                       return sa;
+                     if (sa)
+                       return a.simulated->makespan < b.simulated->makespan;
+                     return false;
+                   });
+  return plans;
+}

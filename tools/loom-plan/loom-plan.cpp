@@ -1,0 +1,293 @@
+//===- loom-plan.cpp - the best layout of a model on a TPU v5e slice ------===//
+//
+// Name a model and a slice; get a plan (tensor parallelism, pipeline stages,
+// slices), its per-chip memory, the cost model's prediction and the
+// simulator's result side by side. With --search, Loom chooses the plan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/InitAll.h"
+#include "loom/Plan/Planner.h"
+#include "loom/Sim/Report.h"
+#include "loom/Support/Quantity.h"
+#include "loom/Target/TargetOptions.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <fmt/format.h>
+
+using namespace llvm;
+
+static cl::OptionCategory category("loom-plan options");
+static cl::opt<std::string> model("model", cl::Required, cl::cat(category),
+                                  cl::value_desc("name|config.json"),
+                                  cl::desc("A bundled model or a config.json"));
+static cl::opt<std::string> slice("target", cl::init("v5e-16"), cl::cat(category),
+                                  cl::value_desc("slice"),
+                                  cl::desc("The slice, e.g. v5e-16 (default)"));
+static cl::opt<std::string>
+    mode("mode", cl::cat(category), cl::value_desc("prefill|decode|diffusion"),
+         cl::desc("prefill (LLMs' default), decode, or diffusion (DiTs')"));
+static cl::opt<int64_t> batch("batch", cl::cat(category), cl::desc("Batch size"));
+static cl::opt<int64_t> seqLen("seq", cl::cat(category),
+                               cl::desc("LLMs: prompt (or cached) tokens"));
+static cl::opt<int64_t> resolution("resolution", cl::cat(category),
+                                   cl::desc("DiTs: image side in pixels"));
+static cl::opt<int64_t> steps("steps", cl::cat(category),
+                              cl::desc("DiTs: denoising steps"));
+static cl::opt<int64_t> tp("tp", cl::init(1), cl::cat(category),
+                           cl::desc("Tensor-parallel degree (default 1)"));
+static cl::opt<int64_t> stages("stages", cl::init(1), cl::cat(category),
+                               cl::desc("Pipeline stages (default 1)"));
+static cl::opt<int64_t> dataParallel("data-parallel", cl::init(1),
+                                     cl::cat(category),
+                                     cl::desc("Data-parallel replicas"));
+static cl::opt<std::string> slices("slices", cl::init("auto"), cl::cat(category),
+                                   cl::desc("auto, N, or lengths l1,l2,..."));
+static cl::opt<bool> sequenceParallel("sequence-parallel", cl::cat(category),
+                                      cl::desc("Megatron sequence parallelism"));
+static cl::opt<bool> searchFlag("search", cl::cat(category),
+                            cl::desc("Choose tp, stages and data parallelism"));
+static cl::opt<int64_t> top("simulate-top", cl::init(3), cl::cat(category),
+                            cl::desc("--search: simulate this many best plans"));
+static cl::opt<std::string> traceFile("trace", cl::cat(category),
+                                      cl::value_desc("file"),
+                                      cl::desc("Write a Perfetto trace"));
+static cl::opt<std::string> svgFile("svg", cl::cat(category), cl::value_desc("file"),
+                                    cl::desc("Write an SVG timeline"));
+static cl::opt<bool> jsonFlag("json", cl::cat(category),
+                          cl::desc("Print the result as JSON"));
+
+namespace {
+
+std::string planName(const loom::PlanOutcome &p) {
+  return fmt::format("tp {} x {} stage{} x dp {}", p.request.tp,
+                     p.request.stages, p.request.stages == 1 ? "" : "s",
+                     p.request.dataParallel);
+}
+
+double meanMFU(const loom::sim::SimResult &r) {
+  double flops = 0;
+  for (const auto &chip : r.chips)
+    flops += chip.flops;
+  return r.chips.empty() || r.makespan <= 0
+             ? 0
+             : flops / r.chips.size() / (r.makespan * r.peakFlops);
+}
+
+double meanExposed(const loom::sim::SimResult &r) {
+  double exposed = 0;
+  for (const auto &chip : r.chips)
+    exposed += chip.exposedComm;
+  return r.chips.empty() ? 0 : exposed / r.chips.size();
+}
+
+void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
+  const loom::PlanRequest &r = p.request;
+  os << fmt::format("Loom plan for {} on {} ({}, {} chips)\n", p.modelName,
+                    r.slice, p.targetName, p.chips);
+  os << fmt::format("  plan:       {}, {} layers; {} {} of {} tokens{}\n",
+                    planName(p), p.layers, p.sliceLengths.size(),
+                    p.patches ? "patches" : "slices",
+                    p.tokens,
+                    p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps,
+                                            p.warmup)
+                              : "");
+  os << "  slices:     [" << join(map_range(p.sliceLengths, [](int64_t l) {
+                                    return std::to_string(l);
+                                  }), ", ")
+     << "]\n";
+  os << "  memory per chip:\n";
+  for (const std::string &line : p.memory)
+    os << "    " << line << "\n";
+  os << fmt::format("  predicted:  {:.3f} ms (cost model; pipeline bubble "
+                    "{:.1f}%)\n",
+                    p.predicted * 1e3, 100 * p.bubble);
+  if (p.simulated) {
+    const loom::sim::SimResult &s = *p.simulated;
+    os << fmt::format("  simulated:  {:.3f} ms ({:+.1f}% against the "
+                      "prediction)\n",
+                      s.makespan * 1e3,
+                      100 * (s.makespan - p.predicted) / p.predicted);
+    os << fmt::format("  MFU:        {:.1f}% mean over {} chips\n",
+                      100 * meanMFU(s), s.chips.size());
+    os << fmt::format("  exposed communication: {:.3f} ms per chip ({:.1f}% "
+                      "of the run)\n",
+                      meanExposed(s) * 1e3,
+                      100 * meanExposed(s) / std::max(s.makespan, 1e-30));
+  }
+  os << fmt::format("  lower bound: {:.3f} ms ({} of the whole slice); plan "
+                    "at {:.2f}x\n",
+                    p.roofline * 1e3,
+                    p.rooflineIsMemory ? "HBM bandwidth" : "peak FLOPs",
+                    (p.simulated ? p.simulated->makespan : p.predicted) /
+                        p.roofline);
+}
+
+void writePlanJSON(const loom::PlanOutcome &p, llvm::json::OStream &j) {
+  j.object([&] {
+    j.attribute("model", p.modelName);
+    j.attribute("slice", p.request.slice);
+    j.attribute("tp", p.request.tp);
+    j.attribute("stages", p.request.stages);
+    j.attribute("data_parallel", p.request.dataParallel);
+    j.attributeArray("slices", [&] {
+      for (int64_t l : p.sliceLengths)
+        j.value(l);
+    });
+    j.attribute("predicted_s", p.predicted);
+    j.attribute("bubble", p.bubble);
+    j.attribute("roofline_s", p.roofline);
+    if (p.simulated) {
+      j.attribute("simulated_s", p.simulated->makespan);
+      j.attribute("mfu", meanMFU(*p.simulated));
+      j.attribute("exposed_comm_s", meanExposed(*p.simulated));
+    }
+    j.attributeArray("memory", [&] {
+      for (const std::string &line : p.memory)
+        j.value(line);
+    });
+  });
+}
+
+bool writeFile(const std::string &path, function_ref<void(raw_ostream &)> fn) {
+  std::error_code error;
+  ToolOutputFile file(path, error, sys::fs::OF_Text);
+  if (error) {
+    errs() << "loom-plan: cannot write '" << path << "': " << error.message()
+           << "\n";
+    return false;
+  }
+  fn(file.os());
+  file.keep();
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  loom::registerTargetCLOptions();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-plan: lay a transformer or DiT out on a TPU v5e slice\n\n"
+      "Imports the model, shards attention heads across chips, cuts the "
+      "layers into pipeline stages and the sequence into slices, checks "
+      "memory, lowers the plan to per-chip programs and simulates them; "
+      "prints the plan, the prediction and the simulated result. --search "
+      "chooses the plan.\n");
+  if (!loom::applyTargetCLOptions())
+    return 1;
+
+  loom::PlanRequest request;
+  request.model = model;
+  request.slice = slice;
+  if (mode == "decode")
+    request.import.mode = loom::ImportOptions::Mode::Decode;
+  else if (!mode.empty() && mode != "prefill" && mode != "diffusion") {
+    errs() << "loom-plan: --mode must be prefill, decode or diffusion, got '"
+           << mode << "'\n";
+    return 1;
+  }
+  auto given = [](const cl::opt<int64_t> &o) -> std::optional<int64_t> {
+    if (o.getNumOccurrences() == 0)
+      return std::nullopt;
+    return o.getValue();
+  };
+  request.import.batch = given(batch);
+  request.import.seqLen = given(seqLen);
+  request.import.resolution = given(resolution);
+  request.import.steps = given(steps);
+  request.tp = tp;
+  request.stages = stages;
+  request.dataParallel = dataParallel;
+  request.slices = slices;
+  request.sequenceParallel = sequenceParallel;
+
+  mlir::DialectRegistry registry;
+  loom::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  if (searchFlag) {
+    int64_t rejected = 0;
+    std::vector<loom::PlanOutcome> plans =
+        loom::searchPlans(request, context, top, rejected);
+    if (plans.empty()) {
+      loom::PlanOutcome why = loom::plan(request, context, false, false);
+      errs() << "loom-plan: error: no plan of " << model << " fits " << slice
+             << (why.failure.empty() ? "" : ": " + why.failure) << "\n";
+      return 1;
+    }
+    if (jsonFlag) {
+      llvm::json::OStream j(outs(), 2);
+      j.array([&] {
+        for (const loom::PlanOutcome &p : plans)
+          writePlanJSON(p, j);
+      });
+      outs() << "\n";
+      return 0;
+    }
+    outs() << fmt::format("{} plans for {} on {} fit ({} rejected: too "
+                          "little memory or invalid degrees); the {} best "
+                          "simulated:\n",
+                          plans.size(), plans.front().modelName, slice,
+                          rejected, std::min<int64_t>(top, plans.size()));
+    outs() << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>8}\n",
+                          "rank", "plan", "slices", "predicted ms",
+                          "simulated ms", "MFU", "x bound");
+    for (auto [i, p] : enumerate(plans)) {
+      double time = p.simulated ? p.simulated->makespan : p.predicted;
+      outs() << fmt::format(
+          "{:>4}  {:<26} {:>7} {:>13.3f} {:>13} {:>7} {:>8.2f}\n", i + 1,
+          planName(p), p.sliceLengths.size(), p.predicted * 1e3,
+          p.simulated ? fmt::format("{:.3f}", p.simulated->makespan * 1e3)
+                      : std::string("-"),
+          p.simulated ? fmt::format("{:.1f}%", 100 * meanMFU(*p.simulated))
+                      : std::string("-"),
+          time / p.roofline);
+    }
+    outs() << "\nwinner:\n";
+    request = plans.front().request;
+  }
+
+  bool wantTrace = !traceFile.empty() || !svgFile.empty();
+  loom::PlanOutcome outcome = loom::plan(request, context, true, wantTrace);
+  if (!outcome.failure.empty()) {
+    errs() << "loom-plan: error: this plan cannot work: " << outcome.failure
+           << "\n";
+    // Say what would fit.
+    int64_t rejected = 0;
+    std::vector<loom::PlanOutcome> fits =
+        loom::searchPlans(request, context, 0, rejected);
+    if (!fits.empty())
+      errs() << "loom-plan: note: " << planName(fits.front())
+             << " fits (predicted " << fmt::format("{:.3f}", fits.front().predicted * 1e3)
+             << " ms); --search ranks all " << fits.size() << " that do\n";
+    return 1;
+  }
+  if (jsonFlag) {
+    llvm::json::OStream j(outs(), 2);
+    writePlanJSON(outcome, j);
+    outs() << "\n";
+  } else {
+    printPlan(outcome, outs());
+  }
+  if (!traceFile.empty() &&
+      !writeFile(traceFile, [&](raw_ostream &os) {
+        loom::sim::writeTrace(*outcome.simulated, outcome.schedule, os);
+      }))
+    return 1;
+  if (!svgFile.empty() && !writeFile(svgFile, [&](raw_ostream &os) {
+        loom::sim::writeSVG(*outcome.simulated, outcome.schedule, os);
+      }))
+    return 1;
+  return 0;
+}
