@@ -220,8 +220,12 @@ double StageSliceCost::operator()(int64_t length, int64_t context) const {
 
 double loom::pipeFusionSeconds(double patchSeconds, int64_t patches,
                                int64_t stages, int64_t steps, int64_t warmup) {
+  // A patch's next step starts when its output returns from the last
+  // stage, so with fewer patches than stages each streaming step waits for
+  // that round trip: K patch times, not M.
+  int64_t perStep = std::max(patches, stages);
   return warmup * (patches + stages - 1) * patchSeconds +
-         ((steps - warmup) * patches + stages - 1) * patchSeconds;
+         ((steps - warmup) * perStep + stages - 1) * patchSeconds;
 }
 
 PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,

@@ -92,7 +92,7 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
   const loom::PlanRequest &r = p.request;
   os << fmt::format("Loom plan for {} on {} ({}, {} chips)\n", p.modelName,
                     r.slice, p.targetName, p.chips);
-  os << fmt::format("  plan:       {}, {} layers; {} {} of {} tokens{}\n",
+  os << fmt::format("  plan:       {}, {} layers; {} {} of {} tokens in all{}\n",
                     planName(p), p.layers, p.sliceLengths.size(),
                     p.patches ? "patches" : "slices",
                     p.tokens,

@@ -89,7 +89,9 @@ private:
 /// PipeFusion's time for `steps` denoising steps of `patches` patches, each
 /// taking `patchSeconds` on the slowest of `stages` stages: the first
 /// `warmup` steps end with a barrier, later ones stream:
-///   W (M + K - 1) t + ((S - W) M + K - 1) t.
+///   W (M + K - 1) t + ((S - W) max(M, K) + K - 1) t
+/// (a patch enters step s + 1 only when it has left the last stage in step
+/// s, so fewer patches than stages leave the pipeline waiting).
 double pipeFusionSeconds(double patchSeconds, int64_t patches, int64_t stages,
                          int64_t steps, int64_t warmup);
 
