@@ -19,5 +19,5 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
-tools = ["loom-opt", "loom-import", "loom-translate", "loom-sim"]
+tools = ["loom-opt", "loom-import", "loom-translate", "loom-sim", "loom-plan"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

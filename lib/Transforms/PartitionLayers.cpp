@@ -83,7 +83,7 @@ struct PartitionLayersPass
       double worst = *llvm::max_element(best.stageBytes);
       view->func.emitError()
           << "no cut of " << layers << " layers into " << stages
-          << " stages fits in " << formatQuantity(desc.hbmBytes, "B")
+          << (stages == 1 ? " stage" : " stages") << " fits in " << formatQuantity(desc.hbmBytes, "B")
           << " of HBM per chip: the fastest cut needs up to "
           << formatQuantity(worst, "B")
           << " on a stage; use more stages or tensor parallelism";

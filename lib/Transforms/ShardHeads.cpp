@@ -105,9 +105,11 @@ std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t tp,
     if (!reason.first)
       reason = {op, message.str()};
   };
-  module.walk([&](Operation *op) {
-    if (reason.first)
-      return WalkResult::interrupt();
+  // Heads first: a projection that does not split is usually a symptom of
+  // heads that do not.
+  auto check = [&](Operation *op, bool headsOnly) {
+    if (reason.first || headsOnly != isa<AttentionOp, JointAttentionOp>(op))
+      return;
     TypeSwitch<Operation *>(op)
         .Case([&](AttentionOp attn) {
           int64_t heads = attn.getHeads(), kv = attn.getKvHeads();
@@ -150,8 +152,9 @@ std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t tp,
                            Twine(tp));
           }
         });
-    return WalkResult::advance();
-  });
+  };
+  module.walk([&](Operation *op) { check(op, /*headsOnly=*/true); });
+  module.walk([&](Operation *op) { check(op, /*headsOnly=*/false); });
   return reason;
 }
 
