@@ -83,9 +83,12 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
     out.modelFlops += total.flops;
     weights += total.parameterBytes;
   }
-  out.modelFlops *= out.steps;
+  // All replicas' work: each data-parallel replica runs its share of the
+  // batch and reads its own copy of the weights.
+  out.modelFlops *= out.steps * request.dataParallel;
   double computeBound = out.modelFlops / (out.chips * desc->peakFlopsBf16);
-  double memoryBound = out.steps * weights / (out.chips * desc->hbmBandwidth);
+  double memoryBound = out.steps * request.dataParallel * weights /
+                       (out.chips * desc->hbmBandwidth);
   out.roofline = std::max(computeBound, memoryBound);
   out.rooflineIsMemory = memoryBound > computeBound;
 

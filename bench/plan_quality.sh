@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Plan quality: for each model, the simulated time of
+#   (a) tensor parallelism alone,
+#   (b) a layer pipeline without token slicing (one slice, GPipe-style),
+#   (c) the same pipeline with uniform slices (2 per stage),
+#   (d) the same pipeline with Loom's dynamic-programming slices,
+#   (e) the --search winner,
+# next to the lower bound (all FLOPs over the slice's peak, or the weights
+# read once over its HBM bandwidth) and each plan's ratio to it.
+# Usage: bench/plan_quality.sh [build-dir] > bench/plan_quality.md
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+plan=${1:-$here/../build}/bin/loom-plan
+
+row() { # label, loom-plan arguments...
+  local label=$1; shift
+  if out=$("$plan" "$@" --json 2>/dev/null); then
+    echo "$out" | python3 -c '
+import json, sys
+label = sys.argv[1]
+p = json.load(sys.stdin)
+if isinstance(p, list):
+    p = p[0]
+t = p.get("simulated_s", p["predicted_s"])
+plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
+print("| %s | tp %d x %s x dp %d, %s | %.1f | %.1f | %.2fx |" % (
+    label, p["tp"], plural(p["stages"], "stage"), p["data_parallel"],
+    plural(len(p["slices"]), "slice"),
+    p["predicted_s"] * 1e3, t * 1e3, t / p["roofline_s"]))' "$label"
+  else
+    echo "| $label | does not fit | | | |"
+  fi
+}
+
+bound() {
+  "$plan" "$@" --json 2>/dev/null | python3 -c '
+import json, sys
+print("%.1f" % (json.load(sys.stdin)["roofline_s"] * 1e3))'
+}
+
+model() { # title, model args, tp alone, tp, stages
+  local title=$1 args=$2 tpAlone=$3 tp=$4 stages=$5
+  echo
+  echo "### $title"
+  echo
+  echo "Lower bound: $(bound $args --tp "$tp" --stages "$stages") ms."
+  echo
+  echo "| plan | layout | predicted ms | simulated ms | x bound |"
+  echo "|---|---|---:|---:|---:|"
+  row "(a) tensor parallel alone" $args --tp "$tpAlone" --stages 1
+  row "(b) pipeline, no slicing" $args --tp "$tp" --stages "$stages" --slices 1
+  row "(c) uniform slices" $args --tp "$tp" --stages "$stages" --slices $((2 * stages))
+  row "(d) Loom's slices" $args --tp "$tp" --stages "$stages" --slices auto
+  row "(e) --search winner" $args --search
+}
+
+echo "# Plan quality"
+echo
+echo "Made by \`bench/plan_quality.sh\` on $(date -u +%Y-%m-%d). Times are the"
+echo "simulator's (loom-sim's engine, in process); predicted is the cost"
+echo "model's. One replica, batch as imported."
+model "LLaMA-65B prefill, 2048 tokens, v5e-16" "--model llama-65b --target v5e-16" 16 4 4
+model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8
+model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4
+model "Flux-dev, 1024 px, 28 steps, v5e-16" "--model flux-dev --target v5e-16" 8 4 4
