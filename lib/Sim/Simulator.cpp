@@ -29,6 +29,9 @@ struct Task {
   int32_t local;     ///< index within its chip
   int32_t waiting;   ///< unfinished dependencies
   bool ready = false, done = false;
+  /// A receive counts as communication only while its data is in flight,
+  /// not while it waits for the sender (a pipeline bubble, not a transfer).
+  bool inFlight = false;
   double start = -1;
   int32_t partner = kNone;    ///< send <-> recv
   int32_t collective = kNone; ///< instance
@@ -379,7 +382,8 @@ void Engine::arrive(const Flow &flow) {
     finish(send, 1);
     int32_t recv = tasks[send].partner;
     if (recv != kNone && tasks[recv].ready && !tasks[recv].done) {
-      commEnd(tasks[recv].chip);
+      if (tasks[recv].inFlight)
+        commEnd(tasks[recv].chip);
       finish(recv, 2);
     }
     return;
@@ -439,16 +443,25 @@ void Engine::onReady(int32_t t) {
   case TaskKind::Compute:
     advance(task.chip);
     return;
-  case TaskKind::Send:
+  case TaskKind::Send: {
     commBegin(task.chip);
+    int32_t recv = task.partner;
+    if (recv != kNone && tasks[recv].ready && !tasks[recv].done) {
+      tasks[recv].inFlight = true;
+      commBegin(tasks[recv].chip);
+    }
     startFlow(chip.id, spec.peer, spec.bytes, Flow::Owner::Message, t);
     return;
+  }
   case TaskKind::Recv:
-    commBegin(task.chip);
-    // Done now if the message is already here.
-    if (task.partner != kNone && tasks[task.partner].done) {
-      commEnd(task.chip);
+    if (task.partner == kNone)
+      return;
+    // Done now if the message is already here; in flight if it is coming.
+    if (tasks[task.partner].done) {
       finish(t, 2);
+    } else if (tasks[task.partner].ready) {
+      task.inFlight = true;
+      commBegin(task.chip);
     }
     return;
   case TaskKind::Collective: {

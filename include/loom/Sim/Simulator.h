@@ -42,8 +42,9 @@ struct ChipStats {
   int64_t id = 0;
   double computeBusy = 0; ///< seconds the TensorCore ran
   double flops = 0;
-  /// Seconds the TensorCore sat idle while a communication task of the chip
-  /// was in progress.
+  /// Seconds the TensorCore sat idle while the chip was moving data: a send
+  /// or collective in progress, or a receive whose data was in flight (not
+  /// one still waiting for its sender, which is pipeline bubble).
   double exposedComm = 0;
   double peakHbm = 0;
   int64_t tasks = 0;
