@@ -19,5 +19,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
-tools = ["loom-opt", "loom-import", "loom-translate", "loom-sim", "loom-plan"]
+tools = ["loom-opt", "loom-import", "loom-translate", "loom-sim", "loom-plan", "loom-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+config.substitutions.append(("%loom_plugin", os.path.join(config.loom_obj_root, "lib", "LoomPlugin.so")))
