@@ -94,21 +94,22 @@ llvm::Expected<Schedule> schedule::parseSchedule(llvm::StringRef json,
   const Array *chips = r.array(root->get("chips"), "$.chips");
   if (!chips || r.failed())
     return r.takeError();
+  JsonPath chipsPath("$.chips");
   for (auto [c, chipValue] : llvm::enumerate(*chips)) {
-    std::string chipPath = JsonReader::at("$.chips", c);
+    JsonPath chipPath(chipsPath, c);
     const Object *chipObject = r.object(&chipValue, chipPath);
     if (!chipObject)
       return r.takeError();
     r.keys(*chipObject, chipPath, {"id", "tasks"}, {"id", "tasks"});
     Chip chip;
     chip.id = r.integer(*chipObject, "id", chipPath, 0);
-    const Array *tasks =
-        r.array(chipObject->get("tasks"), JsonReader::at(chipPath, "tasks"));
+    JsonPath tasksPath(chipPath, "tasks");
+    const Array *tasks = r.array(chipObject->get("tasks"), tasksPath);
     if (!tasks || r.failed())
       return r.takeError();
     chip.tasks.reserve(tasks->size());
     for (auto [t, taskValue] : llvm::enumerate(*tasks)) {
-      std::string path = JsonReader::at(JsonReader::at(chipPath, "tasks"), t);
+      JsonPath path(tasksPath, t);
       const Object *o = r.object(&taskValue, path);
       if (!o)
         return r.takeError();
@@ -156,7 +157,7 @@ llvm::Expected<Schedule> schedule::parseSchedule(llvm::StringRef json,
                  "unknown collective \"" + which + "\" (known: " +
                      choices(collectives) + ")");
         task.tag = r.integer(*o, "tag", path, 0);
-        std::string groupPath = JsonReader::at(path, "group");
+        JsonPath groupPath(path, "group");
         if (const Array *group = r.array(o->get("group"), groupPath)) {
           for (auto [g, member] : llvm::enumerate(*group))
             task.group.push_back(
@@ -190,7 +191,7 @@ llvm::Expected<Schedule> schedule::parseSchedule(llvm::StringRef json,
       }
       if (task.kind != TaskKind::Free)
         task.bytes = r.integer(*o, "bytes", path, 0);
-      std::string depsPath = JsonReader::at(path, "deps");
+      JsonPath depsPath(path, "deps");
       if (const Array *deps = r.array(o->get("deps"), depsPath))
         for (auto [d, dep] : llvm::enumerate(*deps)) {
           int64_t index = r.integer(dep, JsonReader::at(depsPath, d), 0);

@@ -20,35 +20,48 @@ std::string loom::showNumber(double value) {
   return llvm::formatv("{0:e}", value).str();
 }
 
+std::string JsonPath::str() const {
+  if (!parent)
+    return text;
+  std::string prefix = parent->str();
+  if (isIndex)
+    return prefix + "[" + std::to_string(index) + "]";
+  return prefix + "." + key.str();
+}
+
 llvm::Error JsonReader::takeError() const {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  fileName + ": " + message);
 }
 
-void JsonReader::fail(const std::string &path, const llvm::Twine &what) {
+void JsonReader::fail(const JsonPath &path, const llvm::Twine &what) {
   if (!failed())
-    message = path + ": " + what.str();
+    message = path.str() + ": " + what.str();
 }
 
-void JsonReader::keys(const Object &object, const std::string &path,
+void JsonReader::keys(const Object &object, const JsonPath &path,
                       llvm::ArrayRef<llvm::StringRef> known,
                       llvm::ArrayRef<llvm::StringRef> required) {
-  // Sorted, so that the first unknown key reported does not depend on the
-  // hash order of the object.
-  llvm::SmallVector<std::string> present;
+  bool unknown = false;
   for (const auto &entry : object)
-    present.push_back(entry.first.str());
-  llvm::sort(present);
-  for (const std::string &key : present)
-    if (!llvm::is_contained(known, key))
-      fail(at(path, key),
-           "unknown key (known here: " + llvm::join(known, ", ") + ")");
+    unknown |= !llvm::is_contained(known, llvm::StringRef(entry.first));
+  if (unknown) {
+    // Sorted, so that the key reported does not depend on hash order.
+    llvm::SmallVector<llvm::StringRef> present;
+    for (const auto &entry : object)
+      present.push_back(entry.first);
+    llvm::sort(present);
+    for (llvm::StringRef key : present)
+      if (!llvm::is_contained(known, key))
+        fail(at(path, key),
+             "unknown key (known here: " + llvm::join(known, ", ") + ")");
+  }
   for (llvm::StringRef key : required)
     if (!object.get(key))
       fail(at(path, key), "missing required key");
 }
 
-const Object *JsonReader::object(const Value *value, const std::string &path) {
+const Object *JsonReader::object(const Value *value, const JsonPath &path) {
   if (!value) {
     fail(path, "missing required key");
     return nullptr;
@@ -59,7 +72,7 @@ const Object *JsonReader::object(const Value *value, const std::string &path) {
   return nullptr;
 }
 
-const Array *JsonReader::array(const Value *value, const std::string &path) {
+const Array *JsonReader::array(const Value *value, const JsonPath &path) {
   if (!value) {
     fail(path, "missing required key");
     return nullptr;
@@ -71,7 +84,7 @@ const Array *JsonReader::array(const Value *value, const std::string &path) {
 }
 
 std::string JsonReader::string(const Object &o, llvm::StringRef key,
-                               const std::string &path) {
+                               const JsonPath &path) {
   const Value *value = o.get(key);
   if (!value) {
     fail(at(path, key), "missing required key");
@@ -84,7 +97,7 @@ std::string JsonReader::string(const Object &o, llvm::StringRef key,
 }
 
 double JsonReader::positive(const Object &o, llvm::StringRef key,
-                            const std::string &path) {
+                            const JsonPath &path) {
   const Value *value = o.get(key);
   if (!value) {
     fail(at(path, key), "missing required key");
@@ -102,7 +115,7 @@ double JsonReader::positive(const Object &o, llvm::StringRef key,
   return *number;
 }
 
-int64_t JsonReader::integer(const Value &value, const std::string &path,
+int64_t JsonReader::integer(const Value &value, const JsonPath &path,
                             int64_t min) {
   std::optional<int64_t> number = value.getAsInteger();
   if (!number) {
@@ -118,7 +131,7 @@ int64_t JsonReader::integer(const Value &value, const std::string &path,
 }
 
 int64_t JsonReader::integer(const Object &o, llvm::StringRef key,
-                            const std::string &path, int64_t min) {
+                            const JsonPath &path, int64_t min) {
   const Value *value = o.get(key);
   if (!value) {
     fail(at(path, key), "missing required key");
@@ -129,7 +142,7 @@ int64_t JsonReader::integer(const Object &o, llvm::StringRef key,
 
 llvm::SmallVector<int64_t, 3> JsonReader::shape(const Object &o,
                                                 llvm::StringRef key,
-                                                const std::string &path,
+                                                const JsonPath &path,
                                                 size_t maxSize) {
   llvm::SmallVector<int64_t, 3> dims;
   const Value *value = o.get(key);

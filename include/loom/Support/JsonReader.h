@@ -20,6 +20,27 @@
 
 namespace loom {
 
+/// Where a value sits in a document, e.g. `$.chips[3].tasks[17]`. A path
+/// made from a parent is spelled out only when an error needs it, so that
+/// reading a large valid file builds no strings.
+class JsonPath {
+public:
+  JsonPath(std::string text) : text(std::move(text)) {}
+  JsonPath(const char *text) : text(text) {}
+  JsonPath(const JsonPath &parent, llvm::StringRef key)
+      : parent(&parent), key(key) {}
+  JsonPath(const JsonPath &parent, size_t index)
+      : parent(&parent), index(index), isIndex(true) {}
+  std::string str() const;
+
+private:
+  const JsonPath *parent = nullptr;
+  std::string text;
+  llvm::StringRef key;
+  size_t index = 0;
+  bool isIndex = false;
+};
+
 class JsonReader {
 public:
   explicit JsonReader(llvm::StringRef fileName) : fileName(fileName.str()) {}
@@ -27,40 +48,40 @@ public:
   bool failed() const { return !message.empty(); }
   /// "file: $.path: what" as an llvm::Error.
   llvm::Error takeError() const;
-  void fail(const std::string &path, const llvm::Twine &what);
+  void fail(const JsonPath &path, const llvm::Twine &what);
 
   /// `object` has only `known` keys and all `required` ones.
-  void keys(const llvm::json::Object &object, const std::string &path,
+  void keys(const llvm::json::Object &object, const JsonPath &path,
             llvm::ArrayRef<llvm::StringRef> known,
             llvm::ArrayRef<llvm::StringRef> required);
 
   /// The value as an object (null with an error when it is missing or not
   /// one).
   const llvm::json::Object *object(const llvm::json::Value *value,
-                                   const std::string &path);
+                                   const JsonPath &path);
   const llvm::json::Array *array(const llvm::json::Value *value,
-                                 const std::string &path);
+                                 const JsonPath &path);
   std::string string(const llvm::json::Object &o, llvm::StringRef key,
-                     const std::string &path);
+                     const JsonPath &path);
   /// A number > 0.
   double positive(const llvm::json::Object &o, llvm::StringRef key,
-                  const std::string &path);
+                  const JsonPath &path);
   /// An integer >= `min`.
   int64_t integer(const llvm::json::Object &o, llvm::StringRef key,
-                  const std::string &path, int64_t min);
-  int64_t integer(const llvm::json::Value &value, const std::string &path,
+                  const JsonPath &path, int64_t min);
+  int64_t integer(const llvm::json::Value &value, const JsonPath &path,
                   int64_t min);
   /// An array of 1 to `maxSize` positive integers.
   llvm::SmallVector<int64_t, 3> shape(const llvm::json::Object &o,
                                       llvm::StringRef key,
-                                      const std::string &path,
+                                      const JsonPath &path,
                                       size_t maxSize = 3);
 
-  static std::string at(const std::string &path, llvm::StringRef key) {
-    return path + "." + key.str();
+  static JsonPath at(const JsonPath &path, llvm::StringRef key) {
+    return JsonPath(path, key);
   }
-  static std::string at(const std::string &path, size_t index) {
-    return path + "[" + std::to_string(index) + "]";
+  static JsonPath at(const JsonPath &path, size_t index) {
+    return JsonPath(path, index);
   }
 
 private:
