@@ -4,9 +4,11 @@
 
 #include "loom/Support/JsonReader.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
 #include <array>
+#include <cmath>
 #include <optional>
 
 using namespace loom;
@@ -62,154 +64,535 @@ llvm::StringRef schedule::name(TaskKind kind) { return nameIn(taskKinds, kind); 
 llvm::StringRef schedule::name(Collective kind) { return nameIn(collectives, kind); }
 llvm::StringRef schedule::name(Memory kind) { return nameIn(memories, kind); }
 
+namespace {
+
+/// A value of a task or chip field as the streaming reader saw it.
+struct Field {
+  enum class Type : uint8_t { Missing, Null, Bool, Number, String, Array, Object };
+  Type type = Type::Missing;
+  bool integral = false;
+  int64_t integer = 0;
+  double number = 0;
+  std::string text;
+  /// Array elements, one level deep (deeper values are kept as their type).
+  std::vector<Field> items;
+
+  bool present() const { return type != Type::Missing; }
+  std::string show() const {
+    switch (type) {
+    case Type::Null:
+      return "null";
+    case Type::Bool:
+      return integer ? "true" : "false";
+    case Type::Number:
+      return showNumber(number);
+    case Type::String:
+      return "\"" + text + "\"";
+    case Type::Array:
+      return "an array";
+    case Type::Object:
+      return "an object";
+    case Type::Missing:
+      break;
+    }
+    return "nothing";
+  }
+};
+
+/// Reads a schedule document in one pass over the text, without building a
+/// document tree: a 1.4-million-task file would otherwise spend most of its
+/// time allocating. Errors match JsonReader's: the JSON path, then what is
+/// wrong.
+class StreamReader {
+public:
+  StreamReader(llvm::StringRef text, llvm::StringRef fileName)
+      : text(text), fileName(fileName.str()) {}
+
+  llvm::Expected<Schedule> read();
+
+private:
+  // Lexing.
+  void skipSpace() {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\n' ||
+                                 text[pos] == '\r' || text[pos] == '\t'))
+      ++pos;
+  }
+  bool peek(char c) {
+    skipSpace();
+    return pos < text.size() && text[pos] == c;
+  }
+  bool eat(char c) {
+    if (!peek(c))
+      return false;
+    ++pos;
+    return true;
+  }
+  void expect(char c) {
+    if (!eat(c))
+      syntax(std::string("expected '") + c + "'");
+  }
+  void syntax(const std::string &what) {
+    if (!failed.empty())
+      return;
+    size_t line = 1 + text.take_front(pos).count('\n');
+    size_t lineStart = text.take_front(pos).rfind('\n');
+    size_t column = 1 + (lineStart == llvm::StringRef::npos ? pos : pos - lineStart - 1);
+    failed = fileName + ": invalid JSON: " + what + " at line " +
+             std::to_string(line) + ", column " + std::to_string(column);
+    pos = text.size();
+  }
+  void fail(const JsonPath &path, const llvm::Twine &what) {
+    if (failed.empty())
+      failed = fileName + ": " + path.str() + ": " + what.str();
+  }
+  std::string string();
+  void value(Field &field, int depth);
+  /// Calls `onKey(key)` for each key of an object; `onKey` reads the value.
+  template <typename Fn> void object(Fn onKey) {
+    expect('{');
+    if (eat('}'))
+      return;
+    do {
+      if (!failed.empty())
+        return;
+      skipSpace();
+      std::string key = string();
+      expect(':');
+      if (!failed.empty())
+        return;
+      onKey(key);
+    } while (eat(','));
+    expect('}');
+  }
+  template <typename Fn> void array(Fn onItem) {
+    expect('[');
+    if (eat(']'))
+      return;
+    size_t index = 0;
+    do {
+      if (!failed.empty())
+        return;
+      onItem(index++);
+    } while (eat(','));
+    expect(']');
+  }
+
+  // Checks, with JsonReader's messages.
+  int64_t integer(const Field &f, const JsonPath &path, int64_t min);
+  std::string stringField(const Field &f, const JsonPath &path);
+  void readTask(Chip &chip, const JsonPath &path);
+  void readChip(Schedule &schedule, const JsonPath &path);
+
+  llvm::StringRef text;
+  size_t pos = 0;
+  std::string fileName, failed;
+};
+
+std::string StreamReader::string() {
+  skipSpace();
+  if (pos >= text.size() || text[pos] != '"') {
+    syntax("expected a string");
+    return "";
+  }
+  ++pos;
+  std::string out;
+  size_t start = pos;
+  while (pos < text.size() && text[pos] != '"') {
+    if (text[pos] != '\\') {
+      ++pos;
+      continue;
+    }
+    out.append(text.data() + start, pos - start);
+    if (pos + 1 >= text.size())
+      break;
+    char c = text[pos + 1];
+    pos += 2;
+    switch (c) {
+    case 'n': out += '\n'; break;
+    case 't': out += '\t'; break;
+    case 'r': out += '\r'; break;
+    case 'b': out += '\b'; break;
+    case 'f': out += '\f'; break;
+    case 'u': {
+      // Schedules are ASCII; other characters are kept as UTF-8 bytes.
+      unsigned code = 0;
+      if (pos + 4 > text.size() ||
+          text.substr(pos, 4).getAsInteger(16, code)) {
+        syntax("invalid \\u escape");
+        return out;
+      }
+      pos += 4;
+      if (code < 0x80) {
+        out += char(code);
+      } else if (code < 0x800) {
+        out += char(0xC0 | (code >> 6));
+        out += char(0x80 | (code & 0x3F));
+      } else {
+        out += char(0xE0 | (code >> 12));
+        out += char(0x80 | ((code >> 6) & 0x3F));
+        out += char(0x80 | (code & 0x3F));
+      }
+      break;
+    }
+    default: out += c; break;
+    }
+    start = pos;
+  }
+  if (pos >= text.size()) {
+    syntax("unterminated string");
+    return out;
+  }
+  out.append(text.data() + start, pos - start);
+  ++pos;
+  return out;
+}
+
+void StreamReader::value(Field &field, int depth) {
+  skipSpace();
+  if (pos >= text.size()) {
+    syntax("unexpected end of input");
+    return;
+  }
+  char c = text[pos];
+  if (c == '"') {
+    field.type = Field::Type::String;
+    field.text = string();
+  } else if (c == '{') {
+    field.type = Field::Type::Object;
+    object([&](const std::string &) {
+      Field ignored;
+      value(ignored, depth + 1);
+    });
+  } else if (c == '[') {
+    field.type = Field::Type::Array;
+    array([&](size_t) {
+      Field item;
+      value(item, depth + 1);
+      if (depth == 0)
+        field.items.push_back(std::move(item));
+    });
+  } else if (text.substr(pos).starts_with("true") ||
+             text.substr(pos).starts_with("false")) {
+    field.type = Field::Type::Bool;
+    field.integer = c == 't';
+    pos += c == 't' ? 4 : 5;
+  } else if (text.substr(pos).starts_with("null")) {
+    field.type = Field::Type::Null;
+    pos += 4;
+  } else {
+    size_t start = pos;
+    if (text[pos] == '-')
+      ++pos;
+    bool integral = true;
+    while (pos < text.size() &&
+           (llvm::isDigit(text[pos]) || text[pos] == '.' || text[pos] == 'e' ||
+            text[pos] == 'E' || text[pos] == '+' || text[pos] == '-')) {
+      integral &= llvm::isDigit(text[pos]);
+      ++pos;
+    }
+    llvm::StringRef digits = text.slice(start, pos);
+    if (digits.empty() || digits == "-") {
+      syntax("unexpected character");
+      return;
+    }
+    field.type = Field::Type::Number;
+    if (integral && !digits.getAsInteger(10, field.integer)) {
+      field.integral = true;
+      field.number = double(field.integer);
+    } else if (digits.getAsDouble(field.number)) {
+      syntax("invalid number");
+    } else if (field.number == std::floor(field.number) &&
+               std::fabs(field.number) < 9.2e18) {
+      field.integral = true;
+      field.integer = int64_t(field.number);
+    }
+  }
+}
+
+int64_t StreamReader::integer(const Field &f, const JsonPath &path, int64_t min) {
+  if (!f.present()) {
+    fail(path, "missing required key");
+    return min;
+  }
+  if (f.type != Field::Type::Number || !f.integral) {
+    fail(path, "must be an integer");
+    return min;
+  }
+  if (f.integer < min) {
+    fail(path, "must be at least " + std::to_string(min) + ", got " +
+                   std::to_string(f.integer));
+    return min;
+  }
+  return f.integer;
+}
+
+std::string StreamReader::stringField(const Field &f, const JsonPath &path) {
+  if (!f.present()) {
+    fail(path, "missing required key");
+    return "";
+  }
+  if (f.type != Field::Type::String) {
+    fail(path, "must be a string");
+    return "";
+  }
+  return f.text;
+}
+
+// The fields a task may have; a task's kind says which it must.
+enum TaskField { Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, To, From,
+                 Tag, CollectiveKind, Group, What, Alloc, Deps, NumFields };
+constexpr llvm::StringLiteral taskFieldNames[NumFields] = {
+    "kind", "name", "op",  "layer", "slice", "step", "flops", "bytes",
+    "to",   "from", "tag", "collective", "group", "what", "alloc", "deps"};
+
+void StreamReader::readTask(Chip &chip, const JsonPath &path) {
+  std::array<Field, NumFields> fields;
+  llvm::SmallVector<std::string, 1> unknown;
+  object([&](const std::string &key) {
+    const auto *it = llvm::find(taskFieldNames, key);
+    if (it == std::end(taskFieldNames)) {
+      unknown.push_back(key);
+      Field ignored;
+      value(ignored, 1);
+      return;
+    }
+    value(fields[it - std::begin(taskFieldNames)], 0);
+  });
+  if (!failed.empty())
+    return;
+  size_t t = chip.tasks.size();
+  std::string kindName = stringField(fields[Kind], JsonPath(path, "kind"));
+  std::optional<TaskKind> kind = parseIn(taskKinds, kindName);
+  if (!failed.empty())
+    return;
+  if (!kind)
+    return fail(JsonPath(path, "kind"),
+                "unknown task kind \"" + kindName + "\" (known: " +
+                    choices(taskKinds) + ")");
+  llvm::SmallVector<TaskField, 10> allowed;
+  switch (*kind) {
+  case TaskKind::Compute:
+    allowed = {Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, Deps};
+    break;
+  case TaskKind::Send:
+    allowed = {Kind, To, Bytes, Tag, Deps};
+    break;
+  case TaskKind::Recv:
+    allowed = {Kind, From, Bytes, Tag, Deps};
+    break;
+  case TaskKind::Collective:
+    allowed = {Kind, CollectiveKind, Group, Bytes, Tag, Deps};
+    break;
+  case TaskKind::Alloc:
+    allowed = {Kind, What, Name, Bytes, Deps};
+    break;
+  case TaskKind::Free:
+    allowed = {Kind, Alloc, Deps};
+    break;
+  }
+  std::string known = llvm::join(
+      llvm::map_range(allowed, [](TaskField f) { return taskFieldNames[f].str(); }),
+      ", ");
+  for (const std::string &key : unknown)
+    fail(JsonPath(path, key), "unknown key (known here: " + known + ")");
+  for (int f = 0; f < NumFields; ++f)
+    if (fields[f].present() && !llvm::is_contained(allowed, TaskField(f)))
+      fail(JsonPath(path, taskFieldNames[f]),
+           "unknown key (known here: " + known + ")");
+  for (TaskField f : allowed)
+    if (!fields[f].present())
+      fail(JsonPath(path, taskFieldNames[f]), "missing required key");
+  if (!failed.empty())
+    return;
+
+  Task task;
+  task.kind = *kind;
+  auto at = [&](TaskField f) { return JsonPath(path, taskFieldNames[f]); };
+  switch (task.kind) {
+  case TaskKind::Compute:
+    task.name = stringField(fields[Name], at(Name));
+    task.op = stringField(fields[Op], at(Op));
+    task.layer = integer(fields[Layer], at(Layer), -1);
+    task.slice = integer(fields[Slice], at(Slice), 0);
+    task.step = integer(fields[Step], at(Step), 0);
+    task.flops = integer(fields[Flops], at(Flops), 0);
+    break;
+  case TaskKind::Send:
+    task.peer = integer(fields[To], at(To), 0);
+    task.tag = integer(fields[Tag], at(Tag), 0);
+    break;
+  case TaskKind::Recv:
+    task.peer = integer(fields[From], at(From), 0);
+    task.tag = integer(fields[Tag], at(Tag), 0);
+    break;
+  case TaskKind::Collective: {
+    std::string which = stringField(fields[CollectiveKind], at(CollectiveKind));
+    if (auto c = parseIn(collectives, which))
+      task.collective = *c;
+    else if (failed.empty())
+      fail(at(CollectiveKind), "unknown collective \"" + which +
+                                   "\" (known: " + choices(collectives) + ")");
+    task.tag = integer(fields[Tag], at(Tag), 0);
+    JsonPath groupPath = at(Group);
+    if (fields[Group].type != Field::Type::Array)
+      fail(groupPath, "must be an array");
+    else if (fields[Group].items.empty())
+      fail(groupPath, "a collective needs a group");
+    for (auto [g, member] : llvm::enumerate(fields[Group].items))
+      task.group.push_back(integer(member, JsonPath(groupPath, g), 0));
+    break;
+  }
+  case TaskKind::Alloc: {
+    std::string what = stringField(fields[What], at(What));
+    if (auto m = parseIn(memories, what))
+      task.what = *m;
+    else if (failed.empty())
+      fail(at(What), "unknown memory kind \"" + what + "\" (known: " +
+                         choices(memories) + ")");
+    task.name = stringField(fields[Name], at(Name));
+    break;
+  }
+  case TaskKind::Free:
+    task.alloc = integer(fields[Alloc], at(Alloc), 0);
+    if (failed.empty() && (task.alloc >= static_cast<int64_t>(t) ||
+                           chip.tasks[task.alloc].kind != TaskKind::Alloc))
+      fail(at(Alloc), "must be the index of an earlier alloc task of this chip");
+    break;
+  }
+  if (task.kind != TaskKind::Free)
+    task.bytes = integer(fields[Bytes], at(Bytes), 0);
+  JsonPath depsPath = at(Deps);
+  if (fields[Deps].type != Field::Type::Array)
+    fail(depsPath, "must be an array");
+  for (auto [d, dep] : llvm::enumerate(fields[Deps].items)) {
+    int64_t index = integer(dep, JsonPath(depsPath, d), 0);
+    if (failed.empty() && index >= static_cast<int64_t>(t))
+      fail(JsonPath(depsPath, d),
+           "dangling dependency on task " + std::to_string(index) +
+               ": a task may depend only on earlier tasks of its chip");
+    task.deps.push_back(index);
+  }
+  chip.tasks.push_back(std::move(task));
+}
+
+void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
+  Chip chip;
+  bool sawId = false, sawTasks = false;
+  if (!peek('{'))
+    return fail(path, "must be an object");
+  object([&](const std::string &key) {
+    if (key == "id") {
+      Field id;
+      value(id, 0);
+      sawId = true;
+      chip.id = integer(id, JsonPath(path, "id"), 0);
+    } else if (key == "tasks") {
+      sawTasks = true;
+      JsonPath tasksPath(path, "tasks");
+      if (!peek('['))
+        return fail(tasksPath, "must be an array");
+      array([&](size_t t) {
+        JsonPath taskPath(tasksPath, t);
+        if (!peek('{'))
+          return fail(taskPath, "must be an object");
+        readTask(chip, taskPath);
+      });
+    } else {
+      fail(JsonPath(path, key), "unknown key (known here: id, tasks)");
+    }
+  });
+  if (!sawId)
+    fail(JsonPath(path, "id"), "missing required key");
+  if (!sawTasks)
+    fail(JsonPath(path, "tasks"), "missing required key");
+  schedule.chips.push_back(std::move(chip));
+}
+
+llvm::Expected<Schedule> StreamReader::read() {
+  Schedule result;
+  JsonPath root("$");
+  bool sawFormat = false, sawVersion = false, sawTarget = false, sawChips = false;
+  if (!peek('{'))
+    fail(root, "must be an object");
+  else
+    object([&](const std::string &key) {
+      if (key == "format") {
+        Field f;
+        value(f, 0);
+        sawFormat = true;
+        std::string format = stringField(f, JsonPath(root, "format"));
+        if (failed.empty() && format != "loom-schedule")
+          fail(JsonPath(root, "format"),
+               "must be \"loom-schedule\", got \"" + format + "\"");
+      } else if (key == "version") {
+        Field f;
+        value(f, 0);
+        sawVersion = true;
+        int64_t version = integer(f, JsonPath(root, "version"), 0);
+        if (failed.empty() && version != kFormatVersion)
+          fail(JsonPath(root, "version"),
+               "version " + std::to_string(version) +
+                   " is not supported (this Loom reads version " +
+                   std::to_string(kFormatVersion) + ")");
+      } else if (key == "target") {
+        sawTarget = true;
+        JsonPath targetPath(root, "target");
+        if (!peek('{'))
+          return fail(targetPath, "must be an object");
+        bool sawName = false, sawShape = false;
+        object([&](const std::string &field) {
+          Field f;
+          value(f, 0);
+          if (field == "name") {
+            sawName = true;
+            result.targetName = stringField(f, JsonPath(targetPath, "name"));
+          } else if (field == "shape") {
+            sawShape = true;
+            JsonPath shapePath(targetPath, "shape");
+            if (f.type != Field::Type::Array || f.items.empty() ||
+                f.items.size() > 3)
+              return fail(shapePath,
+                          "must be an array of 1 to 3 positive integers");
+            for (auto [i, dim] : llvm::enumerate(f.items))
+              result.shape.push_back(integer(dim, JsonPath(shapePath, i), 1));
+          } else {
+            fail(JsonPath(targetPath, field), "unknown key (known here: name, shape)");
+          }
+        });
+        if (!sawName)
+          fail(JsonPath(targetPath, "name"), "missing required key");
+        if (!sawShape)
+          fail(JsonPath(targetPath, "shape"), "missing required key");
+      } else if (key == "chips") {
+        sawChips = true;
+        JsonPath chipsPath(root, "chips");
+        if (!peek('['))
+          return fail(chipsPath, "must be an array");
+        array([&](size_t c) { readChip(result, JsonPath(chipsPath, c)); });
+      } else {
+        fail(JsonPath(root, key),
+             "unknown key (known here: format, version, target, chips)");
+        Field ignored;
+        value(ignored, 1);
+      }
+    });
+  skipSpace();
+  if (failed.empty() && pos != text.size())
+    syntax("unexpected text after the document");
+  for (auto [seen, key] : {std::pair{sawFormat, "format"}, {sawVersion, "version"},
+                           {sawTarget, "target"}, {sawChips, "chips"}})
+    if (!seen)
+      fail(JsonPath(root, key), "missing required key");
+  if (!failed.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), failed);
+  return result;
+}
+
+} // namespace
+
 llvm::Expected<Schedule> schedule::parseSchedule(llvm::StringRef json,
                                                  llvm::StringRef fileName) {
-  llvm::Expected<Value> document = llvm::json::parse(json);
-  if (!document)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        fileName + ": invalid JSON: " + llvm::toString(document.takeError()));
-  JsonReader r(fileName);
-  Schedule result;
-  const Object *root = r.object(&*document, "$");
-  if (!root)
-    return r.takeError();
-  r.keys(*root, "$", {"format", "version", "target", "chips"},
-         {"format", "version", "target", "chips"});
-  if (r.failed())
-    return r.takeError();
-  std::string format = r.string(*root, "format", "$");
-  if (!r.failed() && format != "loom-schedule")
-    r.fail("$.format", "must be \"loom-schedule\", got \"" + format + "\"");
-  int64_t version = r.integer(*root, "version", "$", 0);
-  if (!r.failed() && version != kFormatVersion)
-    r.fail("$.version", "version " + std::to_string(version) +
-                            " is not supported (this Loom reads version " +
-                            std::to_string(kFormatVersion) + ")");
-  if (const Object *target = r.object(root->get("target"), "$.target")) {
-    r.keys(*target, "$.target", {"name", "shape"}, {"name", "shape"});
-    result.targetName = r.string(*target, "name", "$.target");
-    result.shape = r.shape(*target, "shape", "$.target");
-  }
-  const Array *chips = r.array(root->get("chips"), "$.chips");
-  if (!chips || r.failed())
-    return r.takeError();
-  JsonPath chipsPath("$.chips");
-  for (auto [c, chipValue] : llvm::enumerate(*chips)) {
-    JsonPath chipPath(chipsPath, c);
-    const Object *chipObject = r.object(&chipValue, chipPath);
-    if (!chipObject)
-      return r.takeError();
-    r.keys(*chipObject, chipPath, {"id", "tasks"}, {"id", "tasks"});
-    Chip chip;
-    chip.id = r.integer(*chipObject, "id", chipPath, 0);
-    JsonPath tasksPath(chipPath, "tasks");
-    const Array *tasks = r.array(chipObject->get("tasks"), tasksPath);
-    if (!tasks || r.failed())
-      return r.takeError();
-    chip.tasks.reserve(tasks->size());
-    for (auto [t, taskValue] : llvm::enumerate(*tasks)) {
-      JsonPath path(tasksPath, t);
-      const Object *o = r.object(&taskValue, path);
-      if (!o)
-        return r.takeError();
-      Task task;
-      std::string kind = r.string(*o, "kind", path);
-      std::optional<TaskKind> parsed = parseIn(taskKinds, kind);
-      if (!parsed) {
-        r.fail(JsonReader::at(path, "kind"),
-               "unknown task kind \"" + kind + "\" (known: " +
-                   choices(taskKinds) + ")");
-        return r.takeError();
-      }
-      task.kind = *parsed;
-      switch (task.kind) {
-      case TaskKind::Compute:
-        r.keys(*o, path,
-               {"kind", "name", "op", "layer", "slice", "step", "flops", "bytes",
-                "deps"},
-               {"kind", "name", "op", "layer", "slice", "step", "flops",
-                "bytes", "deps"});
-        task.name = r.string(*o, "name", path);
-        task.op = r.string(*o, "op", path);
-        task.layer = r.integer(*o, "layer", path, -1);
-        task.slice = r.integer(*o, "slice", path, 0);
-        task.step = r.integer(*o, "step", path, 0);
-        task.flops = r.integer(*o, "flops", path, 0);
-        break;
-      case TaskKind::Send:
-      case TaskKind::Recv: {
-        llvm::StringRef peerKey = task.kind == TaskKind::Send ? "to" : "from";
-        r.keys(*o, path, {"kind", peerKey, "bytes", "tag", "deps"},
-               {"kind", peerKey, "bytes", "tag", "deps"});
-        task.peer = r.integer(*o, peerKey, path, 0);
-        task.tag = r.integer(*o, "tag", path, 0);
-        break;
-      }
-      case TaskKind::Collective: {
-        r.keys(*o, path, {"kind", "collective", "group", "bytes", "tag", "deps"},
-               {"kind", "collective", "group", "bytes", "tag", "deps"});
-        std::string which = r.string(*o, "collective", path);
-        if (auto c = parseIn(collectives, which))
-          task.collective = *c;
-        else if (!r.failed())
-          r.fail(JsonReader::at(path, "collective"),
-                 "unknown collective \"" + which + "\" (known: " +
-                     choices(collectives) + ")");
-        task.tag = r.integer(*o, "tag", path, 0);
-        JsonPath groupPath(path, "group");
-        if (const Array *group = r.array(o->get("group"), groupPath)) {
-          for (auto [g, member] : llvm::enumerate(*group))
-            task.group.push_back(
-                r.integer(member, JsonReader::at(groupPath, g), 0));
-          if (group->empty())
-            r.fail(groupPath, "a collective needs a group");
-        }
-        break;
-      }
-      case TaskKind::Alloc: {
-        r.keys(*o, path, {"kind", "what", "name", "bytes", "deps"},
-               {"kind", "what", "name", "bytes", "deps"});
-        std::string what = r.string(*o, "what", path);
-        if (auto m = parseIn(memories, what))
-          task.what = *m;
-        else if (!r.failed())
-          r.fail(JsonReader::at(path, "what"),
-                 "unknown memory kind \"" + what + "\" (known: " +
-                     choices(memories) + ")");
-        task.name = r.string(*o, "name", path);
-        break;
-      }
-      case TaskKind::Free:
-        r.keys(*o, path, {"kind", "alloc", "deps"}, {"kind", "alloc", "deps"});
-        task.alloc = r.integer(*o, "alloc", path, 0);
-        if (!r.failed() && (task.alloc >= static_cast<int64_t>(t) ||
-                            chip.tasks[task.alloc].kind != TaskKind::Alloc))
-          r.fail(JsonReader::at(path, "alloc"),
-                 "must be the index of an earlier alloc task of this chip");
-        break;
-      }
-      if (task.kind != TaskKind::Free)
-        task.bytes = r.integer(*o, "bytes", path, 0);
-      JsonPath depsPath(path, "deps");
-      if (const Array *deps = r.array(o->get("deps"), depsPath))
-        for (auto [d, dep] : llvm::enumerate(*deps)) {
-          int64_t index = r.integer(dep, JsonReader::at(depsPath, d), 0);
-          if (!r.failed() && index >= static_cast<int64_t>(t))
-            r.fail(JsonReader::at(depsPath, d),
-                   "dangling dependency on task " + std::to_string(index) +
-                       ": a task may depend only on earlier tasks of its chip");
-          task.deps.push_back(index);
-        }
-      if (r.failed())
-        return r.takeError();
-      chip.tasks.push_back(std::move(task));
-    }
-    result.chips.push_back(std::move(chip));
-  }
-  if (r.failed())
-    return r.takeError();
-  return result;
+  return StreamReader(json, fileName).read();
 }
 
 void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
