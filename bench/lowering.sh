@@ -10,13 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../build}/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+source "$here/common.sh"
 
-median() { sort -n | sed -n 2p; }
-seconds() { # command...; prints wall seconds
-  local start end
-  start=$(date +%s.%N); "$@" >/dev/null; end=$(date +%s.%N)
-  echo "$end - $start" | bc -l
-}
 
 printf "%-8s %10s %10s %12s %12s %10s\n" slice chips tasks "JSON MB" "lower s" "x planning"
 for slice in v5e-16 v5e-256; do

@@ -11,8 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../build}/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-median() { sort -n | sed -n 2p; }
-seconds() { local s e; s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
+source "$here/common.sh"
 
 printf "%-8s %10s %10s %10s %10s %14s %10s\n" slice tasks events "read s" "run s" "events/s" "x read"
 for slice in v5e-16 v5e-256; do

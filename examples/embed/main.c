@@ -1,8 +1,9 @@
-/*===- loom-capi-test.c - Loom through MLIR's C API ------------------------===*\
+/*===- main.c - Loom through MLIR's C API ----------------------------------===*\
 |*                                                                            *|
 |* Registers Loom's dialects through their handles, parses a one-layer loom   *|
 |* module, runs loom-shard-heads from a textual pipeline and prints the       *|
-|* result; lit checks it (test/CAPI/capi.test).                               *|
+|* result; lit checks it (test/CAPI/capi.test), and so does examples/embed's  *|
+|* ctest against the installed package.                                       *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

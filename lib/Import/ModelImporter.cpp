@@ -382,11 +382,21 @@ static Value finalLayer(ImportContext &ic, Value x, ArrayRef<Value> shiftScale,
                               p, patch);
 }
 
-static LogicalResult checkHeads(ConfigReader &c, int64_t &heads,
-                                int64_t &headDim) {
-  heads = c.positive("num_attention_heads");
-  headDim = c.positive("attention_head_dim");
-  return success(c.ok());
+/// The arguments every DiT family takes first, the latent image and the
+/// timestep, and the patch tokens of the latent.
+struct DiTInputs {
+  Value latent, timestep, tokens;
+};
+static DiTInputs ditInputs(ImportContext &ic, const DiffusionShape &s,
+                           int64_t channels, int64_t hidden, int64_t patch) {
+  GraphBuilder &g = ic.g;
+  DiTInputs in;
+  in.latent = ic.fn.argument(g.type({s.batch, channels, s.latent, s.latent}),
+                             "latent");
+  in.timestep = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  in.tokens = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
+                                 in.latent, patch);
+  return in;
 }
 
 /// DiT (Peebles & Xie 2023), as the original code builds it: one shared
@@ -394,8 +404,8 @@ static LogicalResult checkHeads(ConfigReader &c, int64_t &heads,
 /// copies hold the same weights, so they are counted once).
 static LogicalResult buildDiT(ImportContext &ic) {
   ConfigReader &c = ic.config;
-  int64_t heads, headDim;
-  (void)checkHeads(c, heads, headDim);
+  int64_t heads = c.positive("num_attention_heads");
+  int64_t headDim = c.positive("attention_head_dim");
   int64_t layers = c.positive("num_layers");
   int64_t inChannels = c.positive("in_channels");
   int64_t outChannels = c.positive("out_channels", inChannels);
@@ -407,11 +417,10 @@ static LogicalResult buildDiT(ImportContext &ic) {
     return failure();
   GraphBuilder &g = ic.g;
   int64_t hidden = heads * headDim;
-  Value latent = ic.fn.argument(g.type({s.batch, inChannels, s.latent, s.latent}), "latent");
-  Value t = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  DiTInputs in = ditInputs(ic, s, inChannels, hidden, patch);
+  Value t = in.timestep;
   Value label = ic.fn.argument(g.type({s.batch}, g.b.getI32Type()), "class_labels");
-  Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
-                               latent, patch);
+  Value x = in.tokens;
   // num_classes + 1 rows: the extra one is the null class for guidance.
   Value y = EmbedOp::create(g.b, g.loc, g.type({s.batch, hidden}), label,
                             classes + 1);
@@ -440,8 +449,8 @@ static LogicalResult buildDiT(ImportContext &ic) {
 /// linear plus a learned per-block table), cross-attention to T5 tokens.
 static LogicalResult buildPixArt(ImportContext &ic) {
   ConfigReader &c = ic.config;
-  int64_t heads, headDim;
-  (void)checkHeads(c, heads, headDim);
+  int64_t heads = c.positive("num_attention_heads");
+  int64_t headDim = c.positive("attention_head_dim");
   int64_t layers = c.positive("num_layers");
   int64_t inChannels = c.positive("in_channels");
   int64_t outChannels = c.positive("out_channels", inChannels);
@@ -466,12 +475,11 @@ static LogicalResult buildPixArt(ImportContext &ic) {
   if (!c.ok())
     return failure();
   GraphBuilder &g = ic.g;
-  Value latent = ic.fn.argument(g.type({s.batch, inChannels, s.latent, s.latent}), "latent");
-  Value t = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  DiTInputs in = ditInputs(ic, s, inChannels, hidden, patch);
+  Value t = in.timestep;
   Value caption = ic.fn.argument(
       g.type({s.batch, s.textTokens, captionChannels}), "encoder_hidden_states");
-  Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
-                               latent, patch);
+  Value x = in.tokens;
   Value temb = embedScalar(ic, t, hidden);
   if (extraConds) {
     // Resolution (height, width) and aspect ratio, each through its own
@@ -543,8 +551,8 @@ static Value mmditStreamTail(GraphBuilder &g, Value in, Value attn,
 /// buffer, not a parameter, in diffusers), which patchify implies.
 static LogicalResult buildSD3(ImportContext &ic) {
   ConfigReader &c = ic.config;
-  int64_t heads, headDim;
-  (void)checkHeads(c, heads, headDim);
+  int64_t heads = c.positive("num_attention_heads");
+  int64_t headDim = c.positive("attention_head_dim");
   int64_t layers = c.positive("num_layers");
   int64_t inChannels = c.positive("in_channels");
   int64_t outChannels = c.positive("out_channels", inChannels);
@@ -570,13 +578,12 @@ static LogicalResult buildSD3(ImportContext &ic) {
   if (!c.ok())
     return failure();
   GraphBuilder &g = ic.g;
-  Value latent = ic.fn.argument(g.type({s.batch, inChannels, s.latent, s.latent}), "latent");
-  Value t = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  DiTInputs in = ditInputs(ic, s, inChannels, hidden, patch);
+  Value t = in.timestep;
   Value text = ic.fn.argument(g.type({s.batch, s.textTokens, jointDim}),
                               "encoder_hidden_states");
   Value pooled = ic.fn.argument(g.type({s.batch, pooledDim}), "pooled_projections");
-  Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
-                               latent, patch);
+  Value x = in.tokens;
   Value temb = embedScalar(ic, t, hidden);
   Value cond = g.add(temb, g.mlp2(pooled, hidden, hidden, ActivationKind::silu));
   Value ctx = g.linear(LinearRole::context, text, hidden);
@@ -622,8 +629,8 @@ static LogicalResult buildSD3(ImportContext &ic) {
 /// patch 2 over the 16-channel latent (the same weights).
 static LogicalResult buildFlux(ImportContext &ic) {
   ConfigReader &c = ic.config;
-  int64_t heads, headDim;
-  (void)checkHeads(c, heads, headDim);
+  int64_t heads = c.positive("num_attention_heads");
+  int64_t headDim = c.positive("attention_head_dim");
   int64_t doubleLayers = c.positive("num_layers");
   int64_t singleLayers = c.positive("num_single_layers");
   int64_t packed = c.positive("in_channels");
@@ -646,16 +653,15 @@ static LogicalResult buildFlux(ImportContext &ic) {
     return failure();
   GraphBuilder &g = ic.g;
   int64_t hidden = heads * headDim, channels = packed / 4;
-  Value latent = ic.fn.argument(g.type({s.batch, channels, s.latent, s.latent}), "latent");
-  Value t = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "timestep");
+  DiTInputs in = ditInputs(ic, s, channels, hidden, 2);
+  Value t = in.timestep;
   Value guidanceScale;
   if (guidance)
     guidanceScale = ic.fn.argument(g.type({s.batch}, g.b.getF32Type()), "guidance");
   Value text = ic.fn.argument(g.type({s.batch, s.textTokens, jointDim}),
                               "encoder_hidden_states");
   Value pooled = ic.fn.argument(g.type({s.batch, pooledDim}), "pooled_projections");
-  Value x = PatchifyOp::create(g.b, g.loc, g.type({s.batch, s.tokens, hidden}),
-                               latent, 2);
+  Value x = in.tokens;
   Value cond = embedScalar(ic, t, hidden);
   if (guidance)
     cond = g.add(cond, embedScalar(ic, guidanceScale, hidden));

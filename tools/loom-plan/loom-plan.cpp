@@ -9,16 +9,15 @@
 #include "loom/InitAll.h"
 #include "loom/Plan/Planner.h"
 #include "loom/Sim/Report.h"
+#include "loom/Support/OutputFile.h"
 #include "loom/Support/Quantity.h"
 #include "loom/Target/TargetOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 #include <fmt/format.h>
 
@@ -156,18 +155,6 @@ void writePlanJSON(const loom::PlanOutcome &p, llvm::json::OStream &j) {
   });
 }
 
-bool writeFile(const std::string &path, function_ref<void(raw_ostream &)> fn) {
-  std::error_code error;
-  ToolOutputFile file(path, error, sys::fs::OF_Text);
-  if (error) {
-    errs() << "loom-plan: cannot write '" << path << "': " << error.message()
-           << "\n";
-    return false;
-  }
-  fn(file.os());
-  file.keep();
-  return true;
-}
 
 } // namespace
 
@@ -281,11 +268,11 @@ int main(int argc, char **argv) {
     printPlan(outcome, outs());
   }
   if (!traceFile.empty() &&
-      !writeFile(traceFile, [&](raw_ostream &os) {
+      !loom::writeOutputFile("loom-plan", traceFile, [&](raw_ostream &os) {
         loom::sim::writeTrace(*outcome.simulated, outcome.schedule, os);
       }))
     return 1;
-  if (!svgFile.empty() && !writeFile(svgFile, [&](raw_ostream &os) {
+  if (!svgFile.empty() && !loom::writeOutputFile("loom-plan", svgFile, [&](raw_ostream &os) {
         loom::sim::writeSVG(*outcome.simulated, outcome.schedule, os);
       }))
     return 1;

@@ -2,14 +2,13 @@
 
 #include "loom/Schedule/Schedule.h"
 #include "loom/Sim/Report.h"
+#include "loom/Support/OutputFile.h"
 #include "loom/Sim/Simulator.h"
 #include "loom/Target/TargetDesc.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace llvm;
 
@@ -34,19 +33,6 @@ static cl::opt<std::string> svgFile("svg", cl::cat(category),
                                     cl::value_desc("file"),
                                     cl::desc("Write an SVG timeline"));
 
-static bool writeFile(const std::string &path,
-                      function_ref<void(raw_ostream &)> write) {
-  std::error_code error;
-  ToolOutputFile file(path, error, sys::fs::OF_Text);
-  if (error) {
-    errs() << "loom-sim: cannot write '" << path << "': " << error.message()
-           << "\n";
-    return false;
-  }
-  write(file.os());
-  file.keep();
-  return true;
-}
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -108,11 +94,11 @@ int main(int argc, char **argv) {
   else
     loom::sim::printReport(*result, *schedule, outs());
   if (!traceFile.empty() &&
-      !writeFile(traceFile, [&](raw_ostream &os) {
+      !loom::writeOutputFile("loom-sim", traceFile, [&](raw_ostream &os) {
         loom::sim::writeTrace(*result, *schedule, os);
       }))
     return 1;
-  if (!svgFile.empty() && !writeFile(svgFile, [&](raw_ostream &os) {
+  if (!svgFile.empty() && !loom::writeOutputFile("loom-sim", svgFile, [&](raw_ostream &os) {
         loom::sim::writeSVG(*result, *schedule, os);
       }))
     return 1;
