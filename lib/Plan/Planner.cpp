@@ -100,11 +100,12 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   options.dataParallel = request.dataParallel;
   options.slices = request.slices;
   buildPlanPipeline(pm, options);
-  // The memory check reports every stage.
   if (failed(pm.run(*module))) {
     out.failure = diagnostics.errorText();
     return out;
   }
+  // Once more with remarks, for the report's per-stage memory (it passed
+  // above, so it cannot fail now).
   PassManager memory(&context);
   CheckMemoryOptions check;
   check.remarks = true;

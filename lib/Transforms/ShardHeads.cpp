@@ -204,7 +204,7 @@ private:
   template <typename OpT, typename... Args>
   Value insertBefore(Operation *user, Value from, Type resultType,
                      Layout layout, Args &&...args) {
-    Value &to = conversions[{from, layout}];
+    Value &to = conversions[{from, unsigned(layout), resultType}];
     if (!to) {
       b.setInsertionPoint(user);
       to = OpT::create(b, user->getLoc(), resultType, from,
@@ -257,6 +257,19 @@ private:
     return operand;
   }
 
+  /// Makes `operand` of `user` split by features into `parts` pieces; a
+  /// whole tensor is cut locally (every chip keeps its columns or heads).
+  Value toFeature(Operation *user, Value operand, int64_t parts) {
+    if (layoutOf(operand) == Layout::Feature)
+      return operand;
+    operand = toFull(user, operand);
+    RankedTensorType type = tensorType(operand);
+    int64_t last = type.getRank() - 1;
+    return insertBefore<LocalShardOp>(
+        user, operand, withDim(type, last, type.getShape().back() / parts),
+        Layout::Feature, groupAttr(), i64(parts), i64(last));
+  }
+
   /// Brings the operands of a token-wise op (norms, residual adds,
   /// modulation) to one layout: reduced, and sequence-split if any is.
   /// Per-sample vectors (rank < 3) broadcast and must be whole.
@@ -294,12 +307,20 @@ private:
         .Case([&](LinearOp linear) { shardLinear(linear); })
         .Case([&](EmbedOp embed) { shardEmbed(embed); })
         .Case([&](AttentionOp attn) {
+          // Q by query heads, K and V by KV heads (one per chip when there
+          // are fewer KV heads than chips).
+          int64_t kvParts = std::min<int64_t>(attn.getKvHeads(), tp);
+          toFeature(attn, attn.getQ(), tp);
+          toFeature(attn, attn.getK(), kvParts);
+          toFeature(attn, attn.getV(), kvParts);
           attn.setHeads(attn.getHeads() / tp);
           attn.setKvHeads(std::max<int64_t>(attn.getKvHeads() / tp, 1));
           attn->setAttr("loom.split", split(SplitKind::heads, tp));
           set(attn.getResult(), Layout::Feature, attn.getQ().getType());
         })
         .Case([&](JointAttentionOp attn) {
+          for (Value operand : attn->getOperands())
+            toFeature(attn, operand, tp);
           attn.setHeads(attn.getHeads() / tp);
           attn->setAttr("loom.split", split(SplitKind::heads, tp));
           set(attn.getImg(), Layout::Feature, attn.getQImg().getType());
@@ -399,10 +420,10 @@ private:
       return;
     }
     case Split::Row: {
-      RankedTensorType in = tensorType(input);
-      assert(layoutOf(input) == Layout::Feature &&
-             "a row split takes feature-split input");
-      (void)in;
+      // A row split takes its input split by features; input that arrives
+      // whole (a hand-written graph may feed one straight from the
+      // residual) is cut locally first.
+      toFeature(linear, input, tp);
       linear->setAttr("loom.split", split(SplitKind::row, tp));
       set(linear.getResult(), Layout::Partial);
       return;
@@ -456,8 +477,8 @@ private:
   bool sp;
   OpBuilder b;
   DenseMap<Value, Layout> layouts;
-  /// Collectives already inserted: (value, layout it was converted to).
-  DenseMap<std::pair<Value, Layout>, Value> conversions;
+  /// Conversions already inserted: (value, layout and type it became).
+  DenseMap<std::tuple<Value, unsigned, Type>, Value> conversions;
   DenseMap<Operation *, KVProjection> kvProjections;
 };
 
