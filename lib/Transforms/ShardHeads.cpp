@@ -283,8 +283,13 @@ private:
       anySeq |= layoutOf(operand) == Layout::Seq;
       anyFeature |= layoutOf(operand) == Layout::Feature;
     }
-    if (anyFeature)
+    if (anyFeature) {
+      // Mixed with feature-split operands, whole ones keep their columns.
+      for (Value operand : op->getOperands())
+        if (tensorType(operand).getRank() == 3)
+          toFeature(op, operand, tp);
       return Layout::Feature;
+    }
     if (!anySeq)
       return Layout::Full;
     for (Value operand : op->getOperands())

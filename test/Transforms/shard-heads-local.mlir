@@ -24,4 +24,16 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     %o = loom.linear o %a : tensor<1x8x128xbf16> -> tensor<1x8x128xbf16>
     return %o : tensor<1x8x128xbf16>
   }
+
+  // A split MLP branch joined with a whole tensor: the whole one is cut too.
+  // CHECK-LABEL: func.func @concat_mixed
+  // CHECK: %[[U:.*]] = loom.linear up %arg0 {loom.split = #loom.split<column, 4>} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
+  // CHECK: %[[W:.*]] = loom.local_shard %arg1 {dim = 2 : i64, group = "tp", group_size = 4 : i64} : tensor<1x8x64xbf16> -> tensor<1x8x16xbf16>
+  // CHECK: loom.concat %[[U]], %[[W]] {dim = 2 : i64} : (tensor<1x8x32xbf16>, tensor<1x8x16xbf16>) -> tensor<1x8x48xbf16>
+  func.func @concat_mixed(%x: tensor<1x8x64xbf16>, %y: tensor<1x8x64xbf16>) -> tensor<1x8x64xbf16> {
+    %u = loom.linear up %x : tensor<1x8x64xbf16> -> tensor<1x8x128xbf16>
+    %c = loom.concat %u, %y {dim = 2} : (tensor<1x8x128xbf16>, tensor<1x8x64xbf16>) -> tensor<1x8x192xbf16>
+    %d = loom.linear down %c : tensor<1x8x192xbf16> -> tensor<1x8x64xbf16>
+    return %d : tensor<1x8x64xbf16>
+  }
 }
