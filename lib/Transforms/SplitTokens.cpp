@@ -120,11 +120,15 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     auto costFn = [&](int64_t l, int64_t c) { return cost(l, c); };
     int64_t unit = granularity;
     if (unit == 0) {
-      unit = 8;
-      while (tokens / unit > 128 || tokens % unit != 0)
-        unit += 8;
-      if (unit > tokens)
-        unit = 1;
+      // The smallest multiple of 8 that cuts the sequence into at most 128
+      // units (TPU-friendly slice lengths, a quick search); else the
+      // smallest divisor that does.
+      unit = 0;
+      for (int step : {8, 1})
+        for (int64_t candidate = step; !unit && candidate <= tokens;
+             candidate += step)
+          if (tokens % candidate == 0 && tokens / candidate <= 128)
+            unit = candidate;
     } else if (unit < 1 || tokens % unit != 0) {
       func.emitError() << "granularity " << int64_t(granularity) << " does not divide the "
                        << tokens << "-token sequence";

@@ -5,6 +5,9 @@
 // RUN: loom-import flux-dev --target v5e-16 | loom-opt --loom-shard-heads=tp=4 --loom-partition-layers=stages=4 --loom-split-tokens=report=true --loom-check-memory=remarks=true 2>&1 | FileCheck %s --check-prefix=FLUX
 // RUN: loom-import llama-65b --target v5e-16 | loom-opt --loom-shard-heads=tp=4 --loom-partition-layers=stages=4 --loom-split-tokens=slices=640,512,480,416 | FileCheck %s --check-prefix=LIST
 // RUN: loom-import llama-65b --target v5e-16 | loom-opt --loom-shard-heads=tp=4 --loom-partition-layers=stages=4 --loom-split-tokens=slices=8 | FileCheck %s --check-prefix=COUNT
+// Sequences no multiple of 8 divides, and a single decode token, slice too.
+// RUN: loom-import llama-7b --seq 1001 --target v5e-4 | loom-opt --loom-partition-layers=stages=2 --loom-split-tokens | FileCheck %s --check-prefix=ODD
+// RUN: loom-import llama-7b --mode decode --seq 100 --target v5e-4 | loom-opt --loom-partition-layers=stages=2 --loom-split-tokens | FileCheck %s --check-prefix=DECODE
 
 // LLaMA-65B prefill of 2048 tokens, tp=4 x 4 stages on v5e-16: 80 identical
 // layers cut 20/20/20/20; TeraPipe's slices shrink along the sequence and
@@ -42,3 +45,7 @@
 
 // LIST: loom.pipeline = #loom.pipeline<stages = 4, slices = [640, 512, 480, 416]>
 // COUNT: loom.pipeline = #loom.pipeline<stages = 4, slices = [256, 256, 256, 256, 256, 256, 256, 256]>
+
+// 1001 = 7 x 11 x 13: slices in multiples of 11 (91 units).
+// ODD: loom.pipeline = #loom.pipeline<stages = 2, slices = [{{[0-9, ]+}}]>
+// DECODE: loom.pipeline = #loom.pipeline<stages = 2, slices = [1]>

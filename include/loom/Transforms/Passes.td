@@ -153,8 +153,9 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
     Option<"slices", "slices", "std::string", /*default=*/"\"auto\"",
            "auto, a count N, or comma-separated lengths">,
     Option<"granularity", "granularity", "int64_t", /*default=*/"0",
-           "Slice lengths are multiples of this (0: 8 tokens or more, so "
-           "that there are at most 128 units)">,
+           "Slice lengths are multiples of this (0: the smallest multiple "
+           "of 8, else the smallest divisor, that cuts the sequence into at "
+           "most 128 units)">,
     Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"1",
            "PipeFusion: synchronous denoising steps before patches stream">,
     Option<"report", "report", "bool", /*default=*/"false",
