@@ -130,6 +130,14 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   StageSliceCost cost(view->layers, model, axes, out.tokens,
                       pipeline.getStages());
   PipelinePrediction prediction = predictPipeline(cost, pipeline);
+  // Tasks: every chip of every replica runs, per slice (and step), its
+  // stage's layers' ops.
+  double opsPerLayer = 0;
+  for (Operation &op : view->layers.front().getBody().front())
+    opsPerLayer += !isa<YieldOp>(op);
+  double units = double(out.sliceLengths.size()) * (out.patches ? out.steps : 1);
+  out.estimatedTasks = double(request.tp) * request.dataParallel * out.layers *
+                       units * (opsPerLayer + 2);
   out.predicted = prediction.seconds;
   out.bubble = prediction.bubble;
   if (!simulate)
@@ -207,20 +215,24 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
                            b.request.dataParallel);
   };
   std::stable_sort(plans.begin(), plans.end(), byPrediction);
-  for (int64_t i = 0; i < std::min<int64_t>(simulateTop, plans.size()); ++i) {
-    PlanOutcome simulated = plan(plans[i].request, context, true, false);
-    if (simulated.failure.empty())
-      plans[i] = std::move(simulated);
+  int64_t simulated = 0;
+  for (size_t i = 0; i < plans.size() && simulated < simulateTop; ++i) {
+    if (plans[i].estimatedTasks > kSimulationBudget)
+      continue;
+    PlanOutcome outcome = plan(plans[i].request, context, true, false);
+    if (outcome.failure.empty()) {
+      plans[i] = std::move(outcome);
+      ++simulated;
+    }
   }
-  // Simulated plans first, by their simulated time.
+  // By the best estimate of each: the simulator's time where it ran, the
+  // cost model's otherwise.
   std::stable_sort(plans.begin(), plans.end(),
                    [](const PlanOutcome &a, const PlanOutcome &b) {
-                     bool sa = a.simulated.has_value(), sb = b.simulated.has_value();
-                     if (sa != sb)
-                       return sa;
-                     if (sa)
-                       return a.simulated->makespan < b.simulated->makespan;
-                     return false;
+                     auto time = [](const PlanOutcome &p) {
+                       return p.simulated ? p.simulated->makespan : p.predicted;
+                     };
+                     return time(a) < time(b);
                    });
   return plans;
 }

@@ -177,8 +177,10 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     };
     int64_t chosen = given->empty() ? 0 : given->size();
     if (!chosen) {
-      double best = std::numeric_limits<double>::infinity();
-      for (int64_t m = 1; m <= tokens; ++m) {
+      // Patches of at least 8 tokens (a whole image when it has fewer).
+      chosen = 1;
+      double best = total(1);
+      for (int64_t m = 2; m <= tokens; ++m) {
         if (tokens % m != 0 || tokens / m < 8)
           continue;
         double t = total(m);

@@ -53,8 +53,10 @@ static cl::opt<bool> sequenceParallel("sequence-parallel", cl::cat(category),
                                       cl::desc("Megatron sequence parallelism"));
 static cl::opt<bool> searchFlag("search", cl::cat(category),
                             cl::desc("Choose tp, stages and data parallelism"));
-static cl::opt<int64_t> top("simulate-top", cl::init(3), cl::cat(category),
-                            cl::desc("--search: simulate this many best plans"));
+static cl::opt<int64_t>
+    top("simulate-top", cl::init(3), cl::cat(category),
+        cl::desc("--search: simulate this many of the best plans (those "
+                 "whose programs have at most 4 million tasks)"));
 static cl::opt<std::string> traceFile("trace", cl::cat(category),
                                       cl::value_desc("file"),
                                       cl::desc("Write a Perfetto trace"));
@@ -108,6 +110,10 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
   os << fmt::format("  predicted:  {:.3f} ms (cost model; pipeline bubble "
                     "{:.1f}%)\n",
                     p.predicted * 1e3, 100 * p.bubble);
+  if (!p.simulated)
+    os << fmt::format("  simulated:  no: its program has about {:.1f} million "
+                      "tasks; run this plan without --search to simulate it\n",
+                      p.estimatedTasks / 1e6);
   if (p.simulated) {
     const loom::sim::SimResult &s = *p.simulated;
     os << fmt::format("  simulated:  {:.3f} ms ({:+.1f}% against the "
@@ -222,11 +228,13 @@ int main(int argc, char **argv) {
       outs() << "\n";
       return 0;
     }
+    int64_t simulatedCount = llvm::count_if(
+        plans, [](const loom::PlanOutcome &p) { return p.simulated.has_value(); });
     outs() << fmt::format("{} plans for {} on {} fit ({} rejected: too "
-                          "little memory or invalid degrees); the {} best "
-                          "simulated:\n",
+                          "little memory or invalid degrees); {} of the "
+                          "best simulated:\n",
                           plans.size(), plans.front().modelName, slice,
-                          rejected, std::min<int64_t>(top, plans.size()));
+                          rejected, simulatedCount);
     outs() << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>8}\n",
                           "rank", "plan", "slices", "predicted ms",
                           "simulated ms", "MFU", "x bound");
@@ -246,7 +254,11 @@ int main(int argc, char **argv) {
   }
 
   bool wantTrace = !traceFile.empty() || !svgFile.empty();
-  loom::PlanOutcome outcome = loom::plan(request, context, true, wantTrace);
+  // A search winner too large to simulate is reported from the cost model.
+  bool simulate = !searchFlag ||
+                  loom::plan(request, context, false, false).estimatedTasks <=
+                      loom::kSimulationBudget;
+  loom::PlanOutcome outcome = loom::plan(request, context, simulate, wantTrace);
   if (!outcome.failure.empty()) {
     errs() << "loom-plan: error: this plan cannot work: " << outcome.failure
            << "\n";
@@ -267,6 +279,8 @@ int main(int argc, char **argv) {
   } else {
     printPlan(outcome, outs());
   }
+  if (!outcome.simulated)
+    return 0;
   if (!traceFile.empty() &&
       !loom::writeOutputFile("loom-plan", traceFile, [&](raw_ostream &os) {
         loom::sim::writeTrace(*outcome.simulated, outcome.schedule, os);

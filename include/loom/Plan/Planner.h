@@ -48,6 +48,9 @@ struct PlanOutcome {
   double roofline = 0;
   bool rooflineIsMemory = false;
   double modelFlops = 0;
+  /// About how many tasks the lowered program has (all chips); the search
+  /// does not simulate plans far beyond what a run can hold.
+  double estimatedTasks = 0;
   /// One line per stage from loom-check-memory.
   std::vector<std::string> memory;
   std::optional<sim::SimResult> simulated;
@@ -61,8 +64,10 @@ PlanOutcome plan(const PlanRequest &request, mlir::MLIRContext &context,
 
 /// Every valid (data-parallel, tensor-parallel, stages) plan for the slice
 /// with automatic slices, ranked by the cost model; the `simulateTop` best
-/// are simulated and ranked by the simulator. Deterministic. The ones that
-/// do not fit are left out; `rejected` counts them.
+/// whose programs have at most kSimulationBudget tasks are simulated and
+/// ranked by the simulator. Deterministic. The ones that do not fit are
+/// left out; `rejected` counts them.
+constexpr double kSimulationBudget = 4e6;
 std::vector<PlanOutcome> searchPlans(const PlanRequest &request,
                                      mlir::MLIRContext &context,
                                      int64_t simulateTop, int64_t &rejected);
