@@ -69,7 +69,7 @@ struct StagePlan {
   SmallVector<LayerOp> layers;
   std::vector<LayerSliceCost> costs;
   double workingSet = 0;  ///< largest layer's intermediates at full length
-  double boundary = 0;    ///< bytes of the last layer's token results
+  double boundary = 0;    ///< bytes of the last layer's results
 };
 
 class Lowering {
@@ -145,8 +145,7 @@ private:
     for (StagePlan &plan : plans) {
       plan.boundary = 0;
       for (Value result : plan.layers.back().getResults())
-        if (cast<RankedTensorType>(result.getType()).getRank() == 3)
-          plan.boundary += getTensorBytes(result.getType());
+        plan.boundary += getTensorBytes(result.getType());
     }
     SmallVector<Operation *> before, after;
     bool seenLayer = false;

@@ -106,11 +106,15 @@ int64_t PipelineAttr::getTokens() const {
 int64_t loom::getPipelineTokens(Operation *func) {
   int64_t tokens = 0;
   func->walk([&](LayerOp layer) {
-    if (tokens || layer.getInputs().empty())
+    if (tokens)
       return;
-    auto type = cast<RankedTensorType>(layer.getInputs()[0].getType());
-    if (type.getRank() == 3)
-      tokens = type.getDimSize(1);
+    // Layers without a sequence (per-sample vectors) are one "token" that
+    // cannot be sliced.
+    tokens = 1;
+    if (!layer.getInputs().empty())
+      if (auto type = cast<RankedTensorType>(layer.getInputs()[0].getType());
+          type.getRank() == 3)
+        tokens = type.getDimSize(1);
   });
   ModuleOp module = func->getParentOfType<ModuleOp>();
   if (tokens && module && module->hasAttr("loom.sequence_parallel"))

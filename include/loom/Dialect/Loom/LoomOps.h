@@ -25,7 +25,8 @@
 namespace loom {
 /// The tokens a pipeline's slices cut for the model function `func`: its
 /// first layer's sequence, times tp under sequence parallelism (the layers
-/// then see a part of it). 0 when it has no layers.
+/// then see a part of it); 1 when its layers have no sequence dimension, 0
+/// when it has no layers.
 int64_t getPipelineTokens(mlir::Operation *func);
 } // namespace loom
 
