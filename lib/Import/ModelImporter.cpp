@@ -347,6 +347,14 @@ static DiffusionShape diffusionShape(ImportContext &ic, int64_t patch,
   s.batch = ic.options.batch.value_or(defaultBatch);
   s.latent = resolution / 8;
   s.tokens = (s.latent / patch) * (s.latent / patch);
+  // Attention FLOPs grow with tokens^2; past a million tokens they would
+  // overflow the 64-bit counts.
+  constexpr int64_t maxTokens = int64_t(1) << 20;
+  if (s.tokens > maxTokens) {
+    c.error() << "resolution " << resolution << " px makes " << s.tokens
+              << " patch tokens; Loom models up to " << maxTokens;
+    s.tokens = 1;
+  }
   s.textTokens = ic.options.textLen.value_or(defaultText);
   s.steps = ic.options.steps.value_or(defaultSteps);
   Builder &b = ic.g.b;
