@@ -814,6 +814,14 @@ OwningOpRef<ModuleOp> loom::importModelConfig(StringRef text, StringRef fileName
       return nullptr;
     }
 
+  // Keeps FLOP counts of the largest models within 64 bits.
+  constexpr int64_t maxBatch = 4096;
+  if (options.batch && *options.batch > maxBatch) {
+    mlir::emitError(fileLoc) << "batch " << *options.batch
+                             << " is larger than Loom models (" << maxBatch
+                             << ")";
+    return nullptr;
+  }
   ConfigReader config(*object, text, fileName, context);
   auto [build, family] = selectFamily(config);
   if (!build)
