@@ -135,6 +135,24 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
                   llvm::json::Array{2, 0};
             }),
             "edited.json: $.slices[2].shape[1]: must be a positive integer");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              (*section(root, "chip").getObject("hbm_bandwidth"))["unit"] =
+                  "GB/s";
+            }),
+            "edited.json: $.chip.hbm_bandwidth.unit: must be \"bytes/s\", "
+            "got \"GB/s\"");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              auto &topology = *section(root, "interconnect").getObject("topology");
+              (*topology.getObject("wraparound"))["rule"] = "sometimes";
+            }),
+            "edited.json: $.interconnect.topology.wraparound.rule: must be "
+            "\"always\", \"never\", \"axis-size-at-least\" or "
+            "\"all-axes-when-whole-cubes\", got \"sometimes\"");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              (*root.getArray("slices"))[2].getAsObject()->operator[]("shape") =
+                  llvm::json::Array{32, 32};
+            }).substr(0, 52),
+            "edited.json: $.slices[2].shape: does not fit the pod");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) { root["format"] = "v2"; }),
             "edited.json: $.format: must be \"loom-target/1\", got \"v2\"");
 }

@@ -10,6 +10,7 @@
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -59,6 +60,10 @@ bool TargetDesc::axisWraps(llvm::ArrayRef<int64_t> slice, unsigned axis) const {
   if (axis >= slice.size() || slice[axis] <= 2)
     return false;
   switch (wrap.kind) {
+  case WrapRule::Kind::Always:
+    return true;
+  case WrapRule::Kind::Never:
+    return false;
   case WrapRule::Kind::AxisSizeAtLeast:
     return slice[axis] >= wrap.sizes[0];
   case WrapRule::Kind::WholeCubes:
@@ -74,72 +79,182 @@ bool TargetDesc::axisWraps(llvm::ArrayRef<int64_t> slice, unsigned axis) const {
 
 namespace {
 
-/// The target file's reader: JsonReader plus its figures.
+/// What a key of a section holds (targets/README.md, "Value kinds").
+enum class Kind { Figure, Choice };
+
+struct KeySpec {
+  llvm::StringLiteral key;
+  Kind kind;
+  llvm::StringLiteral unit;
+  bool required;
+};
+
+// The sections' keys, kinds, units and whether they are required, as
+// targets/README.md tabulates them.
+constexpr KeySpec chipKeys[] = {
+    {"tensorcores", Kind::Figure, "count", true},
+    {"mxus_per_tensorcore", Kind::Figure, "count", true},
+    {"mxu_rows", Kind::Figure, "elements", true},
+    {"mxu_columns", Kind::Figure, "elements", true},
+    {"peak_bf16", Kind::Figure, "FLOP/s", true},
+    {"peak_int8", Kind::Figure, "OP/s", true},
+    {"vmem_capacity_per_tensorcore", Kind::Figure, "bytes", true},
+    {"hbm_capacity", Kind::Figure, "bytes", true},
+    {"hbm_transfer_rate", Kind::Figure, "transfers/s", false},
+    {"hbm_bandwidth", Kind::Figure, "bytes/s", true},
+};
+constexpr KeySpec interconnectKeys[] = {
+    {"links_per_chip", Kind::Figure, "links", true},
+    {"link_bandwidth", Kind::Choice, "bytes/s", true},
+    {"chip_bandwidth", Kind::Figure, "bytes/s", true},
+    {"hop_latency", Kind::Choice, "s", true},
+    {"latency_bound_below", Kind::Figure, "bytes", true},
+};
+constexpr KeySpec hostKeys[] = {
+    {"chips_per_host", Kind::Figure, "chips", true},
+    {"dcn_bandwidth", Kind::Figure, "bytes/s", true},
+    {"nics", Kind::Figure, "count", false},
+    {"dram", Kind::Figure, "bytes", false},
+    {"pcie_bandwidth_per_chip", Kind::Figure, "bytes/s", false},
+};
+constexpr KeySpec podKeys[] = {
+    {"max_chips", Kind::Figure, "chips", true},
+    {"hosts", Kind::Figure, "hosts", true},
+    {"racks", Kind::Figure, "count", false},
+    {"sides_per_rack", Kind::Figure, "count", false},
+    {"sleds_per_side", Kind::Figure, "count", false},
+    {"chips_per_sled", Kind::Figure, "chips", false},
+    {"chips_per_rack", Kind::Figure, "chips", false},
+    {"bisection_bandwidth", Kind::Figure, "bytes/s", false},
+    {"allreduce_bandwidth", Kind::Figure, "bytes/s", false},
+};
+constexpr KeySpec efficiencyKeys[] = {
+    {"mxu_fraction", Kind::Choice, "fraction", true},
+    {"hbm_bandwidth_fraction", Kind::Choice, "fraction", true},
+};
+
+/// The target file's reader: JsonReader plus figures, choices and shapes.
 class Reader : public JsonReader {
 public:
   using JsonReader::JsonReader;
 
-  /// A figure: {value, unit, source[, note]}, or a choice between variants
-  /// {nominal, measured, assumed: figure; use: which; why: text}. Returns
-  /// the value to use.
-  double figure(const Object &section, llvm::StringRef key,
-                const std::string &sectionPath, bool required) {
-    std::string path = sectionPath + "." + key.str();
-    const Value *value = section.get(key);
-    if (!value) {
-      if (required)
-        fail(path, "missing required key");
-      return 0;
+  /// Checks the keys of `section` against `specs` (plus `extra` keys that
+  /// are not figures) and reads every figure and choice; returns their
+  /// values by key (0 for absent optional ones).
+  llvm::StringMap<double> section(const Object &section,
+                                  const std::string &path,
+                                  llvm::ArrayRef<KeySpec> specs,
+                                  llvm::ArrayRef<llvm::StringRef> extra = {}) {
+    llvm::SmallVector<llvm::StringRef> known(extra.begin(), extra.end()),
+        required(extra.begin(), extra.end());
+    for (const KeySpec &spec : specs) {
+      known.push_back(spec.key);
+      if (spec.required)
+        required.push_back(spec.key);
     }
+    keys(section, path, known, required);
+    llvm::StringMap<double> values;
+    for (const KeySpec &spec : specs)
+      values[spec.key] = read(section, spec, path);
+    return values;
+  }
+
+  /// A shape of `dims` positive integers: {shape, source[, note]}.
+  llvm::SmallVector<int64_t, 3> shapeObject(const Value *value,
+                                            const std::string &path,
+                                            int64_t dims) {
+    const Object *o = object(value, path);
+    if (!o)
+      return {1};
+    keys(*o, path, {"shape", "source", "note"}, {"shape", "source"});
+    nonEmpty(*o, "source", path);
+    return dimsShape(*o, "shape", path, dims);
+  }
+
+  llvm::SmallVector<int64_t, 3> dimsShape(const Object &o, llvm::StringRef key,
+                                          const std::string &path,
+                                          int64_t dims) {
+    llvm::SmallVector<int64_t, 3> shape = JsonReader::shape(o, key, path);
+    if (!failed() && static_cast<int64_t>(shape.size()) != dims)
+      fail(path + "." + key.str(),
+           "has " + std::to_string(shape.size()) + " axes but the torus has " +
+               std::to_string(dims));
+    return shape;
+  }
+
+  void nonEmpty(const Object &o, llvm::StringRef key, const std::string &path) {
+    if (string(o, key, path).empty() && !failed())
+      fail(path + "." + key.str(), "must not be empty");
+  }
+
+private:
+  double read(const Object &section, const KeySpec &spec,
+              const std::string &sectionPath) {
+    std::string path = sectionPath + "." + spec.key.str();
+    const Value *value = section.get(spec.key);
+    if (!value)
+      return 0;
     const Object *o = object(value, path);
     if (!o)
       return 1;
-    if (o->get("value"))
-      return plainFigure(*o, path);
-    keys(*o, path, {"nominal", "measured", "assumed", "use", "why", "note"},
+    bool isFigure = o->get("value") != nullptr;
+    if (spec.kind == Kind::Figure && !isFigure) {
+      fail(path, "must be a figure {value, unit, source}");
+      return 1;
+    }
+    if (spec.kind == Kind::Choice && isFigure) {
+      fail(path, "must be a choice {nominal | measured | assumed, use, why}");
+      return 1;
+    }
+    double result = isFigure ? figure(*o, path, spec.unit) : choice(*o, path, spec.unit);
+    if (spec.unit == "fraction" && result > 1)
+      fail(path, "must be a fraction in (0, 1], got " + showNumber(result));
+    return result;
+  }
+
+  double choice(const Object &o, const std::string &path,
+                llvm::StringRef unit) {
+    keys(o, path, {"nominal", "measured", "assumed", "use", "why", "note"},
          {"use", "why"});
-    std::string use = string(*o, "use", path);
+    std::string use = string(o, "use", path);
+    nonEmpty(o, "why", path);
     double chosen = 1;
-    bool found = false;
+    bool found = false, any = false;
     for (llvm::StringRef variant : {"nominal", "measured", "assumed"}) {
-      const Value *v = o->get(variant);
+      const Value *v = o.get(variant);
       if (!v)
         continue;
-      const Object *vo = object(v, path + "." + variant.str());
+      any = true;
+      std::string variantPath = path + "." + variant.str();
+      const Object *vo = object(v, variantPath);
       if (!vo)
         return 1;
-      double figureValue = plainFigure(*vo, path + "." + variant.str());
+      double value = figure(*vo, variantPath, unit);
       if (use == variant) {
-        chosen = figureValue;
+        chosen = value;
         found = true;
       }
     }
-    if (!found)
+    if (!any)
+      fail(path, "a choice needs a nominal, measured or assumed figure");
+    else if (!found)
       fail(path + ".use", "names '" + use +
                               "', which is not one of this figure's variants");
     return chosen;
   }
 
-  /// A figure whose value is a fraction in (0, 1].
-  double fraction(const Object &section, llvm::StringRef key,
-                  const std::string &sectionPath) {
-    double value = figure(section, key, sectionPath, true);
-    if (value > 1)
-      fail(sectionPath + "." + key.str(),
-           "must be a fraction in (0, 1], got " + showNumber(value));
-    return value;
-  }
-
-private:
-  double plainFigure(const Object &o, const std::string &path) {
+  double figure(const Object &o, const std::string &path,
+                llvm::StringRef unit) {
     keys(o, path, {"value", "unit", "source", "note"},
          {"value", "unit", "source"});
-    string(o, "unit", path);
+    std::string actual = string(o, "unit", path);
+    if (!failed() && actual != unit)
+      fail(path + ".unit",
+           "must be \"" + unit.str() + "\", got \"" + actual + "\"");
     if (string(o, "source", path).empty() && !failed())
       fail(path + ".source", "must name where the figure comes from");
     return positive(o, "value", path);
   }
-
 };
 
 } // namespace
@@ -156,99 +271,77 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
   const Object *root = r.object(&*document, "$");
   if (!root)
     return r.takeError();
-  r.keys(*root, "$",
-         {"format", "name", "description", "chip", "interconnect", "host",
-          "pod", "slices", "efficiency"},
-         {"format", "name", "chip", "interconnect", "pod", "slices",
-          "efficiency"});
+  llvm::StringRef sections[] = {"format", "name", "description", "chip",
+                                "interconnect", "host", "pod", "slices",
+                                "efficiency"};
+  r.keys(*root, "$", sections, sections);
   if (r.failed())
     return r.takeError();
   std::string format = r.string(*root, "format", "$");
   if (format != "loom-target/1" && !r.failed())
     r.fail("$.format", "must be \"loom-target/1\", got \"" + format + "\"");
   t.name = r.string(*root, "name", "$");
+  r.nonEmpty(*root, "name", "$");
+  r.string(*root, "description", "$");
 
   if (const Object *chip = r.object(root->get("chip"), "$.chip")) {
-    r.keys(*chip, "$.chip",
-           {"tensorcores", "mxus_per_tensorcore", "mxu_rows", "mxu_columns",
-            "peak_bf16", "peak_int8", "vmem_capacity_per_tensorcore",
-            "hbm_capacity", "hbm_transfer_rate", "hbm_bandwidth"},
-           {});
-    for (llvm::StringRef key : {"tensorcores", "mxus_per_tensorcore",
-                                "mxu_rows", "vmem_capacity_per_tensorcore",
-                                "hbm_transfer_rate"})
-      r.figure(*chip, key, "$.chip", false);
-    t.mxuTile = static_cast<int64_t>(r.figure(*chip, "mxu_columns", "$.chip", true));
-    t.peakFlopsBf16 = r.figure(*chip, "peak_bf16", "$.chip", true);
-    t.peakOpsInt8 = r.figure(*chip, "peak_int8", "$.chip", true);
-    t.hbmBytes = r.figure(*chip, "hbm_capacity", "$.chip", true);
-    t.hbmBandwidth = r.figure(*chip, "hbm_bandwidth", "$.chip", true);
+    auto v = r.section(*chip, "$.chip", chipKeys);
+    t.mxuTile = static_cast<int64_t>(v["mxu_columns"]);
+    t.peakFlopsBf16 = v["peak_bf16"];
+    t.peakOpsInt8 = v["peak_int8"];
+    t.hbmBytes = v["hbm_capacity"];
+    t.hbmBandwidth = v["hbm_bandwidth"];
   }
 
+  int64_t dims = 2;
   if (const Object *ici = r.object(root->get("interconnect"), "$.interconnect")) {
-    r.keys(*ici, "$.interconnect",
-           {"topology", "links_per_chip", "link_bandwidth", "chip_bandwidth",
-            "hop_latency", "latency_bound_below"},
-           {"topology", "link_bandwidth", "hop_latency"});
-    for (llvm::StringRef key : {"links_per_chip", "chip_bandwidth",
-                                "latency_bound_below"})
-      r.figure(*ici, key, "$.interconnect", false);
-    t.linkBandwidth = r.figure(*ici, "link_bandwidth", "$.interconnect", true);
-    t.hopLatency = r.figure(*ici, "hop_latency", "$.interconnect", true);
+    auto v = r.section(*ici, "$.interconnect", interconnectKeys, {"topology"});
+    t.linkBandwidth = v["link_bandwidth"];
+    t.hopLatency = v["hop_latency"];
     const std::string topo = "$.interconnect.topology";
     if (const Object *topology = r.object(ici->get("topology"), topo)) {
       r.keys(*topology, topo, {"kind", "dims", "wraparound", "source", "note"},
              {"kind", "dims", "wraparound", "source"});
       if (r.string(*topology, "kind", topo) != "torus" && !r.failed())
         r.fail(topo + ".kind", "must be \"torus\"");
-      r.positive(*topology, "dims", topo);
-      r.string(*topology, "source", topo);
+      dims = r.integer(*topology, "dims", topo, 2);
+      if (!r.failed() && dims > 3)
+        r.fail(topo + ".dims", "must be 2 or 3, got " + std::to_string(dims));
+      r.nonEmpty(*topology, "source", topo);
       const std::string wrapPath = topo + ".wraparound";
       if (const Object *wrap = r.object(topology->get("wraparound"), wrapPath)) {
+        using RuleKind = TargetDesc::WrapRule::Kind;
         std::string rule = r.string(*wrap, "rule", wrapPath);
-        if (rule == "axis-size-at-least") {
+        if (rule == "always" || rule == "never") {
+          r.keys(*wrap, wrapPath, {"rule"}, {"rule"});
+          t.wrap.kind = rule == "always" ? RuleKind::Always : RuleKind::Never;
+        } else if (rule == "axis-size-at-least") {
           r.keys(*wrap, wrapPath, {"rule", "size"}, {"rule", "size"});
-          t.wrap.kind = TargetDesc::WrapRule::Kind::AxisSizeAtLeast;
-          t.wrap.sizes = {static_cast<int64_t>(r.positive(*wrap, "size", wrapPath))};
+          t.wrap.kind = RuleKind::AxisSizeAtLeast;
+          t.wrap.sizes = {r.integer(*wrap, "size", wrapPath, 1)};
         } else if (rule == "all-axes-when-whole-cubes") {
           r.keys(*wrap, wrapPath, {"rule", "cube"}, {"rule", "cube"});
-          t.wrap.kind = TargetDesc::WrapRule::Kind::WholeCubes;
-          t.wrap.sizes = r.shape(*wrap, "cube", wrapPath);
+          t.wrap.kind = RuleKind::WholeCubes;
+          t.wrap.sizes = r.dimsShape(*wrap, "cube", wrapPath, dims);
         } else if (!r.failed()) {
           r.fail(wrapPath + ".rule",
-                 "must be \"axis-size-at-least\" or "
+                 "must be \"always\", \"never\", \"axis-size-at-least\" or "
                  "\"all-axes-when-whole-cubes\", got \"" + rule + "\"");
         }
       }
     }
   }
 
-  if (const Value *hostValue = root->get("host"))
-    if (const Object *host = r.object(hostValue, "$.host")) {
-      llvm::StringRef known[] = {"chips_per_host", "nics", "dcn_bandwidth",
-                                 "dram", "pcie_bandwidth_per_chip"};
-      r.keys(*host, "$.host", known, {});
-      for (llvm::StringRef key : known)
-        r.figure(*host, key, "$.host", false);
-    }
+  if (const Object *host = r.object(root->get("host"), "$.host"))
+    r.section(*host, "$.host", hostKeys);
 
+  llvm::SmallVector<int64_t, 3> largest;
   if (const Object *pod = r.object(root->get("pod"), "$.pod")) {
-    llvm::StringRef figures[] = {"hosts", "racks", "sides_per_rack",
-                                 "sleds_per_side", "chips_per_sled",
-                                 "chips_per_rack", "bisection_bandwidth",
-                                 "allreduce_bandwidth"};
-    llvm::SmallVector<llvm::StringRef> known(std::begin(figures), std::end(figures));
-    known.append({"max_chips", "max_slice_shape"});
-    r.keys(*pod, "$.pod", known, {"max_chips"});
-    for (llvm::StringRef key : figures)
-      r.figure(*pod, key, "$.pod", false);
-    t.maxChips = static_cast<int64_t>(r.figure(*pod, "max_chips", "$.pod", true));
-    if (const Value *maxShape = pod->get("max_slice_shape"))
-      if (const Object *o = r.object(maxShape, "$.pod.max_slice_shape")) {
-        r.keys(*o, "$.pod.max_slice_shape", {"shape", "source", "note"},
-               {"shape", "source"});
-        r.shape(*o, "shape", "$.pod.max_slice_shape");
-      }
+    auto v = r.section(*pod, "$.pod", podKeys, {"max_slice_shape"});
+    t.maxChips = static_cast<int64_t>(v["max_chips"]);
+    largest = r.shapeObject(pod->get("max_slice_shape"),
+                            "$.pod.max_slice_shape", dims);
+    llvm::sort(largest);
   }
 
   const Value *slicesValue = root->get("slices");
@@ -262,20 +355,30 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
       if (!o)
         break;
       r.keys(*o, path, {"name", "shape", "source"}, {"name", "shape", "source"});
-      SliceDesc slice{r.string(*o, "name", path), r.shape(*o, "shape", path)};
-      r.string(*o, "source", path);
-      if (!r.failed() && slice.numChips() > t.maxChips)
+      SliceDesc slice{r.string(*o, "name", path),
+                      r.dimsShape(*o, "shape", path, dims)};
+      r.nonEmpty(*o, "source", path);
+      if (r.failed())
+        break;
+      if (t.findSlice(slice.name))
+        r.fail(path + ".name", "repeats slice name '" + slice.name + "'");
+      llvm::SmallVector<int64_t, 3> sorted(slice.shape);
+      llvm::sort(sorted);
+      bool fits = sorted.size() == largest.size();
+      for (size_t a = 0; fits && a < sorted.size(); ++a)
+        fits = sorted[a] <= largest[a];
+      if (!fits || slice.numChips() > t.maxChips)
         r.fail(path + ".shape",
-               llvm::formatv("has {0} chips, more than $.pod.max_chips = {1}",
-                             slice.numChips(), t.maxChips));
+               llvm::formatv("does not fit the pod ($.pod.max_slice_shape, "
+                             "$.pod.max_chips = {0})",
+                             t.maxChips));
       t.slices.push_back(std::move(slice));
     }
 
   if (const Object *eff = r.object(root->get("efficiency"), "$.efficiency")) {
-    r.keys(*eff, "$.efficiency", {"mxu_fraction", "hbm_bandwidth_fraction"},
-           {"mxu_fraction", "hbm_bandwidth_fraction"});
-    t.flopEfficiency = r.fraction(*eff, "mxu_fraction", "$.efficiency");
-    t.hbmEfficiency = r.fraction(*eff, "hbm_bandwidth_fraction", "$.efficiency");
+    auto v = r.section(*eff, "$.efficiency", efficiencyKeys);
+    t.flopEfficiency = v["mxu_fraction"];
+    t.hbmEfficiency = v["hbm_bandwidth_fraction"];
   }
 
   if (r.failed())

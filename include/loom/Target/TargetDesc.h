@@ -51,6 +51,9 @@ struct TargetDesc {
   /// Which axes of a slice have wraparound links.
   struct WrapRule {
     enum class Kind {
+      /// Every axis of more than two chips wraps; or none does.
+      Always,
+      Never,
       /// An axis wraps when it has at least `sizes[0]` chips (v5e: 16).
       AxisSizeAtLeast,
       /// Every axis wraps when the slice is made of whole cubes of
