@@ -8,11 +8,17 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
+using namespace loom;
+
+cl::OptionCategory &loom::getTargetCLCategory() {
+  static cl::OptionCategory category("Target options");
+  return category;
+}
 
 namespace {
 struct TargetCLOptions {
   cl::list<std::string> targetFiles{
-      "target-file", cl::value_desc("json"),
+      "target-file", cl::value_desc("json"), cl::cat(getTargetCLCategory()),
       cl::desc("Load a target description (format: targets/README.md); "
                "#loom.target attributes may then name it")};
 };
@@ -22,7 +28,7 @@ static ManagedStatic<TargetCLOptions> options;
 
 void loom::registerTargetCLOptions() { *options; }
 
-bool loom::applyTargetCLOptions() {
+static bool loadTargetFiles() {
   if (!options.isConstructed())
     return true;
   for (const std::string &path : options->targetFiles) {
@@ -34,4 +40,9 @@ bool loom::applyTargetCLOptions() {
     registerTarget(std::move(*target));
   }
   return true;
+}
+
+bool loom::applyTargetCLOptions() {
+  static const bool loaded = loadTargetFiles();
+  return loaded;
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/InitAll.h"
+#include "loom/Support/CommandLine.h"
 #include "loom/Target/TargetOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -15,6 +16,7 @@
 #include "llvm/Support/CommandLine.h"
 
 int main(int argc, char **argv) {
+  loom::hidePreloadedLLVMOptions();
   mlir::DialectRegistry registry;
   loom::registerAllDialects(registry);
   loom::registerAllPasses();

@@ -167,7 +167,7 @@ void writePlanJSON(const loom::PlanOutcome &p, llvm::json::OStream &j) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   loom::registerTargetCLOptions();
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &loom::getTargetCLCategory()});
   cl::ParseCommandLineOptions(
       argc, argv,
       "loom-plan: lay a transformer or DiT out on a TPU v5e slice\n\n"

@@ -3,18 +3,31 @@
 // mlir-translate with Loom's translations:
 //   --sched-to-json  a module holding a sched.program -> the schedule file
 //   --json-to-sched  a schedule file -> the sched.program (validated)
+// --target-file loads a target description that the programs may name.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Sched/ScheduleIR.h"
 #include "loom/InitAll.h"
+#include "loom/Target/TargetOptions.h"
+#include "loom/Support/CommandLine.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstdlib>
+
 using namespace mlir;
+
+/// Runs before the first input is parsed (mlirTranslateMain has parsed the
+/// command line by then), so the --target-file targets are known to it.
+static void registerDialects(DialectRegistry &registry) {
+  if (!loom::applyTargetCLOptions())
+    std::exit(1);
+  loom::registerAllDialects(registry);
+}
 
 static void registerScheduleTranslations() {
   TranslateFromMLIRRegistration toJson(
@@ -31,7 +44,7 @@ static void registerScheduleTranslations() {
         loom::schedule::writeSchedule(loom::sched::exportSchedule(program), os);
         return success();
       },
-      [](DialectRegistry &registry) { loom::registerAllDialects(registry); });
+      registerDialects);
 
   TranslateToMLIRRegistration fromJson(
       "json-to-sched", "read a schedule file into a sched.program",
@@ -49,10 +62,12 @@ static void registerScheduleTranslations() {
             loom::sched::importSchedule(*parsed, context, loc);
         return OwningOpRef<Operation *>(module.release());
       },
-      [](DialectRegistry &registry) { loom::registerAllDialects(registry); });
+      registerDialects);
 }
 
 int main(int argc, char **argv) {
+  loom::hidePreloadedLLVMOptions();
+  loom::registerTargetCLOptions();
   registerScheduleTranslations();
   return failed(mlirTranslateMain(argc, argv, "Loom translator"));
 }
