@@ -15,8 +15,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/JSON.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -30,6 +31,14 @@ static const BundledModel bundledModels[] = {
 };
 
 ArrayRef<BundledModel> loom::getBundledModels() { return bundledModels; }
+
+std::optional<ImportOptions::Mode> loom::parseImportMode(StringRef mode) {
+  return llvm::StringSwitch<std::optional<ImportOptions::Mode>>(mode)
+      .Case("prefill", ImportOptions::Mode::Prefill)
+      .Case("decode", ImportOptions::Mode::Decode)
+      .Case("diffusion", ImportOptions::Mode::Diffusion)
+      .Default(std::nullopt);
+}
 
 namespace {
 
@@ -194,6 +203,16 @@ static DecoderShape decoderShape(ImportContext &ic, StringRef maxKey,
   int64_t batch = ic.options.batch.value_or(1);
   int64_t seq = ic.options.seqLen.value_or(std::min<int64_t>(2048, maxPositions));
   bool decode = ic.options.mode == Mode::Decode;
+  if (ic.options.mode == Mode::Diffusion)
+    ic.config.error() << "diffusion mode applies to diffusion transformers, "
+                         "not to decoder LLMs";
+  for (auto [given, what] :
+       {std::pair(ic.options.resolution.has_value(), "an image resolution"),
+        std::pair(ic.options.steps.has_value(), "a number of denoising steps"),
+        std::pair(ic.options.textLen.has_value(), "a text length")})
+    if (given)
+      ic.config.error() << what << " applies to diffusion transformers, not "
+                                   "to decoder LLMs";
   int64_t total = decode ? seq + 1 : seq;
   if (total > maxPositions)
     ic.config.error(maxKey) << "sequence of " << total << " tokens exceeds '"
@@ -343,6 +362,12 @@ static DiffusionShape diffusionShape(ImportContext &ic, int64_t patch,
   if (ic.options.mode == Mode::Decode)
     c.error() << "decode mode applies to decoder LLMs, not to diffusion "
                  "transformers";
+  if (ic.options.seqLen)
+    c.error() << "a sequence length applies to decoder LLMs; a diffusion "
+                 "transformer's tokens follow from the resolution";
+  if (ic.options.textLen && defaultText == 0)
+    c.error() << "a text length applies to text-conditioned models; this "
+                 "one has no text input";
   DiffusionShape s;
   s.batch = ic.options.batch.value_or(defaultBatch);
   s.latent = resolution / 8;

@@ -36,7 +36,8 @@ static cl::opt<std::string>
     mode("mode", cl::init("prefill"), cl::cat(category),
          cl::desc("prefill: the whole prompt (LLM) or one denoising step "
                   "(DiT); decode: one new token per sequence after --seq "
-                  "cached tokens"));
+                  "cached tokens (LLMs); diffusion: prefill, refusing "
+                  "LLMs"));
 static cl::opt<int64_t> batch("batch", cl::cat(category),
                               cl::desc("Batch size (default: 1 for LLMs and "
                                        "Flux, 2 for guided DiT, PixArt, SD3)"));
@@ -85,11 +86,12 @@ int main(int argc, char **argv) {
   }
 
   loom::ImportOptions options;
-  if (mode == "decode")
-    options.mode = loom::ImportOptions::Mode::Decode;
-  else if (mode != "prefill") {
-    errs() << "loom-import: --mode must be prefill or decode, got '" << mode
-           << "'\n";
+  if (std::optional<loom::ImportOptions::Mode> parsed =
+          loom::parseImportMode(mode))
+    options.mode = *parsed;
+  else {
+    errs() << "loom-import: --mode must be prefill, decode or diffusion, got '"
+           << mode << "'\n";
     return 1;
   }
   options.batch = given(batch);

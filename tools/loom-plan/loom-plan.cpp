@@ -68,9 +68,10 @@ static cl::opt<bool> jsonFlag("json", cl::cat(category),
 namespace {
 
 std::string planName(const loom::PlanOutcome &p) {
-  return fmt::format("tp {} x {} stage{} x dp {}", p.request.tp,
+  return fmt::format("tp {} x {} stage{} x dp {}{}", p.request.tp,
                      p.request.stages, p.request.stages == 1 ? "" : "s",
-                     p.request.dataParallel);
+                     p.request.dataParallel,
+                     p.request.sequenceParallel ? " + sp" : "");
 }
 
 double meanMFU(const loom::sim::SimResult &r) {
@@ -93,13 +94,20 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
   const loom::PlanRequest &r = p.request;
   os << fmt::format("Loom plan for {} on {} ({}, {} chips)\n", p.modelName,
                     r.slice, p.targetName, p.chips);
-  os << fmt::format("  plan:       {}, {} layers; {} {} of {} tokens in all{}\n",
+  bool one = p.sliceLengths.size() == 1;
+  os << fmt::format("  plan:       {}, {} layers; {} {} of {} {} in all{}\n",
                     planName(p), p.layers, p.sliceLengths.size(),
-                    p.patches ? "patches" : "slices",
-                    p.tokens,
+                    p.patches ? (one ? "patch" : "patches")
+                              : (one ? "slice" : "slices"),
+                    p.tokens, p.tokens == 1 ? "token" : "tokens",
                     p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps,
                                             p.warmup)
                               : "");
+  int64_t used = p.request.tp * p.request.stages * p.request.dataParallel;
+  if (used < p.chips)
+    os << fmt::format("  idle chips: {} of {}: raise --tp, --stages or "
+                      "--data-parallel, or let --search choose\n",
+                      p.chips - used, p.chips);
   os << "  slices:     [" << join(map_range(p.sliceLengths, [](int64_t l) {
                                     return std::to_string(l);
                                   }), ", ")
@@ -120,8 +128,9 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
                       "prediction)\n",
                       s.makespan * 1e3,
                       100 * (s.makespan - p.predicted) / p.predicted);
-    os << fmt::format("  MFU:        {:.1f}% mean over {} chips\n",
-                      100 * meanMFU(s), s.chips.size());
+    os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
+                      100 * meanMFU(s), s.chips.size(),
+                      s.chips.size() == 1 ? "" : "s");
     os << fmt::format("  exposed communication: {:.3f} ms per chip ({:.1f}% "
                       "of the run)\n",
                       meanExposed(s) * 1e3,
@@ -142,6 +151,8 @@ void writePlanJSON(const loom::PlanOutcome &p, llvm::json::OStream &j) {
     j.attribute("tp", p.request.tp);
     j.attribute("stages", p.request.stages);
     j.attribute("data_parallel", p.request.dataParallel);
+    j.attribute("sequence_parallel", p.request.sequenceParallel);
+    j.attribute("tokens", p.tokens);
     j.attributeArray("slices", [&] {
       for (int64_t l : p.sliceLengths)
         j.value(l);
@@ -182,12 +193,14 @@ int main(int argc, char **argv) {
   loom::PlanRequest request;
   request.model = model;
   request.slice = slice;
-  if (mode == "decode")
-    request.import.mode = loom::ImportOptions::Mode::Decode;
-  else if (!mode.empty() && mode != "prefill" && mode != "diffusion") {
-    errs() << "loom-plan: --mode must be prefill, decode or diffusion, got '"
-           << mode << "'\n";
-    return 1;
+  if (!mode.empty()) {
+    std::optional<loom::ImportOptions::Mode> parsed = loom::parseImportMode(mode);
+    if (!parsed) {
+      errs() << "loom-plan: --mode must be prefill, decode or diffusion, got '"
+             << mode << "'\n";
+      return 1;
+    }
+    request.import.mode = *parsed;
   }
   auto given = [](const cl::opt<int64_t> &o) -> std::optional<int64_t> {
     if (o.getNumOccurrences() == 0)
@@ -209,6 +222,11 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  if (top < 0) {
+    errs() << "loom-plan: --simulate-top must be 0 or more, got " << top
+           << "\n";
+    return 1;
+  }
   if (searchFlag) {
     int64_t rejected = 0;
     std::vector<loom::PlanOutcome> plans =

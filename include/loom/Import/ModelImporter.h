@@ -27,7 +27,10 @@ struct ImportOptions {
     /// The whole prompt at once (LLMs) or one denoising step (DiTs).
     Prefill,
     /// One new token per sequence attending to `seqLen` cached tokens.
+    /// Decoder LLMs only.
     Decode,
+    /// One denoising step, as Prefill, but only diffusion transformers.
+    Diffusion,
   };
   Mode mode = Mode::Prefill;
   std::optional<int64_t> batch;
@@ -40,6 +43,9 @@ struct ImportOptions {
   /// DiTs with text conditioning: text tokens.
   std::optional<int64_t> textLen;
 };
+
+/// Parses a --mode value: "prefill", "decode" or "diffusion".
+std::optional<ImportOptions::Mode> parseImportMode(llvm::StringRef mode);
 
 /// A model config compiled into Loom.
 struct BundledModel {
