@@ -81,6 +81,10 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Reports and traces name the target simulated, which a replay changes.
+  std::string plannedFor = schedule->targetName;
+  schedule->targetName = target->name;
+
   bool wantTrace = !traceFile.empty() || !svgFile.empty();
   Expected<loom::sim::SimResult> result =
       loom::sim::simulate(*target, *schedule, wantTrace);
@@ -91,8 +95,12 @@ int main(int argc, char **argv) {
   }
   if (json)
     loom::sim::writeReportJSON(*result, *schedule, outs());
-  else
+  else {
+    if (plannedFor != target->name)
+      outs() << "replayed on " << target->name << " (planned for "
+             << plannedFor << ")\n";
     loom::sim::printReport(*result, *schedule, outs());
+  }
   if (!traceFile.empty() &&
       !loom::writeOutputFile("loom-sim", traceFile, [&](raw_ostream &os) {
         loom::sim::writeTrace(*result, *schedule, os);
