@@ -7,6 +7,7 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Import/ModelImporter.h"
+#include "loom/Support/CommandLine.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -56,13 +57,6 @@ static cl::opt<int64_t> textLen("text-len", cl::cat(category),
                                          "(default: PixArt 120, SD3 333, "
                                          "Flux 512)"));
 
-template <typename T>
-static std::optional<int64_t> given(const cl::opt<T> &option) {
-  if (option.getNumOccurrences() == 0)
-    return std::nullopt;
-  return option.getValue();
-}
-
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -94,11 +88,11 @@ int main(int argc, char **argv) {
            << mode << "'\n";
     return 1;
   }
-  options.batch = given(batch);
-  options.seqLen = given(seqLen);
-  options.resolution = given(resolution);
-  options.steps = given(steps);
-  options.textLen = given(textLen);
+  options.batch = loom::givenOption(batch);
+  options.seqLen = loom::givenOption(seqLen);
+  options.resolution = loom::givenOption(resolution);
+  options.steps = loom::givenOption(steps);
+  options.textLen = loom::givenOption(textLen);
 
   mlir::MLIRContext context;
   // Prints errors as file:line:col with the offending line of the config.

@@ -9,6 +9,7 @@
 #include "loom/InitAll.h"
 #include "loom/Plan/Planner.h"
 #include "loom/Sim/Report.h"
+#include "loom/Support/CommandLine.h"
 #include "loom/Support/OutputFile.h"
 #include "loom/Support/Quantity.h"
 #include "loom/Target/TargetOptions.h"
@@ -40,6 +41,8 @@ static cl::opt<int64_t> resolution("resolution", cl::cat(category),
                                    cl::desc("DiTs: image side in pixels"));
 static cl::opt<int64_t> steps("steps", cl::cat(category),
                               cl::desc("DiTs: denoising steps"));
+static cl::opt<int64_t> textLen("text-len", cl::cat(category),
+                                cl::desc("DiTs with text: text tokens"));
 static cl::opt<int64_t> tp("tp", cl::init(1), cl::cat(category),
                            cl::desc("Tensor-parallel degree (default 1)"));
 static cl::opt<int64_t> stages("stages", cl::init(1), cl::cat(category),
@@ -202,15 +205,11 @@ int main(int argc, char **argv) {
     }
     request.import.mode = *parsed;
   }
-  auto given = [](const cl::opt<int64_t> &o) -> std::optional<int64_t> {
-    if (o.getNumOccurrences() == 0)
-      return std::nullopt;
-    return o.getValue();
-  };
-  request.import.batch = given(batch);
-  request.import.seqLen = given(seqLen);
-  request.import.resolution = given(resolution);
-  request.import.steps = given(steps);
+  request.import.batch = loom::givenOption(batch);
+  request.import.seqLen = loom::givenOption(seqLen);
+  request.import.resolution = loom::givenOption(resolution);
+  request.import.steps = loom::givenOption(steps);
+  request.import.textLen = loom::givenOption(textLen);
   request.tp = tp;
   request.stages = stages;
   request.dataParallel = dataParallel;

@@ -3,7 +3,20 @@
 #ifndef LOOM_SUPPORT_COMMANDLINE_H
 #define LOOM_SUPPORT_COMMANDLINE_H
 
+#include "llvm/Support/CommandLine.h"
+
+#include <optional>
+
 namespace loom {
+
+/// The option's value when the command line gave it, otherwise nothing, so
+/// that the library's own default applies.
+template <typename T>
+std::optional<T> givenOption(const llvm::cl::opt<T> &option) {
+  if (option.getNumOccurrences() == 0)
+    return std::nullopt;
+  return option.getValue();
+}
 
 /// Hides from --help the options registered before main runs. Debian links
 /// Loom against libLLVM.so, whose backends, profilers and Polly register a
