@@ -153,6 +153,29 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
                   llvm::json::Array{32, 32};
             }).substr(0, 52),
             "edited.json: $.slices[2].shape: does not fit the pod");
+  // Figures that would make derived times infinite or counts fractional.
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              (*section(root, "chip").getObject("peak_bf16"))["value"] = 1e-300;
+            }),
+            "edited.json: $.chip.peak_bf16.value: must be at least 1 FLOP/s, "
+            "got 1e-300");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              (*section(root, "chip").getObject("hbm_capacity"))["value"] = 0.5;
+            }),
+            "edited.json: $.chip.hbm_capacity.value: must be a whole number "
+            "of bytes, got 0.5");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              auto &hop = *section(root, "interconnect").getObject("hop_latency");
+              (*hop.getObject("measured"))["value"] = 5;
+            }),
+            "edited.json: $.interconnect.hop_latency.measured.value: must be "
+            "at most 1 s, got 5");
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              auto &mxu = *section(root, "efficiency").getObject("mxu_fraction");
+              (*mxu.getObject("measured"))["value"] = 1e-300;
+            }),
+            "edited.json: $.efficiency.mxu_fraction.measured.value: must be at "
+            "least 0.01, got 1e-300");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) { root["format"] = "v2"; }),
             "edited.json: $.format: must be \"loom-target/1\", got \"v2\"");
 }

@@ -10,6 +10,7 @@
 
 #include "loom/Import/ModelImporter.h"
 #include "ConfigReader.h"
+#include "loom/Support/JsonReader.h"
 
 #include "loom/Dialect/Loom/LoomOps.h"
 
@@ -819,7 +820,7 @@ OwningOpRef<ModuleOp> loom::importModelConfig(StringRef text, StringRef fileName
                                              MLIRContext *context) {
   context->loadDialect<LoomDialect, func::FuncDialect>();
   Location fileLoc = FileLineColLoc::get(context, fileName, 1, 1);
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  llvm::Expected<llvm::json::Value> json = parseJson(text);
   if (!json) {
     mlir::emitError(fileLoc) << "invalid JSON: " << llvm::toString(json.takeError());
     return nullptr;

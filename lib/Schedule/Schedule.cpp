@@ -248,6 +248,13 @@ std::string StreamReader::string() {
 }
 
 void StreamReader::value(Field &field, int depth) {
+  // A schedule nests five levels deep; a bound keeps hostile input from
+  // exhausting the stack.
+  constexpr int maxDepth = 64;
+  if (depth > maxDepth) {
+    syntax("nested more than 64 levels deep");
+    return;
+  }
   skipSpace();
   if (pos >= text.size()) {
     syntax("unexpected end of input");

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -17,7 +18,36 @@ std::string loom::showNumber(double value) {
   if (value == static_cast<double>(static_cast<int64_t>(value)) &&
       std::fabs(value) < 1e15)
     return std::to_string(static_cast<int64_t>(value));
-  return llvm::formatv("{0:e}", value).str();
+  // The shortest form that reads back as written for short inputs.
+  return llvm::formatv("{0}", llvm::format("%g", value)).str();
+}
+
+llvm::Expected<llvm::json::Value> loom::parseJson(llvm::StringRef text,
+                                                  unsigned maxDepth) {
+  unsigned depth = 0, line = 1;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n')
+      ++line;
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > maxDepth)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "line " + llvm::Twine(line) + ": nested more than " +
+                llvm::Twine(maxDepth) + " levels deep");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return llvm::json::parse(text);
 }
 
 std::string JsonPath::str() const {

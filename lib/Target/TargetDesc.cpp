@@ -253,7 +253,26 @@ private:
            "must be \"" + unit.str() + "\", got \"" + actual + "\"");
     if (string(o, "source", path).empty() && !failed())
       fail(path + ".source", "must name where the figure comes from");
-    return positive(o, "value", path);
+    double value = positive(o, "value", path);
+    if (failed())
+      return value;
+    // Bounds that keep every time the cost model and the simulator derive
+    // finite: no rate below one per second, no hop slower than a second,
+    // no efficiency below 1%; counts and sizes are whole.
+    std::string at = path + ".value";
+    if (unit.ends_with("/s") && value < 1)
+      fail(at, "must be at least 1 " + unit.str() + ", got " + showNumber(value));
+    else if (unit == "s" && value > 1)
+      fail(at, "must be at most 1 s, got " + showNumber(value));
+    else if (unit == "fraction" && value < 0.01)
+      fail(at, "must be at least 0.01, got " + showNumber(value));
+    else if (llvm::is_contained({"count", "elements", "bytes", "chips", "links",
+                                 "hosts"},
+                                unit) &&
+             value != std::floor(value))
+      fail(at, "must be a whole number of " + unit.str() + ", got " +
+                   showNumber(value));
+    return value;
   }
 };
 
@@ -261,7 +280,7 @@ private:
 
 llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
                                                  llvm::StringRef fileName) {
-  llvm::Expected<Value> document = llvm::json::parse(json);
+  llvm::Expected<Value> document = parseJson(json);
   if (!document)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

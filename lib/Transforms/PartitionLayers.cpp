@@ -7,6 +7,7 @@
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/PipelineCost.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 namespace loom {
@@ -67,6 +68,12 @@ struct PartitionLayersPass
     for (LayerOp layer : view->layers) {
       LayerFootprint footprint = layerFootprint(layer, view->diffusion);
       double seconds = LayerSliceCost(layer, model, axes, tokens).seconds(tokens, 0);
+      if (!std::isfinite(seconds)) {
+        layer.emitError() << "estimated time is " << seconds << " s on "
+                          << desc.name
+                          << "; the target's figures are out of range";
+        return signalPassFailure();
+      }
       problem.layers.push_back({seconds, footprint.weights + footprint.kvCache});
       problem.perStageBytes =
           std::max(problem.perStageBytes, footprint.workingSet);
@@ -79,8 +86,8 @@ struct PartitionLayersPass
       // Say how close the best unconstrained cut comes.
       PartitionProblem unlimited = problem;
       unlimited.capacity = std::numeric_limits<double>::infinity();
-      Partition best = *partitionLayers(unlimited);
-      double worst = *llvm::max_element(best.stageBytes);
+      std::optional<Partition> best = partitionLayers(unlimited);
+      double worst = best ? *llvm::max_element(best->stageBytes) : 0;
       view->func.emitError()
           << "no cut of " << layers << " layers into " << stages
           << (stages == 1 ? " stage" : " stages") << " fits in " << formatQuantity(desc.hbmBytes, "B")

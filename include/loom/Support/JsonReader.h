@@ -41,6 +41,12 @@ private:
   bool isIndex = false;
 };
 
+/// llvm::json::parse, after refusing documents nested more than `maxDepth`
+/// arrays and objects deep: llvm::json recurses once per level and would
+/// exhaust the stack on hostile input.
+llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text,
+                                            unsigned maxDepth = 64);
+
 class JsonReader {
 public:
   explicit JsonReader(llvm::StringRef fileName) : fileName(fileName.str()) {}
