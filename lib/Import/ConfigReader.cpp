@@ -65,7 +65,22 @@ int64_t ConfigReader::positive(StringRef key) {
     wrongType(key, "a positive integer", *value);
     return 1;
   }
+  if (*number > kMaxDimension) {
+    error(key) << "'" << key << "' = " << *number
+               << " is larger than Loom models (" << kMaxDimension << ")";
+    return 1;
+  }
   return *number;
+}
+
+int64_t ConfigReader::layerCount(StringRef key) {
+  int64_t layers = positive(key);
+  if (layers > kMaxLayers) {
+    error(key) << "'" << key << "' = " << layers
+               << " layers is more than Loom models (" << kMaxLayers << ")";
+    return 1;
+  }
+  return layers;
 }
 
 int64_t ConfigReader::positive(StringRef key, int64_t fallback) {

@@ -23,10 +23,19 @@ public:
       : object(object), text(text), fileName(fileName.str()),
         context(context) {}
 
-  /// A required integer > 0.
+  /// A required integer in (0, kMaxDimension].
   int64_t positive(llvm::StringRef key);
   /// An optional integer > 0; `fallback` when absent or null.
   int64_t positive(llvm::StringRef key, int64_t fallback);
+  /// A layer count: positive and at most kMaxLayers.
+  int64_t layerCount(llvm::StringRef key);
+
+  /// The largest value Loom accepts for a config integer, and for a layer
+  /// count. With the importer's caps on batch, tokens and steps they keep
+  /// the FLOP and byte counts of one forward pass within 64 bits for any
+  /// model of today's proportions.
+  static constexpr int64_t kMaxDimension = int64_t(1) << 20;
+  static constexpr int64_t kMaxLayers = 1024;
   /// An optional number; `fallback` when absent or null.
   double number(llvm::StringRef key, double fallback);
   /// An optional boolean; `fallback` when absent or null.

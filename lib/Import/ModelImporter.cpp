@@ -248,7 +248,7 @@ static LogicalResult buildLlama(ImportContext &ic) {
   int64_t hidden = c.positive("hidden_size");
   int64_t inter = c.positive("intermediate_size");
   int64_t heads = c.positive("num_attention_heads");
-  int64_t layers = c.positive("num_hidden_layers");
+  int64_t layers = c.layerCount("num_hidden_layers");
   int64_t kvHeads = c.positive("num_key_value_heads", heads);
   int64_t vocab = c.positive("vocab_size");
   int64_t maxPos = c.positive("max_position_embeddings", 2048);
@@ -296,7 +296,7 @@ static LogicalResult buildGPT(ImportContext &ic) {
   ConfigReader &c = ic.config;
   int64_t hidden = c.positive("n_embd");
   int64_t heads = c.positive("n_head");
-  int64_t layers = c.positive("n_layer");
+  int64_t layers = c.layerCount("n_layer");
   int64_t vocab = c.positive("vocab_size");
   int64_t maxPos = c.positive("n_positions");
   int64_t inner = c.positive("n_inner", 4 * hidden);
@@ -440,7 +440,7 @@ static LogicalResult buildDiT(ImportContext &ic) {
   ConfigReader &c = ic.config;
   int64_t heads = c.positive("num_attention_heads");
   int64_t headDim = c.positive("attention_head_dim");
-  int64_t layers = c.positive("num_layers");
+  int64_t layers = c.layerCount("num_layers");
   int64_t inChannels = c.positive("in_channels");
   int64_t outChannels = c.positive("out_channels", inChannels);
   int64_t patch = c.positive("patch_size");
@@ -485,7 +485,7 @@ static LogicalResult buildPixArt(ImportContext &ic) {
   ConfigReader &c = ic.config;
   int64_t heads = c.positive("num_attention_heads");
   int64_t headDim = c.positive("attention_head_dim");
-  int64_t layers = c.positive("num_layers");
+  int64_t layers = c.layerCount("num_layers");
   int64_t inChannels = c.positive("in_channels");
   int64_t outChannels = c.positive("out_channels", inChannels);
   int64_t patch = c.positive("patch_size");
@@ -587,7 +587,7 @@ static LogicalResult buildSD3(ImportContext &ic) {
   ConfigReader &c = ic.config;
   int64_t heads = c.positive("num_attention_heads");
   int64_t headDim = c.positive("attention_head_dim");
-  int64_t layers = c.positive("num_layers");
+  int64_t layers = c.layerCount("num_layers");
   int64_t inChannels = c.positive("in_channels");
   int64_t outChannels = c.positive("out_channels", inChannels);
   int64_t patch = c.positive("patch_size");
@@ -665,8 +665,8 @@ static LogicalResult buildFlux(ImportContext &ic) {
   ConfigReader &c = ic.config;
   int64_t heads = c.positive("num_attention_heads");
   int64_t headDim = c.positive("attention_head_dim");
-  int64_t doubleLayers = c.positive("num_layers");
-  int64_t singleLayers = c.positive("num_single_layers");
+  int64_t doubleLayers = c.layerCount("num_layers");
+  int64_t singleLayers = c.layerCount("num_single_layers");
   int64_t packed = c.positive("in_channels");
   int64_t outPacked = c.positive("out_channels", packed);
   int64_t patchSize = c.positive("patch_size", 1);
@@ -840,14 +840,20 @@ OwningOpRef<ModuleOp> loom::importModelConfig(StringRef text, StringRef fileName
       return nullptr;
     }
 
-  // Keeps FLOP counts of the largest models within 64 bits.
-  constexpr int64_t maxBatch = 4096;
-  if (options.batch && *options.batch > maxBatch) {
-    mlir::emitError(fileLoc) << "batch " << *options.batch
-                             << " is larger than Loom models (" << maxBatch
-                             << ")";
-    return nullptr;
-  }
+  // Keep FLOP counts of the largest models within 64 bits (and a DiT's
+  // resolution squared well inside them before its token cap applies).
+  for (auto [flag, what, limit] :
+       {std::tuple{options.batch, "batch", int64_t(4096)},
+        {options.seqLen, "sequence length", int64_t(1) << 20},
+        {options.resolution, "resolution", int64_t(1) << 16},
+        {options.steps, "steps", int64_t(10000)},
+        {options.textLen, "text length", int64_t(1) << 16}})
+    if (flag && *flag > limit) {
+      mlir::emitError(fileLoc) << what << " " << *flag
+                               << " is larger than Loom models (" << limit
+                               << ")";
+      return nullptr;
+    }
   ConfigReader config(*object, text, fileName, context);
   auto [build, family] = selectFamily(config);
   if (!build)
