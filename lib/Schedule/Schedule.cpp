@@ -4,6 +4,7 @@
 
 #include "loom/Support/JsonReader.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
@@ -512,6 +513,19 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
     fail(JsonPath(path, "id"), "missing required key");
   if (!sawTasks)
     fail(JsonPath(path, "tasks"), "missing required key");
+  // Each allocation is released at most once.
+  llvm::DenseMap<int64_t, size_t> freedBy;
+  for (auto [t, task] : llvm::enumerate(chip.tasks)) {
+    if (!failed.empty() || task.kind != TaskKind::Free)
+      continue;
+    auto [it, fresh] = freedBy.try_emplace(task.alloc, t);
+    if (!fresh) {
+      JsonPath tasksPath(path, "tasks"), taskPath(tasksPath, t);
+      fail(JsonPath(taskPath, "alloc"),
+           "task " + std::to_string(task.alloc) + " was already freed by task " +
+               std::to_string(it->second));
+    }
+  }
   schedule.chips.push_back(std::move(chip));
 }
 

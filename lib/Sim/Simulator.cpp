@@ -33,7 +33,7 @@ struct Task {
   /// not while it waits for the sender (a pipeline bubble, not a transfer).
   bool inFlight = false;
   double start = -1;
-  int32_t partner = kNone;    ///< send <-> recv
+  int32_t partner = kNone;    ///< send <-> recv (always matched)
   int32_t collective = kNone; ///< instance
 };
 
@@ -276,17 +276,34 @@ llvm::Error Engine::load() {
     }
     chips.push_back(std::move(state));
   }
-  // Match receives to sends; an unmatched one simply never completes and
-  // is reported as a deadlock.
+  // Match receives to sends, as the sched verifier does: every message has
+  // one of each, and both agree on its size.
+  auto where = [&](const Task &task) {
+    return "$.chips[" + std::to_string(task.chip) + "].tasks[" +
+           std::to_string(task.local) + "]";
+  };
   for (auto [t, task] : llvm::enumerate(tasks))
     if (task.spec->kind == TaskKind::Recv) {
       auto it = sends.find(std::make_tuple(task.spec->peer,
                                            chips[task.chip].id, task.spec->tag));
-      if (it != sends.end()) {
-        task.partner = it->second;
-        tasks[it->second].partner = t;
-      }
+      if (it == sends.end())
+        return fail(where(task) + ": no chip " + llvm::Twine(task.spec->peer) +
+                    " sends tag " + llvm::Twine(task.spec->tag) + " here");
+      if (tasks[it->second].partner != kNone)
+        return fail(where(task) + ": tag " + llvm::Twine(task.spec->tag) +
+                    " from chip " + llvm::Twine(task.spec->peer) +
+                    " is received twice");
+      if (tasks[it->second].spec->bytes != task.spec->bytes)
+        return fail(where(task) + ".bytes: receives " +
+                    llvm::Twine(task.spec->bytes) + " bytes but the send carries " +
+                    llvm::Twine(tasks[it->second].spec->bytes));
+      task.partner = it->second;
+      tasks[it->second].partner = t;
     }
+  for (const Task &task : tasks)
+    if (task.spec->kind == TaskKind::Send && task.partner == kNone)
+      return fail(where(task) + ": chip " + llvm::Twine(task.spec->peer) +
+                  " never receives tag " + llvm::Twine(task.spec->tag));
   for (Instance &instance : instances) {
     int64_t n = instance.group.size();
     bool neighbours = true;
@@ -381,7 +398,7 @@ void Engine::arrive(const Flow &flow) {
     commEnd(tasks[send].chip);
     finish(send, 1);
     int32_t recv = tasks[send].partner;
-    if (recv != kNone && tasks[recv].ready && !tasks[recv].done) {
+    if (tasks[recv].ready && !tasks[recv].done) {
       if (tasks[recv].inFlight)
         commEnd(tasks[recv].chip);
       finish(recv, 2);
@@ -446,7 +463,7 @@ void Engine::onReady(int32_t t) {
   case TaskKind::Send: {
     commBegin(task.chip);
     int32_t recv = task.partner;
-    if (recv != kNone && tasks[recv].ready && !tasks[recv].done) {
+    if (tasks[recv].ready && !tasks[recv].done) {
       tasks[recv].inFlight = true;
       commBegin(tasks[recv].chip);
     }
@@ -454,8 +471,6 @@ void Engine::onReady(int32_t t) {
     return;
   }
   case TaskKind::Recv:
-    if (task.partner == kNone)
-      return;
     // Done now if the message is already here; in flight if it is coming.
     if (tasks[task.partner].done) {
       finish(t, 2);
@@ -536,9 +551,8 @@ std::string Engine::describe(int32_t t) const {
                                    task.local, schedule::name(spec.kind));
   switch (spec.kind) {
   case TaskKind::Recv:
-    text += llvm::formatv(" from {0}, tag {1}: {2}", spec.peer, spec.tag,
-                          task.partner == kNone ? "no chip sends it"
-                                                : "its send never runs")
+    text += llvm::formatv(" from {0}, tag {1}: its send never runs", spec.peer,
+                          spec.tag)
                 .str();
     break;
   case TaskKind::Send:

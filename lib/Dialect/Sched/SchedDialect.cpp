@@ -35,6 +35,12 @@ void SchedDialect::initialize() {
 LogicalResult FreeOp::verify() {
   if (!getAllocation().getDefiningOp<AllocOp>())
     return emitOpError() << "frees a token that no sched.alloc produced";
+  for (Operation *user : getAllocation().getUsers())
+    if (user != getOperation() && isa<FreeOp>(user) &&
+        user->getBlock() == getOperation()->getBlock() &&
+        user->isBeforeInBlock(getOperation()))
+      return emitOpError() << "frees an allocation that an earlier sched.free "
+                              "already released";
   return success();
 }
 
