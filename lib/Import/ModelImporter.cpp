@@ -202,8 +202,10 @@ struct DecoderShape {
 static DecoderShape decoderShape(ImportContext &ic, StringRef maxKey,
                                  int64_t maxPositions) {
   int64_t batch = ic.options.batch.value_or(1);
-  int64_t seq = ic.options.seqLen.value_or(std::min<int64_t>(2048, maxPositions));
   bool decode = ic.options.mode == Mode::Decode;
+  // Decode appends one token, so by default the cache leaves room for it.
+  int64_t seq = ic.options.seqLen.value_or(std::max<int64_t>(
+      1, std::min<int64_t>(2048, decode ? maxPositions - 1 : maxPositions)));
   if (ic.options.mode == Mode::Diffusion)
     ic.config.error() << "diffusion mode applies to diffusion transformers, "
                          "not to decoder LLMs";

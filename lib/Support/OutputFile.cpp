@@ -15,6 +15,14 @@ bool loom::writeOutputFile(llvm::StringRef tool, llvm::StringRef path,
     return false;
   }
   write(file.os());
+  file.os().flush();
+  if (std::error_code failed = file.os().error()) {
+    // Say so here rather than let raw_fd_ostream's destructor abort.
+    llvm::errs() << tool << ": cannot write '" << path
+                 << "': " << failed.message() << "\n";
+    file.os().clear_error();
+    return false;
+  }
   file.keep();
   return true;
 }

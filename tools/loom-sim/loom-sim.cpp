@@ -57,6 +57,11 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (checkOnly && (!traceFile.empty() || !svgFile.empty() || json)) {
+    errs() << "loom-sim: --check runs nothing, so it takes no --trace, --svg "
+              "or --json\n";
+    return 1;
+  }
   if (checkOnly) {
     outs() << input << ": " << schedule->chips.size() << " chips, valid\n";
     return 0;
