@@ -123,8 +123,9 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
                     p.predicted * 1e3, 100 * p.bubble);
   if (!p.simulated)
     os << fmt::format("  simulated:  no: its program has about {:.1f} million "
-                      "tasks; run this plan without --search to simulate it\n",
-                      p.estimatedTasks / 1e6);
+                      "tasks, over the {:.0f} million Loom simulates; fewer "
+                      "slices or steps shrink it\n",
+                      p.estimatedTasks / 1e6, loom::kSimulationBudget / 1e6);
   if (p.simulated) {
     const loom::sim::SimResult &s = *p.simulated;
     os << fmt::format("  simulated:  {:.3f} ms ({:+.1f}% against the "
@@ -271,10 +272,10 @@ int main(int argc, char **argv) {
   }
 
   bool wantTrace = !traceFile.empty() || !svgFile.empty();
-  // A search winner too large to simulate is reported from the cost model.
-  bool simulate = !searchFlag ||
-                  loom::plan(request, context, false, false).estimatedTasks <=
-                      loom::kSimulationBudget;
+  // A plan too large to lower and simulate in memory and seconds is
+  // reported from the cost model.
+  bool simulate = loom::plan(request, context, false, false).estimatedTasks <=
+                  loom::kSimulationBudget;
   loom::PlanOutcome outcome = loom::plan(request, context, simulate, wantTrace);
   if (!outcome.failure.empty()) {
     errs() << "loom-plan: error: this plan cannot work: " << outcome.failure
@@ -296,8 +297,13 @@ int main(int argc, char **argv) {
   } else {
     printPlan(outcome, outs());
   }
-  if (!outcome.simulated)
-    return 0;
+  if (!outcome.simulated) {
+    if (!wantTrace)
+      return 0;
+    errs() << "loom-plan: error: no --trace or --svg: the plan is too large "
+              "to simulate\n";
+    return 1;
+  }
   if (!traceFile.empty() &&
       !loom::writeOutputFile("loom-plan", traceFile, [&](raw_ostream &os) {
         loom::sim::writeTrace(*outcome.simulated, outcome.schedule, os);
