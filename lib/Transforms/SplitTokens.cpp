@@ -101,6 +101,13 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                          << " tokens; every slice needs at least one";
         return failure();
       }
+      // Stop before the sum can overflow.
+      if (length > tokens - sum) {
+        func.emitError() << "the slices up to #" << i
+                         << " add up to more than the sequence's " << tokens
+                         << " tokens";
+        return failure();
+      }
       sum += length;
     }
     if (sum != tokens) {
