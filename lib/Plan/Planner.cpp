@@ -66,6 +66,26 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
     out.failure = diagnostics.errorText();
     return out;
   }
+  // Each data-parallel replica runs its share of the batch.
+  if (request.dataParallel > 1) {
+    int64_t batch = 1;
+    if (auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model"))
+      if (auto b = info.getAs<IntegerAttr>("batch"))
+        batch = b.getInt();
+    if (batch % request.dataParallel != 0) {
+      out.failure = "data-parallel " + std::to_string(request.dataParallel) +
+                    " does not divide the batch of " + std::to_string(batch) +
+                    " (each replica runs an equal share)";
+      return out;
+    }
+    ImportOptions share = request.import;
+    share.batch = batch / request.dataParallel;
+    module = importModel(request.model, share, &context);
+    if (!module) {
+      out.failure = diagnostics.errorText();
+      return out;
+    }
+  }
   (*module)->setAttr("loom.target",
                      TargetAttr::get(&context, desc->name, slice->shape));
   if (auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model")) {
@@ -199,7 +219,7 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
         candidate.stages = stages;
         candidate.dataParallel = dp;
         candidate.slices = "auto";
-        candidate.import.batch = batch / dp;
+        candidate.import.batch = batch;
         PlanOutcome outcome = plan(candidate, context, false, false);
         if (!outcome.failure.empty()) {
           ++rejected;

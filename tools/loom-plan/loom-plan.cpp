@@ -108,9 +108,10 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
                               : "");
   int64_t used = p.request.tp * p.request.stages * p.request.dataParallel;
   if (used < p.chips)
-    os << fmt::format("  idle chips: {} of {}: raise --tp, --stages or "
-                      "--data-parallel, or let --search choose\n",
-                      p.chips - used, p.chips);
+    os << fmt::format("  idle chips: {} of {}{}\n", p.chips - used, p.chips,
+                      searchFlag ? " (no plan that uses them all is faster)"
+                                 : ": raise --tp, --stages or "
+                                   "--data-parallel, or let --search choose");
   os << "  slices:     [" << join(map_range(p.sliceLengths, [](int64_t l) {
                                     return std::to_string(l);
                                   }), ", ")
@@ -249,8 +250,10 @@ int main(int argc, char **argv) {
     int64_t simulatedCount = llvm::count_if(
         plans, [](const loom::PlanOutcome &p) { return p.simulated.has_value(); });
     outs() << fmt::format("{} plans for {} on {} fit ({} rejected: too "
-                          "little memory or invalid degrees); {} of the "
-                          "best simulated:\n",
+                          "little memory or invalid degrees); {} simulated "
+                          "(the best predicted within the simulation "
+                          "budget), ranked by simulated time where there is "
+                          "one:\n",
                           plans.size(), plans.front().modelName, slice,
                           rejected, simulatedCount);
     outs() << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>8}\n",

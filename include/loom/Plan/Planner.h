@@ -25,6 +25,8 @@ namespace loom {
 struct PlanRequest {
   std::string model;
   std::string slice = "v5e-16";
+  /// The workload; `import.batch` is the whole batch, which the
+  /// `dataParallel` replicas share equally.
   ImportOptions import;
   int64_t tp = 1, stages = 1, dataParallel = 1;
   std::string slices = "auto";
