@@ -60,6 +60,12 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   }
   out.targetName = desc->name;
   out.chips = slice->numChips();
+  // The lowering lays meshes out on 2-D slices only (DeviceMesh::build).
+  if (slice->shape.size() != 2) {
+    out.failure = "Loom plans 2-D slices only; " + slice->name + " has " +
+                  std::to_string(slice->shape.size()) + " axes";
+    return out;
+  }
 
   OwningOpRef<ModuleOp> module = importModel(request.model, request.import, &context);
   if (!module) {
