@@ -190,6 +190,13 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   if (!view.func)
     return module.emitError() << passName
                               << " found no model function with loom.layer ops";
+  // Stages, schedules and reports name layers by index, in model order.
+  for (auto [i, layer] : llvm::enumerate(view.layers))
+    if (layer.getIndex() != static_cast<int64_t>(i))
+      return layer.emitOpError()
+             << "has index " << layer.getIndex() << " but is layer #" << i
+             << " of the model; " << passName
+             << " needs layers numbered 0, 1, ... in order";
   if (auto info = module->getAttrOfType<DictionaryAttr>("loom.model"))
     if (auto mode = info.getAs<StringAttr>("mode"))
       view.diffusion = mode.getValue() == "diffusion";
