@@ -223,6 +223,10 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  if (top.getNumOccurrences() && !searchFlag) {
+    errs() << "loom-plan: --simulate-top applies only with --search\n";
+    return 1;
+  }
   if (top < 0) {
     errs() << "loom-plan: --simulate-top must be 0 or more, got " << top
            << "\n";

@@ -14,7 +14,8 @@ using namespace llvm;
 
 static cl::OptionCategory category("loom-sim options");
 static cl::opt<std::string> input(cl::Positional, cl::Required,
-                                  cl::desc("<schedule.json>"), cl::cat(category));
+                                  cl::desc("<schedule.json, or - for stdin>"),
+                                  cl::cat(category));
 static cl::opt<std::string>
     targetName("target", cl::cat(category), cl::value_desc("name"),
                cl::desc("Simulate on this bundled target (default: the one "
@@ -44,7 +45,7 @@ int main(int argc, char **argv) {
       "with a discrete-event model of the target's chips, HBM and ICI links, "
       "and reports the makespan, utilisation, memory and busiest links.\n");
 
-  auto buffer = MemoryBuffer::getFile(input, /*IsText=*/true);
+  auto buffer = MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
   if (!buffer) {
     errs() << "loom-sim: cannot read '" << input
            << "': " << buffer.getError().message() << "\n";
