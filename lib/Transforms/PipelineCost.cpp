@@ -192,7 +192,7 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
                               << " found no model function with loom.layer ops";
   // Stages, schedules and reports name layers by index, in model order.
   for (auto [i, layer] : llvm::enumerate(view.layers))
-    if (layer.getIndex() != static_cast<int64_t>(i))
+    if (layer.getIndex() != i)
       return layer.emitOpError()
              << "has index " << layer.getIndex() << " but is layer #" << i
              << " of the model; " << passName
