@@ -35,14 +35,26 @@ const llvm::json::Value *ConfigReader::present(StringRef key) const {
 
 bool ConfigReader::has(StringRef key) const { return present(key); }
 
+/// `diag`, silenced when a field error came first.
+static InFlightDiagnostic unlessAfter(bool fieldFailed, InFlightDiagnostic diag) {
+  if (fieldFailed)
+    diag.abandon();
+  return diag;
+}
+
 InFlightDiagnostic ConfigReader::error(StringRef key) {
   failed = true;
-  return mlir::emitError(keyLoc(key));
+  return unlessAfter(fieldFailed, mlir::emitError(keyLoc(key)));
 }
 
 InFlightDiagnostic ConfigReader::error() {
   failed = true;
-  return mlir::emitError(fileLoc());
+  return unlessAfter(fieldFailed, mlir::emitError(fileLoc()));
+}
+
+InFlightDiagnostic ConfigReader::fieldError(StringRef key) {
+  failed = fieldFailed = true;
+  return mlir::emitError(keyLoc(key));
 }
 
 InFlightDiagnostic ConfigReader::wrongType(StringRef key, StringRef want,
@@ -50,14 +62,14 @@ InFlightDiagnostic ConfigReader::wrongType(StringRef key, StringRef want,
   std::string shown;
   llvm::raw_string_ostream os(shown);
   os << got;
-  return error(key) << "field '" << key << "' must be " << want << ", got "
+  return fieldError(key) << "field '" << key << "' must be " << want << ", got "
                     << shown;
 }
 
 int64_t ConfigReader::positive(StringRef key) {
   const llvm::json::Value *value = present(key);
   if (!value) {
-    error(key) << "missing required field '" << key << "'";
+    fieldError(key) << "missing required field '" << key << "'";
     return 1;
   }
   std::optional<int64_t> number = value->getAsInteger();
@@ -66,8 +78,8 @@ int64_t ConfigReader::positive(StringRef key) {
     return 1;
   }
   if (*number > kMaxDimension) {
-    error(key) << "'" << key << "' = " << *number
-               << " is larger than Loom models (" << kMaxDimension << ")";
+    fieldError(key) << "'" << key << "' = " << *number
+                    << " is larger than Loom models (" << kMaxDimension << ")";
     return 1;
   }
   return *number;
@@ -76,8 +88,9 @@ int64_t ConfigReader::positive(StringRef key) {
 int64_t ConfigReader::layerCount(StringRef key) {
   int64_t layers = positive(key);
   if (layers > kMaxLayers) {
-    error(key) << "'" << key << "' = " << layers
-               << " layers is more than Loom models (" << kMaxLayers << ")";
+    fieldError(key) << "'" << key << "' = " << layers
+                    << " layers is more than Loom models (" << kMaxLayers
+                    << ")";
     return 1;
   }
   return layers;

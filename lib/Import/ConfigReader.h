@@ -44,10 +44,14 @@ public:
   std::string string(llvm::StringRef key);
   bool has(llvm::StringRef key) const;
 
-  /// Reports `message` at `key` (at the file when the key is absent).
+  /// Reports an inconsistency at `key` (at the file when the key is
+  /// absent). Once a field itself was wrong, inconsistencies are not
+  /// reported: they would be computed from the stand-in value, not the file.
   mlir::InFlightDiagnostic error(llvm::StringRef key);
-  /// Reports `message` about the whole file.
+  /// Reports an inconsistency about the whole file, as error(key).
   mlir::InFlightDiagnostic error();
+  /// Reports a field that is missing, of the wrong type or out of range.
+  mlir::InFlightDiagnostic fieldError(llvm::StringRef key);
 
   bool ok() const { return !failed; }
   mlir::Location fileLoc() const;
@@ -62,7 +66,7 @@ private:
   llvm::StringRef text;
   std::string fileName;
   mlir::MLIRContext *context;
-  bool failed = false;
+  bool failed = false, fieldFailed = false;
 };
 
 } // namespace loom
