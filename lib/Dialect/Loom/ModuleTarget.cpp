@@ -9,6 +9,18 @@ FailureOr<TargetAttr> loom::getOrSetModuleTarget(ModuleOp module,
                                                  StringRef slice,
                                                  StringRef passName) {
   auto target = module->getAttrOfType<TargetAttr>("loom.target");
+  if (target && !slice.empty()) {
+    // slice= only fills in a missing target; it may not contradict one.
+    auto [desc, sliceDesc] = lookupSlice(slice);
+    const SliceDesc *own = target.getSlice();
+    if (!desc || desc->name != target.getName() || !own ||
+        own->shape != sliceDesc->shape) {
+      module.emitError() << passName << ": slice=" << slice
+                         << " contradicts the module's loom.target "
+                         << target;
+      return failure();
+    }
+  }
   if (target)
     return target;
   if (slice.empty()) {
