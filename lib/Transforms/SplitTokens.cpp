@@ -45,6 +45,20 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
         *target->getTargetDesc(), *target->getSlice(), view->tp, stages);
     StageSliceCost cost(view->layers, model, axes, tokens, stages);
 
+    // Each option belongs to one mode; a stray one is a mistake to report.
+    bool patches = pipeline.getMode() == PipelineMode::patches;
+    if (patches && granularity != 0) {
+      func.emitError() << "granularity applies to token slices of causal "
+                          "models; PipeFusion patches are equal";
+      return signalPassFailure();
+    }
+    // (A default warmup-steps cannot be told from a given one once the
+    // options pass through SplitTokensOptions, so only other values count.)
+    if (!patches && warmupSteps != 1) {
+      func.emitError() << "warmup-steps applies to PipeFusion patches of "
+                          "diffusion models, not to token slices";
+      return signalPassFailure();
+    }
     FailureOr<SmallVector<int64_t>> lengths =
         pipeline.getMode() == PipelineMode::patches
             ? choosePatches(func, pipeline, tokens, cost)
