@@ -263,12 +263,16 @@ static LogicalResult buildLlama(ImportContext &ic) {
   requireDivisible(c, "hidden_size", hidden, "num_attention_heads", heads);
   requireDivisible(c, "num_attention_heads", heads, "num_key_value_heads",
                    kvHeads);
+  int64_t headDim = hidden / heads;
+  if (headDim % 2 != 0)
+    c.error("num_attention_heads")
+        << "head_dim = 'hidden_size' / 'num_attention_heads' = " << headDim
+        << " must be even for rotary embeddings (RoPE rotates pairs)";
   DecoderShape s = decoderShape(ic, "max_position_embeddings", maxPos);
   if (!c.ok())
     return failure();
 
   GraphBuilder &g = ic.g;
-  int64_t headDim = hidden / heads;
   Value x = embedTokens(ic, s, vocab, hidden);
   for (int64_t i = 0; i < layers; ++i) {
     x = g.layer(i, "llama", x, [&](ValueRange args) -> SmallVector<Value> {
@@ -682,6 +686,10 @@ static LogicalResult buildFlux(ImportContext &ic) {
   if (patchSize != 1)
     c.error("patch_size") << "'patch_size' must be 1 (Flux packs 2x2 patches "
                              "outside the transformer), got " << patchSize;
+  if (headDim % 2 != 0)
+    c.error("attention_head_dim")
+        << "'attention_head_dim' " << headDim
+        << " must be even for rotary embeddings (RoPE rotates pairs)";
   // Flux-dev is guidance-distilled (batch 1, no CFG); 28 steps and 512 T5
   // tokens are the diffusers FluxPipeline defaults (models/SOURCES.md).
   DiffusionShape s = diffusionShape(ic, 2, 1, 28, 512);
