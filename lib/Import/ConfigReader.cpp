@@ -110,6 +110,23 @@ double ConfigReader::number(StringRef key, double fallback) {
   return fallback;
 }
 
+SmallVector<int64_t> ConfigReader::positiveArray(StringRef key) {
+  const llvm::json::Value *value = present(key);
+  if (!value)
+    return {};
+  SmallVector<int64_t> result;
+  const llvm::json::Array *array = value->getAsArray();
+  if (array)
+    for (const llvm::json::Value &element : *array)
+      if (std::optional<int64_t> n = element.getAsInteger(); n && *n > 0)
+        result.push_back(*n);
+  if (!array || array->empty() || result.size() != array->size()) {
+    wrongType(key, "a non-empty array of positive integers", *value);
+    return {};
+  }
+  return result;
+}
+
 bool ConfigReader::boolean(StringRef key, bool fallback) {
   const llvm::json::Value *value = present(key);
   if (!value)

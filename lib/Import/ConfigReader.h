@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
 
 #include <optional>
@@ -36,6 +37,9 @@ public:
   /// model of today's proportions.
   static constexpr int64_t kMaxDimension = int64_t(1) << 20;
   static constexpr int64_t kMaxLayers = 1024;
+  /// An optional non-empty array of integers > 0; empty when absent or
+  /// null.
+  llvm::SmallVector<int64_t> positiveArray(llvm::StringRef key);
   /// An optional number; `fallback` when absent or null.
   double number(llvm::StringRef key, double fallback);
   /// An optional boolean; `fallback` when absent or null.

@@ -690,6 +690,12 @@ static LogicalResult buildFlux(ImportContext &ic) {
     c.error("attention_head_dim")
         << "'attention_head_dim' " << headDim
         << " must be even for rotary embeddings (RoPE rotates pairs)";
+  // The rotary axes (text index, height, width) split the head dimension.
+  SmallVector<int64_t> ropeAxes = c.positiveArray("axes_dims_rope");
+  if (!ropeAxes.empty() && llvm::sum_of(ropeAxes) != headDim)
+    c.error("axes_dims_rope") << "'axes_dims_rope' must add up to "
+                                 "'attention_head_dim' " << headDim
+                              << ", got " << llvm::sum_of(ropeAxes);
   // Flux-dev is guidance-distilled (batch 1, no CFG); 28 steps and 512 T5
   // tokens are the diffusers FluxPipeline defaults (models/SOURCES.md).
   DiffusionShape s = diffusionShape(ic, 2, 1, 28, 512);
