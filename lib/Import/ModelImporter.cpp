@@ -235,6 +235,15 @@ static void requireDivisible(ConfigReader &c, StringRef key, int64_t value,
                         << divisor;
 }
 
+/// Reports at `key` when it names a variant other than the one the
+/// builder models (absent means the diffusers default, which is that one).
+static void requireVariant(ConfigReader &c, StringRef key, StringRef modelled) {
+  std::string given = c.string(key);
+  if (!given.empty() && given != modelled)
+    c.error(key) << "field '" << key << "' must be \"" << modelled
+                 << "\", the variant Loom models; got \"" << given << "\"";
+}
+
 /// The token ids argument and their embedding.
 static Value embedTokens(ImportContext &ic, const DecoderShape &s,
                          int64_t vocab, int64_t hidden) {
@@ -444,6 +453,8 @@ static DiTInputs ditInputs(ImportContext &ic, const DiffusionShape &s,
 /// copies hold the same weights, so they are counted once).
 static LogicalResult buildDiT(ImportContext &ic) {
   ConfigReader &c = ic.config;
+  requireVariant(c, "norm_type", "ada_norm_zero");
+  requireVariant(c, "activation_fn", "gelu-approximate");
   int64_t heads = c.positive("num_attention_heads");
   int64_t headDim = c.positive("attention_head_dim");
   int64_t layers = c.layerCount("num_layers");
@@ -489,6 +500,8 @@ static LogicalResult buildDiT(ImportContext &ic) {
 /// linear plus a learned per-block table), cross-attention to T5 tokens.
 static LogicalResult buildPixArt(ImportContext &ic) {
   ConfigReader &c = ic.config;
+  requireVariant(c, "norm_type", "ada_norm_single");
+  requireVariant(c, "activation_fn", "gelu-approximate");
   int64_t heads = c.positive("num_attention_heads");
   int64_t headDim = c.positive("attention_head_dim");
   int64_t layers = c.layerCount("num_layers");
