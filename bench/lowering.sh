@@ -7,9 +7,6 @@
 # Usage: bench/lowering.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:-$here/../build}/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 source "$here/common.sh"
 
 

@@ -8,9 +8,6 @@
 # Usage: bench/simulator.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:-$here/../build}/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 source "$here/common.sh"
 
 printf "%-8s %10s %10s %10s %10s %14s %10s\n" slice tasks events "read s" "run s" "events/s" "x read"

@@ -4,6 +4,7 @@
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/InitAll.h"
+#include "loom/Target/TargetDesc.h"
 #include "loom/Transforms/PipelineCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -67,6 +68,33 @@ TEST(PipelinePasses, TeraPipeSlicesShrinkOnLlama65B) {
   EXPECT_EQ(pipeline.getTokens(), 2048);
   for (size_t i = 1; i < slices.size(); ++i)
     EXPECT_LE(slices[i], slices[i - 1]) << "slice " << i;
+}
+
+TEST(PipelinePasses, PartitionRefusesNonFiniteTimes) {
+  // A target registered in code skips the file loader's bounds; a peak of
+  // 1e-300 FLOP/s makes every layer's time infinite.
+  TargetDesc broken = *lookupTarget("tpu-v5e");
+  broken.name = "broken-v5e";
+  broken.peakFlopsBf16 = 1e-300;
+  registerTarget(broken);
+  MLIRContext context;
+  registerAllPasses();
+  ImportOptions options;
+  options.seqLen = 64;
+  OwningOpRef<ModuleOp> module = importModel("llama-7b", options, &context);
+  ASSERT_TRUE(module);
+  (*module)->setAttr("loom.target",
+                     TargetAttr::get(&context, "broken-v5e", {2, 2}));
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    diagnostics += diag.str();
+    return success();
+  });
+  PassManager pm(&context);
+  ASSERT_TRUE(succeeded(parsePassPipeline("loom-partition-layers{stages=2}", pm)));
+  EXPECT_TRUE(failed(pm.run(*module)));
+  EXPECT_EQ(diagnostics, "estimated time is not finite on broken-v5e; the "
+                         "target's figures are out of range");
 }
 
 } // namespace

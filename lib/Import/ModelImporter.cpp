@@ -448,6 +448,24 @@ static DiTInputs ditInputs(ImportContext &ic, const DiffusionShape &s,
   return in;
 }
 
+/// The fields DiT, PixArt and SD3 configs share: a patch-embedded
+/// transformer of `layers` blocks, `heads` x `headDim` wide.
+struct PatchDiT {
+  int64_t heads, headDim, hidden, layers, inChannels, outChannels, patch;
+};
+
+static PatchDiT readPatchDiT(ConfigReader &c) {
+  PatchDiT d;
+  d.heads = c.positive("num_attention_heads");
+  d.headDim = c.positive("attention_head_dim");
+  d.hidden = d.heads * d.headDim;
+  d.layers = c.layerCount("num_layers");
+  d.inChannels = c.positive("in_channels");
+  d.outChannels = c.positive("out_channels", d.inChannels);
+  d.patch = c.positive("patch_size");
+  return d;
+}
+
 /// DiT (Peebles & Xie 2023), as the original code builds it: one shared
 /// timestep and class embedder (diffusers copies them into every block; the
 /// copies hold the same weights, so they are counted once).
@@ -455,19 +473,16 @@ static LogicalResult buildDiT(ImportContext &ic) {
   ConfigReader &c = ic.config;
   requireVariant(c, "norm_type", "ada_norm_zero");
   requireVariant(c, "activation_fn", "gelu-approximate");
-  int64_t heads = c.positive("num_attention_heads");
-  int64_t headDim = c.positive("attention_head_dim");
-  int64_t layers = c.layerCount("num_layers");
-  int64_t inChannels = c.positive("in_channels");
-  int64_t outChannels = c.positive("out_channels", inChannels);
-  int64_t patch = c.positive("patch_size");
+  const PatchDiT d = readPatchDiT(c);
+  const int64_t heads = d.heads, headDim = d.headDim, hidden = d.hidden,
+                layers = d.layers, inChannels = d.inChannels,
+                outChannels = d.outChannels, patch = d.patch;
   int64_t classes = c.positive("num_embeds_ada_norm");
   // Class-conditional DiT samples with classifier-free guidance: batch 2.
   DiffusionShape s = diffusionShape(ic, patch, 2, 50, 0);
   if (!c.ok())
     return failure();
   GraphBuilder &g = ic.g;
-  int64_t hidden = heads * headDim;
   DiTInputs in = ditInputs(ic, s, inChannels, hidden, patch);
   Value t = in.timestep;
   Value label = ic.fn.argument(g.type({s.batch}, g.b.getI32Type()), "class_labels");
@@ -502,21 +517,18 @@ static LogicalResult buildPixArt(ImportContext &ic) {
   ConfigReader &c = ic.config;
   requireVariant(c, "norm_type", "ada_norm_single");
   requireVariant(c, "activation_fn", "gelu-approximate");
-  int64_t heads = c.positive("num_attention_heads");
-  int64_t headDim = c.positive("attention_head_dim");
-  int64_t layers = c.layerCount("num_layers");
-  int64_t inChannels = c.positive("in_channels");
-  int64_t outChannels = c.positive("out_channels", inChannels);
-  int64_t patch = c.positive("patch_size");
+  const PatchDiT d = readPatchDiT(c);
+  const int64_t heads = d.heads, headDim = d.headDim, hidden = d.hidden,
+                layers = d.layers, inChannels = d.inChannels,
+                outChannels = d.outChannels, patch = d.patch;
   int64_t captionChannels = c.positive("caption_channels");
-  int64_t crossDim = c.positive("cross_attention_dim", heads * headDim);
+  int64_t crossDim = c.positive("cross_attention_dim", hidden);
   int64_t sample = c.positive("sample_size", 128);
   // diffusers: use_additional_conditions defaults to sample_size == 128.
   bool extraConds = c.boolean("use_additional_conditions", sample == 128);
   // Guided sampling (batch 2), 20 steps and 120 T5 tokens: the diffusers
   // PixArtAlphaPipeline defaults (models/SOURCES.md).
   DiffusionShape s = diffusionShape(ic, patch, 2, 20, 120);
-  int64_t hidden = heads * headDim;
   if (crossDim != hidden)
     c.error("cross_attention_dim")
         << "'cross_attention_dim' " << crossDim << " must equal heads * "
@@ -604,12 +616,10 @@ static Value mmditStreamTail(GraphBuilder &g, Value in, Value attn,
 /// buffer, not a parameter, in diffusers), which patchify implies.
 static LogicalResult buildSD3(ImportContext &ic) {
   ConfigReader &c = ic.config;
-  int64_t heads = c.positive("num_attention_heads");
-  int64_t headDim = c.positive("attention_head_dim");
-  int64_t layers = c.layerCount("num_layers");
-  int64_t inChannels = c.positive("in_channels");
-  int64_t outChannels = c.positive("out_channels", inChannels);
-  int64_t patch = c.positive("patch_size");
+  const PatchDiT d = readPatchDiT(c);
+  const int64_t heads = d.heads, headDim = d.headDim, hidden = d.hidden,
+                layers = d.layers, inChannels = d.inChannels,
+                outChannels = d.outChannels, patch = d.patch;
   int64_t jointDim = c.positive("joint_attention_dim");
   int64_t pooledDim = c.positive("pooled_projection_dim");
   int64_t captionDim = c.positive("caption_projection_dim");
@@ -619,7 +629,6 @@ static LogicalResult buildSD3(ImportContext &ic) {
   // Guided sampling (batch 2), 28 steps, 77 CLIP + 256 T5 tokens: the
   // diffusers StableDiffusion3Pipeline defaults (models/SOURCES.md).
   DiffusionShape s = diffusionShape(ic, patch, 2, 28, 333);
-  int64_t hidden = heads * headDim;
   if (captionDim != hidden)
     c.error("caption_projection_dim")
         << "'caption_projection_dim' " << captionDim

@@ -69,8 +69,7 @@ struct PartitionLayersPass
       LayerFootprint footprint = layerFootprint(layer, view->diffusion);
       double seconds = LayerSliceCost(layer, model, axes, tokens).seconds(tokens, 0);
       if (!std::isfinite(seconds)) {
-        layer.emitError() << "estimated time is " << seconds << " s on "
-                          << desc.name
+        layer.emitError() << "estimated time is not finite on " << desc.name
                           << "; the target's figures are out of range";
         return signalPassFailure();
       }
