@@ -27,14 +27,16 @@ Slicing loom::evaluateSlicing(llvm::ArrayRef<int64_t> lengths, int64_t stages,
 Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
                           SliceCost cost) {
   int64_t n = tokens / granularity;
-  // t[c][l]: a slice of l units after c units, for c + l <= n.
+  // t[j][l]: the slice of l units that ends at unit j, for l <= j <= n;
+  // indexed by its end so that the DP's inner loop reads one row in order.
   std::vector<std::vector<double>> t(n + 1);
   std::vector<double> candidates;
-  for (int64_t c = 0; c < n; ++c) {
-    t[c].resize(n - c + 1);
-    for (int64_t l = 1; c + l <= n; ++l) {
-      t[c][l] = cost(l * granularity, c * granularity);
-      candidates.push_back(t[c][l]);
+  candidates.reserve(n * (n + 1) / 2);
+  for (int64_t j = 1; j <= n; ++j) {
+    t[j].resize(j + 1);
+    for (int64_t l = 1; l <= j; ++l) {
+      t[j][l] = cost(l * granularity, (j - l) * granularity);
+      candidates.push_back(t[j][l]);
     }
   }
   std::sort(candidates.begin(), candidates.end());
@@ -50,7 +52,7 @@ Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
     sum[0] = 0;
     for (int64_t j = 1; j <= n; ++j)
       for (int64_t i = 0; i < j; ++i) {
-        double ti = t[i][j - i];
+        double ti = t[j][j - i];
         if (ti > tmax || sum[i] == inf)
           continue;
         // On a tie (to rounding) prefer the shorter last slice, so that the
@@ -63,21 +65,29 @@ Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
       }
     return sum[n];
   };
-  double floor = leastSum(inf);
-
+  // The best slicing whose slices all take at most tmax is also the best
+  // for every bound down to its own largest slice t*; so descend through the
+  // candidates, jumping each time to the largest one below t*. The least sum
+  // only grows as the bound falls, so once it alone reaches the best total,
+  // no smaller bound can win.
   Slicing best;
   best.total = inf;
-  for (double tmax : candidates) {
-    if (floor + (stages - 1) * tmax >= best.total)
+  size_t next = candidates.size();
+  while (next > 0) {
+    double s = leastSum(candidates[next - 1]);
+    if (s == inf || s >= best.total)
       break;
-    double s = leastSum(tmax);
-    if (s == inf || s + (stages - 1) * tmax >= best.total)
-      continue;
     llvm::SmallVector<int64_t> lengths;
     for (int64_t j = n; j > 0; j = from[j])
       lengths.push_back((j - from[j]) * granularity);
     std::reverse(lengths.begin(), lengths.end());
-    best = evaluateSlicing(lengths, stages, cost);
+    Slicing found = evaluateSlicing(lengths, stages, cost);
+    // On a tie prefer the smaller largest slice, found later.
+    if (found.total <= best.total)
+      best = found;
+    next = std::lower_bound(candidates.begin(), candidates.begin() + next,
+                            found.max) -
+           candidates.begin();
   }
   return best;
 }
