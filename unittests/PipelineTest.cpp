@@ -164,6 +164,63 @@ TEST(TokenSlicer, MatchesExhaustiveSearch) {
   }
 }
 
+/// TeraPipe's enumeration without its search: the least-sum DP under every
+/// value a slice can cost, keeping the best total. O(n^4), for small n.
+double enumeratedTotal(int64_t n, int64_t stages, SliceCost cost) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int64_t end = 1; end <= n; ++end)
+    for (int64_t length = 1; length <= end; ++length) {
+      double bound = cost(length, end - length);
+      std::vector<double> sum(n + 1, std::numeric_limits<double>::infinity());
+      std::vector<int64_t> from(n + 1);
+      sum[0] = 0;
+      for (int64_t j = 1; j <= n; ++j)
+        for (int64_t i = 0; i < j; ++i)
+          if (cost(j - i, i) <= bound && sum[i] + cost(j - i, i) < sum[j]) {
+            sum[j] = sum[i] + cost(j - i, i);
+            from[j] = i;
+          }
+      if (sum[n] == std::numeric_limits<double>::infinity())
+        continue;
+      llvm::SmallVector<int64_t> lengths;
+      for (int64_t j = n; j > 0; j = from[j])
+        lengths.insert(lengths.begin(), j - from[j]);
+      best = std::min(best, evaluateSlicing(lengths, stages, cost).total);
+    }
+  return best;
+}
+
+// The branch and bound over bounds against solving every bound, past the
+// sizes exhaustive search reaches: costs that grow along a row (causal, the
+// search's fast path), random ones that do not, and rows of both kinds.
+TEST(TokenSlicer, MatchesEveryBoundEnumerated) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.5, 2);
+  for (int trial = 0; trial < 24; ++trial) {
+    int64_t n = 13 + trial * 2, stages = 1 + trial % 7 * 3;
+    double overhead = u(rng) * 1e-4, perToken = u(rng) * 1e-6,
+           pair = u(rng) * 1e-8;
+    auto causal = [&](int64_t l, int64_t c) {
+      return overhead + perToken * l + pair * l * (c + (l + 1) / 2.0);
+    };
+    std::vector<double> noise(n * n + n + 1);
+    for (double &v : noise)
+      v = u(rng);
+    auto random = [&](int64_t l, int64_t c) { return noise[c * n + l] * l; };
+    // Sorted rows for short slices only: a wobble from 4 units on.
+    auto mixed = [&](int64_t l, int64_t c) {
+      return causal(l, c) * (l < 4 ? 1 : noise[c * n + l]);
+    };
+    for (SliceCost cost : {SliceCost(causal), SliceCost(random),
+                           SliceCost(mixed)}) {
+      double expected = enumeratedTotal(n, stages, cost);
+      EXPECT_NEAR(sliceTokens(n, 1, stages, cost).total, expected,
+                  1e-12 * expected)
+          << "n " << n << ", stages " << stages;
+    }
+  }
+}
+
 TEST(TokenSlicer, CausalSlicesDoNotGrowAlongTheSequence) {
   for (int64_t stages : {2, 4, 8, 16}) {
     Slicing dp = sliceTokens(2048, 16, stages, causalCost);
