@@ -168,6 +168,52 @@ TEST_F(CostInterfaceTest, NormsPatchifyAndParams) {
   EXPECT_EQ(param.getBytesWritten(), 0);
 }
 
+TEST(Count, SaturatesInsteadOfWrapping) {
+  constexpr int64_t max = Count::kSaturated;
+  EXPECT_EQ((Count(3) * 7 + 1).get(), 22);
+  EXPECT_EQ((Count(int64_t(1) << 31) * (int64_t(1) << 31)).get(),
+            int64_t(1) << 62);
+  EXPECT_EQ((Count(int64_t(1) << 32) * (int64_t(1) << 31)).get(), max);
+  EXPECT_EQ((Count(max - 1) + 1).get(), max);
+  EXPECT_EQ((Count(max - 1) + 2).get(), max);
+  EXPECT_EQ((Count(max) * 0).get(), 0);
+  Count sum = kCostLimit;
+  sum += kCostLimit;
+  sum += kCostLimit;
+  EXPECT_EQ(sum.get(), max);
+  EXPECT_EQ(describeCount(max), "2^63 or more");
+  EXPECT_EQ(describeCount(42), "42");
+}
+
+// A tensor of 2^60 elements and a matmul over it: every figure saturates
+// rather than wrapping negative. (The verifier refuses such an op; these are
+// the figures it judges.)
+TEST_F(CostInterfaceTest, HugeShapesSaturate) {
+  module = parseSourceString<ModuleOp>(
+      "func.func @f(%x: tensor<1048576x1048576x1048576xbf16>) {\n"
+      "  %0 = loom.linear o %x : tensor<1048576x1048576x1048576xbf16> -> "
+      "tensor<1048576x1048576x1048576xbf16>\n  return\n}",
+      ParserConfig(&context, /*verifyAfterParse=*/false));
+  ASSERT_TRUE(module);
+  CostOpInterface op;
+  module->walk([&](LinearOp linear) { op = linear; });
+  ASSERT_TRUE(op);
+  EXPECT_EQ(op.getFlops(), Count::kSaturated);
+  EXPECT_EQ(op.getPaddedFlops(128), Count::kSaturated);
+  EXPECT_EQ(op.getParameterCount(), int64_t(1) << 40);
+  EXPECT_EQ(op.getBytesWritten(), int64_t(1) << 61);
+  EXPECT_EQ(op.getBytesRead(), (int64_t(1) << 61) + (int64_t(1) << 41));
+  std::string message;
+  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(verifyCostRange(op)));
+  EXPECT_EQ(message, "'loom.linear' op needs 2^63 or more FLOPs, past Loom's "
+                     "64-bit cost figures (at most 2^62 for one op); use a "
+                     "smaller batch, sequence or width");
+}
+
 TEST_F(CostInterfaceTest, LayerSumsItsBodyAndModelCostGroupsParts) {
   CostOpInterface layer = parseOp(R"(
     (%ids: tensor<1x8xi32>) {

@@ -22,6 +22,8 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
     - Bytes read are the operand tensors plus the weights; bytes written are
       the results. Attention is assumed fused (flash-style): the score matrix
       never reaches HBM.
+    - Every figure fits in 64 bits with room to add: the verifier refuses an
+      op whose figure reaches 2^62 (::loom::kCostLimit).
   }];
 
   let methods = [
@@ -42,12 +44,13 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
         int64_t count = $_op.getParameterCount();
         if (count == 0 || $_op->getNumResults() == 0)
           return 0;
-        return count * ::loom::getElementBytes($_op->getResult(0).getType());
+        return (::loom::Count(count) *
+                ::loom::getElementBytes($_op->getResult(0).getType())).get();
       }]>,
     InterfaceMethod<"HBM bytes read: operands and weights.",
       "int64_t", "getBytesRead", (ins), [{}], [{
-        return ::loom::getTensorBytes($_op->getOperandTypes()) +
-               $_op.getParameterBytes();
+        return (::loom::Count(::loom::getTensorBytes($_op->getOperandTypes())) +
+                $_op.getParameterBytes()).get();
       }]>,
     InterfaceMethod<"HBM bytes written: the results.",
       "int64_t", "getBytesWritten", (ins), [{}], [{
@@ -56,6 +59,13 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
     InterfaceMethod<"Bytes of KV cache held after the op runs.",
       "int64_t", "getKVCacheBytes", (ins), [{}], [{ return 0; }]>,
   ];
+
+  // Every figure is computed in a saturating ::loom::Count; an op (or a
+  // layer, whose figures sum its body's) whose figure reaches
+  // ::loom::kCostLimit is refused here rather than priced. After the regions,
+  // so that a layer's body is known to be well formed before it is summed.
+  let verify = [{ return ::loom::verifyCostRange($_op); }];
+  let verifyWithRegions = 1;
 }
 
 #endif // LOOM_INTERFACES_TD

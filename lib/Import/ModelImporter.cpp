@@ -13,6 +13,7 @@
 #include "loom/Support/JsonReader.h"
 
 #include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModelCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -910,6 +911,19 @@ OwningOpRef<ModuleOp> loom::importModelConfig(StringRef text, StringRef fileName
   (*module)->setAttr("loom.model", info.getDictionary(context));
   if (failed(mlir::verify(*module)))
     return nullptr;
+  // The verifier bounds each op and layer; the whole model must fit too, so
+  // that every pass's sums stay exact.
+  CostTotals total = sumPartCosts(collectPartCosts(fn.func.getBody().front()));
+  for (auto [what, value] : {std::pair{"FLOPs", total.flops},
+                             {"bytes moved", total.bytesRead},
+                             {"bytes of parameters", total.parameterBytes}})
+    if (value >= kCostLimit) {
+      mlir::emitError(fileLoc)
+          << "the model needs " << describeCount(value) << " " << what
+          << " in all, past Loom's 64-bit cost figures (at most 2^62); use a "
+             "smaller batch, sequence or model";
+      return nullptr;
+    }
   return module;
 }
 

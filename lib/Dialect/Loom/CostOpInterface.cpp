@@ -18,18 +18,46 @@ int64_t loom::getNumElements(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return 0;
-  return tensor.getNumElements();
+  Count elements = 1;
+  for (int64_t dim : tensor.getShape())
+    elements *= dim;
+  return elements.get();
 }
 
 int64_t loom::getTensorBytes(Type type) {
-  return getNumElements(type) * getElementBytes(type);
+  return (Count(getNumElements(type)) * getElementBytes(type)).get();
 }
 
 int64_t loom::getTensorBytes(TypeRange types) {
-  int64_t total = 0;
+  Count total = 0;
   for (Type type : types)
     total += getTensorBytes(type);
-  return total;
+  return total.get();
+}
+
+std::string loom::describeCount(int64_t value) {
+  return value == Count::kSaturated ? "2^63 or more" : std::to_string(value);
+}
+
+LogicalResult loom::verifyCostRange(Operation *op) {
+  auto cost = cast<CostOpInterface>(op);
+  // 128: the MXU tile of every bundled target (targets/README.md); a
+  // target with another tile still gets saturated, never wrapped, figures.
+  std::pair<StringRef, int64_t> figures[] = {
+      {"FLOPs", cost.getFlops()},
+      {"FLOPs padded to the MXU tile", cost.getPaddedFlops(128)},
+      {"parameters", cost.getParameterCount()},
+      {"bytes of parameters", cost.getParameterBytes()},
+      {"bytes read", cost.getBytesRead()},
+      {"bytes written", cost.getBytesWritten()},
+      {"bytes of KV cache", cost.getKVCacheBytes()}};
+  for (auto [what, value] : figures)
+    if (value >= kCostLimit)
+      return op->emitOpError()
+             << "needs " << describeCount(value) << " " << what
+             << ", past Loom's 64-bit cost figures (at most 2^62 for one op); "
+                "use a smaller batch, sequence or width";
+  return success();
 }
 
 #include "loom/Dialect/Loom/LoomInterfaces.cpp.inc"

@@ -29,10 +29,10 @@ static ArrayRef<int64_t> shapeOf(Value value) {
 
 /// Product of all but the innermost dimension.
 static int64_t leadingElements(RankedTensorType type) {
-  int64_t rows = 1;
+  Count rows = 1;
   for (int64_t dim : type.getShape().drop_back())
     rows *= dim;
-  return rows;
+  return rows.get();
 }
 
 static std::string shapeString(ArrayRef<int64_t> shape) {
@@ -95,10 +95,16 @@ static LogicalResult verifyNotScalar(Operation *op, Value value) {
 }
 
 static int64_t padTo(int64_t dim, int64_t tile) {
-  return (dim + tile - 1) / tile * tile;
+  int64_t rest = dim % tile;
+  return rest ? (Count(dim) + (tile - rest)).get() : dim;
 }
 
 static int64_t elementsOf(Value value) { return getNumElements(value.getType()); }
+
+/// `flops` vector operations for each element of `value`.
+static int64_t perElement(int64_t flops, Value value) {
+  return (Count(flops) * elementsOf(value)).get();
+}
 
 //===----------------------------------------------------------------------===//
 // LayerOp / YieldOp / ParamOp
@@ -106,11 +112,11 @@ static int64_t elementsOf(Value value) { return getNumElements(value.getType());
 
 template <typename Fn>
 static int64_t sumBody(LayerOp layer, Fn fn) {
-  int64_t total = 0;
+  Count total = 0;
   for (Operation &op : layer.getBody().front())
     if (auto cost = dyn_cast<CostOpInterface>(op))
       total += fn(cost);
-  return total;
+  return total.get();
 }
 
 LogicalResult LayerOp::verifyRegions() {
@@ -185,12 +191,13 @@ LogicalResult EmbedOp::verify() {
 
 int64_t EmbedOp::getFlops() { return 0; }
 int64_t EmbedOp::getParameterCount() {
-  return getVocab() * tensorType(getResult()).getShape().back();
+  return (Count(getVocab()) * tensorType(getResult()).getShape().back()).get();
 }
 // Only the looked-up rows leave HBM.
 int64_t EmbedOp::getBytesRead() {
-  return getTensorBytes(getIds().getType()) +
-         getTensorBytes(getResult().getType());
+  return (Count(getTensorBytes(getIds().getType())) +
+          getTensorBytes(getResult().getType()))
+      .get();
 }
 
 LogicalResult PositionEmbedOp::verify() {
@@ -206,12 +213,13 @@ LogicalResult PositionEmbedOp::verify() {
 
 int64_t PositionEmbedOp::getFlops() { return elementsOf(getResult()); }
 int64_t PositionEmbedOp::getParameterCount() {
-  return getMaxPositions() * shapeOf(getInput()).back();
+  return (Count(getMaxPositions()) * shapeOf(getInput()).back()).get();
 }
 int64_t PositionEmbedOp::getBytesRead() {
   ArrayRef<int64_t> shape = shapeOf(getInput());
-  return getTensorBytes(getInput().getType()) +
-         shape[1] * shape[2] * getElementBytes(getInput().getType());
+  return (Count(getTensorBytes(getInput().getType())) +
+          Count(shape[1]) * shape[2] * getElementBytes(getInput().getType()))
+      .get();
 }
 
 LogicalResult LinearOp::verify() {
@@ -235,32 +243,35 @@ int64_t LinearOp::getOutFeatures() { return shapeOf(getResult()).back(); }
 int64_t LinearOp::getRows() { return leadingElements(tensorType(getInput())); }
 
 int64_t LinearOp::getFlops() {
-  int64_t flops = 2 * getRows() * getInFeatures() * getOutFeatures();
+  Count flops = Count(2) * getRows() * getInFeatures() * getOutFeatures();
   if (getBias())
-    flops += getRows() * getOutFeatures();
-  return flops;
+    flops += Count(getRows()) * getOutFeatures();
+  return flops.get();
 }
 
 int64_t LinearOp::getPaddedFlops(int64_t tile) {
-  int64_t flops =
-      2 * getRows() * padTo(getInFeatures(), tile) * padTo(getOutFeatures(), tile);
+  Count flops = Count(2) * getRows() * padTo(getInFeatures(), tile) *
+                padTo(getOutFeatures(), tile);
   if (getBias())
-    flops += getRows() * getOutFeatures();
-  return flops;
+    flops += Count(getRows()) * getOutFeatures();
+  return flops.get();
 }
 
 int64_t LinearOp::getParameterCount() {
   if (getTied())
     return 0;
-  return getInFeatures() * getOutFeatures() + (getBias() ? getOutFeatures() : 0);
+  return (Count(getInFeatures()) * getOutFeatures() +
+          (getBias() ? getOutFeatures() : 0))
+      .get();
 }
 
 // A tied weight is still read, though it is counted once as a parameter.
 int64_t LinearOp::getBytesRead() {
-  int64_t weights =
-      getInFeatures() * getOutFeatures() + (getBias() ? getOutFeatures() : 0);
-  return getTensorBytes(getInput().getType()) +
-         weights * getElementBytes(getInput().getType());
+  Count weights = Count(getInFeatures()) * getOutFeatures() +
+                  (getBias() ? getOutFeatures() : 0);
+  return (Count(getTensorBytes(getInput().getType())) +
+          weights * getElementBytes(getInput().getType()))
+      .get();
 }
 
 LogicalResult PatchifyOp::verify() {
@@ -281,25 +292,29 @@ LogicalResult PatchifyOp::verify() {
 
 static int64_t patchInputs(PatchifyOp op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput());
-  return in[1] * op.getPatchSize() * op.getPatchSize();
+  return (Count(in[1]) * op.getPatchSize() * op.getPatchSize()).get();
 }
 
 // Convolution as a matmul, plus its bias and the sin-cos position add.
 int64_t PatchifyOp::getFlops() {
   ArrayRef<int64_t> out = shapeOf(getResult());
-  int64_t tokens = out[0] * out[1];
-  return 2 * tokens * patchInputs(*this) * out[2] + 2 * tokens * out[2];
+  Count tokens = Count(out[0]) * out[1];
+  return (Count(2) * tokens * patchInputs(*this) * out[2] +
+          Count(2) * tokens * out[2])
+      .get();
 }
 int64_t PatchifyOp::getPaddedFlops(int64_t tile) {
   ArrayRef<int64_t> out = shapeOf(getResult());
-  int64_t tokens = out[0] * out[1];
-  return 2 * tokens * padTo(patchInputs(*this), tile) * padTo(out[2], tile) +
-         2 * tokens * out[2];
+  Count tokens = Count(out[0]) * out[1];
+  return (Count(2) * tokens * padTo(patchInputs(*this), tile) *
+              padTo(out[2], tile) +
+          Count(2) * tokens * out[2])
+      .get();
 }
 
 int64_t PatchifyOp::getParameterCount() {
   int64_t hidden = shapeOf(getResult())[2];
-  return patchInputs(*this) * hidden + hidden;
+  return (Count(patchInputs(*this)) * hidden + hidden).get();
 }
 
 LogicalResult UnpatchifyOp::verify() {
@@ -340,7 +355,7 @@ LogicalResult TimestepEmbedOp::verify() {
 }
 
 // A multiply and a sin or cos per element.
-int64_t TimestepEmbedOp::getFlops() { return 2 * elementsOf(getResult()); }
+int64_t TimestepEmbedOp::getFlops() { return perElement(2, getResult()); }
 
 //===----------------------------------------------------------------------===//
 // Normalisation, activations, elementwise
@@ -369,15 +384,15 @@ static int64_t normGroupSize(NormOp op) {
 LogicalResult RMSNormOp::verify() { return verifyNorm(*this); }
 int64_t RMSNormOp::getGroupSize() { return normGroupSize(*this); }
 // Square, accumulate, scale by rsqrt, multiply by the learned scale.
-int64_t RMSNormOp::getFlops() { return 4 * elementsOf(getResult()); }
+int64_t RMSNormOp::getFlops() { return perElement(4, getResult()); }
 int64_t RMSNormOp::getParameterCount() { return getAffine() ? getGroupSize() : 0; }
 
 LogicalResult LayerNormOp::verify() { return verifyNorm(*this); }
 int64_t LayerNormOp::getGroupSize() { return normGroupSize(*this); }
 // Mean and variance passes (4), normalise (2), scale and shift (2).
-int64_t LayerNormOp::getFlops() { return 8 * elementsOf(getResult()); }
+int64_t LayerNormOp::getFlops() { return perElement(8, getResult()); }
 int64_t LayerNormOp::getParameterCount() {
-  return getAffine() ? 2 * getGroupSize() : 0;
+  return getAffine() ? (Count(2) * getGroupSize()).get() : 0;
 }
 
 LogicalResult RoPEOp::verify() {
@@ -394,7 +409,7 @@ LogicalResult RoPEOp::verify() {
 }
 
 // Two multiplies and an add per element.
-int64_t RoPEOp::getFlops() { return 3 * elementsOf(getResult()); }
+int64_t RoPEOp::getFlops() { return perElement(3, getResult()); }
 
 LogicalResult ActivationOp::verify() {
   if (failed(verifySameType(*this, getInput(), getResult(), "input", "result")))
@@ -406,20 +421,20 @@ int64_t ActivationOp::getFlops() {
   // Approximate vector work per element: gelu and its tanh form ~8
   // (polynomial or tanh plus the products), silu ~4 (exp, add, divide,
   // multiply), relu 1.
-  int64_t perElement = 1;
+  int64_t flops = 1;
   switch (getKind()) {
   case ActivationKind::gelu:
   case ActivationKind::gelu_tanh:
-    perElement = 8;
+    flops = 8;
     break;
   case ActivationKind::silu:
-    perElement = 4;
+    flops = 4;
     break;
   case ActivationKind::relu:
-    perElement = 1;
+    flops = 1;
     break;
   }
-  return perElement * elementsOf(getResult());
+  return perElement(flops, getResult());
 }
 
 LogicalResult SwiGLUOp::verify() {
@@ -430,7 +445,7 @@ LogicalResult SwiGLUOp::verify() {
 }
 
 // silu (4) and the product (1).
-int64_t SwiGLUOp::getFlops() { return 5 * elementsOf(getResult()); }
+int64_t SwiGLUOp::getFlops() { return perElement(5, getResult()); }
 
 template <typename BinaryOp>
 static LogicalResult verifyBinary(BinaryOp op) {
@@ -460,7 +475,7 @@ LogicalResult ModulateOp::verify() {
   return verifyPerSample(*this, getInput(), getShift(), "shift");
 }
 
-int64_t ModulateOp::getFlops() { return 2 * elementsOf(getResult()); }
+int64_t ModulateOp::getFlops() { return perElement(2, getResult()); }
 
 LogicalResult GateOp::verify() {
   if (failed(verifySameType(*this, getInput(), getResult(), "input", "result")))
@@ -611,38 +626,51 @@ LogicalResult AttentionOp::verify() {
 int64_t AttentionOp::getScorePairs() {
   int64_t queries = shapeOf(getQ())[1], keys = shapeOf(getK())[1];
   int64_t cached = getCached();
-  if (getCausal()) // query i sees the cached and keys 1..i
-    return queries * cached + queries * (queries + 1) / 2;
-  return queries * (cached + keys);
+  if (!getCausal())
+    return (Count(queries) * (Count(cached) + keys)).get();
+  // Query i sees the cached keys and keys 1..i: q * (q + 1) / 2 of the
+  // latter, halving whichever factor is even.
+  Count triangle = queries % 2 == 0 ? Count(queries / 2) * (Count(queries) + 1)
+                                    : Count(queries) * (queries / 2 + 1);
+  return (Count(queries) * cached + triangle).get();
 }
 
 // QK^T and PV: 2 matmuls of 2 * head_dim FLOPs per visited pair and head.
-int64_t AttentionOp::getFlops() {
-  int64_t batch = shapeOf(getQ())[0];
-  return 4 * batch * getHeads() * getHeadDim() * getScorePairs();
-}
-
 // Both matmuls contract or produce head_dim, so a head_dim short of a tile
 // pads both; the key and query counts are long and their padding is
 // ignored.
+static int64_t attentionFlops(int64_t batch, int64_t heads, int64_t headDim,
+                              int64_t pairs) {
+  return (Count(4) * batch * heads * headDim * pairs).get();
+}
+
+int64_t AttentionOp::getFlops() {
+  return attentionFlops(shapeOf(getQ())[0], getHeads(), getHeadDim(),
+                        getScorePairs());
+}
+
 int64_t AttentionOp::getPaddedFlops(int64_t tile) {
-  int64_t headDim = getHeadDim();
-  return getFlops() / headDim * padTo(headDim, tile);
+  return attentionFlops(shapeOf(getQ())[0], getHeads(),
+                        padTo(getHeadDim(), tile), getScorePairs());
 }
 
 static int64_t cachedKVBytes(AttentionOp op, int64_t tokens) {
   ArrayRef<int64_t> k = shapeOf(op.getK());
-  return 2 * k[0] * tokens * k[2] * getElementBytes(op.getK().getType());
+  return (Count(2) * k[0] * tokens * k[2] * getElementBytes(op.getK().getType()))
+      .get();
 }
 
 int64_t AttentionOp::getBytesRead() {
-  return getTensorBytes(getOperandTypes()) + cachedKVBytes(*this, getCached());
+  return (Count(getTensorBytes(getOperandTypes())) +
+          cachedKVBytes(*this, getCached()))
+      .get();
 }
 
 int64_t AttentionOp::getKVCacheBytes() {
   if (!getCausal())
     return 0;
-  return cachedKVBytes(*this, getCached() + shapeOf(getK())[1]);
+  return cachedKVBytes(*this,
+                       (Count(getCached()) + shapeOf(getK())[1]).get());
 }
 
 LogicalResult JointAttentionOp::verify() {
@@ -675,13 +703,16 @@ LogicalResult JointAttentionOp::verify() {
 
 int64_t JointAttentionOp::getFlops() {
   ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
-  int64_t tokens = img[1] + txt[1];
-  return 4 * img[0] * getHeads() * getHeadDim() * tokens * tokens;
+  Count tokens = Count(img[1]) + txt[1];
+  return attentionFlops(img[0], getHeads(), getHeadDim(),
+                        (tokens * tokens).get());
 }
 
 int64_t JointAttentionOp::getPaddedFlops(int64_t tile) {
-  int64_t headDim = getHeadDim();
-  return getFlops() / headDim * padTo(headDim, tile);
+  ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
+  Count tokens = Count(img[1]) + txt[1];
+  return attentionFlops(img[0], getHeads(), padTo(getHeadDim(), tile),
+                        (tokens * tokens).get());
 }
 
 //===----------------------------------------------------------------------===//

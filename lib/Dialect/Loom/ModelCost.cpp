@@ -7,21 +7,27 @@ using namespace mlir;
 using namespace loom;
 
 void CostTotals::add(CostOpInterface op) {
-  flops += op.getFlops();
-  parameters += op.getParameterCount();
-  parameterBytes += op.getParameterBytes();
-  bytesRead += op.getBytesRead();
-  bytesWritten += op.getBytesWritten();
-  kvCacheBytes += op.getKVCacheBytes();
+  CostTotals one;
+  one.flops = op.getFlops();
+  one.parameters = op.getParameterCount();
+  one.parameterBytes = op.getParameterBytes();
+  one.bytesRead = op.getBytesRead();
+  one.bytesWritten = op.getBytesWritten();
+  one.kvCacheBytes = op.getKVCacheBytes();
+  *this += one;
 }
 
+// Saturating, as every cost figure is (loom::Count).
 CostTotals &CostTotals::operator+=(const CostTotals &other) {
-  flops += other.flops;
-  parameters += other.parameters;
-  parameterBytes += other.parameterBytes;
-  bytesRead += other.bytesRead;
-  bytesWritten += other.bytesWritten;
-  kvCacheBytes += other.kvCacheBytes;
+  auto add = [](int64_t &total, int64_t more) {
+    total = (Count(total) + more).get();
+  };
+  add(flops, other.flops);
+  add(parameters, other.parameters);
+  add(parameterBytes, other.parameterBytes);
+  add(bytesRead, other.bytesRead);
+  add(bytesWritten, other.bytesWritten);
+  add(kvCacheBytes, other.kvCacheBytes);
   return *this;
 }
 

@@ -966,3 +966,42 @@ func.func @all_to_all_indivisible(%x: tensor<1x3x8xbf16>) {
   %0 = loom.all_to_all %x {dim = 1, group = "tp", group_size = 8} : tensor<1x3x8xbf16> -> tensor<1x3x8xbf16>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Cost figures past 64 bits (CostOpInterface's verifier, kCostLimit = 2^62)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// 2 * 2^40 rows * 2^20 * 2^20 FLOPs: the product saturates instead of wrapping.
+func.func @cost_saturates(%x: tensor<1048576x1048576x1048576xbf16>) {
+  // expected-error @+1 {{'loom.linear' op needs 2^63 or more FLOPs, past Loom's 64-bit cost figures (at most 2^62 for one op); use a smaller batch, sequence or width}}
+  %0 = loom.linear o %x : tensor<1048576x1048576x1048576xbf16> -> tensor<1048576x1048576x1048576xbf16>
+  return
+}
+
+// -----
+
+// 4 * 128 * 2^20 queries * (2^33 - 2^20 cached + 2^20 keys) = 2^62 exactly.
+func.func @cost_at_limit(%q: tensor<1x1048576x128xbf16>) {
+  // expected-error @+1 {{'loom.attention' op needs 4611686018427387904 FLOPs, past Loom's 64-bit cost figures}}
+  %0 = loom.attention %q, %q, %q {heads = 1, kv_heads = 1, head_dim = 128, cached = 8588886016} : tensor<1x1048576x128xbf16>, tensor<1x1048576x128xbf16> -> tensor<1x1048576x128xbf16>
+  return
+}
+
+// -----
+
+// One cached token short of the limit passes; a layer of three ops of 2^61
+// FLOPs each does not.
+func.func @cost_layer_sum(%q: tensor<1x1048576x128xbf16>) {
+  %ok = loom.attention %q, %q, %q {heads = 1, kv_heads = 1, head_dim = 128, cached = 8588886015} : tensor<1x1048576x128xbf16>, tensor<1x1048576x128xbf16> -> tensor<1x1048576x128xbf16>
+  // expected-error @+1 {{'loom.layer' op needs 6917529027641081856 FLOPs}}
+  loom.layer 0 (%q) : (tensor<1x1048576x128xbf16>) -> () {
+  ^bb0(%x: tensor<1x1048576x128xbf16>):
+    %a = loom.attention %x, %x, %x {heads = 1, kv_heads = 1, head_dim = 128, cached = 4293918720} : tensor<1x1048576x128xbf16>, tensor<1x1048576x128xbf16> -> tensor<1x1048576x128xbf16>
+    %b = loom.attention %x, %x, %x {heads = 1, kv_heads = 1, head_dim = 128, cached = 4293918720} : tensor<1x1048576x128xbf16>, tensor<1x1048576x128xbf16> -> tensor<1x1048576x128xbf16>
+    %c = loom.attention %x, %x, %x {heads = 1, kv_heads = 1, head_dim = 128, cached = 4293918720} : tensor<1x1048576x128xbf16>, tensor<1x1048576x128xbf16> -> tensor<1x1048576x128xbf16>
+    loom.yield
+  }
+  return
+}
