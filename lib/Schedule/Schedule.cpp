@@ -74,11 +74,22 @@ struct Field {
   bool integral = false;
   int64_t integer = 0;
   double number = 0;
-  std::string text;
+  /// A string's text: a view of the document, or of `decoded` when the
+  /// string had escapes.
+  llvm::StringRef view;
+  std::string decoded;
+  bool escaped = false;
   /// Array elements, one level deep (deeper values are kept as their type).
   std::vector<Field> items;
 
   bool present() const { return type != Type::Missing; }
+  llvm::StringRef text() const { return escaped ? llvm::StringRef(decoded) : view; }
+  /// Forgets the value, keeping the storage for the next one.
+  void reset() {
+    type = Type::Missing;
+    escaped = false;
+    items.clear();
+  }
   std::string show() const {
     switch (type) {
     case Type::Null:
@@ -88,7 +99,7 @@ struct Field {
     case Type::Number:
       return showNumber(number);
     case Type::String:
-      return "\"" + text + "\"";
+      return "\"" + text().str() + "\"";
     case Type::Array:
       return "an array";
     case Type::Object:
@@ -99,6 +110,13 @@ struct Field {
     return "nothing";
   }
 };
+
+// The fields a task may have; a task's kind says which it must.
+enum TaskField { Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, To, From,
+                 Tag, CollectiveKind, Group, What, Alloc, Deps, NumFields };
+constexpr llvm::StringLiteral taskFieldNames[NumFields] = {
+    "kind", "name", "op",  "layer", "slice", "step", "flops", "bytes",
+    "to",   "from", "tag", "collective", "group", "what", "alloc", "deps"};
 
 /// Reads a schedule document in one pass over the text, without building a
 /// document tree: a 1.4-million-task file would otherwise spend most of its
@@ -146,7 +164,9 @@ private:
     if (failed.empty())
       failed = fileName + ": " + path.str() + ": " + what.str();
   }
-  std::string string();
+  /// A string's text: a view of the document, or, when the string has
+  /// escapes, of `decoded`, which then holds it.
+  llvm::StringRef string(std::string &decoded);
   void value(Field &field, int depth);
   /// Calls `onKey(key)` for each key of an object; `onKey` reads the value.
   template <typename Fn> void object(Fn onKey) {
@@ -157,7 +177,7 @@ private:
       if (!failed.empty())
         return;
       skipSpace();
-      std::string key = string();
+      llvm::StringRef key = string(keyScratch);
       expect(':');
       if (!failed.empty())
         return;
@@ -180,24 +200,35 @@ private:
 
   // Checks, with JsonReader's messages.
   int64_t integer(const Field &f, const JsonPath &path, int64_t min);
-  std::string stringField(const Field &f, const JsonPath &path);
+  llvm::StringRef stringField(const Field &f, const JsonPath &path);
   void readTask(Chip &chip, const JsonPath &path);
   void readChip(Schedule &schedule, const JsonPath &path);
 
   llvm::StringRef text;
   size_t pos = 0;
   std::string fileName, failed;
+  std::string keyScratch;
+  std::array<Field, NumFields> fields;
 };
 
-std::string StreamReader::string() {
+llvm::StringRef StreamReader::string(std::string &decoded) {
   skipSpace();
   if (pos >= text.size() || text[pos] != '"') {
     syntax("expected a string");
     return "";
   }
   ++pos;
-  std::string out;
   size_t start = pos;
+  // Schedules are ASCII without escapes: a view of the text is the string.
+  size_t end = pos;
+  while (end < text.size() && text[end] != '"' && text[end] != '\\')
+    ++end;
+  if (end < text.size() && text[end] == '"') {
+    pos = end + 1;
+    return text.slice(start, end);
+  }
+  decoded.clear();
+  std::string &out = decoded;
   while (pos < text.size() && text[pos] != '"') {
     if (text[pos] != '\\') {
       ++pos;
@@ -264,10 +295,11 @@ void StreamReader::value(Field &field, int depth) {
   char c = text[pos];
   if (c == '"') {
     field.type = Field::Type::String;
-    field.text = string();
+    field.view = string(field.decoded);
+    field.escaped = field.view.data() == field.decoded.data();
   } else if (c == '{') {
     field.type = Field::Type::Object;
-    object([&](const std::string &) {
+    object([&](llvm::StringRef) {
       Field ignored;
       value(ignored, depth + 1);
     });
@@ -304,7 +336,17 @@ void StreamReader::value(Field &field, int depth) {
       return;
     }
     field.type = Field::Type::Number;
-    if (integral && !digits.getAsInteger(10, field.integer)) {
+    // Up to 18 digits cannot overflow: the common case, without a library
+    // call per number.
+    if (integral && digits.size() <= 18 && digits != "-") {
+      bool negative = digits.front() == '-';
+      int64_t n = 0;
+      for (char d : digits.drop_front(negative ? 1 : 0))
+        n = n * 10 + (d - '0');
+      field.integral = true;
+      field.integer = negative ? -n : n;
+      field.number = double(field.integer);
+    } else if (integral && !digits.getAsInteger(10, field.integer)) {
       field.integral = true;
       field.number = double(field.integer);
     } else if (digits.getAsDouble(field.number)) {
@@ -334,7 +376,7 @@ int64_t StreamReader::integer(const Field &f, const JsonPath &path, int64_t min)
   return f.integer;
 }
 
-std::string StreamReader::stringField(const Field &f, const JsonPath &path) {
+llvm::StringRef StreamReader::stringField(const Field &f, const JsonPath &path) {
   if (!f.present()) {
     fail(path, "missing required key");
     return "";
@@ -343,39 +385,37 @@ std::string StreamReader::stringField(const Field &f, const JsonPath &path) {
     fail(path, "must be a string");
     return "";
   }
-  return f.text;
+  return f.text();
 }
 
-// The fields a task may have; a task's kind says which it must.
-enum TaskField { Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, To, From,
-                 Tag, CollectiveKind, Group, What, Alloc, Deps, NumFields };
-constexpr llvm::StringLiteral taskFieldNames[NumFields] = {
-    "kind", "name", "op",  "layer", "slice", "step", "flops", "bytes",
-    "to",   "from", "tag", "collective", "group", "what", "alloc", "deps"};
-
 void StreamReader::readTask(Chip &chip, const JsonPath &path) {
-  std::array<Field, NumFields> fields;
+  // One set of fields serves every task, so that their storage is reused.
+  for (Field &field : fields)
+    field.reset();
   llvm::SmallVector<std::string, 1> unknown;
-  object([&](const std::string &key) {
+  object([&](llvm::StringRef key) {
     const auto *it = llvm::find(taskFieldNames, key);
     if (it == std::end(taskFieldNames)) {
-      unknown.push_back(key);
+      unknown.push_back(key.str());
       Field ignored;
       value(ignored, 1);
       return;
     }
-    value(fields[it - std::begin(taskFieldNames)], 0);
+    Field &field = fields[it - std::begin(taskFieldNames)];
+    if (field.present())
+      return fail(JsonPath(path, *it), "duplicate key");
+    value(field, 0);
   });
   if (!failed.empty())
     return;
   size_t t = chip.tasks.size();
-  std::string kindName = stringField(fields[Kind], JsonPath(path, "kind"));
+  llvm::StringRef kindName = stringField(fields[Kind], JsonPath(path, "kind"));
   std::optional<TaskKind> kind = parseIn(taskKinds, kindName);
   if (!failed.empty())
     return;
   if (!kind)
     return fail(JsonPath(path, "kind"),
-                "unknown task kind \"" + kindName + "\" (known: " +
+                "unknown task kind \"" + kindName.str() + "\" (known: " +
                     choices(taskKinds) + ")");
   llvm::SmallVector<TaskField, 10> allowed;
   switch (*kind) {
@@ -398,15 +438,17 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     allowed = {Kind, Alloc, Deps};
     break;
   }
-  std::string known = llvm::join(
-      llvm::map_range(allowed, [](TaskField f) { return taskFieldNames[f].str(); }),
-      ", ");
-  for (const std::string &key : unknown)
+  auto unknownKey = [&](llvm::StringRef key) {
+    std::string known = llvm::join(
+        llvm::map_range(allowed, [](TaskField f) { return taskFieldNames[f]; }),
+        ", ");
     fail(JsonPath(path, key), "unknown key (known here: " + known + ")");
+  };
+  for (const std::string &key : unknown)
+    unknownKey(key);
   for (int f = 0; f < NumFields; ++f)
     if (fields[f].present() && !llvm::is_contained(allowed, TaskField(f)))
-      fail(JsonPath(path, taskFieldNames[f]),
-           "unknown key (known here: " + known + ")");
+      unknownKey(taskFieldNames[f]);
   for (TaskField f : allowed)
     if (!fields[f].present())
       fail(JsonPath(path, taskFieldNames[f]), "missing required key");
@@ -434,11 +476,12 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     task.tag = integer(fields[Tag], at(Tag), 0);
     break;
   case TaskKind::Collective: {
-    std::string which = stringField(fields[CollectiveKind], at(CollectiveKind));
+    llvm::StringRef which =
+        stringField(fields[CollectiveKind], at(CollectiveKind));
     if (auto c = parseIn(collectives, which))
       task.collective = *c;
     else if (failed.empty())
-      fail(at(CollectiveKind), "unknown collective \"" + which +
+      fail(at(CollectiveKind), "unknown collective \"" + which.str() +
                                    "\" (known: " + choices(collectives) + ")");
     task.tag = integer(fields[Tag], at(Tag), 0);
     JsonPath groupPath = at(Group);
@@ -451,11 +494,11 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     break;
   }
   case TaskKind::Alloc: {
-    std::string what = stringField(fields[What], at(What));
+    llvm::StringRef what = stringField(fields[What], at(What));
     if (auto m = parseIn(memories, what))
       task.what = *m;
     else if (failed.empty())
-      fail(at(What), "unknown memory kind \"" + what + "\" (known: " +
+      fail(at(What), "unknown memory kind \"" + what.str() + "\" (known: " +
                          choices(memories) + ")");
     task.name = stringField(fields[Name], at(Name));
     break;
@@ -488,7 +531,7 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
   bool sawId = false, sawTasks = false;
   if (!peek('{'))
     return fail(path, "must be an object");
-  object([&](const std::string &key) {
+  object([&](llvm::StringRef key) {
     if (key == "id") {
       Field id;
       value(id, 0);
@@ -536,12 +579,12 @@ llvm::Expected<Schedule> StreamReader::read() {
   if (!peek('{'))
     fail(root, "must be an object");
   else
-    object([&](const std::string &key) {
+    object([&](llvm::StringRef key) {
       if (key == "format") {
         Field f;
         value(f, 0);
         sawFormat = true;
-        std::string format = stringField(f, JsonPath(root, "format"));
+        std::string format = stringField(f, JsonPath(root, "format")).str();
         if (failed.empty() && format != "loom-schedule")
           fail(JsonPath(root, "format"),
                "must be \"loom-schedule\", got \"" + format + "\"");
@@ -561,7 +604,7 @@ llvm::Expected<Schedule> StreamReader::read() {
         if (!peek('{'))
           return fail(targetPath, "must be an object");
         bool sawName = false, sawShape = false;
-        object([&](const std::string &field) {
+        object([&](llvm::StringRef field) {
           Field f;
           value(f, 0);
           if (field == "name") {

@@ -220,7 +220,10 @@ llvm::Error Engine::load() {
     state.stats.id = chip.id;
     int32_t base = tasks.size();
     for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
-      std::string at = path + ".tasks[" + std::to_string(i) + "]";
+      // The task's JSON path, built only for an error.
+      auto at = [&, i = i] {
+        return path + ".tasks[" + std::to_string(i) + "]";
+      };
       Task task{&spec, int32_t(chips.size()), int32_t(i),
                 int32_t(spec.deps.size())};
       int32_t self = tasks.size();
@@ -233,20 +236,20 @@ llvm::Error Engine::load() {
       case TaskKind::Send:
       case TaskKind::Recv:
         if (spec.peer >= numChips() || spec.peer == chip.id)
-          return fail(at + (spec.kind == TaskKind::Send ? ".to" : ".from") +
+          return fail(at() + (spec.kind == TaskKind::Send ? ".to" : ".from") +
                       ": peer chip " + llvm::Twine(spec.peer) +
                       " must be another chip of " + slice.name);
         if (spec.kind == TaskKind::Send &&
             !sends.emplace(std::make_tuple(chip.id, spec.peer, spec.tag), self)
                  .second)
-          return fail(at + ".tag: tag " + llvm::Twine(spec.tag) +
+          return fail(at() + ".tag: tag " + llvm::Twine(spec.tag) +
                       " repeats from chip " + llvm::Twine(chip.id) +
                       " to chip " + llvm::Twine(spec.peer));
         break;
       case TaskKind::Collective: {
         for (auto [g, member] : llvm::enumerate(spec.group))
           if (member >= numChips())
-            return fail(at + ".group[" + std::to_string(g) + "]: chip " +
+            return fail(at() + ".group[" + std::to_string(g) + "]: chip " +
                         llvm::Twine(member) + " is outside " + slice.name);
         auto [it, fresh] = instanceOf.try_emplace(spec.tag, instances.size());
         if (fresh) {
@@ -261,7 +264,7 @@ llvm::Error Engine::load() {
                 llvm::ArrayRef<int64_t>(spec.group) ||
             instance.kind != spec.collective ||
             instance.bytes != double(spec.bytes))
-          return fail(at + ": collective tag " + llvm::Twine(spec.tag) +
+          return fail(at() + ": collective tag " + llvm::Twine(spec.tag) +
                       " disagrees with another chip's on its kind, group or "
                       "bytes");
         instance.members.push_back(self);
