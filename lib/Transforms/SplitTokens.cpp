@@ -52,9 +52,10 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                           "models; PipeFusion patches are equal";
       return signalPassFailure();
     }
-    // (A default warmup-steps cannot be told from a given one once the
-    // options pass through SplitTokensOptions, so only other values count.)
-    if (!patches && warmupSteps != 1) {
+    // warmup-steps defaults to -1 rather than to its value, 1, so that a
+    // given 1 can be told from the default after the options have been
+    // copied through SplitTokensOptions.
+    if (!patches && warmupSteps != -1) {
       func.emitError() << "warmup-steps applies to PipeFusion patches of "
                           "diffusion models, not to token slices";
       return signalPassFailure();
@@ -65,13 +66,16 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
             : chooseSlices(func, tokens, stages, cost);
     if (failed(lengths))
       return signalPassFailure();
-    int64_t warmup = pipeline.getMode() == PipelineMode::patches
-                         ? std::min<int64_t>(warmupSteps, pipeline.getSteps())
-                         : 0;
+    int64_t warmup =
+        patches ? std::min(givenWarmupOrOne(), pipeline.getSteps()) : 0;
     func->setAttr("loom.pipeline",
                   PipelineAttr::get(module.getContext(), stages, *lengths,
                                     pipeline.getMode(), pipeline.getSteps(),
                                     warmup));
+  }
+
+  int64_t givenWarmupOrOne() const {
+    return warmupSteps == -1 ? 1 : int64_t(warmupSteps);
   }
 
   /// Parses `slices` into lengths, or returns empty for "auto"; diagnoses
@@ -187,14 +191,15 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     }
     int64_t stages = pipeline.getStages();
     int64_t steps = std::max<int64_t>(pipeline.getSteps(), 1);
-    if (warmupSteps < 0 || warmupSteps > steps) {
+    int64_t warmup = givenWarmupOrOne();
+    if (warmup < 0 || warmup > steps) {
       func.emitError() << "warmup-steps must be between 0 and the " << steps
-                       << " denoising steps, got " << int64_t(warmupSteps);
+                       << " denoising steps, got " << warmup;
       return failure();
     }
     auto total = [&](int64_t patches) {
       return pipeFusionSeconds(cost(tokens / patches, 0), patches, stages,
-                               steps, warmupSteps);
+                               steps, warmup);
     };
     int64_t chosen = given->empty() ? 0 : given->size();
     if (!chosen) {
@@ -218,7 +223,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
           "({} warm-up), predicted {:.3f} ms; pipeline efficiency "
           "M*S/(M*S+K-1) = {:.1f}%; without patches (synchronous steps) "
           "{:.3f} ms",
-          chosen, tokens / chosen, stages, steps, int64_t(warmupSteps),
+          chosen, tokens / chosen, stages, steps, warmup,
           total(chosen) * 1e3, 100.0 * m * s / (m * s + stages - 1),
           steps * stages * cost(tokens, 0) * 1e3);
     }

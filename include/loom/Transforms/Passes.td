@@ -156,8 +156,9 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
            "Slice lengths are multiples of this (0: the smallest multiple "
            "of 8, else the smallest divisor, that cuts the sequence into at "
            "most 128 units)">,
-    Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"1",
-           "PipeFusion: synchronous denoising steps before patches stream">,
+    Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"-1",
+           "PipeFusion: synchronous denoising steps before patches stream "
+           "(-1: the default, one step)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Report the choice and its predicted time as a remark">,
   ];
