@@ -123,8 +123,77 @@ int64_t loom::getPipelineTokens(Operation *func) {
   return tokens;
 }
 
+/// `loom.model`, what loom-import knew of the model: the passes read its
+/// mode (token slices or PipeFusion patches) and its denoising steps, so a
+/// hand-edited module must not contradict itself or its graph.
+static LogicalResult verifyModelInfo(Operation *op, Attribute value) {
+  auto info = dyn_cast<DictionaryAttr>(value);
+  if (!info)
+    return op->emitError() << "'loom.model' must be a dictionary";
+  static constexpr StringLiteral strings[] = {"name", "family", "mode"};
+  static constexpr StringLiteral counts[] = {"batch", "seq", "resolution",
+                                             "text_tokens", "steps"};
+  for (NamedAttribute entry : info) {
+    StringRef key = entry.getName();
+    if (llvm::is_contained(strings, key)) {
+      if (!isa<StringAttr>(entry.getValue()))
+        return op->emitError() << "'loom.model' " << key << " must be a string";
+    } else if (llvm::is_contained(counts, key)) {
+      auto count = dyn_cast<IntegerAttr>(entry.getValue());
+      if (!count || count.getInt() < 1)
+        return op->emitError()
+               << "'loom.model' " << key << " must be a positive integer";
+    } else {
+      return op->emitError()
+             << "'loom.model' has unknown key '" << key
+             << "' (known: name, family, mode, batch, seq, resolution, "
+                "text_tokens, steps)";
+    }
+  }
+  auto mode = info.getAs<StringAttr>("mode");
+  if (!mode)
+    return op->emitError() << "'loom.model' needs a mode (prefill, decode or "
+                              "diffusion)";
+  if (!llvm::is_contained({"prefill", "decode", "diffusion"}, mode.getValue()))
+    return op->emitError() << "'loom.model' mode must be prefill, decode or "
+                              "diffusion, got \""
+                           << mode.getValue() << "\"";
+  bool diffusion = mode.getValue() == "diffusion";
+  if (diffusion != bool(info.get("steps")))
+    return op->emitError() << "'loom.model' "
+                           << (diffusion ? "mode diffusion needs steps"
+                                         : "steps belong to mode diffusion");
+  // The mode decides how loom-split-tokens pipelines the model: TeraPipe's
+  // slices need causal attention, PipeFusion's patches a DiT's full one.
+  bool anyAttention = false, anyCausal = false;
+  op->walk([&](Operation *inner) {
+    if (auto attention = dyn_cast<AttentionOp>(inner)) {
+      anyAttention = true;
+      anyCausal |= attention.getCausal();
+    }
+    anyAttention |= isa<JointAttentionOp>(inner);
+  });
+  if (diffusion && anyCausal)
+    return op->emitError() << "'loom.model' says mode diffusion, but the "
+                              "model has causal attention (a language model)";
+  if (!diffusion && anyAttention && !anyCausal)
+    return op->emitError() << "'loom.model' says mode " << mode.getValue()
+                           << ", a causal language model, but none of the "
+                              "model's attention is causal";
+  return success();
+}
+
 LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == "loom.model")
+    return verifyModelInfo(op, attr.getValue());
+  if (attr.getName() == "loom.tp" || attr.getName() == "loom.dp") {
+    auto degree = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!degree || degree.getInt() < 1)
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a positive integer";
+    return success();
+  }
   if (attr.getName() != "loom.pipeline")
     return success();
   auto pipeline = dyn_cast<PipelineAttr>(attr.getValue());

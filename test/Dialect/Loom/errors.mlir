@@ -1005,3 +1005,69 @@ func.func @cost_layer_sum(%q: tensor<1x1048576x128xbf16>) {
   }
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Module attributes: loom.model, loom.tp, loom.dp
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'loom.model' has unknown key 'tokens' (known: name, family, mode, batch, seq, resolution, text_tokens, steps)}}
+module attributes {loom.model = {mode = "prefill", tokens = 4 : i64}} {}
+
+// -----
+
+// expected-error @+1 {{'loom.model' needs a mode (prefill, decode or diffusion)}}
+module attributes {loom.model = {name = "x"}} {}
+
+// -----
+
+// expected-error @+1 {{'loom.model' mode must be prefill, decode or diffusion, got "train"}}
+module attributes {loom.model = {mode = "train"}} {}
+
+// -----
+
+// expected-error @+1 {{'loom.model' seq must be a positive integer}}
+module attributes {loom.model = {mode = "prefill", seq = 0 : i64}} {}
+
+// -----
+
+// expected-error @+1 {{'loom.model' mode diffusion needs steps}}
+module attributes {loom.model = {mode = "diffusion"}} {}
+
+// -----
+
+// expected-error @+1 {{'loom.model' steps belong to mode diffusion}}
+module attributes {loom.model = {mode = "prefill", steps = 50 : i64}} {}
+
+// -----
+
+// A language model's graph under a DiT's mode would be cut into PipeFusion
+// patches.
+// expected-error @+1 {{'loom.model' says mode diffusion, but the model has causal attention (a language model)}}
+module attributes {loom.model = {mode = "diffusion", steps = 50 : i64}} {
+  func.func @f(%q: tensor<1x8x64xbf16>) {
+    %0 = loom.attention %q, %q, %q {heads = 4, kv_heads = 4, head_dim = 16, causal} : tensor<1x8x64xbf16>, tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'loom.model' says mode prefill, a causal language model, but none of the model's attention is causal}}
+module attributes {loom.model = {mode = "prefill"}} {
+  func.func @f(%q: tensor<1x8x64xbf16>) {
+    %0 = loom.attention %q, %q, %q {heads = 4, kv_heads = 4, head_dim = 16} : tensor<1x8x64xbf16>, tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'loom.tp' must be a positive integer}}
+module attributes {loom.tp = 0 : i64} {}
+
+// -----
+
+// expected-error @+1 {{'loom.dp' must be a positive integer}}
+module attributes {loom.dp = "two"} {}
