@@ -87,7 +87,9 @@ struct Field {
   /// Forgets the value, keeping the storage for the next one.
   void reset() {
     type = Type::Missing;
-    escaped = false;
+    integral = escaped = false;
+    integer = 0;
+    number = 0;
     items.clear();
   }
   std::string show() const {
@@ -336,9 +338,10 @@ void StreamReader::value(Field &field, int depth) {
       return;
     }
     field.type = Field::Type::Number;
+    field.integral = false;
     // Up to 18 digits cannot overflow: the common case, without a library
     // call per number.
-    if (integral && digits.size() <= 18 && digits != "-") {
+    if (integral && digits.size() <= 18) {
       bool negative = digits.front() == '-';
       int64_t n = 0;
       for (char d : digits.drop_front(negative ? 1 : 0))
@@ -604,7 +607,9 @@ llvm::Expected<Schedule> StreamReader::read() {
         if (!peek('{'))
           return fail(targetPath, "must be an object");
         bool sawName = false, sawShape = false;
-        object([&](llvm::StringRef field) {
+        object([&](llvm::StringRef key) {
+          // The value's own keys reuse the key's storage: copy it first.
+          std::string field = key.str();
           Field f;
           value(f, 0);
           if (field == "name") {
