@@ -221,6 +221,24 @@ TEST(TokenSlicer, MatchesEveryBoundEnumerated) {
   }
 }
 
+// Costs that are not finite and non-negative have no optimum to search
+// for; the slicer says so instead of hanging or guessing.
+TEST(TokenSlicer, RefusesCostsItCannotOrder) {
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity(), -1.0}) {
+    auto cost = [&](int64_t l, int64_t c) {
+      return l == 1 && c == 0 ? bad : causalCost(l, c);
+    };
+    Slicing result = sliceTokens(16, 1, 4, cost);
+    EXPECT_TRUE(result.lengths.empty()) << bad;
+    EXPECT_EQ(result.total, std::numeric_limits<double>::infinity()) << bad;
+  }
+  // Zero costs are fine: every slicing ties.
+  Slicing zero = sliceTokens(16, 1, 4, [](int64_t, int64_t) { return 0.0; });
+  EXPECT_EQ(zero.total, 0);
+  EXPECT_FALSE(zero.lengths.empty());
+}
+
 TEST(TokenSlicer, CausalSlicesDoNotGrowAlongTheSequence) {
   for (int64_t stages : {2, 4, 8, 16}) {
     Slicing dp = sliceTokens(2048, 16, stages, causalCost);

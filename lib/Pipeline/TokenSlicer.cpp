@@ -41,8 +41,16 @@ Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
   std::vector<char> sorted(n + 1);
   for (int64_t j = 1; j <= n; ++j) {
     t[j].resize(j + 1);
-    for (int64_t l = 1; l <= j; ++l)
-      t[j][l] = cost(l * granularity, (j - l) * granularity);
+    for (int64_t l = 1; l <= j; ++l) {
+      double seconds = cost(l * granularity, (j - l) * granularity);
+      // The search below relies on costs being finite and non-negative.
+      if (!std::isfinite(seconds) || seconds < 0) {
+        Slicing none;
+        none.total = inf;
+        return none;
+      }
+      t[j][l] = seconds;
+    }
     sorted[j] = std::is_sorted(t[j].begin() + 1, t[j].end());
   }
   // Every slicing has a slice that ends at unit n, so its largest slice
@@ -113,7 +121,7 @@ Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
     std::push_heap(ranges.begin(), ranges.end(), later);
   };
   Slicing best = *solve(inf);
-  push({lowest, std::nextafter(best.max, 0.0), best.sum, inf, false});
+  push({lowest, std::nextafter(best.max, -inf), best.sum, inf, false});
   while (!ranges.empty()) {
     std::pop_heap(ranges.begin(), ranges.end(), later);
     Range r = ranges.back();
@@ -132,7 +140,7 @@ Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
         (found->total == best.total && found->max < best.max))
       best = *found;
     push(
-        {r.lo, std::nextafter(found->max, 0.0), found->sum, r.sumBelow, false});
+        {r.lo, std::nextafter(found->max, -inf), found->sum, r.sumBelow, false});
     // A probe that settled nothing new below it settles the rest from the
     // top, where each solve settles at least one value a slice can take.
     push({std::nextafter(b, inf), r.hi, r.sumAbove, found->sum,

@@ -44,11 +44,12 @@ struct PartitionLayersPass
                          << stages << " and " << dataParallel;
       return signalPassFailure();
     }
-    int64_t chips = view->tp * stages * dataParallel;
+    int64_t chips = (Count(view->tp) * stages * dataParallel).get();
     if (chips > sliceDesc.numChips()) {
       module.emitError() << "tensor-parallel " << view->tp << " x stages "
                          << stages << " x data-parallel " << dataParallel
-                         << " = " << chips << " chips, but " << sliceDesc.name
+                         << " = " << describeCount(chips) << " chips, but "
+                         << sliceDesc.name
                          << " has " << sliceDesc.numChips();
       return signalPassFailure();
     }

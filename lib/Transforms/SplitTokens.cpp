@@ -61,9 +61,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return signalPassFailure();
     }
     FailureOr<SmallVector<int64_t>> lengths =
-        pipeline.getMode() == PipelineMode::patches
-            ? choosePatches(func, pipeline, tokens, cost)
-            : chooseSlices(func, tokens, stages, cost);
+        patches ? choosePatches(func, pipeline, tokens, cost)
+                : chooseSlices(func, tokens, stages, cost);
     if (failed(lengths))
       return signalPassFailure();
     int64_t warmup =
@@ -162,6 +161,11 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     Slicing uniform = bestUniformSlicing(tokens, unit, stages, costFn);
     Slicing chosen = given->empty() ? sliceTokens(tokens, unit, stages, costFn)
                                     : evaluateSlicing(*given, stages, costFn);
+    if (chosen.lengths.empty()) {
+      func.emitError() << "the cost model priced a slice at a time that is "
+                          "not a finite, non-negative number";
+      return failure();
+    }
     if (report)
       func.emitRemark() << fmt::format(
           "TeraPipe: {} slices [{}] on {} stages, predicted {:.3f} ms "

@@ -44,7 +44,9 @@ Slicing evaluateSlicing(llvm::ArrayRef<int64_t> lengths, int64_t stages,
                         SliceCost cost);
 
 /// TeraPipe's optimal slicing of `tokens` tokens (a multiple of
-/// `granularity`) into slices that are multiples of `granularity`.
+/// `granularity`) into slices that are multiples of `granularity`. Costs
+/// must be finite and non-negative; if one is not, the result has no slices
+/// and an infinite total.
 Slicing sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
                     SliceCost cost);
 

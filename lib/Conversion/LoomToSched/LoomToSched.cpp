@@ -88,9 +88,9 @@ public:
       dp = attr.getInt();
     pipeline = view.func->getAttrOfType<PipelineAttr>("loom.pipeline");
     stages = pipeline ? pipeline.getStages() : 1;
-    int64_t perReplica = tp * stages;
+    int64_t perReplica = (Count(tp) * stages).get();
     if (slice.numChips() % perReplica != 0 ||
-        dp * perReplica > slice.numChips())
+        (Count(dp) * perReplica).get() > slice.numChips())
       return module.emitError()
              << "tensor-parallel " << tp << " x stages " << stages
              << " x data-parallel " << dp << " does not lay out on "

@@ -123,6 +123,13 @@ int64_t loom::getPipelineTokens(Operation *func) {
   return tokens;
 }
 
+/// Counts are i64, as loom-import writes them: a wider or unsigned integer
+/// would be truncated or misread by getInt().
+static bool isPositiveI64(Attribute value) {
+  auto count = dyn_cast<IntegerAttr>(value);
+  return count && count.getType().isSignlessInteger(64) && count.getInt() >= 1;
+}
+
 /// `loom.model`, what loom-import knew of the model: the passes read its
 /// mode (token slices or PipeFusion patches) and its denoising steps, so a
 /// hand-edited module must not contradict itself or its graph.
@@ -139,15 +146,16 @@ static LogicalResult verifyModelInfo(Operation *op, Attribute value) {
       if (!isa<StringAttr>(entry.getValue()))
         return op->emitError() << "'loom.model' " << key << " must be a string";
     } else if (llvm::is_contained(counts, key)) {
-      auto count = dyn_cast<IntegerAttr>(entry.getValue());
-      if (!count || count.getInt() < 1)
+      if (!isPositiveI64(entry.getValue()))
         return op->emitError()
-               << "'loom.model' " << key << " must be a positive integer";
+               << "'loom.model' " << key << " must be a positive i64";
     } else {
-      return op->emitError()
-             << "'loom.model' has unknown key '" << key
-             << "' (known: name, family, mode, batch, seq, resolution, "
-                "text_tokens, steps)";
+      InFlightDiagnostic diag = op->emitError()
+                                << "'loom.model' has unknown key '" << key
+                                << "' (known: ";
+      llvm::interleaveComma(llvm::concat<const StringLiteral>(strings, counts),
+                            diag);
+      return diag << ")";
     }
   }
   auto mode = info.getAs<StringAttr>("mode");
@@ -188,10 +196,9 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == "loom.model")
     return verifyModelInfo(op, attr.getValue());
   if (attr.getName() == "loom.tp" || attr.getName() == "loom.dp") {
-    auto degree = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!degree || degree.getInt() < 1)
+    if (!isPositiveI64(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()
-                             << "' must be a positive integer";
+                             << "' must be a positive i64";
     return success();
   }
   if (attr.getName() != "loom.pipeline")

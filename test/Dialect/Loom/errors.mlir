@@ -1027,7 +1027,7 @@ module attributes {loom.model = {mode = "train"}} {}
 
 // -----
 
-// expected-error @+1 {{'loom.model' seq must be a positive integer}}
+// expected-error @+1 {{'loom.model' seq must be a positive i64}}
 module attributes {loom.model = {mode = "prefill", seq = 0 : i64}} {}
 
 // -----
@@ -1064,10 +1064,16 @@ module attributes {loom.model = {mode = "prefill"}} {
 
 // -----
 
-// expected-error @+1 {{'loom.tp' must be a positive integer}}
+// expected-error @+1 {{'loom.tp' must be a positive i64}}
 module attributes {loom.tp = 0 : i64} {}
 
 // -----
 
-// expected-error @+1 {{'loom.dp' must be a positive integer}}
+// expected-error @+1 {{'loom.dp' must be a positive i64}}
 module attributes {loom.dp = "two"} {}
+
+// -----
+
+// Wider integers would be truncated when read.
+// expected-error @+1 {{'loom.model' seq must be a positive i64}}
+module attributes {loom.model = {mode = "prefill", seq = 18446744073709551618 : i128}} {}
