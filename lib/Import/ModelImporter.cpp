@@ -914,16 +914,20 @@ OwningOpRef<ModuleOp> loom::importModelConfig(StringRef text, StringRef fileName
   // The verifier bounds each op and layer; the whole model must fit too, so
   // that every pass's sums stay exact.
   CostTotals total = sumPartCosts(collectPartCosts(fn.func.getBody().front()));
-  for (auto [what, value] : {std::pair{"FLOPs", total.flops},
-                             {"bytes moved", total.bytesRead},
-                             {"bytes of parameters", total.parameterBytes}})
-    if (value >= kCostLimit) {
-      mlir::emitError(fileLoc)
-          << "the model needs " << describeCount(value) << " " << what
-          << " in all, past Loom's 64-bit cost figures (at most 2^62); use a "
-             "smaller batch, sequence or model";
-      return nullptr;
-    }
+  std::string past = findCostPastLimit(
+      {{"FLOPs", total.flops},
+       {"parameters", total.parameters},
+       {"bytes of parameters", total.parameterBytes},
+       {"bytes read", total.bytesRead},
+       {"bytes written", total.bytesWritten},
+       {"bytes of KV cache", total.kvCacheBytes}});
+  if (!past.empty()) {
+    mlir::emitError(fileLoc) << "the model " << past
+                             << " in all, past Loom's 64-bit cost figures (at "
+                                "most 2^62); use a smaller batch, sequence or "
+                                "model";
+    return nullptr;
+  }
   return module;
 }
 

@@ -64,17 +64,19 @@ struct ModelSummaryPass
         return part.part == PartCost::Part::Layer;
       });
       os << fmt::format("  layers:           {}\n", layers);
-      os << fmt::format("  parameters:       {} ({})\n", total.parameters,
-                        formatQuantity(total.parameters));
-      os << fmt::format("  forward FLOPs:    {} ({})\n", total.flops,
-                        formatQuantity(total.flops, "FLOP"));
-      os << fmt::format("  weight bytes:     {} ({})\n", total.parameterBytes,
-                        formatQuantity(total.parameterBytes, "B"));
-      os << fmt::format("  activation bytes: {} ({}, all op results)\n",
-                        total.bytesWritten,
-                        formatQuantity(total.bytesWritten, "B"));
-      os << fmt::format("  KV cache bytes:   {} ({})\n", total.kvCacheBytes,
-                        formatQuantity(total.kvCacheBytes, "B"));
+      // A hand-written module's totals may saturate (loom::Count); such a
+      // total is shown as "2^63 or more", never as a wrapped number.
+      auto line = [&](StringRef label, int64_t value, const char *unit,
+                      StringRef note) {
+        os << fmt::format("  {:<17} {} ({}{})\n", label.str() + ":",
+                          describeCount(value), formatQuantity(value, unit),
+                          note.str());
+      };
+      line("parameters", total.parameters, "", "");
+      line("forward FLOPs", total.flops, "FLOP", "");
+      line("weight bytes", total.parameterBytes, "B", "");
+      line("activation bytes", total.bytesWritten, "B", ", all op results");
+      line("KV cache bytes", total.kvCacheBytes, "B", "");
     }
     markAllAnalysesPreserved();
   }

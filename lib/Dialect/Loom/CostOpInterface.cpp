@@ -39,25 +39,31 @@ std::string loom::describeCount(int64_t value) {
   return value == Count::kSaturated ? "2^63 or more" : std::to_string(value);
 }
 
+std::string loom::findCostPastLimit(ArrayRef<CostFigure> figures) {
+  for (const CostFigure &figure : figures)
+    if (figure.value >= kCostLimit)
+      return "needs " + describeCount(figure.value) + " " + figure.what.str();
+  return "";
+}
+
 LogicalResult loom::verifyCostRange(Operation *op) {
   auto cost = cast<CostOpInterface>(op);
   // 128: the MXU tile of every bundled target (targets/README.md); a
   // target with another tile still gets saturated, never wrapped, figures.
-  std::pair<StringRef, int64_t> figures[] = {
-      {"FLOPs", cost.getFlops()},
-      {"FLOPs padded to the MXU tile", cost.getPaddedFlops(128)},
-      {"parameters", cost.getParameterCount()},
-      {"bytes of parameters", cost.getParameterBytes()},
-      {"bytes read", cost.getBytesRead()},
-      {"bytes written", cost.getBytesWritten()},
-      {"bytes of KV cache", cost.getKVCacheBytes()}};
-  for (auto [what, value] : figures)
-    if (value >= kCostLimit)
-      return op->emitOpError()
-             << "needs " << describeCount(value) << " " << what
-             << ", past Loom's 64-bit cost figures (at most 2^62 for one op); "
-                "use a smaller batch, sequence or width";
-  return success();
+  std::string past = findCostPastLimit(
+      {{"FLOPs", cost.getFlops()},
+       {"FLOPs padded to the MXU tile", cost.getPaddedFlops(128)},
+       {"parameters", cost.getParameterCount()},
+       {"bytes of parameters", cost.getParameterBytes()},
+       {"bytes read", cost.getBytesRead()},
+       {"bytes written", cost.getBytesWritten()},
+       {"bytes of KV cache", cost.getKVCacheBytes()}});
+  if (past.empty())
+    return success();
+  return op->emitOpError() << past
+                           << ", past Loom's 64-bit cost figures (at most "
+                              "2^62 for one op); use a smaller batch, "
+                              "sequence or width";
 }
 
 #include "loom/Dialect/Loom/LoomInterfaces.cpp.inc"

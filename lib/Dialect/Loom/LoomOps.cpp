@@ -283,10 +283,11 @@ LogicalResult PatchifyOp::verify() {
   if (in[2] % p != 0 || in[3] % p != 0)
     return emitOpError() << "expects height and width divisible by patch_size "
                          << p << ", got " << in[2] << "x" << in[3];
-  int64_t patches = (in[2] / p) * (in[3] / p);
+  int64_t patches = (Count(in[2] / p) * (in[3] / p)).get();
   if (out[0] != in[0] || out[1] != patches)
-    return emitOpError() << "expects result shape [" << in[0] << ", " << patches
-                         << ", hidden], got " << shapeString(out);
+    return emitOpError() << "expects result shape [" << in[0] << ", "
+                         << describeCount(patches) << ", hidden], got "
+                         << shapeString(out);
   return verifyFloat(*this, getResult(), "the result");
 }
 
@@ -326,13 +327,15 @@ LogicalResult UnpatchifyOp::verify() {
   if (out[2] % p != 0 || out[3] % p != 0)
     return emitOpError() << "expects height and width divisible by patch_size "
                          << p << ", got " << out[2] << "x" << out[3];
-  int64_t patches = (out[2] / p) * (out[3] / p);
+  int64_t patches = (Count(out[2] / p) * (out[3] / p)).get();
   if (tensorType(getInput()).getElementType() !=
       tensorType(getResult()).getElementType())
     return emitOpError() << "expects input and result of the same element type";
-  if (in[0] != out[0] || in[1] != patches || in[2] != p * p * out[1])
-    return emitOpError() << "expects input shape [" << out[0] << ", " << patches
-                         << ", " << p * p * out[1] << "] for result "
+  int64_t features = (Count(p) * p * out[1]).get();
+  if (in[0] != out[0] || in[1] != patches || in[2] != features)
+    return emitOpError() << "expects input shape [" << out[0] << ", "
+                         << describeCount(patches) << ", "
+                         << describeCount(features) << "] for result "
                          << shapeString(out) << ", got " << shapeString(in);
   return success();
 }
@@ -549,7 +552,7 @@ int64_t SliceOp::getFlops() { return 0; }
 
 LogicalResult ReshapeOp::verify() {
   RankedTensorType in = tensorType(getInput()), out = tensorType(getResult());
-  if (in.getNumElements() != out.getNumElements() ||
+  if (getNumElements(in) != getNumElements(out) ||
       in.getElementType() != out.getElementType())
     return emitOpError() << "cannot reshape " << in << " to " << out
                          << ": element count or type differs";
@@ -594,16 +597,18 @@ LogicalResult AttentionOp::verify() {
     return failure();
   int64_t heads = getHeads(), kvHeads = getKvHeads(), headDim = getHeadDim();
   ArrayRef<int64_t> q = shapeOf(getQ()), k = shapeOf(getK());
-  if (heads * headDim != q[2])
+  int64_t hidden = (Count(heads) * headDim).get();
+  if (hidden != q[2])
     return emitOpError() << "heads * head_dim (" << heads << " * " << headDim
-                         << " = " << heads * headDim
+                         << " = " << describeCount(hidden)
                          << ") does not match q's hidden size " << q[2];
   if (heads % kvHeads != 0)
     return emitOpError() << "kv_heads " << kvHeads
                          << " does not divide heads " << heads;
-  if (kvHeads * headDim != k[2])
+  int64_t kvHidden = (Count(kvHeads) * headDim).get();
+  if (kvHidden != k[2])
     return emitOpError() << "kv_heads * head_dim (" << kvHeads << " * "
-                         << headDim << " = " << kvHeads * headDim
+                         << headDim << " = " << describeCount(kvHidden)
                          << ") does not match k's hidden size " << k[2];
   if (q[0] != k[0])
     return emitOpError() << "q has batch " << q[0] << " but k has batch "
@@ -685,10 +690,10 @@ LogicalResult JointAttentionOp::verify() {
     if (failed(verifySameType(*this, getQTxt(), v, "q_txt", "the text k, v and output")))
       return failure();
   ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
-  int64_t hidden = getHeads() * getHeadDim();
+  int64_t hidden = (Count(getHeads()) * getHeadDim()).get();
   if (img[2] != hidden || txt[2] != hidden)
     return emitOpError() << "heads * head_dim (" << getHeads() << " * "
-                         << getHeadDim() << " = " << hidden
+                         << getHeadDim() << " = " << describeCount(hidden)
                          << ") does not match the image and text hidden sizes "
                          << img[2] << " and " << txt[2];
   if (tensorType(getQImg()).getElementType() !=
@@ -701,18 +706,19 @@ LogicalResult JointAttentionOp::verify() {
   return verifyFloat(*this, getQImg(), "q_img");
 }
 
-int64_t JointAttentionOp::getFlops() {
-  ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
+// Every image and text token attends to every one of both.
+static int64_t jointAttentionFlops(JointAttentionOp op, int64_t headDim) {
+  ArrayRef<int64_t> img = shapeOf(op.getQImg()), txt = shapeOf(op.getQTxt());
   Count tokens = Count(img[1]) + txt[1];
-  return attentionFlops(img[0], getHeads(), getHeadDim(),
-                        (tokens * tokens).get());
+  return attentionFlops(img[0], op.getHeads(), headDim, (tokens * tokens).get());
+}
+
+int64_t JointAttentionOp::getFlops() {
+  return jointAttentionFlops(*this, getHeadDim());
 }
 
 int64_t JointAttentionOp::getPaddedFlops(int64_t tile) {
-  ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
-  Count tokens = Count(img[1]) + txt[1];
-  return attentionFlops(img[0], getHeads(), padTo(getHeadDim(), tile),
-                        (tokens * tokens).get());
+  return jointAttentionFlops(*this, padTo(getHeadDim(), tile));
 }
 
 //===----------------------------------------------------------------------===//
@@ -735,11 +741,16 @@ static LogicalResult verifyCollective(CollectiveOp op, bool needsDim,
     if (*dim >= in.getRank())
       return op.emitOpError() << "dim " << *dim << " is out of range for rank "
                               << in.getRank();
-    if ((expected[*dim] * numerator) % denominator != 0)
+    int64_t scaled = (Count(expected[*dim]) * numerator).get();
+    if (scaled == Count::kSaturated)
+      return op.emitOpError() << "dimension " << *dim << " of size "
+                              << expected[*dim] << " times group_size "
+                              << numerator << " does not fit in 64 bits";
+    if (scaled % denominator != 0)
       return op.emitOpError() << "dimension " << *dim << " of size "
                               << expected[*dim] << " is not divisible by "
                               << "group_size " << denominator;
-    expected[*dim] = expected[*dim] * numerator / denominator;
+    expected[*dim] = scaled / denominator;
   }
   if (out.getShape() != ArrayRef<int64_t>(expected) ||
       in.getElementType() != out.getElementType())

@@ -1006,6 +1006,32 @@ func.func @cost_layer_sum(%q: tensor<1x1048576x128xbf16>) {
   return
 }
 
+// -----
+
+// Shape arithmetic in the verifiers saturates too: no wrapped product may
+// match a real size.
+func.func @heads_wrap(%q: tensor<1x8x4294967296xbf16>) {
+  // expected-error @+1 {{'loom.attention' op heads * head_dim (4294967297 * 4294967296 = 2^63 or more) does not match q's hidden size 4294967296}}
+  %0 = loom.attention %q, %q, %q {heads = 4294967297, kv_heads = 4294967297, head_dim = 4294967296} : tensor<1x8x4294967296xbf16>, tensor<1x8x4294967296xbf16> -> tensor<1x8x4294967296xbf16>
+  return
+}
+
+// -----
+
+func.func @gather_wrap(%x: tensor<1x4x8xbf16>) {
+  // expected-error @+1 {{'loom.all_gather' op dimension 1 of size 4 times group_size 4611686018427387905 does not fit in 64 bits}}
+  %0 = loom.all_gather %x {dim = 1, group = "tp", group_size = 4611686018427387905} : tensor<1x4x8xbf16> -> tensor<1x4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @reshape_wrap(%x: tensor<4294967296x4294967297xbf16>) {
+  // expected-error @+1 {{'loom.reshape' op cannot reshape 'tensor<4294967296x4294967297xbf16>' to 'tensor<4294967296xbf16>': element count or type differs}}
+  %0 = loom.reshape %x : tensor<4294967296x4294967297xbf16> -> tensor<4294967296xbf16>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Module attributes: loom.model, loom.tp, loom.dp
 //===----------------------------------------------------------------------===//

@@ -54,6 +54,16 @@ constexpr int64_t kCostLimit = int64_t(1) << 62;
 /// `value` in words for a diagnostic: "2^63 or more" once saturated.
 std::string describeCount(int64_t value);
 
+/// A named cost figure, as the checks against kCostLimit report it.
+struct CostFigure {
+  llvm::StringRef what;
+  int64_t value;
+};
+
+/// "needs <value> <what>" for the first of `figures` that reaches
+/// kCostLimit, or an empty string when all are below it.
+std::string findCostPastLimit(llvm::ArrayRef<CostFigure> figures);
+
 /// Checks `op`'s cost figures against kCostLimit; an error names the first
 /// figure that reaches it.
 mlir::LogicalResult verifyCostRange(mlir::Operation *op);
