@@ -251,44 +251,46 @@ private:
       double fraction = double(unit.length) / double(tokens);
       for (int64_t s = 0; s < stages; ++s) {
         const StagePlan &plan = plans[s];
-        SmallVector<Value> ready(tp);
+        // What each rank's unit waits for before it starts.
+        SmallVector<SmallVector<Value, 1>> ready(tp);
+        auto waitFor = [&](ArrayRef<Value> received) {
+          for (auto [r, value] : llvm::enumerate(received))
+            ready[r].push_back(value);
+        };
         if (s > 0) {
           int64_t tag = forward[{s, unit.index}];
           int64_t bytes = toInt(plans[s - 1].boundary * fraction);
-          ready = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+          waitFor(onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
             return RecvOp::create(b, loc(), token, chipId(d, s - 1, r), ValueRange(),
                                   bytes, tag + r);
-          });
+          }));
         } else if (unit.step > 0 && stages > 1) {
           // The patch's previous-step output comes back from the last
           // stage; during warm-up the whole previous step must be back.
+          // (Later patches of a warm-up step follow the first in program
+          // order, so only the first waits.)
           bool barrier = unit.step - 1 < warmup;
-          SmallVector<int64_t> waitFor;
+          SmallVector<int64_t> patchesBack;
           if (!barrier)
-            waitFor.push_back(unit.index);
+            patchesBack.push_back(unit.index);
           else if (unit.index == 0)
             for (int64_t p = 0; p < patchCount; ++p)
-              waitFor.push_back(p);
+              patchesBack.push_back(p);
           int64_t bytes = toInt(output * fraction);
-          for (int64_t p : waitFor) {
+          for (int64_t p : patchesBack) {
             int64_t tag = back[p];
-            SmallVector<Value> got = onRanks(d, 0, [&](OpBuilder &b, int64_t r) -> Value {
+            waitFor(onRanks(d, 0, [&](OpBuilder &b, int64_t r) -> Value {
               return RecvOp::create(b, loc(), token, chipId(d, stages - 1, r),
                                     ValueRange(), bytes, tag + r);
-            });
-            if (!barrier || p == 0)
-              ready = got;
+            }));
           }
         }
         int64_t actBytes = toInt(plan.workingSet * fraction);
         SmallVector<Value> act = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-          SmallVector<Value> deps;
-          if (ready[r])
-            deps.push_back(ready[r]);
           return AllocOp::create(b, loc(), token, MemoryKind::activations, actBytes,
                                  "slice" + std::to_string(unit.index) +
                                      ".activations",
-                                 deps);
+                                 ready[r]);
         });
         SmallVector<Value> last = act;
         if (s == 0)
