@@ -70,6 +70,24 @@ TEST(PipelinePasses, TeraPipeSlicesShrinkOnLlama65B) {
     EXPECT_LE(slices[i], slices[i - 1]) << "slice " << i;
 }
 
+// PipeFusion's time, worked by hand on small timelines (t = 1).
+TEST(PipelinePasses, PipeFusionTimeline) {
+  // PipeFusion's (S M + K - 1) t without transfers or warm-up...
+  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 4, 4, 50, 0), 203);
+  // ...plus (K - 1) t for each warm-up step's drain.
+  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 4, 4, 50, 1), 206);
+  // One patch through 4 stages: 4 t; a second step waits for its return.
+  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 1, 4, 1, 0), 4);
+  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 1, 4, 2, 0), 8);
+  // 2 patches, 3 stages, 2 steps, transfers of 0.5: patch 0 leaves the last
+  // stage at 1 + 0.5 + 1 + 0.5 + 1 = 4 and starts step 1 there; patch 1 of
+  // step 1 runs on the last stage from 8 to 9.
+  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0.5, 2, 3, 2, 0), 9);
+  // Warm-up beyond the last step adds no barrier after it.
+  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 4, 4, 2, 2),
+                   pipeFusionSeconds(1, 0, 4, 4, 2, 1));
+}
+
 TEST(PipelinePasses, PartitionRefusesNonFiniteTimes) {
   // A target registered in code skips the file loader's bounds; a peak of
   // 1e-300 FLOP/s makes every layer's time infinite.

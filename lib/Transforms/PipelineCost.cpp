@@ -208,10 +208,24 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
 StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
                                ArrayRef<GroupAxis> axes, int64_t tokens,
                                int64_t stages)
-    : stageLayers(stages) {
-  for (LayerOp layer : layers)
-    stageLayers[LayerOp(layer).getStage().value_or(0)].emplace_back(
-        layer, model, axes, tokens);
+    : stageLayers(stages), boundaryBytes(std::max<int64_t>(stages - 1, 0)),
+      tokens(tokens), hopLatency(model.getTarget().hopLatency),
+      linkBandwidth(model.getTarget().linkBandwidth) {
+  for (LayerOp layer : layers) {
+    int64_t stage = LayerOp(layer).getStage().value_or(0);
+    stageLayers[stage].emplace_back(layer, model, axes, tokens);
+    // Layers are in order, so a stage's last layer writes last.
+    if (stage + 1 < stages)
+      boundaryBytes[stage] = getTensorBytes(layer->getResultTypes());
+  }
+}
+
+double StageSliceCost::transferSeconds(int64_t length) const {
+  double slowest = 0;
+  for (double bytes : boundaryBytes)
+    slowest = std::max(slowest, hopLatency + bytes * length / tokens /
+                                                 linkBandwidth);
+  return slowest;
 }
 
 double StageSliceCost::operator()(int64_t length, int64_t context) const {
@@ -225,14 +239,15 @@ double StageSliceCost::operator()(int64_t length, int64_t context) const {
   return slowest;
 }
 
-double loom::pipeFusionSeconds(double patchSeconds, int64_t patches,
-                               int64_t stages, int64_t steps, int64_t warmup) {
-  // A patch's next step starts when its output returns from the last
-  // stage, so with fewer patches than stages each streaming step waits for
-  // that round trip: K patch times, not M.
-  int64_t perStep = std::max(patches, stages);
-  return warmup * (patches + stages - 1) * patchSeconds +
-         ((steps - warmup) * perStep + stages - 1) * patchSeconds;
+double loom::pipeFusionSeconds(double patchSeconds, double transferSeconds,
+                               int64_t patches, int64_t stages, int64_t steps,
+                               int64_t warmup) {
+  double t = patchSeconds;
+  double trip = stages * t + (stages - 1) * transferSeconds;
+  double lastPatch = (patches - 1) * t + trip;
+  int64_t barriers = std::min(warmup, steps - 1);
+  return barriers * lastPatch +
+         (steps - 1 - barriers) * std::max(patches * t, trip) + lastPatch;
 }
 
 PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,
@@ -244,7 +259,8 @@ PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,
     int64_t patches = slices.size(), steps = std::max<int64_t>(pipeline.getSteps(), 1);
     double t = cost(slices.front(), 0);
     prediction.seconds =
-        pipeFusionSeconds(t, patches, stages, steps, pipeline.getWarmup());
+        pipeFusionSeconds(t, cost.transferSeconds(slices.front()), patches,
+                          stages, steps, pipeline.getWarmup());
     // Busy: every stage runs S x M patches.
     prediction.bubble = 1 - steps * patches * t / prediction.seconds;
     return prediction;

@@ -202,8 +202,9 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return failure();
     }
     auto total = [&](int64_t patches) {
-      return pipeFusionSeconds(cost(tokens / patches, 0), patches, stages,
-                               steps, warmup);
+      int64_t length = tokens / patches;
+      return pipeFusionSeconds(cost(length, 0), cost.transferSeconds(length),
+                               patches, stages, steps, warmup);
     };
     int64_t chosen = given->empty() ? 0 : given->size();
     if (!chosen) {

@@ -82,18 +82,34 @@ public:
                  int64_t stages);
   double operator()(int64_t length, int64_t context) const;
 
+  /// Seconds to hand a slice of `length` tokens from one stage to the next:
+  /// the slowest boundary's results over one ICI hop (CostModel's
+  /// point-to-point formula; stages sit on neighbouring chips).
+  double transferSeconds(int64_t length) const;
+
 private:
   std::vector<std::vector<LayerSliceCost>> stageLayers;
+  /// Per stage but the last, the bytes of its last layer's results at the
+  /// full sequence.
+  std::vector<double> boundaryBytes;
+  int64_t tokens;
+  double hopLatency, linkBandwidth;
 };
 
 /// PipeFusion's time for `steps` denoising steps of `patches` patches, each
-/// taking `patchSeconds` on the slowest of `stages` stages: the first
-/// `warmup` steps end with a barrier, later ones stream:
-///   W (M + K - 1) t + ((S - W) max(M, K) + K - 1) t
-/// (a patch enters step s + 1 only when it has left the last stage in step
-/// s, so fewer patches than stages leave the pipeline waiting).
-double pipeFusionSeconds(double patchSeconds, int64_t patches, int64_t stages,
-                         int64_t steps, int64_t warmup);
+/// taking `patchSeconds` t on the slowest of `stages` stages and
+/// `transferSeconds` x between two stages. A patch's trip through the
+/// stages takes R = K t + (K - 1) x, and it enters step s + 1 only when it
+/// has left the last stage in step s. The first `warmup` steps end with a
+/// barrier (the next step waits for the last patch, (M - 1) t + R later);
+/// later ones stream (the next step's first patch starts max(M t, R) after
+/// this step's); the last step ends (M - 1) t + R after it starts:
+///   W' ((M - 1) t + R) + (S - 1 - W') max(M t, R) + (M - 1) t + R,
+/// W' = min(W, S - 1). With x = 0 and M >= K that is PipeFusion's
+/// (S M + K - 1) t for W = 0 (PipeFusion, Wang et al. 2024).
+double pipeFusionSeconds(double patchSeconds, double transferSeconds,
+                         int64_t patches, int64_t stages, int64_t steps,
+                         int64_t warmup);
 
 /// The cost model's prediction for a planned model: TeraPipe's
 /// sum(t_i) + (K - 1) max(t_i) over the slices, or PipeFusion's time over
