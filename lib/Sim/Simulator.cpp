@@ -251,8 +251,19 @@ llvm::Error Engine::load() {
           if (member >= numChips())
             return fail(at() + ".group[" + std::to_string(g) + "]: chip " +
                         llvm::Twine(member) + " is outside " + slice.name);
+        if (!llvm::is_contained(spec.group, chip.id))
+          return fail(at() + ".group: chip " + llvm::Twine(chip.id) +
+                      " runs collective tag " + llvm::Twine(spec.tag) +
+                      " but is not in its group");
         auto [it, fresh] = instanceOf.try_emplace(spec.tag, instances.size());
         if (fresh) {
+          llvm::SmallVector<int64_t, 8> sorted(spec.group.begin(),
+                                               spec.group.end());
+          llvm::sort(sorted);
+          if (auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+              twice != sorted.end())
+            return fail(at() + ".group: chip " + llvm::Twine(*twice) +
+                        " is in the group twice");
           Instance instance;
           instance.group.assign(spec.group.begin(), spec.group.end());
           instance.kind = spec.collective;
@@ -267,6 +278,13 @@ llvm::Error Engine::load() {
           return fail(at() + ": collective tag " + llvm::Twine(spec.tag) +
                       " disagrees with another chip's on its kind, group or "
                       "bytes");
+        // A tag names one collective: each chip of its group runs it once.
+        for (int32_t member : instance.members)
+          if (tasks[member].chip == int32_t(chips.size()))
+            return fail(at() + ".tag: chip " + llvm::Twine(chip.id) +
+                        " already runs collective tag " +
+                        llvm::Twine(spec.tag) + " (task " +
+                        llvm::Twine(tasks[member].local) + ")");
         instance.members.push_back(self);
         task.collective = it->second;
         break;
@@ -307,6 +325,18 @@ llvm::Error Engine::load() {
     if (task.spec->kind == TaskKind::Send && task.partner == kNone)
       return fail(where(task) + ": chip " + llvm::Twine(task.spec->peer) +
                   " never receives tag " + llvm::Twine(task.spec->tag));
+  for (auto [tag, index] : instanceOf) {
+    const Instance &instance = instances[index];
+    if (instance.members.size() == instance.group.size())
+      continue;
+    for (int64_t member : instance.group)
+      if (llvm::none_of(instance.members, [&](int32_t t) {
+            return chips[tasks[t].chip].id == member;
+          }))
+        return fail("collective tag " + llvm::Twine(tag) + ": chip " +
+                    llvm::Twine(member) +
+                    " of its group has no task with this tag");
+  }
   for (Instance &instance : instances) {
     int64_t n = instance.group.size();
     bool neighbours = true;
