@@ -88,8 +88,11 @@ def Sched_ComputeOp : Sched_TaskOp<"compute"> {
   let arguments = (ins StrAttr:$name, Variadic<Sched_TokenType>:$deps,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$flops,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
-                       StrAttr:$op, I64Attr:$layer, I64Attr:$slice,
-                       DefaultValuedAttr<I64Attr, "0">:$step);
+                       StrAttr:$op,
+                       ConfinedAttr<I64Attr, [IntMinValue<-1>]>:$layer,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$slice,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>,
+                                         "0">:$step);
   let assemblyFormat = "$name (`deps` `(` $deps^ `)`)? attr-dict";
 }
 
