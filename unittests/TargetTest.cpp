@@ -164,6 +164,13 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
             }),
             "edited.json: $.chip.hbm_capacity.value: must be a whole number "
             "of bytes, got 0.5");
+  // A count past 2^53 would no longer be exact, and past 2^63 would wrap
+  // when read as an integer.
+  EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
+              (*section(root, "chip").getObject("hbm_capacity"))["value"] = 1e19;
+            }),
+            "edited.json: $.chip.hbm_capacity.value: must be at most 2^53 "
+            "bytes, got 1e+19");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
               auto &hop = *section(root, "interconnect").getObject("hop_latency");
               (*hop.getObject("measured"))["value"] = 5;

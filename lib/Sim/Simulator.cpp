@@ -531,9 +531,9 @@ void Engine::onReady(int32_t t) {
     if (chip.hbm > target.hbmBytes && failure.empty())
       failure = llvm::formatv(
           "HBM overflow on chip {0} at task {1} (alloc {2} \"{3}\", {4} "
-          "bytes) at t = {5:f3} ms: {6} bytes in use, capacity {7}",
+          "bytes) at t = {5:f3} ms: {6:f0} bytes in use, capacity {7:f0}",
           chip.id, task.local, schedule::name(spec.what), spec.name,
-          spec.bytes, now * 1e3, int64_t(chip.hbm), int64_t(target.hbmBytes));
+          spec.bytes, now * 1e3, chip.hbm, target.hbmBytes);
     finish(t, 0);
     return;
   case TaskKind::Free: {

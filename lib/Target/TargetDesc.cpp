@@ -258,7 +258,9 @@ private:
       return value;
     // Bounds that keep every time the cost model and the simulator derive
     // finite: no rate below one per second, no hop slower than a second,
-    // no efficiency below 1%; counts and sizes are whole.
+    // no efficiency below 1%; counts and sizes are whole, and at most 2^53,
+    // where doubles stop holding every whole number (and well inside the
+    // 64-bit integers they are read into).
     std::string at = path + ".value";
     if (unit.ends_with("/s") && value < 1)
       fail(at, "must be at least 1 " + unit.str() + ", got " + showNumber(value));
@@ -268,10 +270,14 @@ private:
       fail(at, "must be at least 0.01, got " + showNumber(value));
     else if (llvm::is_contained({"count", "elements", "bytes", "chips", "links",
                                  "hosts"},
-                                unit) &&
-             value != std::floor(value))
-      fail(at, "must be a whole number of " + unit.str() + ", got " +
-                   showNumber(value));
+                                unit)) {
+      if (value != std::floor(value))
+        fail(at, "must be a whole number of " + unit.str() + ", got " +
+                     showNumber(value));
+      else if (value > 9007199254740992.0)
+        fail(at, "must be at most 2^53 " + unit.str() + ", got " +
+                     showNumber(value));
+    }
     return value;
   }
 };
