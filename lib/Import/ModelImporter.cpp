@@ -861,7 +861,11 @@ OwningOpRef<ModuleOp> loom::importModelConfig(StringRef text, StringRef fileName
   Location fileLoc = FileLineColLoc::get(context, fileName, 1, 1);
   llvm::Expected<llvm::json::Value> json = parseJson(text);
   if (!json) {
-    mlir::emitError(fileLoc) << "invalid JSON: " << llvm::toString(json.takeError());
+    std::string message = llvm::toString(json.takeError());
+    auto [line, column] = takeJsonErrorPosition(message);
+    Location at =
+        line ? FileLineColLoc::get(context, fileName, line, column) : fileLoc;
+    mlir::emitError(at) << "invalid JSON: " << message;
     return nullptr;
   }
   const llvm::json::Object *object = json->getAsObject();

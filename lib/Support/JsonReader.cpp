@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -47,7 +48,69 @@ llvm::Expected<llvm::json::Value> loom::parseJson(llvm::StringRef text,
       --depth;
     }
   }
-  return llvm::json::parse(text);
+  llvm::Expected<llvm::json::Value> document = llvm::json::parse(text);
+  if (!document)
+    return document;
+  // llvm::json keeps one of a repeated key silently; refuse it instead.
+  // The document is valid JSON here, so a string right after '{' or after
+  // a ',' inside an object is a key.
+  struct Level {
+    bool object, expectKey;
+    llvm::StringSet<> keys;
+  };
+  llvm::SmallVector<Level, 8> stack;
+  line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+    } else if (c == '"') {
+      size_t start = ++i;
+      for (; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      if (stack.empty() || !stack.back().expectKey)
+        continue;
+      llvm::StringRef key = text.slice(start, i);
+      stack.back().expectKey = false;
+      if (!stack.back().keys.insert(key).second)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "line " + llvm::Twine(line) + ": key \"" + key +
+                "\" appears twice in one object");
+    } else if (c == '{' || c == '[') {
+      stack.push_back({c == '{', c == '{', {}});
+    } else if (c == '}' || c == ']') {
+      stack.pop_back();
+    } else if (c == ',' && stack.back().object) {
+      stack.back().expectKey = true;
+    }
+  }
+  return document;
+}
+
+std::pair<unsigned, unsigned>
+loom::takeJsonErrorPosition(std::string &message) {
+  llvm::StringRef rest(message);
+  unsigned line = 0, column = 1;
+  if (rest.consume_front("[")) {
+    // llvm::json: "[line:column, byte=N]: what".
+    if (rest.consumeInteger(10, line) || !rest.consume_front(":") ||
+        rest.consumeInteger(10, column))
+      return {0, 0};
+    size_t end = rest.find("]: ");
+    if (end == llvm::StringRef::npos)
+      return {0, 0};
+    rest = rest.drop_front(end + 3);
+  } else if (rest.consume_front("line ")) {
+    // parseJson's own: "line N: what".
+    if (rest.consumeInteger(10, line) || !rest.consume_front(": "))
+      return {0, 0};
+  } else {
+    return {0, 0};
+  }
+  message = rest.str();
+  return {line, std::max(column, 1u)};
 }
 
 std::string JsonPath::str() const {

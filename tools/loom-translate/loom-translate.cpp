@@ -53,9 +53,17 @@ static void registerScheduleTranslations() {
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         StringRef name = buffer->getBufferIdentifier();
         auto parsed = loom::schedule::parseSchedule(buffer->getBuffer(), name);
-        Location loc = FileLineColLoc::get(context, name, 1, 1);
+        // Errors name the JSON path, so the location names only the file
+        // (line 0: no source line, which may be the whole file, is quoted),
+        // and the op a verifier names is not printed: it may be a chip's
+        // whole program.
+        Location loc = FileLineColLoc::get(context, name, 0, 0);
+        context->printOpOnDiagnostic(false);
         if (!parsed) {
-          emitError(loc) << llvm::toString(parsed.takeError());
+          std::string message = llvm::toString(parsed.takeError());
+          StringRef what(message);
+          what.consume_front((name + ": ").str());
+          emitError(loc) << what;
           return nullptr;
         }
         OwningOpRef<ModuleOp> module =

@@ -42,8 +42,14 @@ private:
 };
 
 /// llvm::json::parse, after refusing documents nested more than `maxDepth`
-/// arrays and objects deep: llvm::json recurses once per level and would
-/// exhaust the stack on hostile input.
+/// arrays and objects deep (llvm::json recurses once per level and would
+/// exhaust the stack on hostile input), and refusing an object that repeats
+/// a key (llvm::json would keep one of them silently).
+/// Where a parseJson error happened: its 1-based line and column (column
+/// 1 when only the line is known), or {0, 0}; `message` loses the position
+/// prefix ("[line:column, byte=N]: " or "line N: ").
+std::pair<unsigned, unsigned> takeJsonErrorPosition(std::string &message);
+
 llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text,
                                             unsigned maxDepth = 64);
 
