@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 using namespace loom;
 using namespace loom::schedule;
@@ -166,6 +167,13 @@ private:
     if (failed.empty())
       failed = fileName + ": " + path.str() + ": " + what.str();
   }
+  /// Marks the key at `path` seen; seeing it again is an error, since an
+  /// object that repeats a key is ambiguous.
+  bool firstTime(bool &seen, const JsonPath &path) {
+    if (seen)
+      fail(path, "duplicate key");
+    return !std::exchange(seen, true);
+  }
   /// A string's text: a view of the document, or, when the string has
   /// escapes, of `decoded`, which then holds it.
   llvm::StringRef string(std::string &decoded);
@@ -223,7 +231,8 @@ llvm::StringRef StreamReader::string(std::string &decoded) {
   size_t start = pos;
   // Schedules are ASCII without escapes: a view of the text is the string.
   size_t end = pos;
-  while (end < text.size() && text[end] != '"' && text[end] != '\\')
+  while (end < text.size() && text[end] != '"' && text[end] != '\\' &&
+         static_cast<unsigned char>(text[end]) >= 0x20)
     ++end;
   if (end < text.size() && text[end] == '"') {
     pos = end + 1;
@@ -232,6 +241,10 @@ llvm::StringRef StreamReader::string(std::string &decoded) {
   decoded.clear();
   std::string &out = decoded;
   while (pos < text.size() && text[pos] != '"') {
+    if (static_cast<unsigned char>(text[pos]) < 0x20) {
+      syntax("control character in a string (escape it)");
+      return out;
+    }
     if (text[pos] != '\\') {
       ++pos;
       continue;
@@ -268,7 +281,13 @@ llvm::StringRef StreamReader::string(std::string &decoded) {
       }
       break;
     }
-    default: out += c; break;
+    case '"':
+    case '\\':
+    case '/': out += c; break;
+    default:
+      pos -= 2;
+      syntax(std::string("invalid escape \\") + c);
+      return out;
     }
     start = pos;
   }
@@ -335,6 +354,13 @@ void StreamReader::value(Field &field, int depth) {
     llvm::StringRef digits = text.slice(start, pos);
     if (digits.empty() || digits == "-") {
       syntax("unexpected character");
+      return;
+    }
+    llvm::StringRef magnitude = digits.drop_front(digits.front() == '-');
+    if (magnitude.size() > 1 && magnitude[0] == '0' &&
+        llvm::isDigit(magnitude[1])) {
+      pos = start;
+      syntax("number with a leading zero");
       return;
     }
     field.type = Field::Type::Number;
@@ -536,13 +562,15 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
     return fail(path, "must be an object");
   object([&](llvm::StringRef key) {
     if (key == "id") {
+      if (!firstTime(sawId, JsonPath(path, "id")))
+        return;
       Field id;
       value(id, 0);
-      sawId = true;
       chip.id = integer(id, JsonPath(path, "id"), 0);
     } else if (key == "tasks") {
-      sawTasks = true;
       JsonPath tasksPath(path, "tasks");
+      if (!firstTime(sawTasks, tasksPath))
+        return;
       if (!peek('['))
         return fail(tasksPath, "must be an array");
       array([&](size_t t) {
@@ -584,17 +612,19 @@ llvm::Expected<Schedule> StreamReader::read() {
   else
     object([&](llvm::StringRef key) {
       if (key == "format") {
+        if (!firstTime(sawFormat, JsonPath(root, "format")))
+          return;
         Field f;
         value(f, 0);
-        sawFormat = true;
         std::string format = stringField(f, JsonPath(root, "format")).str();
         if (failed.empty() && format != "loom-schedule")
           fail(JsonPath(root, "format"),
                "must be \"loom-schedule\", got \"" + format + "\"");
       } else if (key == "version") {
+        if (!firstTime(sawVersion, JsonPath(root, "version")))
+          return;
         Field f;
         value(f, 0);
-        sawVersion = true;
         int64_t version = integer(f, JsonPath(root, "version"), 0);
         if (failed.empty() && version != kFormatVersion)
           fail(JsonPath(root, "version"),
@@ -602,21 +632,25 @@ llvm::Expected<Schedule> StreamReader::read() {
                    " is not supported (this Loom reads version " +
                    std::to_string(kFormatVersion) + ")");
       } else if (key == "target") {
-        sawTarget = true;
         JsonPath targetPath(root, "target");
+        if (!firstTime(sawTarget, targetPath))
+          return;
         if (!peek('{'))
           return fail(targetPath, "must be an object");
         bool sawName = false, sawShape = false;
         object([&](llvm::StringRef key) {
           // The value's own keys reuse the key's storage: copy it first.
           std::string field = key.str();
+          if ((field == "name" &&
+               !firstTime(sawName, JsonPath(targetPath, "name"))) ||
+              (field == "shape" &&
+               !firstTime(sawShape, JsonPath(targetPath, "shape"))))
+            return;
           Field f;
           value(f, 0);
           if (field == "name") {
-            sawName = true;
             result.targetName = stringField(f, JsonPath(targetPath, "name"));
           } else if (field == "shape") {
-            sawShape = true;
             JsonPath shapePath(targetPath, "shape");
             if (f.type != Field::Type::Array || f.items.empty() ||
                 f.items.size() > 3)
@@ -633,8 +667,9 @@ llvm::Expected<Schedule> StreamReader::read() {
         if (!sawShape)
           fail(JsonPath(targetPath, "shape"), "missing required key");
       } else if (key == "chips") {
-        sawChips = true;
         JsonPath chipsPath(root, "chips");
+        if (!firstTime(sawChips, chipsPath))
+          return;
         if (!peek('['))
           return fail(chipsPath, "must be an array");
         array([&](size_t c) { readChip(result, JsonPath(chipsPath, c)); });
