@@ -202,6 +202,29 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
       view.diffusion = mode.getValue() == "diffusion";
   if (auto tp = module->getAttrOfType<IntegerAttr>("loom.tp"))
     view.tp = tp.getInt();
+  // The passes lay out and price loom.tp chips per stage; what sharding
+  // wrote on the ops must say the same.
+  Operation *wrong = nullptr;
+  int64_t found = 0;
+  view.func.walk([&](Operation *op) {
+    if (auto split = op->getAttrOfType<SplitAttr>("loom.split")) {
+      found = split.getParts() * split.getReplicas();
+    } else if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
+                   LocalShardOp>(op)) {
+      found = op->getAttrOfType<IntegerAttr>("group_size").getInt();
+    } else {
+      return WalkResult::advance();
+    }
+    if (found == view.tp)
+      return WalkResult::advance();
+    wrong = op;
+    return WalkResult::interrupt();
+  });
+  if (wrong)
+    return wrong->emitOpError()
+           << "is sharded " << found << " ways, but the module's tensor "
+           << "parallelism (loom.tp) is " << view.tp << "; " << passName
+           << " needs them to agree";
   return view;
 }
 

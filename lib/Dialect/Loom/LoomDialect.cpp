@@ -123,6 +123,19 @@ int64_t loom::getPipelineTokens(Operation *func) {
   return tokens;
 }
 
+/// Whether `op` holds any attention, and any causal attention.
+static std::pair<bool, bool> scanAttention(Operation *op) {
+  bool anyAttention = false, anyCausal = false;
+  op->walk([&](Operation *inner) {
+    if (auto attention = dyn_cast<AttentionOp>(inner)) {
+      anyAttention = true;
+      anyCausal |= attention.getCausal();
+    }
+    anyAttention |= isa<JointAttentionOp>(inner);
+  });
+  return {anyAttention, anyCausal};
+}
+
 /// Counts are i64, as loom-import writes them: a wider or unsigned integer
 /// would be truncated or misread by getInt().
 static bool isPositiveI64(Attribute value) {
@@ -173,14 +186,7 @@ static LogicalResult verifyModelInfo(Operation *op, Attribute value) {
                                          : "steps belong to mode diffusion");
   // The mode decides how loom-split-tokens pipelines the model: TeraPipe's
   // slices need causal attention, PipeFusion's patches a DiT's full one.
-  bool anyAttention = false, anyCausal = false;
-  op->walk([&](Operation *inner) {
-    if (auto attention = dyn_cast<AttentionOp>(inner)) {
-      anyAttention = true;
-      anyCausal |= attention.getCausal();
-    }
-    anyAttention |= isa<JointAttentionOp>(inner);
-  });
+  auto [anyAttention, anyCausal] = scanAttention(op);
   if (diffusion && anyCausal)
     return op->emitError() << "'loom.model' says mode diffusion, but the "
                               "model has causal attention (a language model)";
@@ -206,6 +212,18 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
   auto pipeline = dyn_cast<PipelineAttr>(attr.getValue());
   if (!pipeline)
     return op->emitError() << "'loom.pipeline' must be a #loom.pipeline";
+  // A later slice of a causal model needs only the K/V before it; patches
+  // of a DiT attend to every token, stale or fresh.
+  auto [anyAttention, anyCausal] = scanAttention(op);
+  bool patches = pipeline.getMode() == PipelineMode::patches;
+  if (patches && anyCausal)
+    return op->emitError() << "'loom.pipeline' cuts patches (PipeFusion), but "
+                              "the model's attention is causal; causal models "
+                              "take token slices (TeraPipe)";
+  if (!patches && anyAttention && !anyCausal && pipeline.getSlices().size() > 1)
+    return op->emitError() << "'loom.pipeline' cuts token slices (TeraPipe), "
+                              "but no attention of the model is causal; a DiT "
+                              "takes patches (PipeFusion)";
   // Layers carry their stage: from 0 up, in order, every stage used.
   int64_t expected = 0, layers = 0;
   LogicalResult result = success();

@@ -95,3 +95,24 @@ func.func @unequal() attributes {loom.pipeline = #loom.pipeline<stages = 2, slic
 func.func @warmup() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [4, 4], patches, steps = 4, warmup = 5>} {
   return
 }
+
+// -----
+
+// The mode must suit the attention: PipeFusion's patches attend to every
+// token, so a causal model cannot take them...
+// expected-error @+1 {{'loom.pipeline' cuts patches (PipeFusion), but the model's attention is causal; causal models take token slices (TeraPipe)}}
+func.func @patches_causal(%q: tensor<1x8x64xbf16>)
+    attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [4, 4], patches, steps = 2>} {
+  %0 = loom.attention %q, %q, %q {heads = 4, kv_heads = 4, head_dim = 16, causal} : tensor<1x8x64xbf16>, tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+  return
+}
+
+// -----
+
+// ...and TeraPipe's slices need it to be causal.
+// expected-error @+1 {{'loom.pipeline' cuts token slices (TeraPipe), but no attention of the model is causal; a DiT takes patches (PipeFusion)}}
+func.func @slices_full(%q: tensor<1x8x64xbf16>)
+    attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [4, 4]>} {
+  %0 = loom.attention %q, %q, %q {heads = 4, kv_heads = 4, head_dim = 16} : tensor<1x8x64xbf16>, tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+  return
+}
