@@ -270,14 +270,24 @@ static LogicalResult buildLlama(ImportContext &ic) {
   if (!act.empty() && act != "silu")
     c.error("hidden_act") << "field 'hidden_act' must be \"silu\" for a "
                              "LLaMA (SwiGLU) MLP, got \"" << act << "\"";
-  requireDivisible(c, "hidden_size", hidden, "num_attention_heads", heads);
   requireDivisible(c, "num_attention_heads", heads, "num_key_value_heads",
                    kvHeads);
-  int64_t headDim = hidden / heads;
-  if (headDim % 2 != 0)
-    c.error("num_attention_heads")
-        << "head_dim = 'hidden_size' / 'num_attention_heads' = " << headDim
-        << " must be even for rotary embeddings (RoPE rotates pairs)";
+  // transformers' LlamaConfig: head_dim when given (e.g. Llama 3.2 and
+  // Mistral-style configs), else hidden_size / num_attention_heads.
+  int64_t headDim = c.positive("head_dim", 0);
+  if (headDim != 0) {
+    if (headDim % 2 != 0)
+      c.error("head_dim") << "field 'head_dim' = " << headDim
+                          << " must be even for rotary embeddings (RoPE "
+                             "rotates pairs)";
+  } else {
+    requireDivisible(c, "hidden_size", hidden, "num_attention_heads", heads);
+    headDim = hidden / heads;
+    if (headDim % 2 != 0)
+      c.error("num_attention_heads")
+          << "head_dim = 'hidden_size' / 'num_attention_heads' = " << headDim
+          << " must be even for rotary embeddings (RoPE rotates pairs)";
+  }
   DecoderShape s = decoderShape(ic, "max_position_embeddings", maxPos);
   if (!c.ok())
     return failure();
@@ -288,7 +298,7 @@ static LogicalResult buildLlama(ImportContext &ic) {
     x = g.layer(i, "llama", x, [&](ValueRange args) -> SmallVector<Value> {
       Value in = args[0];
       Value h = g.rmsNorm(in);
-      Value q = g.linear(LinearRole::q, h, hidden, false);
+      Value q = g.linear(LinearRole::q, h, heads * headDim, false);
       Value k = g.linear(LinearRole::k, h, kvHeads * headDim, false);
       Value v = g.linear(LinearRole::v, h, kvHeads * headDim, false);
       q = g.rope(q, headDim, theta);
