@@ -266,6 +266,9 @@ static LogicalResult buildLlama(ImportContext &ic) {
   int64_t maxPos = c.positive("max_position_embeddings", 2048);
   double theta = c.number("rope_theta", 10000.0);
   bool tied = c.boolean("tie_word_embeddings", false);
+  // transformers' LlamaConfig: biases on q, k, v, o and on the MLP.
+  bool attentionBias = c.boolean("attention_bias", false);
+  bool mlpBias = c.boolean("mlp_bias", false);
   std::string act = c.string("hidden_act");
   if (!act.empty() && act != "silu")
     c.error("hidden_act") << "field 'hidden_act' must be \"silu\" for a "
@@ -298,19 +301,19 @@ static LogicalResult buildLlama(ImportContext &ic) {
     x = g.layer(i, "llama", x, [&](ValueRange args) -> SmallVector<Value> {
       Value in = args[0];
       Value h = g.rmsNorm(in);
-      Value q = g.linear(LinearRole::q, h, heads * headDim, false);
-      Value k = g.linear(LinearRole::k, h, kvHeads * headDim, false);
-      Value v = g.linear(LinearRole::v, h, kvHeads * headDim, false);
+      Value q = g.linear(LinearRole::q, h, heads * headDim, attentionBias);
+      Value k = g.linear(LinearRole::k, h, kvHeads * headDim, attentionBias);
+      Value v = g.linear(LinearRole::v, h, kvHeads * headDim, attentionBias);
       q = g.rope(q, headDim, theta);
       k = g.rope(k, headDim, theta);
       Value a = g.attention(q, k, v, heads, kvHeads, headDim, /*causal=*/true,
                             /*cross=*/false, s.cached);
-      Value r = g.add(in, g.linear(LinearRole::o, a, hidden, false));
+      Value r = g.add(in, g.linear(LinearRole::o, a, hidden, attentionBias));
       Value h2 = g.rmsNorm(r);
-      Value gate = g.linear(LinearRole::gate, h2, inter, false);
-      Value up = g.linear(LinearRole::up, h2, inter, false);
+      Value gate = g.linear(LinearRole::gate, h2, inter, mlpBias);
+      Value up = g.linear(LinearRole::up, h2, inter, mlpBias);
       Value m = SwiGLUOp::create(g.b, g.loc, gate, up);
-      return {g.add(r, g.linear(LinearRole::down, m, hidden, false))};
+      return {g.add(r, g.linear(LinearRole::down, m, hidden, mlpBias))};
     })[0];
   }
   Value logits = g.linear(LinearRole::lm_head, g.rmsNorm(x), vocab, false, tied);
