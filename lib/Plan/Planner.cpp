@@ -214,11 +214,15 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
   }
   for (int64_t tp : degrees)
     for (int64_t stages = 1; stages <= layers; ++stages) {
-      if (chips % (tp * stages) != 0)
+      // (The lowering lays replicas out only when tp x stages divides the
+      // slice.)
+      if (chips % (tp * stages) != 0 || (request.fixTp && tp != request.tp) ||
+          (request.fixStages && stages != request.stages))
         continue;
       // Data parallelism splits the batch.
       for (int64_t dp = 1; dp <= batch; ++dp) {
-        if (batch % dp != 0 || tp * stages * dp > chips)
+        if (batch % dp != 0 || tp * stages * dp > chips ||
+            (request.fixDataParallel && dp != request.dataParallel))
           continue;
         PlanRequest candidate = request;
         candidate.tp = tp;

@@ -54,8 +54,10 @@ static cl::opt<std::string> slices("slices", cl::init("auto"), cl::cat(category)
                                    cl::desc("auto, N, or lengths l1,l2,..."));
 static cl::opt<bool> sequenceParallel("sequence-parallel", cl::cat(category),
                                       cl::desc("Megatron sequence parallelism"));
-static cl::opt<bool> searchFlag("search", cl::cat(category),
-                            cl::desc("Choose tp, stages and data parallelism"));
+static cl::opt<bool> searchFlag(
+    "search", cl::cat(category),
+    cl::desc("Choose tp, stages and data parallelism (any of --tp, --stages "
+             "and --data-parallel given stays fixed)"));
 static cl::opt<int64_t>
     top("simulate-top", cl::init(3), cl::cat(category),
         cl::desc("--search: simulate this many of the best plans (those "
@@ -217,12 +219,20 @@ int main(int argc, char **argv) {
   request.dataParallel = dataParallel;
   request.slices = slices;
   request.sequenceParallel = sequenceParallel;
+  request.fixTp = tp.getNumOccurrences() > 0;
+  request.fixStages = stages.getNumOccurrences() > 0;
+  request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
 
   mlir::DialectRegistry registry;
   loom::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  if (searchFlag && slices.getNumOccurrences()) {
+    errs() << "loom-plan: --search chooses the slices of each plan; drop "
+              "--slices or --search\n";
+    return 1;
+  }
   if (top.getNumOccurrences() && !searchFlag) {
     errs() << "loom-plan: --simulate-top applies only with --search\n";
     return 1;
@@ -237,7 +247,9 @@ int main(int argc, char **argv) {
     std::vector<loom::PlanOutcome> plans =
         loom::searchPlans(request, context, top, rejected);
     if (plans.empty()) {
-      loom::PlanOutcome why = loom::plan(request, context, false, false);
+      // The request as given says why (lowered too: the lowering refuses
+      // layouts the cost model can still price).
+      loom::PlanOutcome why = loom::plan(request, context, true, false);
       errs() << "loom-plan: error: no plan of " << model << " fits " << slice
              << (why.failure.empty() ? "" : ": " + why.failure) << "\n";
       return 1;
@@ -253,13 +265,15 @@ int main(int argc, char **argv) {
     }
     int64_t simulatedCount = llvm::count_if(
         plans, [](const loom::PlanOutcome &p) { return p.simulated.has_value(); });
-    outs() << fmt::format("{} plans for {} on {} fit ({} rejected: too "
+    outs() << fmt::format("{} plan{} for {} on {} fit{} ({} rejected: too "
                           "little memory or invalid degrees); {} simulated "
                           "(the best predicted within the simulation "
                           "budget), ranked by simulated time where there is "
                           "one:\n",
-                          plans.size(), plans.front().modelName, slice,
-                          rejected, simulatedCount);
+                          plans.size(), plans.size() == 1 ? "" : "s",
+                          plans.front().modelName, slice,
+                          plans.size() == 1 ? "s" : "", rejected,
+                          simulatedCount);
     outs() << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>8}\n",
                           "rank", "plan", "slices", "predicted ms",
                           "simulated ms", "MFU", "x bound");

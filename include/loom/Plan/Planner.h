@@ -31,6 +31,9 @@ struct PlanRequest {
   int64_t tp = 1, stages = 1, dataParallel = 1;
   std::string slices = "auto";
   bool sequenceParallel = false;
+  /// searchPlans keeps a degree the user gave at its value and chooses the
+  /// others.
+  bool fixTp = false, fixStages = false, fixDataParallel = false;
 };
 
 struct PlanOutcome {
@@ -65,7 +68,8 @@ PlanOutcome plan(const PlanRequest &request, mlir::MLIRContext &context,
                  bool simulate, bool trace);
 
 /// Every valid (data-parallel, tensor-parallel, stages) plan for the slice
-/// with automatic slices, ranked by the cost model; the `simulateTop` best
+/// with automatic slices (those of `request` that are fixed held at its
+/// values), ranked by the cost model; the `simulateTop` best
 /// whose programs have at most kSimulationBudget tasks are simulated and
 /// ranked by the simulator. Deterministic. The ones that do not fit are
 /// left out; `rejected` counts them.
