@@ -167,6 +167,17 @@ private:
     if (failed.empty())
       failed = fileName + ": " + path.str() + ": " + what.str();
   }
+  /// Whether the next value opens `open` ('{' or '['); if not, an error:
+  /// the end of the input where it ends, else the value's expected kind.
+  bool opens(char open, const JsonPath &path) {
+    if (peek(open))
+      return true;
+    if (pos >= text.size())
+      syntax("unexpected end of input");
+    else
+      fail(path, open == '{' ? "must be an object" : "must be an array");
+    return false;
+  }
   /// Marks the key at `path` seen; seeing it again is an error, since an
   /// object that repeats a key is ambiguous.
   bool firstTime(bool &seen, const JsonPath &path) {
@@ -558,8 +569,8 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
 void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
   Chip chip;
   bool sawId = false, sawTasks = false;
-  if (!peek('{'))
-    return fail(path, "must be an object");
+  if (!opens('{', path))
+    return;
   object([&](llvm::StringRef key) {
     if (key == "id") {
       if (!firstTime(sawId, JsonPath(path, "id")))
@@ -571,12 +582,12 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
       JsonPath tasksPath(path, "tasks");
       if (!firstTime(sawTasks, tasksPath))
         return;
-      if (!peek('['))
-        return fail(tasksPath, "must be an array");
+      if (!opens('[', tasksPath))
+        return;
       array([&](size_t t) {
         JsonPath taskPath(tasksPath, t);
-        if (!peek('{'))
-          return fail(taskPath, "must be an object");
+        if (!opens('{', taskPath))
+          return;
         readTask(chip, taskPath);
       });
     } else {
@@ -607,9 +618,7 @@ llvm::Expected<Schedule> StreamReader::read() {
   Schedule result;
   JsonPath root("$");
   bool sawFormat = false, sawVersion = false, sawTarget = false, sawChips = false;
-  if (!peek('{'))
-    fail(root, "must be an object");
-  else
+  if (opens('{', root))
     object([&](llvm::StringRef key) {
       if (key == "format") {
         if (!firstTime(sawFormat, JsonPath(root, "format")))
@@ -635,8 +644,8 @@ llvm::Expected<Schedule> StreamReader::read() {
         JsonPath targetPath(root, "target");
         if (!firstTime(sawTarget, targetPath))
           return;
-        if (!peek('{'))
-          return fail(targetPath, "must be an object");
+        if (!opens('{', targetPath))
+          return;
         bool sawName = false, sawShape = false;
         object([&](llvm::StringRef key) {
           // The value's own keys reuse the key's storage: copy it first.
@@ -670,9 +679,11 @@ llvm::Expected<Schedule> StreamReader::read() {
         JsonPath chipsPath(root, "chips");
         if (!firstTime(sawChips, chipsPath))
           return;
-        if (!peek('['))
-          return fail(chipsPath, "must be an array");
+        if (!opens('[', chipsPath))
+          return;
         array([&](size_t c) { readChip(result, JsonPath(chipsPath, c)); });
+        if (failed.empty() && result.chips.empty())
+          fail(chipsPath, "a schedule needs at least one chip");
       } else {
         fail(JsonPath(root, key),
              "unknown key (known here: format, version, target, chips)");

@@ -500,7 +500,8 @@ SmallVector<int64_t> loom::validTensorParallelDegrees(ModuleOp module,
                                                       int64_t maxDegree,
                                                       bool sequenceParallel) {
   SmallVector<int64_t> valid;
-  for (int64_t tp = 1; tp <= maxDegree; ++tp)
+  // Sequence parallelism splits activations across the group: tp >= 2.
+  for (int64_t tp = sequenceParallel ? 2 : 1; tp <= maxDegree; ++tp)
     if (!whyNot(module, tp, sequenceParallel).first)
       valid.push_back(tp);
   return valid;
@@ -530,6 +531,11 @@ LogicalResult loom::shardHeads(ModuleOp module,
     return module.emitError()
            << "tp = " << options.tp << " needs more chips than " << slice->name
            << " has (" << chips << "); valid degrees: " << validDegrees();
+  if (options.sequenceParallel && options.tp == 1)
+    return module.emitError()
+           << "sequence-parallel splits activations across the "
+              "tensor-parallel group, so it needs tp >= 2; valid degrees on "
+           << slice->name << ": " << validDegrees();
   auto [op, message] = whyNot(module, options.tp, options.sequenceParallel);
   if (op)
     return op->emitError() << "cannot split " << options.tp
