@@ -135,6 +135,30 @@ TEST(Simulator, UncontendedCollectivesMatchTheCostModel) {
             0.02);
 }
 
+// An all-to-all over a whole 16x16 slice starts 256 x 255 flows at one
+// instant, most of them sharing links; they end together too. Link shares
+// are recomputed once per instant, so the events grow with the flows (a
+// finish and an arrival each, plus the share changes), not with the flows
+// times their neighbours (23.6 million events before).
+TEST(Simulator, AllToAllEventsGrowWithTheFlows) {
+  Schedule s = emptySchedule({16, 16}, 256);
+  llvm::SmallVector<int64_t> everyone;
+  for (int64_t i = 0; i < 256; ++i)
+    everyone.push_back(i);
+  for (int64_t member : everyone) {
+    Task t;
+    t.kind = TaskKind::Collective;
+    t.collective = Collective::AllToAll;
+    t.group.assign(everyone.begin(), everyone.end());
+    t.bytes = 1 << 20;
+    s.chips[member].tasks.push_back(t);
+  }
+  SimResult r = run(s);
+  EXPECT_TRUE(r.failure.empty()) << r.failure;
+  int64_t flows = 256 * 255;
+  EXPECT_LE(r.events, uint64_t(3 * flows));
+}
+
 TEST(Simulator, SharedLinksSlowTransfersDown) {
   // Two transfers over the same link (0 -> 1 on a 4x4) against one alone,
   // and against two on disjoint links (0 -> 1 and 2 -> 3).

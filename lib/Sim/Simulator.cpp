@@ -49,6 +49,7 @@ struct Flow {
 struct Link {
   llvm::SmallVector<int32_t, 4> flows;
   double bytes = 0, busy = 0, since = 0;
+  bool dirty = false; ///< its flows' shares are due to be recomputed
 };
 
 struct Instance {
@@ -142,6 +143,23 @@ private:
   void startFlow(int64_t from, int64_t to, double bytes, Flow::Owner owner,
                  int32_t id);
   void rerate(int32_t link);
+  /// Flows that start or end change their links' shares; the shares are
+  /// recomputed once per link when the clock is about to move on, so that
+  /// many flows starting or ending at one instant (an all-to-all) cost one
+  /// pass per link rather than one per flow.
+  void markDirty(int32_t link) {
+    if (!links[link].dirty) {
+      links[link].dirty = true;
+      dirtyLinks.push_back(link);
+    }
+  }
+  void rerateDirty() {
+    for (int32_t l : dirtyLinks) {
+      links[l].dirty = false;
+      rerate(l);
+    }
+    dirtyLinks.clear();
+  }
   void endFlow(int32_t f);
   void arrive(const Flow &flow);
   void startStep(int32_t instance);
@@ -158,6 +176,7 @@ private:
   std::vector<ChipState> chips;
   std::vector<Flow> flows;
   std::vector<Link> links;
+  std::vector<int32_t> dirtyLinks;
   std::vector<Instance> instances;
   std::map<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue;
@@ -388,7 +407,7 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
     link.bytes += bytes;
   }
   for (int32_t l : flows[f].links)
-    rerate(l);
+    markDirty(l);
 }
 
 // Every flow on the link gets its fair share of the link, limited by its
@@ -421,7 +440,7 @@ void Engine::endFlow(int32_t f) {
       link.busy += now - link.since;
   }
   for (int32_t l : flow.links)
-    rerate(l);
+    markDirty(l);
   push(now + flow.latency, Event::Kind::Arrive, f);
 }
 
@@ -613,7 +632,11 @@ SimResult Engine::run() {
   for (size_t t = 0; t < tasks.size(); ++t)
     if (tasks[t].waiting == 0 && !tasks[t].ready)
       onReady(t);
-  while (!queue.empty() && failure.empty()) {
+  while ((!queue.empty() || !dirtyLinks.empty()) && failure.empty()) {
+    if (!dirtyLinks.empty() && (queue.empty() || queue.top().time > now)) {
+      rerateDirty();
+      continue;
+    }
     Event event = queue.top();
     queue.pop();
     ++events;
