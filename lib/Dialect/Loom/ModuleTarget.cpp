@@ -9,21 +9,7 @@ FailureOr<TargetAttr> loom::getOrSetModuleTarget(ModuleOp module,
                                                  StringRef slice,
                                                  StringRef passName) {
   auto target = module->getAttrOfType<TargetAttr>("loom.target");
-  if (target && !slice.empty()) {
-    // slice= only fills in a missing target; it may not contradict one.
-    auto [desc, sliceDesc] = lookupSlice(slice);
-    const SliceDesc *own = target.getSlice();
-    if (!desc || desc->name != target.getName() || !own ||
-        own->shape != sliceDesc->shape) {
-      module.emitError() << passName << ": slice=" << slice
-                         << " contradicts the module's loom.target "
-                         << target;
-      return failure();
-    }
-  }
-  if (target)
-    return target;
-  if (slice.empty()) {
+  if (!target && slice.empty()) {
     module.emitError() << passName
                        << " needs a target: add 'loom.target = "
                           "#loom.target<\"tpu-v5e\", shape = [2, 2]>' to the "
@@ -31,12 +17,26 @@ FailureOr<TargetAttr> loom::getOrSetModuleTarget(ModuleOp module,
                           "slice=<name>";
     return failure();
   }
+  if (slice.empty())
+    return target;
   auto [desc, sliceDesc] = lookupSlice(slice);
   if (!desc) {
-    module.emitError() << "unknown slice '" << slice
+    module.emitError() << passName << ": unknown slice '" << slice
                        << "'; tpu-v5e has: "
                        << lookupTarget("tpu-v5e")->listSlices();
     return failure();
+  }
+  if (target) {
+    // slice= only fills in a missing target; it may not contradict one.
+    const SliceDesc *own = target.getSlice();
+    if (desc->name != target.getName() || !own ||
+        own->shape != sliceDesc->shape) {
+      module.emitError() << passName << ": slice=" << slice
+                         << " contradicts the module's loom.target "
+                         << target;
+      return failure();
+    }
+    return target;
   }
   target = TargetAttr::get(module.getContext(), desc->name, sliceDesc->shape);
   module->setAttr("loom.target", target);
