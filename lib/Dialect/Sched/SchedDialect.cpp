@@ -129,7 +129,13 @@ LogicalResult ProgramOp::verifyRegions() {
         if (!llvm::is_contained(coll.getGroup(), id))
           return coll.emitOpError() << "runs on chip " << id
                                     << ", which is not in its group";
-        collectives[coll.getTag()].push_back(coll);
+        // A tag names one collective, which each member runs once.
+        SmallVector<CollectiveOp> &members = collectives[coll.getTag()];
+        for (CollectiveOp earlier : members)
+          if (earlier->getParentOp() == coll->getParentOp())
+            return coll.emitOpError() << "repeats collective tag "
+                                      << coll.getTag() << " on chip " << id;
+        members.push_back(coll);
       }
     }
   }
