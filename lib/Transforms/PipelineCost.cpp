@@ -208,7 +208,7 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   int64_t found = 0;
   view.func.walk([&](Operation *op) {
     if (auto split = op->getAttrOfType<SplitAttr>("loom.split")) {
-      found = split.getParts() * split.getReplicas();
+      found = (Count(split.getParts()) * split.getReplicas()).get();
     } else if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
                    LocalShardOp>(op)) {
       found = op->getAttrOfType<IntegerAttr>("group_size").getInt();
