@@ -241,6 +241,16 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
     if (stage + 1 < stages)
       boundaryBytes[stage] = getTensorBytes(layer->getResultTypes());
   }
+  if (layers.empty())
+    return;
+  SmallVector<Operation *> before, after;
+  for (Operation &op : *layers.front()->getBlock()) {
+    if (isa<LayerOp>(op))
+      continue;
+    (op.isBeforeInBlock(layers.front()) ? before : after).push_back(&op);
+  }
+  prologue.emplace(before, model, axes, tokens);
+  epilogue.emplace(after, model, axes, tokens);
 }
 
 double StageSliceCost::transferSeconds(int64_t length) const {
@@ -253,10 +263,14 @@ double StageSliceCost::transferSeconds(int64_t length) const {
 
 double StageSliceCost::operator()(int64_t length, int64_t context) const {
   double slowest = 0;
-  for (const auto &layers : stageLayers) {
+  for (auto [s, layers] : llvm::enumerate(stageLayers)) {
     double total = 0;
     for (const LayerSliceCost &layer : layers)
       total += layer.seconds(length, context);
+    if (s == 0 && prologue)
+      total += prologue->seconds(length, context);
+    if (s + 1 == stageLayers.size() && epilogue)
+      total += epilogue->seconds(length, context);
     slowest = std::max(slowest, total);
   }
   return slowest;

@@ -74,7 +74,9 @@ private:
 };
 
 /// Seconds of a slice on the slowest stage of a pipelined model: each stage
-/// runs its layers (by their `stage`) one after another.
+/// runs its layers (by their `stage`) one after another; the first also the
+/// ops before the layers (embeddings, patchify), the last those after them
+/// (final norm, LM head or unpatchify), as the lowering places them.
 class StageSliceCost {
 public:
   StageSliceCost(llvm::ArrayRef<LayerOp> layers, const CostModel &model,
@@ -89,6 +91,7 @@ public:
 
 private:
   std::vector<std::vector<LayerSliceCost>> stageLayers;
+  std::optional<LayerSliceCost> prologue, epilogue;
   /// Per stage but the last, the bytes of its last layer's results at the
   /// full sequence.
   std::vector<double> boundaryBytes;
