@@ -54,6 +54,30 @@ TEST(PipelinePasses, SliceCostAgreesWithTheEstimateAtTheFullSequence) {
   EXPECT_GT(slices.seconds(1024, 0) + slices.seconds(1024, 1024), full);
 }
 
+// Decode: one new token that attends to the cache. The slice cost must see
+// the cached tokens (the op's `cached`) as the estimate does.
+TEST(PipelinePasses, DecodeSliceCostSeesTheCache) {
+  for (int64_t cached : {1, 4000}) {
+    MLIRContext context;
+    ImportOptions options;
+    options.mode = ImportOptions::Mode::Decode;
+    options.seqLen = cached;
+    options.batch = 16;
+    OwningOpRef<ModuleOp> module = plan(
+        context, "llama2-70b", "loom-shard-heads{tp=8 slice=v5e-16}", options);
+    auto target = (*module)->getAttrOfType<TargetAttr>("loom.target");
+    CostModel model(*target.getTargetDesc());
+    LayerOp layer;
+    module->walk([&](LayerOp op) {
+      if (!layer)
+        layer = op;
+    });
+    LayerSliceCost slices(layer, model, {}, 1);
+    double one = slices.seconds(1, 0);
+    EXPECT_NEAR(one, estimateTime(model, layer, {}), 1e-9 * one) << cached;
+  }
+}
+
 TEST(PipelinePasses, TeraPipeSlicesShrinkOnLlama65B) {
   MLIRContext context;
   OwningOpRef<ModuleOp> module =

@@ -56,6 +56,7 @@ void LayerSliceCost::addOp(Operation &op) {
     auto kType = cast<RankedTensorType>(attn.getK().getType());
     double kvPerToken = double(getNumElements(kType)) / kType.getDimSize(1);
     term.contextBytes = 2.0 * kvPerToken * getElementBytes(kType);
+    term.cached = attn.getCached();
     term.tokenBytes = getTensorBytes(op.getOperandTypes()) +
                       getTensorBytes(op.getResultTypes());
     terms.push_back(term);
@@ -95,9 +96,11 @@ void LayerSliceCost::forEachWork(
       work.bytes = term.fixedBytes + term.tokenBytes * fraction;
       break;
     case Term::Kind::CausalAttention: {
-      double pairs = double(length) * context + double(length) * (length + 1) / 2;
+      // The slice sees the cached tokens and the sequence before it.
+      double seen = double(term.cached) + context;
+      double pairs = double(length) * seen + double(length) * (length + 1) / 2;
       work.flops = term.pairFlops * pairs;
-      work.bytes = term.tokenBytes * fraction + term.contextBytes * context;
+      work.bytes = term.tokenBytes * fraction + term.contextBytes * seen;
       break;
     }
     case Term::Kind::Compute:

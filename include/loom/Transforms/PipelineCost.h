@@ -64,6 +64,8 @@ private:
     double tokenBytes = 0;     ///< traffic at the full sequence that scales
     double pairFlops = 0;      ///< causal: FLOPs per query/key pair
     double contextBytes = 0;   ///< causal: K/V bytes read per cached token
+    int64_t cached = 0;        ///< causal: tokens cached before the sequence
+                               ///< (decode), seen by every slice
     unsigned elementBits = 16;
     CollectiveKind collective = CollectiveKind::AllReduce;
   };
