@@ -246,14 +246,20 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
   };
   std::stable_sort(plans.begin(), plans.end(), byPrediction);
   int64_t simulated = 0;
-  for (size_t i = 0; i < plans.size() && simulated < simulateTop; ++i) {
-    if (plans[i].estimatedTasks > kSimulationBudget)
+  for (size_t i = 0; i < plans.size() && simulated < simulateTop;) {
+    if (plans[i].estimatedTasks > kSimulationBudget) {
+      ++i;
       continue;
-    PlanOutcome outcome = plan(plans[i].request, context, true, false);
-    if (outcome.failure.empty()) {
-      plans[i] = std::move(outcome);
-      ++simulated;
     }
+    PlanOutcome outcome = plan(plans[i].request, context, true, false);
+    if (!outcome.failure.empty()) {
+      // The simulation refused it (an HBM overflow, say): it does not fit.
+      plans.erase(plans.begin() + i);
+      ++rejected;
+      continue;
+    }
+    plans[i++] = std::move(outcome);
+    ++simulated;
   }
   // By the best estimate of each: the simulator's time where it ran, the
   // cost model's otherwise.

@@ -247,6 +247,9 @@ private:
     std::map<int64_t, int64_t> back; // patch -> tag (per rank: tag + r)
     int64_t warmup = patches() ? pipeline.getWarmup() : 0;
     int64_t patchCount = pipeline ? pipeline.getSlices().size() : 1;
+    // Per stage and rank, the free of the previous unit's activations: a
+    // stage holds one unit's at a time, as loom-check-memory counts them.
+    SmallVector<SmallVector<Value>> released(stages, SmallVector<Value>(tp));
     for (const Unit &unit : units) {
       double fraction = double(unit.length) / double(tokens);
       for (int64_t s = 0; s < stages; ++s) {
@@ -287,10 +290,13 @@ private:
         }
         int64_t actBytes = toInt(plan.workingSet * fraction);
         SmallVector<Value> act = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+          SmallVector<Value, 2> deps(ready[r].begin(), ready[r].end());
+          if (released[s][r])
+            deps.push_back(released[s][r]);
           return AllocOp::create(b, loc(), token, MemoryKind::activations, actBytes,
                                  "slice" + std::to_string(unit.index) +
                                      ".activations",
-                                 ready[r]);
+                                 deps);
         });
         SmallVector<Value> last = act;
         if (s == 0)
@@ -302,6 +308,9 @@ private:
         }
         if (s == stages - 1)
           last = emitWork(d, s, *epilogue, "epilogue", -1, unit, last);
+        // The activations are released when the unit's work is done; its
+        // result leaves by a send that needs no more than that.
+        SmallVector<Value> computed = last;
         bool lastStep = !patches() ||
                         unit.step == std::max<int64_t>(pipeline.getSteps(), 1) - 1;
         if (s + 1 < stages || (!lastStep && stages > 1)) {
@@ -320,8 +329,8 @@ private:
           else
             forward[{s + 1, unit.index}] = tag;
         }
-        onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-          return FreeOp::create(b, loc(), token, act[r], ValueRange(last[r]));
+        released[s] = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+          return FreeOp::create(b, loc(), token, act[r], ValueRange(computed[r]));
         });
       }
     }

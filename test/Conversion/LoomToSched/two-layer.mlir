@@ -41,8 +41,8 @@
 // CHECK-NEXT: %[[C0_21:[0-9]+]] = sched.collective all_reduce deps(%[[C0_20]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 2 : i64}
 // CHECK-NEXT: %[[C0_22:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_21]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_23:[0-9]+]] = sched.send to 2 deps(%[[C0_22]]) {bytes = 16384 : i64, tag = 3 : i64}
-// CHECK-NEXT: %[[C0_24:[0-9]+]] = sched.free %[[C0_3]] deps(%[[C0_23]])
-// CHECK-NEXT: %[[C0_25:[0-9]+]] = sched.alloc activations 229376 "slice1.activations"
+// CHECK-NEXT: %[[C0_24:[0-9]+]] = sched.free %[[C0_3]] deps(%[[C0_22]])
+// CHECK-NEXT: %[[C0_25:[0-9]+]] = sched.alloc activations 229376 "slice1.activations" deps(%[[C0_24]])
 // CHECK-NEXT: %[[C0_26:[0-9]+]] = sched.compute "prologue.embed" deps(%[[C0_25]]) {bytes = 163968 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_27:[0-9]+]] = sched.collective all_reduce deps(%[[C0_26]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 7 : i64}
 // CHECK-NEXT: %[[C0_28:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C0_27]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 1 : i64}
@@ -63,7 +63,7 @@
 // CHECK-NEXT: %[[C0_43:[0-9]+]] = sched.collective all_reduce deps(%[[C0_42]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 9 : i64}
 // CHECK-NEXT: %[[C0_44:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_43]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_45:[0-9]+]] = sched.send to 2 deps(%[[C0_44]]) {bytes = 16384 : i64, tag = 10 : i64}
-// CHECK-NEXT: %[[C0_46:[0-9]+]] = sched.free %[[C0_25]] deps(%[[C0_45]])
+// CHECK-NEXT: %[[C0_46:[0-9]+]] = sched.free %[[C0_25]] deps(%[[C0_44]])
 // CHECK-NEXT: }
 // CHECK-NEXT: sched.chip 1 {
 // CHECK-NEXT: %[[C1_0:[0-9]+]] = sched.alloc weights 262144 "prologue.weights"
@@ -90,8 +90,8 @@
 // CHECK-NEXT: %[[C1_21:[0-9]+]] = sched.collective all_reduce deps(%[[C1_20]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 2 : i64}
 // CHECK-NEXT: %[[C1_22:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_21]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_23:[0-9]+]] = sched.send to 3 deps(%[[C1_22]]) {bytes = 16384 : i64, tag = 4 : i64}
-// CHECK-NEXT: %[[C1_24:[0-9]+]] = sched.free %[[C1_3]] deps(%[[C1_23]])
-// CHECK-NEXT: %[[C1_25:[0-9]+]] = sched.alloc activations 229376 "slice1.activations"
+// CHECK-NEXT: %[[C1_24:[0-9]+]] = sched.free %[[C1_3]] deps(%[[C1_22]])
+// CHECK-NEXT: %[[C1_25:[0-9]+]] = sched.alloc activations 229376 "slice1.activations" deps(%[[C1_24]])
 // CHECK-NEXT: %[[C1_26:[0-9]+]] = sched.compute "prologue.embed" deps(%[[C1_25]]) {bytes = 163968 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_27:[0-9]+]] = sched.collective all_reduce deps(%[[C1_26]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 7 : i64}
 // CHECK-NEXT: %[[C1_28:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C1_27]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 1 : i64}
@@ -112,7 +112,7 @@
 // CHECK-NEXT: %[[C1_43:[0-9]+]] = sched.collective all_reduce deps(%[[C1_42]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 9 : i64}
 // CHECK-NEXT: %[[C1_44:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_43]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_45:[0-9]+]] = sched.send to 3 deps(%[[C1_44]]) {bytes = 16384 : i64, tag = 11 : i64}
-// CHECK-NEXT: %[[C1_46:[0-9]+]] = sched.free %[[C1_25]] deps(%[[C1_45]])
+// CHECK-NEXT: %[[C1_46:[0-9]+]] = sched.free %[[C1_25]] deps(%[[C1_44]])
 // CHECK-NEXT: }
 // CHECK-NEXT: sched.chip 2 {
 // CHECK-NEXT: %[[C2_0:[0-9]+]] = sched.alloc weights 656384 "layer1.weights"
@@ -141,7 +141,7 @@
 // CHECK-NEXT: %[[C2_23:[0-9]+]] = sched.compute "epilogue.linear.lm_head" deps(%[[C2_22]]) {bytes = 311296 : i64, flops = 8388608 : i64, layer = -1 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_24:[0-9]+]] = sched.free %[[C2_4]] deps(%[[C2_23]])
 // CHECK-NEXT: %[[C2_25:[0-9]+]] = sched.recv from 0 {bytes = 16384 : i64, tag = 10 : i64}
-// CHECK-NEXT: %[[C2_26:[0-9]+]] = sched.alloc activations 229376 "slice1.activations" deps(%[[C2_25]])
+// CHECK-NEXT: %[[C2_26:[0-9]+]] = sched.alloc activations 229376 "slice1.activations" deps(%[[C2_25]], %[[C2_24]])
 // CHECK-NEXT: %[[C2_27:[0-9]+]] = sched.compute "layer1.rms_norm" deps(%[[C2_26]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 1 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_28:[0-9]+]] = sched.compute "layer1.linear.q" deps(%[[C2_27]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_29:[0-9]+]] = sched.compute "layer1.linear.k" deps(%[[C2_28]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
@@ -190,7 +190,7 @@
 // CHECK-NEXT: %[[C3_23:[0-9]+]] = sched.compute "epilogue.linear.lm_head" deps(%[[C3_22]]) {bytes = 311296 : i64, flops = 8388608 : i64, layer = -1 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_24:[0-9]+]] = sched.free %[[C3_4]] deps(%[[C3_23]])
 // CHECK-NEXT: %[[C3_25:[0-9]+]] = sched.recv from 1 {bytes = 16384 : i64, tag = 11 : i64}
-// CHECK-NEXT: %[[C3_26:[0-9]+]] = sched.alloc activations 229376 "slice1.activations" deps(%[[C3_25]])
+// CHECK-NEXT: %[[C3_26:[0-9]+]] = sched.alloc activations 229376 "slice1.activations" deps(%[[C3_25]], %[[C3_24]])
 // CHECK-NEXT: %[[C3_27:[0-9]+]] = sched.compute "layer1.rms_norm" deps(%[[C3_26]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 1 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_28:[0-9]+]] = sched.compute "layer1.linear.q" deps(%[[C3_27]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_29:[0-9]+]] = sched.compute "layer1.linear.k" deps(%[[C3_28]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
