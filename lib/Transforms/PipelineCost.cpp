@@ -258,24 +258,34 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
 
 double StageSliceCost::transferSeconds(int64_t length) const {
   double slowest = 0;
-  for (double bytes : boundaryBytes)
-    slowest = std::max(slowest, hopLatency + bytes * length / tokens /
-                                                 linkBandwidth);
+  for (int64_t s = 1; s < getStages(); ++s)
+    slowest = std::max(slowest, transferSeconds(s, length));
   return slowest;
+}
+
+double StageSliceCost::transferSeconds(int64_t stage, int64_t length) const {
+  if (stage == 0)
+    return hopLatency;
+  return hopLatency +
+         boundaryBytes[stage - 1] * length / tokens / linkBandwidth;
+}
+
+double StageSliceCost::stageSeconds(int64_t stage, int64_t length,
+                                    int64_t context) const {
+  double total = 0;
+  for (const LayerSliceCost &layer : stageLayers[stage])
+    total += layer.seconds(length, context);
+  if (stage == 0 && prologue)
+    total += prologue->seconds(length, context);
+  if (stage + 1 == getStages() && epilogue)
+    total += epilogue->seconds(length, context);
+  return total;
 }
 
 double StageSliceCost::operator()(int64_t length, int64_t context) const {
   double slowest = 0;
-  for (auto [s, layers] : llvm::enumerate(stageLayers)) {
-    double total = 0;
-    for (const LayerSliceCost &layer : layers)
-      total += layer.seconds(length, context);
-    if (s == 0 && prologue)
-      total += prologue->seconds(length, context);
-    if (s + 1 == stageLayers.size() && epilogue)
-      total += epilogue->seconds(length, context);
-    slowest = std::max(slowest, total);
-  }
+  for (int64_t s = 0; s < getStages(); ++s)
+    slowest = std::max(slowest, stageSeconds(s, length, context));
   return slowest;
 }
 
@@ -292,28 +302,50 @@ double loom::pipeFusionSeconds(double patchSeconds, double transferSeconds,
 
 PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,
                                          PipelineAttr pipeline) {
-  PipelinePrediction prediction;
-  int64_t stages = pipeline.getStages();
+  int64_t stages = cost.getStages();
   ArrayRef<int64_t> slices = pipeline.getSlices();
-  if (pipeline.getMode() == PipelineMode::patches) {
-    int64_t patches = slices.size(), steps = std::max<int64_t>(pipeline.getSteps(), 1);
-    double t = cost(slices.front(), 0);
-    prediction.seconds =
-        pipeFusionSeconds(t, cost.transferSeconds(slices.front()), patches,
-                          stages, steps, pipeline.getWarmup());
-    // Busy: every stage runs S x M patches.
-    prediction.bubble = 1 - steps * patches * t / prediction.seconds;
-    return prediction;
-  }
-  double sum = 0, max = 0;
+  bool patches = pipeline.getMode() == PipelineMode::patches;
+  int64_t steps = patches ? std::max<int64_t>(pipeline.getSteps(), 1) : 1;
+  int64_t warmup = patches ? pipeline.getWarmup() : 0;
+  // Each stage's time and each boundary's transfer for every slice (in
+  // patches mode the patches see no context and repeat every step).
+  SmallVector<SmallVector<double>> work(slices.size()), transfer(slices.size());
   int64_t context = 0;
-  for (int64_t length : slices) {
-    double t = cost(length, context);
-    sum += t;
-    max = std::max(max, t);
+  for (auto [i, length] : llvm::enumerate(slices)) {
+    for (int64_t s = 0; s < stages; ++s) {
+      work[i].push_back(cost.stageSeconds(s, length, patches ? 0 : context));
+      transfer[i].push_back(cost.transferSeconds(s, length));
+    }
     context += length;
   }
-  prediction.seconds = sum + (stages - 1) * max;
-  prediction.bubble = (stages - 1) * max / prediction.seconds;
+  SmallVector<double> free(stages, 0.0), busy(stages, 0.0);
+  // When each patch of the previous step left the last stage.
+  SmallVector<double> left(slices.size(), 0.0), leaving(slices.size(), 0.0);
+  for (int64_t step = 0; step < steps; ++step) {
+    for (size_t i = 0; i < slices.size(); ++i) {
+      double arrived = 0;
+      if (step > 0) {
+        // During warm-up the step waits for all of the previous one.
+        bool barrier = step - 1 < warmup;
+        arrived = (barrier ? *llvm::max_element(left) : left[i]) +
+                  transfer[i][0];
+      }
+      for (int64_t s = 0; s < stages; ++s) {
+        if (s > 0)
+          arrived += transfer[i][s];
+        double start = std::max(arrived, free[s]);
+        free[s] = arrived = start + work[i][s];
+        busy[s] += work[i][s];
+      }
+      leaving[i] = arrived;
+    }
+    std::swap(left, leaving);
+  }
+  PipelinePrediction prediction;
+  prediction.seconds = free[stages - 1];
+  prediction.bubble =
+      prediction.seconds > 0
+          ? 1 - *llvm::max_element(busy) / prediction.seconds
+          : 0;
   return prediction;
 }

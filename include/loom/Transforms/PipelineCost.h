@@ -85,11 +85,17 @@ public:
                  llvm::ArrayRef<GroupAxis> axes, int64_t tokens,
                  int64_t stages);
   double operator()(int64_t length, int64_t context) const;
+  /// The same on stage `stage` alone.
+  double stageSeconds(int64_t stage, int64_t length, int64_t context) const;
+  int64_t getStages() const { return stageLayers.size(); }
 
   /// Seconds to hand a slice of `length` tokens from one stage to the next:
   /// the slowest boundary's results over one ICI hop (CostModel's
   /// point-to-point formula; stages sit on neighbouring chips).
   double transferSeconds(int64_t length) const;
+  /// The same across the boundary into stage `stage` (>= 1); into stage 0
+  /// (a patch returning for its next step) one hop's latency.
+  double transferSeconds(int64_t stage, int64_t length) const;
 
 private:
   std::vector<std::vector<LayerSliceCost>> stageLayers;
@@ -116,10 +122,15 @@ double pipeFusionSeconds(double patchSeconds, double transferSeconds,
                          int64_t patches, int64_t stages, int64_t steps,
                          int64_t warmup);
 
-/// The cost model's prediction for a planned model: TeraPipe's
-/// sum(t_i) + (K - 1) max(t_i) over the slices, or PipeFusion's time over
-/// the steps; and the share of it the pipeline spends filling and draining
-/// (its bubble).
+/// The cost model's prediction for a planned model, and the share of it the
+/// busiest stage sits idle (the pipeline's bubble). Rather than the closed
+/// forms the passes optimise (TeraPipe's sum(t_i) + (K - 1) max(t_i), which
+/// prices every stage as the slowest, and pipeFusionSeconds), it plays the
+/// pipeline through: each stage takes the units (slices, or patches of every
+/// step) in order, a unit starts on a stage when the stage is free and the
+/// unit has arrived from the previous one (a patch's next step from the
+/// last stage, all of the previous step's during warm-up), and each stage
+/// takes its own time, so uneven stages are priced as they are.
 struct PipelinePrediction {
   double seconds = 0;
   double bubble = 0;
