@@ -59,6 +59,20 @@ struct PartitionLayersPass
                              << " layers; the model has " << layers;
       return signalPassFailure();
     }
+    // The lowering tiles the slice with replicas of tp x stages chips.
+    if (sliceDesc.numChips() % (view->tp * stages) != 0) {
+      std::string valid;
+      for (int64_t k = 1; k * view->tp <= sliceDesc.numChips(); ++k)
+        if (sliceDesc.numChips() % (view->tp * k) == 0)
+          valid += (valid.empty() ? "" : ", ") + std::to_string(k);
+      module.emitError() << "tensor-parallel " << view->tp << " x stages "
+                         << stages << " = " << view->tp * stages
+                         << " chips per replica does not divide "
+                         << sliceDesc.name << "'s " << sliceDesc.numChips()
+                         << ", which replicas tile; stage counts that do with "
+                         << "tp " << view->tp << ": " << valid;
+      return signalPassFailure();
+    }
 
     SmallVector<GroupAxis> axes =
         tensorParallelAxes(desc, sliceDesc, view->tp, stages);

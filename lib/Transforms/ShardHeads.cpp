@@ -491,7 +491,7 @@ std::string joinDegrees(ArrayRef<int64_t> degrees) {
   std::string text;
   for (int64_t d : degrees)
     text += (text.empty() ? "" : ", ") + std::to_string(d);
-  return text;
+  return text.empty() ? "none" : text;
 }
 
 } // namespace

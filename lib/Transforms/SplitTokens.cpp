@@ -79,7 +79,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
 
   /// Parses `slices` into lengths, or returns empty for "auto"; diagnoses
   /// lengths that cannot cut `tokens`.
-  FailureOr<SmallVector<int64_t>> requested(func::FuncOp func, int64_t tokens) {
+  FailureOr<SmallVector<int64_t>> requested(func::FuncOp func, int64_t tokens,
+                                            bool patches) {
     SmallVector<int64_t> lengths;
     StringRef text = StringRef(slices).trim();
     if (text == "auto")
@@ -105,9 +106,22 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
         return failure();
       }
       if (tokens % count != 0) {
-        func.emitError() << tokens << " tokens do not split into " << count
-                         << " equal slices; give the lengths instead";
-        return failure();
+        InFlightDiagnostic diag = func.emitError()
+                                  << tokens << " tokens do not split into "
+                                  << count << " equal slices; ";
+        if (!patches)
+          return diag << "give the lengths instead";
+        // PipeFusion's patches are equal: name the counts that work.
+        SmallVector<int64_t> near;
+        for (int64_t c = std::max<int64_t>(count - 8, 1);
+             c <= std::min(count + 8, tokens); ++c)
+          if (tokens % c == 0)
+            near.push_back(c);
+        diag << "PipeFusion patches are equal, so the count must divide the "
+                "tokens (near "
+             << count << ": ";
+        llvm::interleaveComma(near, diag);
+        return diag << ")";
       }
       return SmallVector<int64_t>(count, tokens / count);
     }
@@ -138,7 +152,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
   FailureOr<SmallVector<int64_t>> chooseSlices(func::FuncOp func,
                                                int64_t tokens, int64_t stages,
                                                const StageSliceCost &cost) {
-    FailureOr<SmallVector<int64_t>> given = requested(func, tokens);
+    FailureOr<SmallVector<int64_t>> given = requested(func, tokens, false);
     if (failed(given))
       return failure();
     auto costFn = [&](int64_t l, int64_t c) { return cost(l, c); };
@@ -185,7 +199,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                                                 PipelineAttr pipeline,
                                                 int64_t tokens,
                                                 const StageSliceCost &cost) {
-    FailureOr<SmallVector<int64_t>> given = requested(func, tokens);
+    FailureOr<SmallVector<int64_t>> given = requested(func, tokens, true);
     if (failed(given))
       return failure();
     if (!given->empty() && !llvm::all_equal(*given)) {

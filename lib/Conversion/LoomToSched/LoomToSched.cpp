@@ -94,7 +94,8 @@ public:
       return module.emitError()
              << "tensor-parallel " << tp << " x stages " << stages
              << " x data-parallel " << dp << " does not lay out on "
-             << slice.name << " (" << slice.numChips() << " chips)";
+             << slice.name << " (" << slice.numChips()
+             << " chips): replicas of tp x stages chips must tile it";
     auto built = DeviceMesh::build(
         desc, slice, {slice.numChips() / perReplica, stages, tp});
     if (!built)

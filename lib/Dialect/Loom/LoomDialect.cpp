@@ -224,6 +224,15 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << "'loom.pipeline' cuts token slices (TeraPipe), "
                               "but no attention of the model is causal; a DiT "
                               "takes patches (PipeFusion)";
+  // The denoising steps are the model's, recorded by loom-import.
+  if (auto module = op->getParentOfType<ModuleOp>())
+    if (auto info = module->getAttrOfType<DictionaryAttr>("loom.model"))
+      if (auto steps = info.getAs<IntegerAttr>("steps");
+          steps && patches && steps.getInt() != pipeline.getSteps())
+        return op->emitError()
+               << "'loom.pipeline' runs " << pipeline.getSteps()
+               << " denoising steps, but the model's loom.model has "
+               << steps.getInt();
   // Layers carry their stage: from 0 up, in order, every stage used.
   int64_t expected = 0, layers = 0;
   LogicalResult result = success();

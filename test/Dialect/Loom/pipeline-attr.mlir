@@ -116,3 +116,13 @@ func.func @slices_full(%q: tensor<1x8x64xbf16>)
   %0 = loom.attention %q, %q, %q {heads = 4, kv_heads = 4, head_dim = 16} : tensor<1x8x64xbf16>, tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
   return
 }
+
+// -----
+
+// The steps are the model's.
+module attributes {loom.model = {mode = "diffusion", steps = 50 : i64}} {
+  // expected-error @+1 {{'loom.pipeline' runs 3 denoising steps, but the model's loom.model has 50}}
+  func.func @steps() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [4], patches, steps = 3>} {
+    return
+  }
+}
