@@ -35,6 +35,11 @@ const llvm::json::Value *ConfigReader::present(StringRef key) const {
 
 bool ConfigReader::has(StringRef key) const { return present(key); }
 
+bool ConfigReader::hasItems(StringRef key) const {
+  const llvm::json::Value *value = present(key);
+  return value && value->getAsArray() && !value->getAsArray()->empty();
+}
+
 /// `diag`, silenced when a field error came first.
 static InFlightDiagnostic unlessAfter(bool fieldFailed, InFlightDiagnostic diag) {
   if (fieldFailed)

@@ -47,6 +47,8 @@ public:
   /// An optional string; empty when absent or null.
   std::string string(llvm::StringRef key);
   bool has(llvm::StringRef key) const;
+  /// Whether `key` holds a non-empty array.
+  bool hasItems(llvm::StringRef key) const;
 
   /// Reports an inconsistency at `key` (at the file when the key is
   /// absent). Once a field itself was wrong, inconsistencies are not

@@ -340,6 +340,10 @@ static LogicalResult buildGPT(ImportContext &ic) {
     c.error("activation_function")
         << "field 'activation_function' must be one of gelu, gelu_new, "
            "gelu_pytorch_tanh, relu; got \"" << act << "\"";
+  if (c.boolean("add_cross_attention", false))
+    c.error("add_cross_attention")
+        << "field 'add_cross_attention' (a GPT-2 decoder attending to an "
+           "encoder) is not supported: Loom models decoder-only GPT-2";
   requireDivisible(c, "n_embd", hidden, "n_head", heads);
   DecoderShape s = decoderShape(ic, "n_positions", maxPos);
   if (!c.ok())
@@ -466,6 +470,9 @@ static DiTInputs ditInputs(ImportContext &ic, const DiffusionShape &s,
 /// transformer of `layers` blocks, `heads` x `headDim` wide.
 struct PatchDiT {
   int64_t heads, headDim, hidden, layers, inChannels, outChannels, patch;
+  /// diffusers' attention_bias: biases on the q, k and v projections (the
+  /// output projection always has one). DiT's and PixArt's default: true.
+  bool attentionBias;
 };
 
 static PatchDiT readPatchDiT(ConfigReader &c) {
@@ -477,6 +484,7 @@ static PatchDiT readPatchDiT(ConfigReader &c) {
   d.inChannels = c.positive("in_channels");
   d.outChannels = c.positive("out_channels", d.inChannels);
   d.patch = c.positive("patch_size");
+  d.attentionBias = c.boolean("attention_bias", true);
   return d;
 }
 
@@ -510,9 +518,9 @@ static LogicalResult buildDiT(ImportContext &ic) {
       Value in = args[0], cnd = args[1];
       SmallVector<Value> m = g.adaLN(cnd, hidden, 6);
       Value h = g.modulate(g.layerNorm(in, false), m[0], m[1]);
-      Value q = g.linear(LinearRole::q, h, hidden);
-      Value k = g.linear(LinearRole::k, h, hidden);
-      Value v = g.linear(LinearRole::v, h, hidden);
+      Value q = g.linear(LinearRole::q, h, hidden, d.attentionBias);
+      Value k = g.linear(LinearRole::k, h, hidden, d.attentionBias);
+      Value v = g.linear(LinearRole::v, h, hidden, d.attentionBias);
       Value a = g.attention(q, k, v, heads, heads, headDim, false, false, 0);
       Value r = g.add(in, g.gate(g.linear(LinearRole::o, a, hidden), m[2]));
       Value h2 = g.modulate(g.layerNorm(r, false), m[3], m[4]);
@@ -588,15 +596,15 @@ static LogicalResult buildPixArt(ImportContext &ic) {
                                     "scale_shift_table");
       SmallVector<Value> m = g.chunk(g.add(mod, table), 6);
       Value h = g.modulate(g.layerNorm(in, false), m[0], m[1]);
-      Value q = g.linear(LinearRole::q, h, hidden);
-      Value k = g.linear(LinearRole::k, h, hidden);
-      Value v = g.linear(LinearRole::v, h, hidden);
+      Value q = g.linear(LinearRole::q, h, hidden, d.attentionBias);
+      Value k = g.linear(LinearRole::k, h, hidden, d.attentionBias);
+      Value v = g.linear(LinearRole::v, h, hidden, d.attentionBias);
       Value a = g.attention(q, k, v, heads, heads, headDim, false, false, 0);
       Value r = g.add(in, g.gate(g.linear(LinearRole::o, a, hidden), m[2]));
       // Cross-attention reads the block input unnormalised (ada_norm_single).
-      Value cq = g.linear(LinearRole::q, r, hidden);
-      Value ck = g.linear(LinearRole::k, txt, hidden);
-      Value cv = g.linear(LinearRole::v, txt, hidden);
+      Value cq = g.linear(LinearRole::q, r, hidden, d.attentionBias);
+      Value ck = g.linear(LinearRole::k, txt, hidden, d.attentionBias);
+      Value cv = g.linear(LinearRole::v, txt, hidden, d.attentionBias);
       Value ca = g.attention(cq, ck, cv, heads, heads, headDim, false, true, 0);
       Value r2 = g.add(r, g.linear(LinearRole::o, ca, hidden));
       Value h2 = g.modulate(g.layerNorm(r2, false), m[3], m[4]);
@@ -640,6 +648,11 @@ static LogicalResult buildSD3(ImportContext &ic) {
   int64_t maxGrid = c.positive("pos_embed_max_size", 96);
   if (c.has("qk_norm"))
     c.error("qk_norm") << "field 'qk_norm' (SD3.5) is not supported yet";
+  // SD3.5's MMDiT-X: extra self-attention in the listed blocks.
+  if (c.hasItems("dual_attention_layers"))
+    c.error("dual_attention_layers")
+        << "field 'dual_attention_layers' (SD3.5's MMDiT-X) is not supported "
+           "yet";
   // Guided sampling (batch 2), 28 steps, 77 CLIP + 256 T5 tokens: the
   // diffusers StableDiffusion3Pipeline defaults (models/SOURCES.md).
   DiffusionShape s = diffusionShape(ic, patch, 2, 28, 333);
