@@ -388,9 +388,14 @@ static DiffusionShape diffusionShape(ImportContext &ic, int64_t patch,
   int64_t sample = c.positive("sample_size", 128);
   int64_t resolution = ic.options.resolution.value_or(sample * 8);
   if (resolution % (8 * patch) != 0) {
-    c.error() << "resolution " << resolution << " px is not a multiple of "
-              << 8 * patch << " (VAE factor 8 times patch_size " << patch
-              << ")";
+    // Blame --resolution when it was given, else the config's sample_size.
+    InFlightDiagnostic diag =
+        ic.options.resolution ? c.error() : c.error("sample_size");
+    diag << "resolution " << resolution << " px";
+    if (!ic.options.resolution)
+      diag << " ('sample_size' " << sample << " x 8)";
+    diag << " is not a multiple of " << 8 * patch
+         << " (VAE factor 8 times patch_size " << patch << ")";
     resolution = 8 * patch;
   }
   if (ic.options.mode == Mode::Decode)
