@@ -30,17 +30,28 @@ OwningOpRef<ModuleOp> plan(MLIRContext &context, StringRef model,
   return module;
 }
 
-TEST(PipelinePasses, SliceCostAgreesWithTheEstimateAtTheFullSequence) {
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module =
-      plan(context, "llama-65b", "loom-shard-heads{tp=4 slice=v5e-16}");
-  auto target = (*module)->getAttrOfType<TargetAttr>("loom.target");
-  CostModel model(*target.getTargetDesc());
+/// The first layer of `module`.
+LayerOp firstLayer(ModuleOp module) {
   LayerOp layer;
   module->walk([&](LayerOp op) {
     if (!layer)
       layer = op;
   });
+  return layer;
+}
+
+/// The cost model of the module's target.
+CostModel targetModel(ModuleOp module) {
+  auto target = module->getAttrOfType<TargetAttr>("loom.target");
+  return CostModel(*target.getTargetDesc());
+}
+
+TEST(PipelinePasses, SliceCostAgreesWithTheEstimateAtTheFullSequence) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module =
+      plan(context, "llama-65b", "loom-shard-heads{tp=4 slice=v5e-16}");
+  CostModel model = targetModel(*module);
+  LayerOp layer = firstLayer(*module);
   // The 4 chips of a tensor-parallel group as a 2x2 ring.
   SmallVector<GroupAxis> axes = {{2, false}, {2, false}};
   LayerSliceCost slices(layer, model, axes, 2048);
@@ -65,13 +76,8 @@ TEST(PipelinePasses, DecodeSliceCostSeesTheCache) {
     options.batch = 16;
     OwningOpRef<ModuleOp> module = plan(
         context, "llama2-70b", "loom-shard-heads{tp=8 slice=v5e-16}", options);
-    auto target = (*module)->getAttrOfType<TargetAttr>("loom.target");
-    CostModel model(*target.getTargetDesc());
-    LayerOp layer;
-    module->walk([&](LayerOp op) {
-      if (!layer)
-        layer = op;
-    });
+    CostModel model = targetModel(*module);
+    LayerOp layer = firstLayer(*module);
     LayerSliceCost slices(layer, model, {}, 1);
     double one = slices.seconds(1, 0);
     EXPECT_NEAR(one, estimateTime(model, layer, {}), 1e-9 * one) << cached;
