@@ -324,8 +324,9 @@ PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,
   for (int64_t step = 0; step < steps; ++step) {
     for (size_t i = 0; i < slices.size(); ++i) {
       double arrived = 0;
-      if (step > 0) {
-        // During warm-up the step waits for all of the previous one.
+      if (step > 0 && stages > 1) {
+        // A patch comes back from the last stage for its next step; during
+        // warm-up the step waits for all of the previous one.
         bool barrier = step - 1 < warmup;
         arrived = (barrier ? *llvm::max_element(left) : left[i]) +
                   transfer[i][0];
