@@ -15,8 +15,9 @@
 // T found; Loom searches them by branch and bound instead: a solve at b
 // whose largest slice costs t* settles all of [t*, b], and a range of bounds
 // whose least possible S(b) + (K - 1) b cannot beat the best slicing found
-// is never solved. On 2048 tokens at granularity 1 that takes tens of
-// solves where the candidates number about 2 million (bench/slicing.sh).
+// is never solved. On 2048 tokens at granularity 1 that takes 4 to 82
+// solves (bench/slicing.sh and the unit tests' costs) where the candidates
+// number about 2 million.
 //
 //===----------------------------------------------------------------------===//
 
