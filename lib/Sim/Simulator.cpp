@@ -352,7 +352,8 @@ llvm::Error Engine::load() {
       if (llvm::none_of(instance.members, [&](int32_t t) {
             return chips[tasks[t].chip].id == member;
           }))
-        return fail("collective tag " + llvm::Twine(tag) + ": chip " +
+        return fail(where(tasks[instance.members.front()]) +
+                    ": collective tag " + llvm::Twine(tag) + ": chip " +
                     llvm::Twine(member) +
                     " of its group has no task with this tag");
   }
