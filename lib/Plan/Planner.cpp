@@ -117,6 +117,8 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
                        (out.chips * desc->hbmBandwidth);
   out.roofline = std::max(computeBound, memoryBound);
   out.rooflineIsMemory = memoryBound > computeBound;
+  out.weightBytes = weights;
+  out.sliceHbmBytes = out.chips * desc->hbmBytes;
 
   PassManager pm(&context);
   PlanPipelineOptions options;

@@ -250,6 +250,13 @@ int main(int argc, char **argv) {
       // The request as given says why (lowered too: the lowering refuses
       // layouts the cost model can still price).
       loom::PlanOutcome why = loom::plan(request, context, true, false);
+      // No layout at all can hold weights larger than the slice's HBM.
+      if (why.weightBytes > why.sliceHbmBytes && why.sliceHbmBytes > 0)
+        why.failure = fmt::format(
+            "its weights alone, {}, exceed the {} of HBM on all {} chips; "
+            "use a larger slice",
+            loom::formatQuantity(why.weightBytes, "B"),
+            loom::formatQuantity(why.sliceHbmBytes, "B"), why.chips);
       errs() << "loom-plan: error: no plan of " << model << " fits " << slice
              << (why.failure.empty() ? "" : ": " + why.failure) << "\n";
       return 1;

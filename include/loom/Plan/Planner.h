@@ -53,6 +53,9 @@ struct PlanOutcome {
   double roofline = 0;
   bool rooflineIsMemory = false;
   double modelFlops = 0;
+  /// Bytes of the model's weights (one copy), and of HBM on all the
+  /// slice's chips.
+  double weightBytes = 0, sliceHbmBytes = 0;
   /// About how many tasks the lowered program has (all chips); the search
   /// does not simulate plans far beyond what a run can hold.
   double estimatedTasks = 0;
