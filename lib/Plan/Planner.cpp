@@ -7,6 +7,7 @@
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Dialect/Sched/ScheduleIR.h"
 #include "loom/Plan/PlanPipeline.h"
+#include "loom/Target/DeviceMesh.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/PipelineCost.h"
 #include "loom/Transforms/ShardHeads.h"
@@ -16,11 +17,77 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace loom;
 
 namespace {
+
+/// The seconds of a stage boundary's handover on the chips the lowering
+/// puts the stages on: every tensor-parallel rank sends its copy to the
+/// same rank of the next stage at once, so the sends may share links. Each
+/// (boundary, length) is simulated once, alone. Into stage 0 (a patch's
+/// return) and where no mesh can be built, the cost model's one-hop figure.
+class BoundaryTransfers {
+public:
+  BoundaryTransfers(const TargetDesc &target, const SliceDesc &slice,
+                    const StageSliceCost &cost, int64_t tp)
+      : target(target), slice(slice), cost(cost), tp(tp) {
+    int64_t stages = cost.getStages();
+    if (slice.numChips() % (tp * stages) != 0)
+      return;
+    auto built = DeviceMesh::build(
+        target, slice, {slice.numChips() / (tp * stages), stages, tp});
+    if (built)
+      mesh.emplace(std::move(*built));
+    else
+      llvm::consumeError(built.takeError());
+  }
+
+  double operator()(int64_t stage, int64_t length) {
+    if (stage == 0 || !mesh)
+      return cost.transferSeconds(stage, length);
+    auto [it, fresh] = seconds.try_emplace({stage, length}, 0.0);
+    if (!fresh)
+      return it->second;
+    schedule::Schedule handover;
+    handover.targetName = target.name;
+    handover.shape.assign(slice.shape.begin(), slice.shape.end());
+    for (int64_t id = 0; id < slice.numChips(); ++id)
+      handover.chips.push_back({id, {}});
+    int64_t bytes = std::llround(cost.boundaryBytesInto(stage, length));
+    for (int64_t r = 0; r < tp; ++r) {
+      int64_t from = mesh->chipId(mesh->chip(0, stage - 1, r));
+      int64_t to = mesh->chipId(mesh->chip(0, stage, r));
+      schedule::Task send;
+      send.kind = schedule::TaskKind::Send;
+      send.peer = to;
+      send.bytes = bytes;
+      send.tag = r;
+      handover.chips[from].tasks.push_back(send);
+      schedule::Task recv = send;
+      recv.kind = schedule::TaskKind::Recv;
+      recv.peer = from;
+      handover.chips[to].tasks.push_back(recv);
+    }
+    auto run = sim::simulate(target, handover, /*recordTrace=*/false);
+    if (!run) {
+      llvm::consumeError(run.takeError());
+      return it->second = cost.transferSeconds(stage, length);
+    }
+    return it->second = run->makespan;
+  }
+
+private:
+  const TargetDesc &target;
+  const SliceDesc &slice;
+  const StageSliceCost &cost;
+  int64_t tp;
+  std::optional<DeviceMesh> mesh;
+  std::map<std::pair<int64_t, int64_t>, double> seconds;
+};
 
 /// Collects diagnostics as text instead of printing them.
 struct Captured {
@@ -157,7 +224,8 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
       tensorParallelAxes(*desc, *slice, view->tp, pipeline.getStages());
   StageSliceCost cost(view->layers, model, axes, out.tokens,
                       pipeline.getStages());
-  PipelinePrediction prediction = predictPipeline(cost, pipeline);
+  BoundaryTransfers transfers(*desc, *slice, cost, view->tp);
+  PipelinePrediction prediction = predictPipeline(cost, pipeline, transfers);
   // Tasks: every chip of every replica runs, per slice (and step), its
   // stage's layers' ops.
   double opsPerLayer = 0;

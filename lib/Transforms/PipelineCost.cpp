@@ -300,8 +300,9 @@ double loom::pipeFusionSeconds(double patchSeconds, double transferSeconds,
          (steps - 1 - barriers) * std::max(patches * t, trip) + lastPatch;
 }
 
-PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,
-                                         PipelineAttr pipeline) {
+PipelinePrediction loom::predictPipeline(
+    const StageSliceCost &cost, PipelineAttr pipeline,
+    llvm::function_ref<double(int64_t stage, int64_t length)> transfer) {
   int64_t stages = cost.getStages();
   ArrayRef<int64_t> slices = pipeline.getSlices();
   bool patches = pipeline.getMode() == PipelineMode::patches;
@@ -309,12 +310,13 @@ PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,
   int64_t warmup = patches ? pipeline.getWarmup() : 0;
   // Each stage's time and each boundary's transfer for every slice (in
   // patches mode the patches see no context and repeat every step).
-  SmallVector<SmallVector<double>> work(slices.size()), transfer(slices.size());
+  SmallVector<SmallVector<double>> work(slices.size()), moved(slices.size());
   int64_t context = 0;
   for (auto [i, length] : llvm::enumerate(slices)) {
     for (int64_t s = 0; s < stages; ++s) {
       work[i].push_back(cost.stageSeconds(s, length, patches ? 0 : context));
-      transfer[i].push_back(cost.transferSeconds(s, length));
+      moved[i].push_back(transfer ? transfer(s, length)
+                              : cost.transferSeconds(s, length));
     }
     context += length;
   }
@@ -329,11 +331,11 @@ PipelinePrediction loom::predictPipeline(const StageSliceCost &cost,
         // warm-up the step waits for all of the previous one.
         bool barrier = step - 1 < warmup;
         arrived = (barrier ? *llvm::max_element(left) : left[i]) +
-                  transfer[i][0];
+                  moved[i][0];
       }
       for (int64_t s = 0; s < stages; ++s) {
         if (s > 0)
-          arrived += transfer[i][s];
+          arrived += moved[i][s];
         double start = std::max(arrived, free[s]);
         free[s] = arrived = start + work[i][s];
         busy[s] += work[i][s];

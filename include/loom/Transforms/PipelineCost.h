@@ -96,6 +96,10 @@ public:
   /// The same across the boundary into stage `stage` (>= 1); into stage 0
   /// (a patch returning for its next step) one hop's latency.
   double transferSeconds(int64_t stage, int64_t length) const;
+  /// Bytes each rank hands into stage `stage` (>= 1) for `length` tokens.
+  double boundaryBytesInto(int64_t stage, int64_t length) const {
+    return boundaryBytes[stage - 1] * length / tokens;
+  }
 
 private:
   std::vector<std::vector<LayerSliceCost>> stageLayers;
@@ -135,8 +139,12 @@ struct PipelinePrediction {
   double seconds = 0;
   double bubble = 0;
 };
-PipelinePrediction predictPipeline(const StageSliceCost &cost,
-                                   PipelineAttr pipeline);
+/// `transfer(stage, length)`, when given, replaces
+/// `cost.transferSeconds(stage, length)` (loom-plan measures the transfers
+/// on the chips the stages really occupy).
+PipelinePrediction predictPipeline(
+    const StageSliceCost &cost, PipelineAttr pipeline,
+    llvm::function_ref<double(int64_t stage, int64_t length)> transfer = {});
 
 /// HBM a layer pins on its chip, by kind.
 struct LayerFootprint {
