@@ -100,22 +100,48 @@ TEST(PipelinePasses, TeraPipeSlicesShrinkOnLlama65B) {
     EXPECT_LE(slices[i], slices[i - 1]) << "slice " << i;
 }
 
-// PipeFusion's time, worked by hand on small timelines (t = 1).
-TEST(PipelinePasses, PipeFusionTimeline) {
-  // PipeFusion's (S M + K - 1) t without transfers or warm-up...
-  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 4, 4, 50, 0), 203);
-  // ...plus (K - 1) t for each warm-up step's drain.
-  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 4, 4, 50, 1), 206);
+/// `count` units taking `work` on each of `stages` stages, with `handover`
+/// into each stage but the first.
+SmallVector<PipelineUnit> equalUnits(int64_t count, int64_t stages,
+                                     double work, double handover) {
+  PipelineUnit unit;
+  unit.work.assign(stages, work);
+  unit.handover.assign(stages, handover);
+  unit.handover[0] = 0;
+  return SmallVector<PipelineUnit>(count, unit);
+}
+
+// Pipelines played through, each worked by hand on its timeline (t = 1).
+TEST(PipelinePasses, PipelineTimelines) {
+  // PipeFusion's (S M + K - 1) t without handovers or warm-up...
+  EXPECT_DOUBLE_EQ(playPipeline(equalUnits(4, 4, 1, 0), 50, 0).seconds, 203);
+  // ...plus (K - 1) t for a warm-up step's drain: step 1 waits for the
+  // last patch of step 0, which leaves at 7 instead of the first's 4.
+  EXPECT_DOUBLE_EQ(playPipeline(equalUnits(4, 4, 1, 0), 50, 1).seconds, 206);
   // One patch through 4 stages: 4 t; a second step waits for its return.
-  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 1, 4, 1, 0), 4);
-  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 1, 4, 2, 0), 8);
-  // 2 patches, 3 stages, 2 steps, transfers of 0.5: patch 0 leaves the last
+  EXPECT_DOUBLE_EQ(playPipeline(equalUnits(1, 4, 1, 0), 1, 0).seconds, 4);
+  EXPECT_DOUBLE_EQ(playPipeline(equalUnits(1, 4, 1, 0), 2, 0).seconds, 8);
+  // 2 patches, 3 stages, 2 steps, handovers of 0.5: patch 0 leaves the last
   // stage at 1 + 0.5 + 1 + 0.5 + 1 = 4 and starts step 1 there; patch 1 of
   // step 1 runs on the last stage from 8 to 9.
-  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0.5, 2, 3, 2, 0), 9);
+  EXPECT_DOUBLE_EQ(playPipeline(equalUnits(2, 3, 1, 0.5), 2, 0).seconds, 9);
   // Warm-up beyond the last step adds no barrier after it.
-  EXPECT_DOUBLE_EQ(pipeFusionSeconds(1, 0, 4, 4, 2, 2),
-                   pipeFusionSeconds(1, 0, 4, 4, 2, 1));
+  EXPECT_DOUBLE_EQ(playPipeline(equalUnits(4, 4, 1, 0), 2, 2).seconds,
+                   playPipeline(equalUnits(4, 4, 1, 0), 2, 1).seconds);
+  // TeraPipe's sum + (K - 1) max for slices growing along the sequence,
+  // and its bubble: the busiest stage works 1 + 2 + 3 of 6 + 2 x 3.
+  SmallVector<PipelineUnit> slices;
+  for (double t : {1.0, 2.0, 3.0})
+    slices.push_back(equalUnits(1, 3, t, 0).front());
+  PipelinePrediction growing = playPipeline(slices, 1, 0);
+  EXPECT_DOUBLE_EQ(growing.seconds, 12);
+  EXPECT_DOUBLE_EQ(growing.bubble, 0.5);
+  // An uneven stage is priced as it is, not as the slowest everywhere:
+  // stages of 1 and 3 on two equal slices take 1 + 3 + 3 = 7, not 3 x 3.
+  PipelineUnit uneven;
+  uneven.work = {1, 3};
+  uneven.handover = {0, 0};
+  EXPECT_DOUBLE_EQ(playPipeline({uneven, uneven}, 1, 0).seconds, 7);
 }
 
 TEST(PipelinePasses, PartitionRefusesNonFiniteTimes) {

@@ -256,13 +256,6 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
   epilogue.emplace(after, model, axes, tokens);
 }
 
-double StageSliceCost::transferSeconds(int64_t length) const {
-  double slowest = 0;
-  for (int64_t s = 1; s < getStages(); ++s)
-    slowest = std::max(slowest, transferSeconds(s, length));
-  return slowest;
-}
-
 double StageSliceCost::transferSeconds(int64_t stage, int64_t length) const {
   if (stage == 0)
     return hopLatency;
@@ -289,66 +282,65 @@ double StageSliceCost::operator()(int64_t length, int64_t context) const {
   return slowest;
 }
 
-double loom::pipeFusionSeconds(double patchSeconds, double transferSeconds,
-                               int64_t patches, int64_t stages, int64_t steps,
-                               int64_t warmup) {
-  double t = patchSeconds;
-  double trip = stages * t + (stages - 1) * transferSeconds;
-  double lastPatch = (patches - 1) * t + trip;
-  int64_t barriers = std::min(warmup, steps - 1);
-  return barriers * lastPatch +
-         (steps - 1 - barriers) * std::max(patches * t, trip) + lastPatch;
-}
-
-PipelinePrediction loom::predictPipeline(
-    const StageSliceCost &cost, PipelineAttr pipeline,
-    llvm::function_ref<double(int64_t stage, int64_t length)> transfer) {
-  int64_t stages = cost.getStages();
-  ArrayRef<int64_t> slices = pipeline.getSlices();
-  bool patches = pipeline.getMode() == PipelineMode::patches;
-  int64_t steps = patches ? std::max<int64_t>(pipeline.getSteps(), 1) : 1;
-  int64_t warmup = patches ? pipeline.getWarmup() : 0;
-  // Each stage's time and each boundary's transfer for every slice (in
-  // patches mode the patches see no context and repeat every step).
-  SmallVector<SmallVector<double>> work(slices.size()), moved(slices.size());
-  int64_t context = 0;
-  for (auto [i, length] : llvm::enumerate(slices)) {
-    for (int64_t s = 0; s < stages; ++s) {
-      work[i].push_back(cost.stageSeconds(s, length, patches ? 0 : context));
-      moved[i].push_back(transfer ? transfer(s, length)
-                              : cost.transferSeconds(s, length));
-    }
-    context += length;
-  }
+PipelinePrediction loom::playPipeline(ArrayRef<PipelineUnit> units,
+                                      int64_t steps, int64_t warmup) {
+  PipelinePrediction prediction;
+  if (units.empty())
+    return prediction;
+  int64_t stages = units.front().work.size();
   SmallVector<double> free(stages, 0.0), busy(stages, 0.0);
-  // When each patch of the previous step left the last stage.
-  SmallVector<double> left(slices.size(), 0.0), leaving(slices.size(), 0.0);
+  // When each unit of the previous step left the last stage.
+  SmallVector<double> left(units.size(), 0.0), leaving(units.size(), 0.0);
   for (int64_t step = 0; step < steps; ++step) {
-    for (size_t i = 0; i < slices.size(); ++i) {
+    for (auto [i, unit] : llvm::enumerate(units)) {
       double arrived = 0;
       if (step > 0 && stages > 1) {
-        // A patch comes back from the last stage for its next step; during
-        // warm-up the step waits for all of the previous one.
+        // Back from the last stage; during warm-up, all of the last step.
         bool barrier = step - 1 < warmup;
         arrived = (barrier ? *llvm::max_element(left) : left[i]) +
-                  moved[i][0];
+                  unit.handover[0];
       }
       for (int64_t s = 0; s < stages; ++s) {
         if (s > 0)
-          arrived += moved[i][s];
+          arrived += unit.handover[s];
         double start = std::max(arrived, free[s]);
-        free[s] = arrived = start + work[i][s];
-        busy[s] += work[i][s];
+        free[s] = arrived = start + unit.work[s];
+        busy[s] += unit.work[s];
       }
       leaving[i] = arrived;
     }
     std::swap(left, leaving);
   }
-  PipelinePrediction prediction;
   prediction.seconds = free[stages - 1];
-  prediction.bubble =
-      prediction.seconds > 0
-          ? 1 - *llvm::max_element(busy) / prediction.seconds
-          : 0;
+  if (prediction.seconds > 0)
+    prediction.bubble = 1 - *llvm::max_element(busy) / prediction.seconds;
   return prediction;
+}
+
+PipelinePrediction loom::predictPipeline(
+    const StageSliceCost &cost, PipelineAttr pipeline,
+    llvm::function_ref<double(int64_t stage, int64_t length)> transfer) {
+  bool patches = pipeline.getMode() == PipelineMode::patches;
+  // Patches see no earlier context; slices see the ones before them.
+  SmallVector<PipelineUnit> units;
+  int64_t context = 0;
+  for (auto [i, length] : llvm::enumerate(pipeline.getSlices())) {
+    // Equal patches cost the same: price the first only.
+    if (patches && i > 0 && length == pipeline.getSlices()[i - 1]) {
+      units.push_back(units.back());
+      continue;
+    }
+    PipelineUnit &unit = units.emplace_back();
+    for (int64_t s = 0; s < cost.getStages(); ++s) {
+      unit.work.push_back(
+          cost.stageSeconds(s, length, patches ? 0 : context));
+      unit.handover.push_back(transfer ? transfer(s, length)
+                                       : cost.transferSeconds(s, length));
+    }
+    context += length;
+  }
+  if (!patches)
+    return playPipeline(units, 1, 0);
+  return playPipeline(units, std::max<int64_t>(pipeline.getSteps(), 1),
+                      pipeline.getWarmup());
 }

@@ -216,9 +216,12 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return failure();
     }
     auto total = [&](int64_t patches) {
-      int64_t length = tokens / patches;
-      return pipeFusionSeconds(cost(length, 0), cost.transferSeconds(length),
-                               patches, stages, steps, warmup);
+      SmallVector<int64_t> lengths(patches, tokens / patches);
+      return predictPipeline(cost, PipelineAttr::get(func.getContext(), stages,
+                                                     lengths,
+                                                     PipelineMode::patches,
+                                                     steps, warmup))
+          .seconds;
     };
     int64_t chosen = given->empty() ? 0 : given->size();
     if (!chosen) {

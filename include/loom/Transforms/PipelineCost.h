@@ -89,12 +89,10 @@ public:
   double stageSeconds(int64_t stage, int64_t length, int64_t context) const;
   int64_t getStages() const { return stageLayers.size(); }
 
-  /// Seconds to hand a slice of `length` tokens from one stage to the next:
-  /// the slowest boundary's results over one ICI hop (CostModel's
-  /// point-to-point formula; stages sit on neighbouring chips).
-  double transferSeconds(int64_t length) const;
-  /// The same across the boundary into stage `stage` (>= 1); into stage 0
-  /// (a patch returning for its next step) one hop's latency.
+  /// Seconds to hand a slice of `length` tokens into stage `stage` (>= 1):
+  /// the previous stage's results over one ICI hop (CostModel's
+  /// point-to-point formula; stages sit on neighbouring chips). Into stage
+  /// 0 (a patch returning for its next step) one hop's latency.
   double transferSeconds(int64_t stage, int64_t length) const;
   /// Bytes each rank hands into stage `stage` (>= 1) for `length` tokens.
   double boundaryBytesInto(int64_t stage, int64_t length) const {
@@ -111,34 +109,36 @@ private:
   double hopLatency, linkBandwidth;
 };
 
-/// PipeFusion's time for `steps` denoising steps of `patches` patches, each
-/// taking `patchSeconds` t on the slowest of `stages` stages and
-/// `transferSeconds` x between two stages. A patch's trip through the
-/// stages takes R = K t + (K - 1) x, and it enters step s + 1 only when it
-/// has left the last stage in step s. The first `warmup` steps end with a
-/// barrier (the next step waits for the last patch, (M - 1) t + R later);
-/// later ones stream (the next step's first patch starts max(M t, R) after
-/// this step's); the last step ends (M - 1) t + R after it starts:
-///   W' ((M - 1) t + R) + (S - 1 - W') max(M t, R) + (M - 1) t + R,
-/// W' = min(W, S - 1). With x = 0 and M >= K that is PipeFusion's
-/// (S M + K - 1) t for W = 0 (PipeFusion, Wang et al. 2024).
-double pipeFusionSeconds(double patchSeconds, double transferSeconds,
-                         int64_t patches, int64_t stages, int64_t steps,
-                         int64_t warmup);
-
-/// The cost model's prediction for a planned model, and the share of it the
-/// busiest stage sits idle (the pipeline's bubble). Rather than the closed
-/// forms the passes optimise (TeraPipe's sum(t_i) + (K - 1) max(t_i), which
-/// prices every stage as the slowest, and pipeFusionSeconds), it plays the
-/// pipeline through: each stage takes the units (slices, or patches of every
-/// step) in order, a unit starts on a stage when the stage is free and the
-/// unit has arrived from the previous one (a patch's next step from the
-/// last stage, all of the previous step's during warm-up), and each stage
-/// takes its own time, so uneven stages are priced as they are.
+/// A pipeline's time, and the share of it the busiest stage sits idle (its
+/// bubble).
 struct PipelinePrediction {
   double seconds = 0;
   double bubble = 0;
 };
+
+/// One unit of a pipeline (a token slice or a PipeFusion patch): its
+/// seconds on each stage, and the seconds of its handover into each stage
+/// (into stage 0: its return from the last stage for its next step).
+struct PipelineUnit {
+  llvm::SmallVector<double> work, handover;
+};
+
+/// Plays a pipeline through: every stage takes the units in order, `steps`
+/// times over (PipeFusion's denoising steps; 1 for token slices). A unit
+/// starts on a stage once the stage is free and the unit has arrived from
+/// the previous stage, or, on stage 0 in a later step, from the last stage;
+/// after each of the first `warmup` steps all units must be back first.
+/// Each stage takes its own time, so uneven stages are priced as they are.
+/// With equal stages of t and no handovers this gives TeraPipe's
+/// sum(t_i) + (K - 1) max(t_i) for increasing t_i and PipeFusion's
+/// (S M + K - 1) t for M >= K patches (Wang et al. 2024).
+PipelinePrediction playPipeline(llvm::ArrayRef<PipelineUnit> units,
+                                int64_t steps, int64_t warmup);
+
+/// The cost model's prediction for a planned model: its slices or patches
+/// played through (playPipeline) with `cost`'s stage times and handovers.
+/// The passes choose slices by TeraPipe's closed form instead, which prices
+/// every stage as the slowest; this prices each as it is.
 /// `transfer(stage, length)`, when given, replaces
 /// `cost.transferSeconds(stage, length)` (loom-plan measures the transfers
 /// on the chips the stages really occupy).
