@@ -108,6 +108,16 @@ public:
       op.setCached(cached);
     return op;
   }
+  /// A DiT block's full self-attention over `h`: q, k, v (biased when
+  /// `bias`), attention and the (always biased) output projection.
+  Value selfAttention(Value h, int64_t heads, int64_t headDim, bool bias) {
+    int64_t hidden = heads * headDim;
+    Value q = linear(LinearRole::q, h, hidden, bias);
+    Value k = linear(LinearRole::k, h, hidden, bias);
+    Value v = linear(LinearRole::v, h, hidden, bias);
+    Value a = attention(q, k, v, heads, heads, headDim, false, false, 0);
+    return linear(LinearRole::o, a, hidden);
+  }
   /// Two linears with an activation between: the timestep, pooled-text and
   /// caption MLPs of the DiT families.
   Value mlp2(Value x, int64_t hidden, int64_t out, ActivationKind kind,
@@ -523,11 +533,8 @@ static LogicalResult buildDiT(ImportContext &ic) {
       Value in = args[0], cnd = args[1];
       SmallVector<Value> m = g.adaLN(cnd, hidden, 6);
       Value h = g.modulate(g.layerNorm(in, false), m[0], m[1]);
-      Value q = g.linear(LinearRole::q, h, hidden, d.attentionBias);
-      Value k = g.linear(LinearRole::k, h, hidden, d.attentionBias);
-      Value v = g.linear(LinearRole::v, h, hidden, d.attentionBias);
-      Value a = g.attention(q, k, v, heads, heads, headDim, false, false, 0);
-      Value r = g.add(in, g.gate(g.linear(LinearRole::o, a, hidden), m[2]));
+      Value a = g.selfAttention(h, heads, headDim, d.attentionBias);
+      Value r = g.add(in, g.gate(a, m[2]));
       Value h2 = g.modulate(g.layerNorm(r, false), m[3], m[4]);
       Value f = g.feedForward(h2, 4 * hidden, ActivationKind::gelu_tanh);
       return {g.add(r, g.gate(f, m[5]))};
@@ -601,11 +608,8 @@ static LogicalResult buildPixArt(ImportContext &ic) {
                                     "scale_shift_table");
       SmallVector<Value> m = g.chunk(g.add(mod, table), 6);
       Value h = g.modulate(g.layerNorm(in, false), m[0], m[1]);
-      Value q = g.linear(LinearRole::q, h, hidden, d.attentionBias);
-      Value k = g.linear(LinearRole::k, h, hidden, d.attentionBias);
-      Value v = g.linear(LinearRole::v, h, hidden, d.attentionBias);
-      Value a = g.attention(q, k, v, heads, heads, headDim, false, false, 0);
-      Value r = g.add(in, g.gate(g.linear(LinearRole::o, a, hidden), m[2]));
+      Value a = g.selfAttention(h, heads, headDim, d.attentionBias);
+      Value r = g.add(in, g.gate(a, m[2]));
       // Cross-attention reads the block input unnormalised (ada_norm_single).
       Value cq = g.linear(LinearRole::q, r, hidden, d.attentionBias);
       Value ck = g.linear(LinearRole::k, txt, hidden, d.attentionBias);
