@@ -178,6 +178,13 @@ private:
       fail(path, open == '{' ? "must be an object" : "must be an array");
     return false;
   }
+  /// Reports each of `keys` (seen, name) of the object at `path` not seen.
+  void requireKeys(const JsonPath &path,
+                   std::initializer_list<std::pair<bool, const char *>> keys) {
+    for (auto [seen, key] : keys)
+      if (!seen)
+        fail(JsonPath(path, key), "missing required key");
+  }
   /// Marks the key at `path` seen; seeing it again is an error, since an
   /// object that repeats a key is ambiguous.
   bool firstTime(bool &seen, const JsonPath &path) {
@@ -594,10 +601,7 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
       fail(JsonPath(path, key), "unknown key (known here: id, tasks)");
     }
   });
-  if (!sawId)
-    fail(JsonPath(path, "id"), "missing required key");
-  if (!sawTasks)
-    fail(JsonPath(path, "tasks"), "missing required key");
+  requireKeys(path, {{sawId, "id"}, {sawTasks, "tasks"}});
   // Each allocation is released at most once.
   llvm::DenseMap<int64_t, size_t> freedBy;
   for (auto [t, task] : llvm::enumerate(chip.tasks)) {
@@ -671,10 +675,7 @@ llvm::Expected<Schedule> StreamReader::read() {
             fail(JsonPath(targetPath, field), "unknown key (known here: name, shape)");
           }
         });
-        if (!sawName)
-          fail(JsonPath(targetPath, "name"), "missing required key");
-        if (!sawShape)
-          fail(JsonPath(targetPath, "shape"), "missing required key");
+        requireKeys(targetPath, {{sawName, "name"}, {sawShape, "shape"}});
       } else if (key == "chips") {
         JsonPath chipsPath(root, "chips");
         if (!firstTime(sawChips, chipsPath))
@@ -694,10 +695,10 @@ llvm::Expected<Schedule> StreamReader::read() {
   skipSpace();
   if (failed.empty() && pos != text.size())
     syntax("unexpected text after the document");
-  for (auto [seen, key] : {std::pair{sawFormat, "format"}, {sawVersion, "version"},
-                           {sawTarget, "target"}, {sawChips, "chips"}})
-    if (!seen)
-      fail(JsonPath(root, key), "missing required key");
+  requireKeys(root, {{sawFormat, "format"},
+                     {sawVersion, "version"},
+                     {sawTarget, "target"},
+                     {sawChips, "chips"}});
   if (!failed.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), failed);
   return result;
