@@ -215,6 +215,12 @@ void Engine::route(int64_t from, int64_t to,
   }
 }
 
+/// The JSON path of task `local` of the `chip`-th chip, for errors.
+static std::string taskPath(int64_t chip, int64_t local) {
+  return "$.chips[" + std::to_string(chip) + "].tasks[" +
+         std::to_string(local) + "]";
+}
+
 llvm::Error Engine::load() {
   auto fail = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -239,10 +245,7 @@ llvm::Error Engine::load() {
     state.stats.id = chip.id;
     int32_t base = tasks.size();
     for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
-      // The task's JSON path, built only for an error.
-      auto at = [&, i = i] {
-        return path + ".tasks[" + std::to_string(i) + "]";
-      };
+      auto at = [c = c, i = i] { return taskPath(c, i); };
       Task task{&spec, int32_t(chips.size()), int32_t(i),
                 int32_t(spec.deps.size())};
       int32_t self = tasks.size();
@@ -318,9 +321,8 @@ llvm::Error Engine::load() {
   }
   // Match receives to sends, as the sched verifier does: every message has
   // one of each, and both agree on its size.
-  auto where = [&](const Task &task) {
-    return "$.chips[" + std::to_string(task.chip) + "].tasks[" +
-           std::to_string(task.local) + "]";
+  auto where = [](const Task &task) {
+    return taskPath(task.chip, task.local);
   };
   for (auto [t, task] : llvm::enumerate(tasks))
     if (task.spec->kind == TaskKind::Recv) {
