@@ -10,8 +10,8 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Import/ModelImporter.h"
-#include "loom/Target/CostModel.h"
-#include "loom/Target/DeviceMesh.h"
+#include "loom/Hardware/CostModel.h"
+#include "loom/Hardware/DeviceMesh.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -75,7 +75,7 @@ static void AllReduceTwoAxes(benchmark::State &state) {
 BENCHMARK(AllReduceTwoAxes);
 
 static void MeshChipLookup(benchmark::State &state) {
-  auto mesh = DeviceMesh::build(v5e(), *v5e().findSlice("v5e-256"), {4, 8, 8});
+  auto mesh = DeviceMesh::build(v5e(), *v5e().findTopology("v5e-256"), {4, 8, 8});
   if (!mesh) {
     state.SkipWithError(llvm::toString(mesh.takeError()).c_str());
     return;

@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Pipeline/TokenSlicer.h"
-#include "loom/Target/CostModel.h"
-#include "loom/Target/TargetDesc.h"
+#include "loom/Partition/SplitTokens.h"
+#include "loom/Hardware/CostModel.h"
+#include "loom/Hardware/TargetDesc.h"
 
 #include <benchmark/benchmark.h>
 

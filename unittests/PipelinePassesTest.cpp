@@ -4,7 +4,7 @@
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/InitAll.h"
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/TargetDesc.h"
 #include "loom/Transforms/PipelineCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

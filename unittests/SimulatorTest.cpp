@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Sim/Simulator.h"
-#include "loom/Target/CostModel.h"
+#include "loom/Hardware/CostModel.h"
 
 #include <gtest/gtest.h>
 

@@ -27,7 +27,7 @@ def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
     /// The target description; null only for an unverified attribute.
     const ::loom::TargetDesc *getTargetDesc() const;
     /// The slice of the target this attribute names.
-    const ::loom::SliceDesc *getSlice() const;
+    const ::loom::TopologyDesc *getTopology() const;
   }];
 }
 

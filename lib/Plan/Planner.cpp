@@ -7,7 +7,7 @@
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Dialect/Sched/ScheduleIR.h"
 #include "loom/Plan/PlanPipeline.h"
-#include "loom/Target/DeviceMesh.h"
+#include "loom/Hardware/DeviceMesh.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/PipelineCost.h"
 #include "loom/Transforms/ShardHeads.h"
@@ -32,14 +32,14 @@ namespace {
 /// return) and where no mesh can be built, the cost model's one-hop figure.
 class BoundaryTransfers {
 public:
-  BoundaryTransfers(const TargetDesc &target, const SliceDesc &slice,
+  BoundaryTransfers(const TargetDesc &target, const TopologyDesc &topology,
                     const StageSliceCost &cost, int64_t tp)
-      : target(target), slice(slice), cost(cost), tp(tp) {
+      : target(target), topology(topology), cost(cost), tp(tp) {
     int64_t stages = cost.getStages();
-    if (slice.numChips() % (tp * stages) != 0)
+    if (topology.numChips() % (tp * stages) != 0)
       return;
     auto built = DeviceMesh::build(
-        target, slice, {slice.numChips() / (tp * stages), stages, tp});
+        target, topology, {topology.numChips() / (tp * stages), stages, tp});
     if (built)
       mesh.emplace(std::move(*built));
     else
@@ -54,8 +54,8 @@ public:
       return it->second;
     schedule::Schedule handover;
     handover.targetName = target.name;
-    handover.shape.assign(slice.shape.begin(), slice.shape.end());
-    for (int64_t id = 0; id < slice.numChips(); ++id)
+    handover.shape.assign(topology.shape.begin(), topology.shape.end());
+    for (int64_t id = 0; id < topology.numChips(); ++id)
       handover.chips.push_back({id, {}});
     int64_t bytes = std::llround(cost.boundaryBytesInto(stage, length));
     for (int64_t r = 0; r < tp; ++r) {
@@ -82,7 +82,7 @@ public:
 
 private:
   const TargetDesc &target;
-  const SliceDesc &slice;
+  const TopologyDesc &topology;
   const StageSliceCost &cost;
   int64_t tp;
   std::optional<DeviceMesh> mesh;
@@ -119,18 +119,18 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   PlanOutcome out;
   out.request = request;
   Captured diagnostics(context);
-  auto [desc, slice] = lookupSlice(request.slice);
+  auto [desc, topology] = lookupTopology(request.topology);
   if (!desc) {
-    out.failure = "unknown slice '" + request.slice +
-                  "'; tpu-v5e has: " + lookupTarget("tpu-v5e")->listSlices();
+    out.failure = "unknown slice '" + request.topology +
+                  "'; tpu-v5e has: " + lookupTarget("tpu-v5e")->listTopologies();
     return out;
   }
   out.targetName = desc->name;
-  out.chips = slice->numChips();
+  out.chips = topology->numChips();
   // The lowering lays meshes out on 2-D slices only (DeviceMesh::build).
-  if (slice->shape.size() != 2) {
-    out.failure = "Loom plans 2-D slices only; " + slice->name + " has " +
-                  std::to_string(slice->shape.size()) + " axes";
+  if (topology->shape.size() != 2) {
+    out.failure = "Loom plans 2-D slices only; " + topology->name + " has " +
+                  std::to_string(topology->shape.size()) + " axes";
     return out;
   }
 
@@ -160,7 +160,7 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
     }
   }
   (*module)->setAttr("loom.target",
-                     TargetAttr::get(&context, desc->name, slice->shape));
+                     TargetAttr::get(&context, desc->name, topology->shape));
   if (auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model")) {
     if (auto name = info.getAs<StringAttr>("name"))
       out.modelName = name.getValue().str();
@@ -221,10 +221,10 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   out.patches = pipeline.getMode() == PipelineMode::patches;
   out.warmup = pipeline.getWarmup();
   SmallVector<GroupAxis> axes =
-      tensorParallelAxes(*desc, *slice, view->tp, pipeline.getStages());
+      tensorParallelAxes(*desc, *topology, view->tp, pipeline.getStages());
   StageSliceCost cost(view->layers, model, axes, out.tokens,
                       pipeline.getStages());
-  BoundaryTransfers transfers(*desc, *slice, cost, view->tp);
+  BoundaryTransfers transfers(*desc, *topology, cost, view->tp);
   PipelinePrediction prediction = predictPipeline(cost, pipeline, transfers);
   // Tasks: every chip of every replica runs, per slice (and step), its
   // stage's layers' ops.
@@ -263,10 +263,10 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
                                            int64_t &rejected) {
   rejected = 0;
   std::vector<PlanOutcome> plans;
-  auto [desc, slice] = lookupSlice(request.slice);
+  auto [desc, topology] = lookupTopology(request.topology);
   if (!desc)
     return plans;
-  int64_t chips = slice->numChips();
+  int64_t chips = topology->numChips();
   // The model's valid tensor-parallel degrees and its layer count.
   SmallVector<int64_t> degrees;
   int64_t layers = 0, batch = 1;

@@ -2,7 +2,7 @@
 
 #include "loom/Sim/Simulator.h"
 
-#include "loom/Target/CostModel.h"
+#include "loom/Hardware/CostModel.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -85,9 +85,9 @@ struct Event {
 
 class Engine {
 public:
-  Engine(const TargetDesc &target, const SliceDesc &slice,
+  Engine(const TargetDesc &target, const TopologyDesc &topology,
          const schedule::Schedule &schedule, bool recordTrace)
-      : target(target), model(target), slice(slice), schedule(schedule),
+      : target(target), model(target), topology(topology), schedule(schedule),
         recordTrace(recordTrace) {}
 
   llvm::Error load();
@@ -95,23 +95,23 @@ public:
 
 private:
   // Topology.
-  int64_t numChips() const { return slice.numChips(); }
+  int64_t numChips() const { return topology.numChips(); }
   llvm::SmallVector<int64_t, 3> coords(int64_t id) const {
-    llvm::SmallVector<int64_t, 3> c(slice.shape.size());
-    for (int64_t axis = slice.shape.size() - 1; axis >= 0; --axis) {
-      c[axis] = id % slice.shape[axis];
-      id /= slice.shape[axis];
+    llvm::SmallVector<int64_t, 3> c(topology.shape.size());
+    for (int64_t axis = topology.shape.size() - 1; axis >= 0; --axis) {
+      c[axis] = id % topology.shape[axis];
+      id /= topology.shape[axis];
     }
     return c;
   }
   int64_t idOf(llvm::ArrayRef<int64_t> c) const {
     int64_t id = 0;
     for (size_t axis = 0; axis < c.size(); ++axis)
-      id = id * slice.shape[axis] + c[axis];
+      id = id * topology.shape[axis] + c[axis];
     return id;
   }
   int32_t linkId(int64_t chip, size_t axis, int dir) const {
-    return chip * 2 * slice.shape.size() + 2 * axis + (dir < 0 ? 1 : 0);
+    return chip * 2 * topology.shape.size() + 2 * axis + (dir < 0 ? 1 : 0);
   }
   void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int32_t> &path) const;
   int64_t hops(int64_t from, int64_t to) const {
@@ -167,7 +167,7 @@ private:
 
   const TargetDesc &target;
   CostModel model;
-  const SliceDesc &slice;
+  const TopologyDesc &topology;
   const schedule::Schedule &schedule;
   bool recordTrace;
 
@@ -191,12 +191,12 @@ void Engine::route(int64_t from, int64_t to,
                    llvm::SmallVectorImpl<int32_t> &path) const {
   llvm::SmallVector<int64_t, 3> at = coords(from), dest = coords(to);
   for (size_t axis = 0; axis < at.size(); ++axis) {
-    int64_t n = slice.shape[axis];
+    int64_t n = topology.shape[axis];
     int64_t forward = ((dest[axis] - at[axis]) % n + n) % n;
     if (forward == 0)
       continue;
     int dir = 1, steps = forward;
-    if (target.axisWraps(slice.shape, axis)) {
+    if (target.axisWraps(topology.shape, axis)) {
       int64_t backward = n - forward;
       // Shortest way round; a tie goes by the source's parity, so that an
       // all-to-all loads both directions evenly.
@@ -236,7 +236,7 @@ llvm::Error Engine::load() {
     std::string path = "$.chips[" + std::to_string(c) + "]";
     if (chip.id >= numChips())
       return fail(path + ".id: chip " + llvm::Twine(chip.id) + " is outside " +
-                  slice.name + ", which has " + llvm::Twine(numChips()) +
+                  topology.name + ", which has " + llvm::Twine(numChips()) +
                   " chips");
     if (!chipIndex.try_emplace(chip.id, chips.size()).second)
       return fail(path + ".id: chip " + llvm::Twine(chip.id) + " appears twice");
@@ -260,7 +260,7 @@ llvm::Error Engine::load() {
         if (spec.peer >= numChips() || spec.peer == chip.id)
           return fail(at() + (spec.kind == TaskKind::Send ? ".to" : ".from") +
                       ": peer chip " + llvm::Twine(spec.peer) +
-                      " must be another chip of " + slice.name);
+                      " must be another chip of " + topology.name);
         if (spec.kind == TaskKind::Send &&
             !sends.emplace(std::make_tuple(chip.id, spec.peer, spec.tag), self)
                  .second)
@@ -272,7 +272,7 @@ llvm::Error Engine::load() {
         for (auto [g, member] : llvm::enumerate(spec.group))
           if (member >= numChips())
             return fail(at() + ".group[" + std::to_string(g) + "]: chip " +
-                        llvm::Twine(member) + " is outside " + slice.name);
+                        llvm::Twine(member) + " is outside " + topology.name);
         if (!llvm::is_contained(spec.group, chip.id))
           return fail(at() + ".group: chip " + llvm::Twine(chip.id) +
                       " runs collective tag " + llvm::Twine(spec.tag) +
@@ -382,7 +382,7 @@ llvm::Error Engine::load() {
         dependents[fill[base + dep]++] = base + i;
     base += chip.tasks.size();
   }
-  links.resize(numChips() * 2 * slice.shape.size());
+  links.resize(numChips() * 2 * topology.shape.size());
   return llvm::Error::success();
 }
 
@@ -687,12 +687,12 @@ SimResult Engine::run() {
   for (auto [l, link] : llvm::enumerate(links)) {
     if (link.bytes <= 0)
       continue;
-    int64_t chip = l / (2 * slice.shape.size());
-    size_t axis = (l % (2 * slice.shape.size())) / 2;
+    int64_t chip = l / (2 * topology.shape.size());
+    size_t axis = (l % (2 * topology.shape.size())) / 2;
     int dir = l % 2 ? -1 : 1;
     llvm::SmallVector<int64_t, 3> c = coords(chip);
-    c[axis] = ((c[axis] + dir) % slice.shape[axis] + slice.shape[axis]) %
-              slice.shape[axis];
+    c[axis] = ((c[axis] + dir) % topology.shape[axis] + topology.shape[axis]) %
+              topology.shape[axis];
     result.links.push_back({chip, idOf(c), link.bytes, link.busy});
   }
   llvm::stable_sort(result.links, [](const LinkStats &a, const LinkStats &b) {
@@ -707,13 +707,13 @@ SimResult Engine::run() {
 llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
                                         const schedule::Schedule &schedule,
                                         bool recordTrace) {
-  const SliceDesc *slice = target.findSlice(schedule.shape);
-  if (!slice)
+  const TopologyDesc *topology = target.findTopology(schedule.shape);
+  if (!topology)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "$.target.shape: " + target.name + " has no such slice; valid: " +
-            target.listSlices());
-  Engine engine(target, *slice, schedule, recordTrace);
+        "$.target.shape: " + target.name + " has no such topology; valid: " +
+            target.listTopologies());
+  Engine engine(target, *topology, schedule, recordTrace);
   if (llvm::Error error = engine.load())
     return std::move(error);
   return engine.run();

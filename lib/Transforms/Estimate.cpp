@@ -3,7 +3,7 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
-#include "loom/Target/CostModel.h"
+#include "loom/Hardware/CostModel.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/PipelineCost.h"
 
@@ -41,7 +41,7 @@ struct EstimatePass : public loom::impl::EstimateBase<EstimatePass> {
         stages = pipeline.getStages();
     });
     SmallVector<GroupAxis> axes = tensorParallelAxes(
-        *target.getTargetDesc(), *target.getSlice(), tp, stages);
+        *target.getTargetDesc(), *target.getTopology(), tp, stages);
     Builder builder(&getContext());
     module.walk([&](LayerOp layer) {
       double seconds = estimateTime(model, layer, axes);
@@ -53,7 +53,7 @@ struct EstimatePass : public loom::impl::EstimateBase<EstimatePass> {
         layer.emitRemark() << fmt::format(
             "layer {}: {:.1f} us on {} ({:.0f}% of it MXU-bound work); {} "
             "FLOPs, {} bytes moved",
-            layer.getIndex(), seconds * 1e6, target.getSlice()->name,
+            layer.getIndex(), seconds * 1e6, target.getTopology()->name,
             100.0 * compute / seconds, cost.getFlops(),
             cost.getBytesRead() + cost.getBytesWritten());
       }

@@ -2,7 +2,7 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
-#include "loom/Pipeline/LayerPartition.h"
+#include "loom/Partition/PartitionLayers.h"
 #include "loom/Support/Quantity.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/PipelineCost.h"
@@ -31,7 +31,7 @@ struct PartitionLayersPass
     if (failed(target))
       return signalPassFailure();
     const TargetDesc &desc = *target->getTargetDesc();
-    const SliceDesc &sliceDesc = *target->getSlice();
+    const TopologyDesc &topologyDesc = *target->getTopology();
     CostModel model(desc);
     FailureOr<ModelView> view =
         getModelView(module, model, "loom-partition-layers");
@@ -45,12 +45,12 @@ struct PartitionLayersPass
       return signalPassFailure();
     }
     int64_t chips = (Count(view->tp) * stages * dataParallel).get();
-    if (chips > sliceDesc.numChips()) {
+    if (chips > topologyDesc.numChips()) {
       module.emitError() << "tensor-parallel " << view->tp << " x stages "
                          << stages << " x data-parallel " << dataParallel
                          << " = " << describeCount(chips) << " chips, but "
-                         << sliceDesc.name
-                         << " has " << sliceDesc.numChips();
+                         << topologyDesc.name
+                         << " has " << topologyDesc.numChips();
       return signalPassFailure();
     }
     int64_t layers = view->layers.size();
@@ -60,22 +60,22 @@ struct PartitionLayersPass
       return signalPassFailure();
     }
     // The lowering tiles the slice with replicas of tp x stages chips.
-    if (sliceDesc.numChips() % (view->tp * stages) != 0) {
+    if (topologyDesc.numChips() % (view->tp * stages) != 0) {
       std::string valid;
-      for (int64_t k = 1; k * view->tp <= sliceDesc.numChips(); ++k)
-        if (sliceDesc.numChips() % (view->tp * k) == 0)
+      for (int64_t k = 1; k * view->tp <= topologyDesc.numChips(); ++k)
+        if (topologyDesc.numChips() % (view->tp * k) == 0)
           valid += (valid.empty() ? "" : ", ") + std::to_string(k);
       module.emitError() << "tensor-parallel " << view->tp << " x stages "
                          << stages << " = " << view->tp * stages
                          << " chips per replica does not divide "
-                         << sliceDesc.name << "'s " << sliceDesc.numChips()
+                         << topologyDesc.name << "'s " << topologyDesc.numChips()
                          << ", which replicas tile; stage counts that do with "
                          << "tp " << view->tp << ": " << valid;
       return signalPassFailure();
     }
 
     SmallVector<GroupAxis> axes =
-        tensorParallelAxes(desc, sliceDesc, view->tp, stages);
+        tensorParallelAxes(desc, topologyDesc, view->tp, stages);
     int64_t tokens = getPipelineTokens(view->func);
     PartitionProblem problem;
     problem.stages = stages;
@@ -132,7 +132,7 @@ struct PartitionLayersPass
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();
       remark << fmt::format("{} stages on {}; slowest stage {:.3f} ms",
-                            stages, sliceDesc.name,
+                            stages, topologyDesc.name,
                             partition->bottleneck * 1e3);
       for (int64_t s = 0; s < stages; ++s) {
         int64_t end = s + 1 < stages ? partition->firstLayer[s + 1] : layers;

@@ -3,7 +3,7 @@
 #include "loom/Transforms/PipelineCost.h"
 
 #include "loom/Dialect/Loom/ModelCost.h"
-#include "loom/Target/DeviceMesh.h"
+#include "loom/Hardware/DeviceMesh.h"
 
 
 using namespace mlir;
@@ -123,14 +123,14 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
 }
 
 SmallVector<GroupAxis> loom::tensorParallelAxes(const TargetDesc &target,
-                                                const SliceDesc &slice,
+                                                const TopologyDesc &topology,
                                                 int64_t tp, int64_t stages) {
   if (tp <= 1)
     return {};
   int64_t used = tp * stages;
-  if (slice.shape.size() == 2 && slice.numChips() % used == 0) {
-    MeshShape shape{slice.numChips() / used, stages, tp};
-    if (auto mesh = DeviceMesh::build(target, slice, shape))
+  if (topology.shape.size() == 2 && topology.numChips() % used == 0) {
+    MeshShape shape{topology.numChips() / used, stages, tp};
+    if (auto mesh = DeviceMesh::build(target, topology, shape))
       return SmallVector<GroupAxis>(mesh->tensorParallelAxes());
     else
       llvm::consumeError(mesh.takeError());

@@ -517,8 +517,8 @@ LogicalResult loom::shardHeads(ModuleOp module,
       getOrSetModuleTarget(module, options.slice, "loom-shard-heads");
   if (failed(target))
     return failure();
-  const SliceDesc *slice = target->getSlice();
-  int64_t chips = slice->numChips();
+  const TopologyDesc *topology = target->getTopology();
+  int64_t chips = topology->numChips();
   auto validDegrees = [&] {
     return joinDegrees(
         validTensorParallelDegrees(module, chips, options.sequenceParallel));
@@ -526,22 +526,22 @@ LogicalResult loom::shardHeads(ModuleOp module,
   if (options.tp < 1)
     return module.emitError()
            << "tp must be at least 1, got " << options.tp
-           << "; valid degrees on " << slice->name << ": " << validDegrees();
+           << "; valid degrees on " << topology->name << ": " << validDegrees();
   if (options.tp > chips)
     return module.emitError()
-           << "tp = " << options.tp << " needs more chips than " << slice->name
+           << "tp = " << options.tp << " needs more chips than " << topology->name
            << " has (" << chips << "); valid degrees: " << validDegrees();
   if (options.sequenceParallel && options.tp == 1)
     return module.emitError()
            << "sequence-parallel splits activations across the "
               "tensor-parallel group, so it needs tp >= 2; valid degrees on "
-           << slice->name << ": " << validDegrees();
+           << topology->name << ": " << validDegrees();
   auto [op, message] = whyNot(module, options.tp, options.sequenceParallel);
   if (op)
     return op->emitError() << "cannot split " << options.tp
                            << " ways: " << message
                            << "; valid tensor-parallel degrees on "
-                           << slice->name << ": " << validDegrees();
+                           << topology->name << ": " << validDegrees();
 
   HeadSharder(module, options.tp, options.sequenceParallel).run();
   Builder b(module.getContext());

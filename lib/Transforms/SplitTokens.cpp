@@ -2,7 +2,7 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
-#include "loom/Pipeline/TokenSlicer.h"
+#include "loom/Partition/SplitTokens.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/PipelineCost.h"
 
@@ -42,7 +42,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     int64_t stages = pipeline.getStages();
     int64_t tokens = pipeline.getTokens();
     SmallVector<GroupAxis> axes = tensorParallelAxes(
-        *target->getTargetDesc(), *target->getSlice(), view->tp, stages);
+        *target->getTargetDesc(), *target->getTopology(), view->tp, stages);
     StageSliceCost cost(view->layers, model, axes, tokens, stages);
 
     // Each option belongs to one mode; a stray one is a mistake to report.

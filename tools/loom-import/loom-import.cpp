@@ -103,15 +103,15 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   if (!targetSlice.empty()) {
-    auto [target, slice] = loom::lookupSlice(targetSlice);
+    auto [target, topology] = loom::lookupTopology(targetSlice);
     if (!target) {
-      errs() << "loom-import: unknown slice '" << targetSlice
-             << "'; tpu-v5e has: " << loom::lookupTarget("tpu-v5e")->listSlices()
+      errs() << "loom-import: unknown topology '" << targetSlice
+             << "'; tpu-v5e has: " << loom::lookupTarget("tpu-v5e")->listTopologies()
              << "\n";
       return 1;
     }
     (*module)->setAttr("loom.target", loom::TargetAttr::get(
-                                          &context, target->name, slice->shape));
+                                          &context, target->name, topology->shape));
   }
 
   std::string error;

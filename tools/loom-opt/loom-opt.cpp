@@ -9,7 +9,7 @@
 
 #include "loom/InitAll.h"
 #include "loom/Support/CommandLine.h"
-#include "loom/Target/TargetOptions.h"
+#include "loom/Hardware/TargetOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

@@ -12,7 +12,7 @@
 #include "loom/Support/CommandLine.h"
 #include "loom/Support/OutputFile.h"
 #include "loom/Support/Quantity.h"
-#include "loom/Target/TargetOptions.h"
+#include "loom/Hardware/TargetOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
@@ -98,7 +98,7 @@ double meanExposed(const loom::sim::SimResult &r) {
 void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
   const loom::PlanRequest &r = p.request;
   os << fmt::format("Loom plan for {} on {} ({}, {} chips)\n", p.modelName,
-                    r.slice, p.targetName, p.chips);
+                    r.topology, p.targetName, p.chips);
   bool one = p.sliceLengths.size() == 1;
   os << fmt::format("  plan:       {}, {} layers; {} {} of {} {} in all{}\n",
                     planName(p), p.layers, p.sliceLengths.size(),
@@ -154,7 +154,7 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
 void writePlanJSON(const loom::PlanOutcome &p, llvm::json::OStream &j) {
   j.object([&] {
     j.attribute("model", p.modelName);
-    j.attribute("slice", p.request.slice);
+    j.attribute("slice", p.request.topology);
     j.attribute("tp", p.request.tp);
     j.attribute("stages", p.request.stages);
     j.attribute("data_parallel", p.request.dataParallel);
@@ -199,7 +199,7 @@ int main(int argc, char **argv) {
 
   loom::PlanRequest request;
   request.model = model;
-  request.slice = slice;
+  request.topology = slice;
   if (!mode.empty()) {
     std::optional<loom::ImportOptions::Mode> parsed = loom::parseImportMode(mode);
     if (!parsed) {

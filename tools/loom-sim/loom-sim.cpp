@@ -4,7 +4,7 @@
 #include "loom/Sim/Report.h"
 #include "loom/Support/OutputFile.h"
 #include "loom/Sim/Simulator.h"
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/TargetDesc.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"

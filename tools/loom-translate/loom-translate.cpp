@@ -9,7 +9,7 @@
 
 #include "loom/Dialect/Sched/ScheduleIR.h"
 #include "loom/InitAll.h"
-#include "loom/Target/TargetOptions.h"
+#include "loom/Hardware/TargetOptions.h"
 #include "loom/Support/CommandLine.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -24,7 +24,7 @@ namespace loom {
 
 struct PlanRequest {
   std::string model;
-  std::string slice = "v5e-16";
+  std::string topology = "v5e-16";
   /// The workload; `import.batch` is the whole batch, which the
   /// `dataParallel` replicas share equally.
   ImportOptions import;

@@ -20,7 +20,7 @@
 #define LOOM_SIM_SIMULATOR_H
 
 #include "loom/Schedule/Schedule.h"
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/TargetDesc.h"
 
 #include "llvm/Support/Error.h"
 

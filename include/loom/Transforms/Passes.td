@@ -107,7 +107,7 @@ def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
     layer's tensor-parallel collectives on the group's torus axes); a
     stage's memory is its weights, KV cache (PipeFusion's stale K/V for
     diffusion models) and its largest layer's activations. The algorithm is
-    an exact dynamic program (loom/Pipeline/LayerPartition.h).
+    an exact dynamic program (loom/Partition/PartitionLayers.h).
 
     Records `loom.pipeline = #loom.pipeline<stages = K, slices = [S]>` on
     the model function (one slice until loom-split-tokens) and `loom.dp` on
@@ -136,7 +136,7 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
     cost model; `slices=auto` finds the lengths minimising
     sum(t_i) + (stages - 1) * max(t_i) by dynamic programming over candidate
     values of max(t_i), in multiples of `granularity` tokens
-    (loom/Pipeline/TokenSlicer.h). The report compares it with the best
+    (loom/Partition/SplitTokens.h). The report compares it with the best
     slicing into equal slices.
 
     Diffusion transformers (PipeFusion, Wang et al. 2024): the image tokens

@@ -16,7 +16,7 @@
 #define LOOM_TRANSFORMS_PIPELINECOST_H
 
 #include "loom/Dialect/Loom/LoomOps.h"
-#include "loom/Target/CostModel.h"
+#include "loom/Hardware/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallVector.h"
@@ -183,7 +183,7 @@ mlir::FailureOr<ModelView> getModelView(mlir::ModuleOp module,
 /// (the DeviceMesh's choice when the degrees fill the slice; a line of `tp`
 /// chips otherwise).
 llvm::SmallVector<GroupAxis> tensorParallelAxes(const TargetDesc &target,
-                                                const SliceDesc &slice,
+                                                const TopologyDesc &topology,
                                                 int64_t tp, int64_t stages);
 
 } // namespace loom

@@ -11,7 +11,7 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Sched/SchedOps.h"
-#include "loom/Target/DeviceMesh.h"
+#include "loom/Hardware/DeviceMesh.h"
 #include "loom/Transforms/PipelineCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -81,7 +81,7 @@ public:
   LogicalResult run() {
     token = TokenType::get(module.getContext());
     const TargetDesc &desc = *target.getTargetDesc();
-    const SliceDesc &slice = *target.getSlice();
+    const TopologyDesc &topology = *target.getTopology();
     tp = view.tp;
     dp = 1;
     if (auto attr = module->getAttrOfType<IntegerAttr>("loom.dp"))
@@ -89,15 +89,15 @@ public:
     pipeline = view.func->getAttrOfType<PipelineAttr>("loom.pipeline");
     stages = pipeline ? pipeline.getStages() : 1;
     int64_t perReplica = (Count(tp) * stages).get();
-    if (slice.numChips() % perReplica != 0 ||
-        (Count(dp) * perReplica).get() > slice.numChips())
+    if (topology.numChips() % perReplica != 0 ||
+        (Count(dp) * perReplica).get() > topology.numChips())
       return module.emitError()
              << "tensor-parallel " << tp << " x stages " << stages
              << " x data-parallel " << dp << " does not lay out on "
-             << slice.name << " (" << slice.numChips()
+             << topology.name << " (" << topology.numChips()
              << " chips): replicas of tp x stages chips must tile it";
     auto built = DeviceMesh::build(
-        desc, slice, {slice.numChips() / perReplica, stages, tp});
+        desc, topology, {topology.numChips() / perReplica, stages, tp});
     if (!built)
       return module.emitError() << llvm::toString(built.takeError());
     mesh.emplace(std::move(*built));

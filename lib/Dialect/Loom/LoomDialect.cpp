@@ -39,12 +39,12 @@ TargetAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "unknown target '" << name
                        << "' (known: " << listTargets()
                        << "; --target-file loads another)";
-  if (!target->findSlice(shape)) {
+  if (!target->findTopology(shape)) {
     std::string dims;
     llvm::raw_string_ostream os(dims);
     llvm::interleave(shape, os, "x");
     return emitError() << "target '" << name << "' has no " << dims
-                       << " slice; valid slices: " << target->listSlices();
+                       << " slice; valid slices: " << target->listTopologies();
   }
   return success();
 }
@@ -53,9 +53,9 @@ const TargetDesc *TargetAttr::getTargetDesc() const {
   return lookupTarget(getName());
 }
 
-const SliceDesc *TargetAttr::getSlice() const {
+const TopologyDesc *TargetAttr::getTopology() const {
   const TargetDesc *target = getTargetDesc();
-  return target ? target->findSlice(getShape()) : nullptr;
+  return target ? target->findTopology(getShape()) : nullptr;
 }
 
 //===----------------------------------------------------------------------===//

@@ -19,18 +19,18 @@ FailureOr<TargetAttr> loom::getOrSetModuleTarget(ModuleOp module,
   }
   if (slice.empty())
     return target;
-  auto [desc, sliceDesc] = lookupSlice(slice);
+  auto [desc, topologyDesc] = lookupTopology(slice);
   if (!desc) {
     module.emitError() << passName << ": unknown slice '" << slice
                        << "'; tpu-v5e has: "
-                       << lookupTarget("tpu-v5e")->listSlices();
+                       << lookupTarget("tpu-v5e")->listTopologies();
     return failure();
   }
   if (target) {
     // slice= only fills in a missing target; it may not contradict one.
-    const SliceDesc *own = target.getSlice();
+    const TopologyDesc *own = target.getTopology();
     if (desc->name != target.getName() || !own ||
-        own->shape != sliceDesc->shape) {
+        own->shape != topologyDesc->shape) {
       module.emitError() << passName << ": slice=" << slice
                          << " contradicts the module's loom.target "
                          << target;
@@ -38,7 +38,7 @@ FailureOr<TargetAttr> loom::getOrSetModuleTarget(ModuleOp module,
     }
     return target;
   }
-  target = TargetAttr::get(module.getContext(), desc->name, sliceDesc->shape);
+  target = TargetAttr::get(module.getContext(), desc->name, topologyDesc->shape);
   module->setAttr("loom.target", target);
   return target;
 }

@@ -72,8 +72,8 @@ std::string describe(Operation *task) {
 
 LogicalResult ProgramOp::verifyRegions() {
   TargetAttr target = getTarget();
-  const SliceDesc *slice = target.getSlice();
-  int64_t chips = slice ? slice->numChips() : 0;
+  const TopologyDesc *topology = target.getTopology();
+  int64_t chips = topology ? topology->numChips() : 0;
 
   // Tasks in a stable order, with their chip.
   std::vector<Operation *> tasks;
@@ -90,7 +90,7 @@ LogicalResult ProgramOp::verifyRegions() {
     int64_t id = chip.getId();
     if (id >= chips)
       return chip.emitOpError() << "chip " << id << " is outside "
-                                << (slice ? slice->name : "the target")
+                                << (topology ? topology->name : "the target")
                                 << ", which has " << chips << " chips";
     if (!seen.emplace(id, chip).second)
       return chip.emitOpError() << "chip " << id << " appears twice";
@@ -101,7 +101,7 @@ LogicalResult ProgramOp::verifyRegions() {
         if (peer >= chips || peer == id)
           return task.emitOpError() << "peer chip " << peer
                                     << " must be another chip of the "
-                                    << chips << "-chip slice";
+                                    << chips << "-chip topology";
         return success();
       };
       if (auto send = dyn_cast<SendOp>(task)) {
@@ -125,7 +125,7 @@ LogicalResult ProgramOp::verifyRegions() {
           if (member < 0 || member >= chips)
             return coll.emitOpError() << "group member " << member
                                       << " is outside the " << chips
-                                      << "-chip slice";
+                                      << "-chip topology";
         if (!llvm::is_contained(coll.getGroup(), id))
           return coll.emitOpError() << "runs on chip " << id
                                     << ", which is not in its group";

@@ -5,7 +5,7 @@
 
 #include "loom/Dialect/Loom/CostOpInterface.h"
 #include "loom/Dialect/Loom/LoomDialect.h"
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/TargetDesc.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"

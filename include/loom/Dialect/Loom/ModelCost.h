@@ -10,7 +10,7 @@
 #define LOOM_DIALECT_LOOM_MODELCOST_H
 
 #include "loom/Dialect/Loom/CostOpInterface.h"
-#include "loom/Target/CostModel.h"
+#include "loom/Hardware/CostModel.h"
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/SmallVector.h"

@@ -1,4 +1,4 @@
-//===- LayerPartition.h - contiguous layers to pipeline stages --*- C++ -*-===//
+//===- PartitionLayers.h - contiguous layers to pipeline stages -*- C++ -*-===//
 //
 // Cuts a sequence of layers into K contiguous, non-empty stages so that the
 // slowest stage is as fast as possible while every stage fits in one chip's
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_PIPELINE_LAYERPARTITION_H
-#define LOOM_PIPELINE_LAYERPARTITION_H
+#ifndef LOOM_PARTITION_PARTITIONLAYERS_H
+#define LOOM_PARTITION_PARTITIONLAYERS_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -55,4 +55,4 @@ Partition evaluatePartition(const PartitionProblem &problem,
 
 } // namespace loom
 
-#endif // LOOM_PIPELINE_LAYERPARTITION_H
+#endif // LOOM_PARTITION_PARTITIONLAYERS_H

@@ -1,7 +1,7 @@
 //===- TargetOptions.cpp - --target-file for Loom's tools -----------------===//
 
-#include "loom/Target/TargetOptions.h"
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/TargetOptions.h"
+#include "loom/Hardware/TargetDesc.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"

@@ -1,4 +1,4 @@
-//===- TargetTest.cpp - target files, cost model and device mesh ----------===//
+//===- HardwareTest.cpp - target files, cost model and device mesh --------===//
 //
 // Every expected time below is worked out by hand from the TPU v5e figures
 // the cost model uses (targets/tpu-v5e.json):
@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Target/CostModel.h"
-#include "loom/Target/DeviceMesh.h"
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/CostModel.h"
+#include "loom/Hardware/DeviceMesh.h"
+#include "loom/Hardware/TargetDesc.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -72,13 +72,13 @@ TEST(TargetDesc, BundledV5eFigures) {
   EXPECT_EQ(t.hopLatency, 1e-6);
   EXPECT_EQ(t.mxuTile, 128);
   EXPECT_EQ(t.maxChips, 256);
-  ASSERT_EQ(t.slices.size(), 8u);
-  const SliceDesc *slice = t.findSlice("v5e-16");
-  ASSERT_TRUE(slice);
-  EXPECT_EQ(llvm::ArrayRef<int64_t>(slice->shape), llvm::ArrayRef<int64_t>({4, 4}));
-  EXPECT_EQ(t.findSlice(llvm::ArrayRef<int64_t>{8, 16})->name, "v5e-128");
-  EXPECT_FALSE(t.findSlice("v5e-2"));
-  EXPECT_EQ(t.listSlices().substr(0, 26), "v5e-1 (1x1), v5e-4 (2x2), ");
+  ASSERT_EQ(t.topologies.size(), 8u);
+  const TopologyDesc *topology = t.findTopology("v5e-16");
+  ASSERT_TRUE(topology);
+  EXPECT_EQ(llvm::ArrayRef<int64_t>(topology->shape), llvm::ArrayRef<int64_t>({4, 4}));
+  EXPECT_EQ(t.findTopology(llvm::ArrayRef<int64_t>{8, 16})->name, "v5e-128");
+  EXPECT_FALSE(t.findTopology("v5e-2"));
+  EXPECT_EQ(t.listTopologies().substr(0, 26), "v5e-1 (1x1), v5e-4 (2x2), ");
 }
 
 TEST(TargetDesc, V5eWrapsOnlySixteenChipAxes) {
@@ -131,10 +131,10 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
             }),
             "edited.json: $.chip.peak_int8.source: missing required key");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
-              (*root.getArray("slices"))[2].getAsObject()->operator[]("shape") =
+              (*root.getArray("topologies"))[2].getAsObject()->operator[]("shape") =
                   llvm::json::Array{2, 0};
             }),
-            "edited.json: $.slices[2].shape[1]: must be a positive integer");
+            "edited.json: $.topologies[2].shape[1]: must be a positive integer");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
               (*section(root, "chip").getObject("hbm_bandwidth"))["unit"] =
                   "GB/s";
@@ -149,10 +149,10 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
             "\"always\", \"never\", \"axis-size-at-least\" or "
             "\"all-axes-when-whole-cubes\", got \"sometimes\"");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
-              (*root.getArray("slices"))[2].getAsObject()->operator[]("shape") =
+              (*root.getArray("topologies"))[2].getAsObject()->operator[]("shape") =
                   llvm::json::Array{32, 32};
             }).substr(0, 52),
-            "edited.json: $.slices[2].shape: does not fit the pod");
+            "edited.json: $.topologies[2].shape: does not fit the pod");
   // Figures that would make derived times infinite or counts fractional.
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
               (*section(root, "chip").getObject("peak_bf16"))["value"] = 1e-300;
@@ -309,9 +309,9 @@ TEST(CostModel, SmallCollectivesAreLatencyBound) {
 // Device mesh
 //===----------------------------------------------------------------------===//
 
-DeviceMesh buildMesh(const char *slice, MeshShape shape) {
+DeviceMesh buildMesh(const char *topology, MeshShape shape) {
   llvm::Expected<DeviceMesh> mesh =
-      DeviceMesh::build(v5e(), *v5e().findSlice(slice), shape);
+      DeviceMesh::build(v5e(), *v5e().findTopology(topology), shape);
   if (!mesh) {
     ADD_FAILURE() << llvm::toString(mesh.takeError());
     std::abort();
@@ -379,16 +379,16 @@ TEST(DeviceMesh, SixteenBySixteenPrefersTheWrappingAxis) {
 
 TEST(DeviceMesh, MismatchedFactorisationIsAnError) {
   llvm::Expected<DeviceMesh> mesh =
-      DeviceMesh::build(v5e(), *v5e().findSlice("v5e-16"), {2, 2, 2});
+      DeviceMesh::build(v5e(), *v5e().findTopology("v5e-16"), {2, 2, 2});
   ASSERT_FALSE(bool(mesh));
   EXPECT_EQ(llvm::toString(mesh.takeError()),
             "data-parallel 2 x stages 2 x tensor-parallel 2 = 8 chips, but "
-            "slice v5e-16 (4x4) has 16");
+            "topology v5e-16 (4x4) has 16");
   const TargetDesc *v5p = lookupTarget("tpu-v5p");
   llvm::Expected<DeviceMesh> cube =
-      DeviceMesh::build(*v5p, v5p->slices.front(), {1, 1, 4});
+      DeviceMesh::build(*v5p, v5p->topologies.front(), {1, 1, 4});
   ASSERT_FALSE(bool(cube));
-  EXPECT_NE(llvm::toString(cube.takeError()).find("2-D slices"),
+  EXPECT_NE(llvm::toString(cube.takeError()).find("2-D topologies"),
             std::string::npos);
 }
 

@@ -1,4 +1,4 @@
-//===- TokenSlicer.h - token slices for a pipeline (TeraPipe) ---*- C++ -*-===//
+//===- SplitTokens.h - token slices for a pipeline (TeraPipe) ---*- C++ -*-===//
 //
 // TeraPipe (Li et al., "TeraPipe: Token-Level Pipeline Parallelism for
 // Training Large-Scale Language Models", ICML 2021, section 3.3): a causal
@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_PIPELINE_TOKENSLICER_H
-#define LOOM_PIPELINE_TOKENSLICER_H
+#ifndef LOOM_PARTITION_SPLITTOKENS_H
+#define LOOM_PARTITION_SPLITTOKENS_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -58,4 +58,4 @@ Slicing bestUniformSlicing(int64_t tokens, int64_t granularity,
 
 } // namespace loom
 
-#endif // LOOM_PIPELINE_TOKENSLICER_H
+#endif // LOOM_PARTITION_SPLITTOKENS_H

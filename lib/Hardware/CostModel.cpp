@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Target/CostModel.h"
+#include "loom/Hardware/CostModel.h"
 
 #include <algorithm>
 #include <cassert>
@@ -26,27 +26,27 @@ double CostModel::matmulTime(int64_t m, int64_t k, int64_t n,
   return computeTime(flops, bytes, 8 * bytesPerElement);
 }
 
-int64_t CostModel::hops(llvm::ArrayRef<int64_t> slice,
+int64_t CostModel::hops(llvm::ArrayRef<int64_t> topology,
                         llvm::ArrayRef<int64_t> from,
                         llvm::ArrayRef<int64_t> to) const {
-  assert(slice.size() == from.size() && slice.size() == to.size());
+  assert(topology.size() == from.size() && topology.size() == to.size());
   // Dimension-order routing takes the shortest way along each axis in turn,
   // so the hop count is the sum of the per-axis distances.
   int64_t total = 0;
-  for (size_t axis = 0; axis < slice.size(); ++axis) {
+  for (size_t axis = 0; axis < topology.size(); ++axis) {
     int64_t d = std::llabs(from[axis] - to[axis]);
-    if (target.axisWraps(slice, axis))
-      d = std::min(d, slice[axis] - d);
+    if (target.axisWraps(topology, axis))
+      d = std::min(d, topology[axis] - d);
     total += d;
   }
   return total;
 }
 
-double CostModel::pointToPointTime(llvm::ArrayRef<int64_t> slice,
+double CostModel::pointToPointTime(llvm::ArrayRef<int64_t> topology,
                                    llvm::ArrayRef<int64_t> from,
                                    llvm::ArrayRef<int64_t> to,
                                    double bytes) const {
-  int64_t n = hops(slice, from, to);
+  int64_t n = hops(topology, from, to);
   if (n == 0)
     return 0; // same chip: no link is used
   return n * target.hopLatency + bytes / target.linkBandwidth;

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_TARGET_TARGETDESC_H
-#define LOOM_TARGET_TARGETDESC_H
+#ifndef LOOM_HARDWARE_TARGETDESC_H
+#define LOOM_HARDWARE_TARGETDESC_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -20,8 +20,8 @@
 
 namespace loom {
 
-/// A named slice of a pod: `v5e-16` is a 4x4 torus.
-struct SliceDesc {
+/// A named topology of a pod: `v5e-16` is a 4x4 torus.
+struct TopologyDesc {
   std::string name;
   llvm::SmallVector<int64_t, 3> shape;
 
@@ -48,7 +48,7 @@ struct TargetDesc {
   // Interconnect.
   double linkBandwidth = 0; ///< bytes/s, one direction of one link
   double hopLatency = 0;    ///< seconds per hop
-  /// Which axes of a slice have wraparound links.
+  /// Which axes of a topology have wraparound links.
   struct WrapRule {
     enum class Kind {
       /// Every axis of more than two chips wraps; or none does.
@@ -56,7 +56,7 @@ struct TargetDesc {
       Never,
       /// An axis wraps when it has at least `sizes[0]` chips (v5e: 16).
       AxisSizeAtLeast,
-      /// Every axis wraps when the slice is made of whole cubes of
+      /// Every axis wraps when the topology is made of whole cubes of
       /// `sizes` (v5p: 4x4x4), none otherwise.
       WholeCubes,
     };
@@ -66,16 +66,16 @@ struct TargetDesc {
   WrapRule wrap;
   int64_t maxChips = 0;
 
-  std::vector<SliceDesc> slices;
+  std::vector<TopologyDesc> topologies;
 
-  /// The slice with this name ("v5e-16") or shape; null when there is none.
-  const SliceDesc *findSlice(llvm::StringRef name) const;
-  const SliceDesc *findSlice(llvm::ArrayRef<int64_t> shape) const;
+  /// The topology with this name ("v5e-16") or shape; null when there is none.
+  const TopologyDesc *findTopology(llvm::StringRef name) const;
+  const TopologyDesc *findTopology(llvm::ArrayRef<int64_t> shape) const;
   /// "v5e-1 (1x1), v5e-4 (2x2), ..." for diagnostics.
-  std::string listSlices() const;
-  /// Whether `axis` of `slice` has a wraparound link. An axis of one or two
+  std::string listTopologies() const;
+  /// Whether `axis` of `topology` has a wraparound link. An axis of one or two
   /// chips never counts as wrapping: its ends are already neighbours.
-  bool axisWraps(llvm::ArrayRef<int64_t> slice, unsigned axis) const;
+  bool axisWraps(llvm::ArrayRef<int64_t> topology, unsigned axis) const;
   /// Peak FLOP/s for an element width in bits (8: int8; otherwise bf16;
   /// f32 is assumed to run at the bf16 rate).
   double peakFor(unsigned elementBits) const {
@@ -100,10 +100,10 @@ llvm::ArrayRef<TargetDesc> getBundledTargets();
 /// when there is none.
 const TargetDesc *lookupTarget(llvm::StringRef name);
 
-/// The known target with a slice of this name ("v5e-16") and the slice;
+/// The known target with a topology of this name ("v5e-16") and the topology;
 /// {null, null} when no target has it.
-std::pair<const TargetDesc *, const SliceDesc *>
-lookupSlice(llvm::StringRef sliceName);
+std::pair<const TargetDesc *, const TopologyDesc *>
+lookupTopology(llvm::StringRef topologyName);
 
 /// Makes a user target (from --target-file) known to lookupTarget and to
 /// the #loom.target attribute's verifier. Replaces a target of the same
@@ -115,4 +115,4 @@ std::string listTargets();
 
 } // namespace loom
 
-#endif // LOOM_TARGET_TARGETDESC_H
+#endif // LOOM_HARDWARE_TARGETDESC_H

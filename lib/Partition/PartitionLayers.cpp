@@ -1,6 +1,6 @@
-//===- LayerPartition.cpp - contiguous layers to pipeline stages ----------===//
+//===- PartitionLayers.cpp - contiguous layers to pipeline stages ---------===//
 
-#include "loom/Pipeline/LayerPartition.h"
+#include "loom/Partition/PartitionLayers.h"
 
 #include <algorithm>
 #include <limits>

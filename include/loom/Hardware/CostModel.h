@@ -30,10 +30,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_TARGET_COSTMODEL_H
-#define LOOM_TARGET_COSTMODEL_H
+#ifndef LOOM_HARDWARE_COSTMODEL_H
+#define LOOM_HARDWARE_COSTMODEL_H
 
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/TargetDesc.h"
 
 namespace loom {
 
@@ -68,12 +68,12 @@ public:
   double matmulTime(int64_t m, int64_t k, int64_t n,
                     int64_t bytesPerElement = 2) const;
 
-  /// Links crossed from `from` to `to` on `slice` (dimension-order routing).
-  int64_t hops(llvm::ArrayRef<int64_t> slice, llvm::ArrayRef<int64_t> from,
+  /// Links crossed from `from` to `to` on `topology` (dimension-order routing).
+  int64_t hops(llvm::ArrayRef<int64_t> topology, llvm::ArrayRef<int64_t> from,
                llvm::ArrayRef<int64_t> to) const;
 
   /// Time to send `bytes` from `from` to `to`.
-  double pointToPointTime(llvm::ArrayRef<int64_t> slice,
+  double pointToPointTime(llvm::ArrayRef<int64_t> topology,
                           llvm::ArrayRef<int64_t> from,
                           llvm::ArrayRef<int64_t> to, double bytes) const;
 
@@ -91,4 +91,4 @@ private:
 
 } // namespace loom
 
-#endif // LOOM_TARGET_COSTMODEL_H
+#endif // LOOM_HARDWARE_COSTMODEL_H

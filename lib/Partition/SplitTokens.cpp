@@ -1,6 +1,6 @@
-//===- TokenSlicer.cpp - token slices for a pipeline (TeraPipe) -----------===//
+//===- SplitTokens.cpp - token slices for a pipeline (TeraPipe) -----------===//
 
-#include "loom/Pipeline/TokenSlicer.h"
+#include "loom/Partition/SplitTokens.h"
 
 #include <algorithm>
 #include <cassert>

@@ -1,7 +1,7 @@
-//===- DeviceMesh.h - logical groups on the chips of a slice ----*- C++ -*-===//
+//===- DeviceMesh.h - logical groups on the chips of a topology ----*- C++ -*-===//
 //
 // Maps data-parallel replicas, pipeline stages and tensor-parallel ranks
-// onto the chips of a 2-D torus slice:
+// onto the chips of a 2-D torus topology:
 // - each tensor-parallel group is a block of neighbouring chips that forms
 //   a ring: a whole wrapping axis when the group is that big, otherwise a
 //   block with both sides >= 2 and an even chip count (it has a Hamiltonian
@@ -12,11 +12,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_TARGET_DEVICEMESH_H
-#define LOOM_TARGET_DEVICEMESH_H
+#ifndef LOOM_HARDWARE_DEVICEMESH_H
+#define LOOM_HARDWARE_DEVICEMESH_H
 
-#include "loom/Target/CostModel.h"
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/CostModel.h"
+#include "loom/Hardware/TargetDesc.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -36,27 +36,27 @@ using ChipCoord = std::array<int64_t, 2>;
 
 class DeviceMesh {
 public:
-  /// Lays `shape` out on `slice` (2-D). Fails, naming the numbers, when the
-  /// degrees do not multiply to the slice's chips or the tensor-parallel
-  /// degree does not tile the slice.
+  /// Lays `shape` out on `topology` (2-D). Fails, naming the numbers, when the
+  /// degrees do not multiply to the topology's chips or the tensor-parallel
+  /// degree does not tile the topology.
   static llvm::Expected<DeviceMesh> build(const TargetDesc &target,
-                                          const SliceDesc &slice,
+                                          const TopologyDesc &topology,
                                           MeshShape shape);
 
   const MeshShape &getShape() const { return shape; }
-  llvm::ArrayRef<int64_t> getSliceShape() const { return sliceShape; }
+  llvm::ArrayRef<int64_t> getTopologyShape() const { return topologyShape; }
 
   /// The chip of a (replica, stage, tensor-parallel rank); rank order walks
   /// the group's ring, so ranks r and r+1 are neighbours.
   ChipCoord chip(int64_t replica, int64_t stage, int64_t rank) const;
 
-  /// Chip id in row-major order of the slice.
+  /// Chip id in row-major order of the topology.
   int64_t chipId(ChipCoord coord) const {
-    return coord[0] * sliceShape[1] + coord[1];
+    return coord[0] * topologyShape[1] + coord[1];
   }
 
   /// The block a tensor-parallel group occupies, as torus axes for the cost
-  /// model (a 4x4 group on a 16x16 slice: two 4-chip axes, no wrap).
+  /// model (a 4x4 group on a 16x16 topology: two 4-chip axes, no wrap).
   llvm::ArrayRef<GroupAxis> tensorParallelAxes() const { return groupAxes; }
 
   /// Whether the group's ranks close a ring of neighbours.
@@ -66,7 +66,7 @@ private:
   DeviceMesh() = default;
 
   MeshShape shape;
-  llvm::SmallVector<int64_t, 2> sliceShape;
+  llvm::SmallVector<int64_t, 2> topologyShape;
   /// Block extent along each axis.
   std::array<int64_t, 2> block = {1, 1};
   /// Blocks in snake order: their top-left chip.
@@ -79,4 +79,4 @@ private:
 
 } // namespace loom
 
-#endif // LOOM_TARGET_DEVICEMESH_H
+#endif // LOOM_HARDWARE_DEVICEMESH_H

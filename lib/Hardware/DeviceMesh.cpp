@@ -1,6 +1,6 @@
-//===- DeviceMesh.cpp - logical groups on the chips of a slice ------------===//
+//===- DeviceMesh.cpp - logical groups on the chips of a topology ------------===//
 
-#include "loom/Target/DeviceMesh.h"
+#include "loom/Hardware/DeviceMesh.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -46,27 +46,27 @@ llvm::SmallVector<ChipCoord> ringWalk(int64_t rows, int64_t cols) {
 } // namespace
 
 llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
-                                             const SliceDesc &slice,
+                                             const TopologyDesc &topology,
                                              MeshShape shape) {
   auto fail = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
   };
-  if (slice.shape.size() != 2)
-    return fail("device meshes are built on 2-D slices; " + slice.name +
-                " has " + llvm::Twine(slice.shape.size()) + " axes");
+  if (topology.shape.size() != 2)
+    return fail("device meshes are built on 2-D topologies; " + topology.name +
+                " has " + llvm::Twine(topology.shape.size()) + " axes");
   if (shape.dataParallel < 1 || shape.stages < 1 || shape.tensorParallel < 1)
     return fail("parallel degrees must be positive");
-  int64_t X = slice.shape[0], Y = slice.shape[1];
+  int64_t X = topology.shape[0], Y = topology.shape[1];
   int64_t used = shape.dataParallel * shape.stages * shape.tensorParallel;
   if (used != X * Y)
     return fail(llvm::formatv("data-parallel {0} x stages {1} x "
-                              "tensor-parallel {2} = {3} chips, but slice {4} "
+                              "tensor-parallel {2} = {3} chips, but topology {4} "
                               "({5}x{6}) has {7}",
                               shape.dataParallel, shape.stages,
-                              shape.tensorParallel, used, slice.name, X, Y,
+                              shape.tensorParallel, used, topology.name, X, Y,
                               X * Y));
 
-  // Choose the tensor-parallel block: it must tile the slice; prefer a
+  // Choose the tensor-parallel block: it must tile the topology; prefer a
   // ring, then a ring through a wraparound link, then the squarest block
   // (fewest links on its boundary).
   int64_t tp = shape.tensorParallel;
@@ -84,8 +84,8 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
     int64_t cols = tp / rows;
     if (X % rows != 0 || Y % cols != 0)
       continue;
-    bool wrapRow = cols == Y && target.axisWraps(slice.shape, 1) && rows == 1;
-    bool wrapCol = rows == X && target.axisWraps(slice.shape, 0) && cols == 1;
+    bool wrapRow = cols == Y && target.axisWraps(topology.shape, 1) && rows == 1;
+    bool wrapCol = rows == X && target.axisWraps(topology.shape, 0) && cols == 1;
     bool block2d = rows >= 2 && cols >= 2 && (rows * cols) % 2 == 0;
     BlockChoice choice{rows, cols, wrapRow || wrapCol || block2d || tp <= 2,
                        wrapRow || wrapCol};
@@ -93,13 +93,13 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
       best = choice;
   }
   if (!best)
-    return fail(llvm::formatv("tensor-parallel degree {0} does not tile slice "
+    return fail(llvm::formatv("tensor-parallel degree {0} does not tile topology "
                               "{1} ({2}x{3}) with rectangular blocks",
-                              tp, slice.name, X, Y));
+                              tp, topology.name, X, Y));
 
   DeviceMesh mesh;
   mesh.shape = shape;
-  mesh.sliceShape.assign(slice.shape.begin(), slice.shape.end());
+  mesh.topologyShape.assign(topology.shape.begin(), topology.shape.end());
   mesh.block = {best->rows, best->cols};
   mesh.ringOrder = ringWalk(best->rows, best->cols);
   mesh.groupIsRing = best->ring;
@@ -107,7 +107,7 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
     int64_t extent = axis == 0 ? best->rows : best->cols;
     if (extent > 1)
       mesh.groupAxes.push_back(
-          {extent, extent == slice.shape[axis] && target.axisWraps(slice.shape, axis)});
+          {extent, extent == topology.shape[axis] && target.axisWraps(topology.shape, axis)});
   }
 
   // Blocks in a snake over the block grid: adjacent in the list means

@@ -1,12 +1,12 @@
-//===- PipelineTest.cpp - layer partition and token slicing ---------------===//
+//===- PartitionTest.cpp - layer partition and token slicing --------------===//
 //
 // Both algorithms against exhaustive search on small cases, and TeraPipe's
 // properties on a causal cost.
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Pipeline/LayerPartition.h"
-#include "loom/Pipeline/TokenSlicer.h"
+#include "loom/Partition/PartitionLayers.h"
+#include "loom/Partition/SplitTokens.h"
 
 #include <gtest/gtest.h>
 
@@ -51,7 +51,7 @@ std::optional<double> exhaustiveBottleneck(const PartitionProblem &p) {
   return best;
 }
 
-TEST(LayerPartition, MatchesExhaustiveSearch) {
+TEST(PartitionLayers, MatchesExhaustiveSearch) {
   std::mt19937 rng(1234);
   std::uniform_real_distribution<double> time(0.1, 10), bytes(1, 10);
   int cases = 0, infeasible = 0;
@@ -83,7 +83,7 @@ TEST(LayerPartition, MatchesExhaustiveSearch) {
   EXPECT_GT(infeasible, 0) << "some cases must exercise the memory limit";
 }
 
-TEST(LayerPartition, MoreStagesThanLayersOrNoFit) {
+TEST(PartitionLayers, MoreStagesThanLayersOrNoFit) {
   PartitionProblem p;
   p.layers = {{1, 1}, {1, 1}};
   p.capacity = 10;
@@ -94,7 +94,7 @@ TEST(LayerPartition, MoreStagesThanLayersOrNoFit) {
   EXPECT_FALSE(partitionLayers(p));
 }
 
-TEST(LayerPartition, BalancesEqualLayers) {
+TEST(PartitionLayers, BalancesEqualLayers) {
   PartitionProblem p;
   p.layers.assign(80, {1.0, 1.0});
   p.stages = 4;
@@ -137,7 +137,7 @@ double exhaustiveTotal(int64_t n, int64_t granularity, int64_t stages,
   return best;
 }
 
-TEST(TokenSlicer, MatchesExhaustiveSearch) {
+TEST(SplitTokens, MatchesExhaustiveSearch) {
   for (int64_t n = 1; n <= 12; ++n)
     for (int64_t stages : {1, 2, 4, 8}) {
       Slicing dp = sliceTokens(n * 64, 64, stages, causalCost);
@@ -193,7 +193,7 @@ double enumeratedTotal(int64_t n, int64_t stages, SliceCost cost) {
 // The branch and bound over bounds against solving every bound, past the
 // sizes exhaustive search reaches: costs that grow along a row (causal, the
 // search's fast path), random ones that do not, and rows of both kinds.
-TEST(TokenSlicer, MatchesEveryBoundEnumerated) {
+TEST(SplitTokens, MatchesEveryBoundEnumerated) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(0.5, 2);
   for (int trial = 0; trial < 24; ++trial) {
@@ -223,7 +223,7 @@ TEST(TokenSlicer, MatchesEveryBoundEnumerated) {
 
 // Costs that are not finite and non-negative have no optimum to search
 // for; the slicer says so instead of hanging or guessing.
-TEST(TokenSlicer, RefusesCostsItCannotOrder) {
+TEST(SplitTokens, RefusesCostsItCannotOrder) {
   for (double bad : {std::numeric_limits<double>::quiet_NaN(),
                      std::numeric_limits<double>::infinity(), -1.0}) {
     auto cost = [&](int64_t l, int64_t c) {
@@ -239,7 +239,7 @@ TEST(TokenSlicer, RefusesCostsItCannotOrder) {
   EXPECT_FALSE(zero.lengths.empty());
 }
 
-TEST(TokenSlicer, CausalSlicesDoNotGrowAlongTheSequence) {
+TEST(SplitTokens, CausalSlicesDoNotGrowAlongTheSequence) {
   for (int64_t stages : {2, 4, 8, 16}) {
     Slicing dp = sliceTokens(2048, 16, stages, causalCost);
     for (size_t i = 1; i < dp.lengths.size(); ++i)
@@ -248,7 +248,7 @@ TEST(TokenSlicer, CausalSlicesDoNotGrowAlongTheSequence) {
   }
 }
 
-TEST(TokenSlicer, NeverWorseThanTheBestUniformSlicing) {
+TEST(SplitTokens, NeverWorseThanTheBestUniformSlicing) {
   for (int64_t stages : {2, 4, 8}) {
     Slicing dp = sliceTokens(2048, 16, stages, causalCost);
     Slicing uniform = bestUniformSlicing(2048, 16, stages, causalCost);

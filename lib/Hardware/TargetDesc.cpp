@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Target/TargetDesc.h"
+#include "loom/Hardware/TargetDesc.h"
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -23,41 +23,41 @@ using llvm::json::Array;
 using llvm::json::Object;
 using llvm::json::Value;
 
-int64_t SliceDesc::numChips() const {
+int64_t TopologyDesc::numChips() const {
   int64_t chips = 1;
   for (int64_t dim : shape)
     chips *= dim;
   return chips;
 }
 
-const SliceDesc *TargetDesc::findSlice(llvm::StringRef sliceName) const {
-  for (const SliceDesc &slice : slices)
-    if (slice.name == sliceName)
-      return &slice;
+const TopologyDesc *TargetDesc::findTopology(llvm::StringRef topologyName) const {
+  for (const TopologyDesc &topology : topologies)
+    if (topology.name == topologyName)
+      return &topology;
   return nullptr;
 }
 
-const SliceDesc *TargetDesc::findSlice(llvm::ArrayRef<int64_t> shape) const {
-  for (const SliceDesc &slice : slices)
-    if (llvm::ArrayRef<int64_t>(slice.shape) == shape)
-      return &slice;
+const TopologyDesc *TargetDesc::findTopology(llvm::ArrayRef<int64_t> shape) const {
+  for (const TopologyDesc &topology : topologies)
+    if (llvm::ArrayRef<int64_t>(topology.shape) == shape)
+      return &topology;
   return nullptr;
 }
 
-std::string TargetDesc::listSlices() const {
+std::string TargetDesc::listTopologies() const {
   std::string text;
-  for (const SliceDesc &slice : slices) {
+  for (const TopologyDesc &topology : topologies) {
     if (!text.empty())
       text += ", ";
-    text += slice.name + " (" + llvm::join(llvm::map_range(slice.shape, [](int64_t d) {
+    text += topology.name + " (" + llvm::join(llvm::map_range(topology.shape, [](int64_t d) {
               return std::to_string(d);
             }), "x") + ")";
   }
   return text;
 }
 
-bool TargetDesc::axisWraps(llvm::ArrayRef<int64_t> slice, unsigned axis) const {
-  if (axis >= slice.size() || slice[axis] <= 2)
+bool TargetDesc::axisWraps(llvm::ArrayRef<int64_t> topology, unsigned axis) const {
+  if (axis >= topology.size() || topology[axis] <= 2)
     return false;
   switch (wrap.kind) {
   case WrapRule::Kind::Always:
@@ -65,12 +65,12 @@ bool TargetDesc::axisWraps(llvm::ArrayRef<int64_t> slice, unsigned axis) const {
   case WrapRule::Kind::Never:
     return false;
   case WrapRule::Kind::AxisSizeAtLeast:
-    return slice[axis] >= wrap.sizes[0];
+    return topology[axis] >= wrap.sizes[0];
   case WrapRule::Kind::WholeCubes:
-    if (slice.size() != wrap.sizes.size())
+    if (topology.size() != wrap.sizes.size())
       return false;
-    for (size_t i = 0; i < slice.size(); ++i)
-      if (slice[i] % wrap.sizes[i] != 0)
+    for (size_t i = 0; i < topology.size(); ++i)
+      if (topology[i] % wrap.sizes[i] != 0)
         return false;
     return true;
   }
@@ -297,7 +297,7 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
   if (!root)
     return r.takeError();
   llvm::StringRef sections[] = {"format", "name", "description", "chip",
-                                "interconnect", "host", "pod", "slices",
+                                "interconnect", "host", "pod", "topologies",
                                 "efficiency"};
   r.keys(*root, "$", sections, sections);
   if (r.failed())
@@ -362,42 +362,42 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
 
   llvm::SmallVector<int64_t, 3> largest;
   if (const Object *pod = r.object(root->get("pod"), "$.pod")) {
-    auto v = r.section(*pod, "$.pod", podKeys, {"max_slice_shape"});
+    auto v = r.section(*pod, "$.pod", podKeys, {"max_topology_shape"});
     t.maxChips = static_cast<int64_t>(v["max_chips"]);
-    largest = r.shapeObject(pod->get("max_slice_shape"),
+    largest = r.shapeObject(pod->get("max_topology_shape"),
                             "$.pod.max_slice_shape", dims);
     llvm::sort(largest);
   }
 
-  const Value *slicesValue = root->get("slices");
-  const Array *slices = slicesValue ? slicesValue->getAsArray() : nullptr;
-  if (!slices || slices->empty())
-    r.fail("$.slices", "must be a non-empty array of slices");
+  const Value *topologiesValue = root->get("topologies");
+  const Array *topologies = topologiesValue ? topologiesValue->getAsArray() : nullptr;
+  if (!topologies || topologies->empty())
+    r.fail("$.topologies", "must be a non-empty array of topologies");
   else
-    for (auto [i, element] : llvm::enumerate(*slices)) {
-      std::string path = "$.slices[" + std::to_string(i) + "]";
+    for (auto [i, element] : llvm::enumerate(*topologies)) {
+      std::string path = "$.topologies[" + std::to_string(i) + "]";
       const Object *o = r.object(&element, path);
       if (!o)
         break;
       r.keys(*o, path, {"name", "shape", "source"}, {"name", "shape", "source"});
-      SliceDesc slice{r.string(*o, "name", path),
+      TopologyDesc topology{r.string(*o, "name", path),
                       r.dimsShape(*o, "shape", path, dims)};
       r.nonEmpty(*o, "source", path);
       if (r.failed())
         break;
-      if (t.findSlice(slice.name))
-        r.fail(path + ".name", "repeats slice name '" + slice.name + "'");
-      llvm::SmallVector<int64_t, 3> sorted(slice.shape);
+      if (t.findTopology(topology.name))
+        r.fail(path + ".name", "repeats topology name '" + topology.name + "'");
+      llvm::SmallVector<int64_t, 3> sorted(topology.shape);
       llvm::sort(sorted);
       bool fits = sorted.size() == largest.size();
       for (size_t a = 0; fits && a < sorted.size(); ++a)
         fits = sorted[a] <= largest[a];
-      if (!fits || slice.numChips() > t.maxChips)
+      if (!fits || topology.numChips() > t.maxChips)
         r.fail(path + ".shape",
                llvm::formatv("does not fit the pod ($.pod.max_slice_shape, "
                              "$.pod.max_chips = {0})",
                              t.maxChips));
-      t.slices.push_back(std::move(slice));
+      t.topologies.push_back(std::move(topology));
     }
 
   if (const Object *eff = r.object(root->get("efficiency"), "$.efficiency")) {
@@ -465,12 +465,12 @@ const TargetDesc *loom::lookupTarget(llvm::StringRef name) {
   return nullptr;
 }
 
-std::pair<const TargetDesc *, const SliceDesc *>
-loom::lookupSlice(llvm::StringRef sliceName) {
+std::pair<const TargetDesc *, const TopologyDesc *>
+loom::lookupTopology(llvm::StringRef topologyName) {
   for (auto *list : {&table().registered, &table().bundled})
     for (const TargetDesc &target : *list)
-      if (const SliceDesc *slice = target.findSlice(sliceName))
-        return {&target, slice};
+      if (const TopologyDesc *topology = target.findTopology(topologyName))
+        return {&target, topology};
   return {nullptr, nullptr};
 }
 

@@ -1,7 +1,7 @@
 //===- TargetOptions.h - --target-file for Loom's tools ---------*- C++ -*-===//
 
-#ifndef LOOM_TARGET_TARGETOPTIONS_H
-#define LOOM_TARGET_TARGETOPTIONS_H
+#ifndef LOOM_HARDWARE_TARGETOPTIONS_H
+#define LOOM_HARDWARE_TARGETOPTIONS_H
 
 namespace llvm::cl {
 class OptionCategory;
@@ -24,4 +24,4 @@ bool applyTargetCLOptions();
 
 } // namespace loom
 
-#endif // LOOM_TARGET_TARGETOPTIONS_H
+#endif // LOOM_HARDWARE_TARGETOPTIONS_H
