@@ -151,7 +151,7 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
               (*root.getArray("topologies"))[2].getAsObject()->operator[]("shape") =
                   llvm::json::Array{32, 32};
-            }).substr(0, 52),
+            }).substr(0, 56),
             "edited.json: $.topologies[2].shape: does not fit the pod");
   // Figures that would make derived times infinite or counts fractional.
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
