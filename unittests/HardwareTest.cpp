@@ -187,17 +187,15 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
             "edited.json: $.format: must be \"loom-target/1\", got \"v2\"");
 }
 
-TEST(TargetDesc, RegisteredTargetsAreFoundByName) {
-  llvm::Expected<TargetDesc> target = parseTargetDesc(
-      readSourceFile("targets/tpu-v5e.json"), "copy.json");
-  ASSERT_TRUE(bool(target));
-  target->name = "my-v5e";
-  target->hopLatency = 2e-6;
-  registerTarget(*target);
-  ASSERT_TRUE(lookupTarget("my-v5e"));
-  EXPECT_EQ(lookupTarget("my-v5e")->hopLatency, 2e-6);
+TEST(TargetDesc, BundledTargetsAreFoundByName) {
+  ASSERT_TRUE(lookupTarget("tpu-v5e"));
   EXPECT_EQ(lookupTarget("tpu-v5e")->hopLatency, 1e-6);
   EXPECT_FALSE(lookupTarget("tpu-v9"));
+  auto [target, topology] = lookupTopology("v5p-64");
+  ASSERT_TRUE(target && topology);
+  EXPECT_EQ(target->name, "tpu-v5p");
+  // v5p names count TensorCores, two per chip: v5p-64 is 2x4x4 chips.
+  EXPECT_EQ(topology->numChips(), 32);
 }
 
 //===----------------------------------------------------------------------===//

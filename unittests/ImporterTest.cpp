@@ -156,9 +156,10 @@ TEST_F(ImporterTest, DiffusionResolutionSetsTokens) {
   // 512 px / 8 (VAE) / 2 (patch) = 32 -> 1024 tokens.
   PatchifyOp patch = collect<PatchifyOp>(*module).front();
   EXPECT_EQ(cast<RankedTensorType>(patch.getType()).getDimSize(1), 1024);
-  auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model");
+  ModelAttr info = getModel(*module);
   ASSERT_TRUE(info);
-  EXPECT_EQ(cast<IntegerAttr>(info.get("steps")).getInt(), 10);
+  EXPECT_EQ(info.getSteps(), 10);
+  EXPECT_EQ(info.getSeq(), 1024);
 
   options.resolution = 500;
   EXPECT_FALSE(importModel("dit-xl-2", options, &context));

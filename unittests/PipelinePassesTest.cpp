@@ -1,6 +1,6 @@
 //===- PipelinePassesTest.cpp - the pipeline passes on real models --------===//
 
-#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/InitAll.h"
@@ -24,6 +24,8 @@ OwningOpRef<ModuleOp> plan(MLIRContext &context, StringRef model,
   registerAllPasses();
   OwningOpRef<ModuleOp> module = importModel(model, options, &context);
   EXPECT_TRUE(module);
+  (*module)->setAttr(kTargetAttrName,
+                     cantFail(materializeTarget(&context, "v5e-16")));
   PassManager pm(&context);
   EXPECT_TRUE(succeeded(parsePassPipeline(pipeline, pm)));
   EXPECT_TRUE(succeeded(pm.run(*module)));
@@ -42,14 +44,15 @@ LayerOp firstLayer(ModuleOp module) {
 
 /// The cost model of the module's target.
 CostModel targetModel(ModuleOp module) {
-  auto target = module->getAttrOfType<TargetAttr>("loom.target");
-  return CostModel(*target.getTargetDesc());
+  static TargetDesc desc;
+  desc = getTarget(module).getDesc();
+  return CostModel(desc);
 }
 
 TEST(PipelinePasses, SliceCostAgreesWithTheEstimateAtTheFullSequence) {
   MLIRContext context;
   OwningOpRef<ModuleOp> module =
-      plan(context, "llama-65b", "loom-shard-heads{tp=4 slice=v5e-16}");
+      plan(context, "llama-65b", "loom-shard-heads{tp=4 }");
   CostModel model = targetModel(*module);
   LayerOp layer = firstLayer(*module);
   // The 4 chips of a tensor-parallel group as a 2x2 ring.
@@ -75,7 +78,7 @@ TEST(PipelinePasses, DecodeSliceCostSeesTheCache) {
     options.seqLen = cached;
     options.batch = 16;
     OwningOpRef<ModuleOp> module = plan(
-        context, "llama2-70b", "loom-shard-heads{tp=8 slice=v5e-16}", options);
+        context, "llama2-70b", "loom-shard-heads{tp=8 }", options);
     CostModel model = targetModel(*module);
     LayerOp layer = firstLayer(*module);
     LayerSliceCost slices(layer, model, {}, 1);
@@ -88,7 +91,7 @@ TEST(PipelinePasses, TeraPipeSlicesShrinkOnLlama65B) {
   MLIRContext context;
   OwningOpRef<ModuleOp> module =
       plan(context, "llama-65b",
-           "loom-shard-heads{tp=4 slice=v5e-16},loom-partition-layers{stages=4},"
+           "loom-shard-heads{tp=4 },loom-partition-layers{stages=4},"
            "loom-split-tokens");
   auto func = *module->getOps<func::FuncOp>().begin();
   auto pipeline = func->getAttrOfType<PipelineAttr>("loom.pipeline");
@@ -145,20 +148,20 @@ TEST(PipelinePasses, PipelineTimelines) {
 }
 
 TEST(PipelinePasses, PartitionRefusesNonFiniteTimes) {
-  // A target registered in code skips the file loader's bounds; a peak of
+  // A target built in code skips the file loader's bounds; a peak of
   // 1e-300 FLOP/s makes every layer's time infinite.
   TargetDesc broken = *lookupTarget("tpu-v5e");
   broken.name = "broken-v5e";
   broken.peakFlopsBf16 = 1e-300;
-  registerTarget(broken);
   MLIRContext context;
   registerAllPasses();
   ImportOptions options;
   options.seqLen = 64;
   OwningOpRef<ModuleOp> module = importModel("llama-7b", options, &context);
   ASSERT_TRUE(module);
-  (*module)->setAttr("loom.target",
-                     TargetAttr::get(&context, "broken-v5e", {2, 2}));
+  (*module)->setAttr(kTargetAttrName,
+                     TargetAttr::get(&context, broken,
+                                     *broken.findTopology("v5e-4")));
   std::string diagnostics;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     diagnostics += diag.str();

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/Transforms/ShardHeads.h"
 
@@ -59,6 +59,9 @@ protected:
       options.resolution = 512;
     auto module = importModel(GetParam(), options, &context);
     EXPECT_TRUE(module);
+    if (module)
+      (*module)->setAttr(kTargetAttrName,
+                         cantFail(materializeTarget(&context, "v5e-16")));
     return module;
   }
 
@@ -75,7 +78,6 @@ TEST_P(ShardHeadsTest, SplitOrReplicatedAndMegatronBytes) {
       continue;
     HeadShardingOptions options;
     options.tp = tp;
-    options.slice = "v5e-16";
     ASSERT_TRUE(succeeded(shardHeads(*module, options))) << tp;
     std::vector<CostOpInterface> after = computeOps(*module);
     ASSERT_EQ(before.size(), after.size()) << "the pass only adds collectives";
@@ -181,7 +183,6 @@ TEST_P(ShardHeadsTest, SequenceParallelTradesAllReducesForPairs) {
       continue;
     HeadShardingOptions options;
     options.tp = tp;
-    options.slice = "v5e-16";
     ASSERT_TRUE(succeeded(shardHeads(*plain, options)));
     options.sequenceParallel = true;
     ASSERT_TRUE(succeeded(shardHeads(*sp, options)));

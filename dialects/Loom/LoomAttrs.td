@@ -7,28 +7,169 @@ include "Loom/LoomDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
-def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
-  let mnemonic = "target";
-  let summary = "The TPU target and slice a module is planned for";
+/// A hardware figure: a positive, finite double (held as an APFloat, which
+/// attribute storage can hash), printed in the shortest form that parses
+/// back to the same value.
+def Loom_FigureParameter : AttrOrTypeParameter<"::llvm::APFloat", "a hardware figure"> {
+  let parser = "::loom::parseFigure($_parser)";
+  let printer = "::loom::printFigure($_printer, $_self)";
+}
+
+/// A flag written `true` or `false`, absent when false.
+def Loom_FlagParameter : AttrOrTypeParameter<"bool", "a flag"> {
+  let parser = "::loom::parseFlag($_parser)";
+  let printer = "$_printer << ($_self ? \"true\" : \"false\")";
+  let defaultValue = "false";
+}
+
+def Loom_ChipAttr : AttrDef<Loom_Dialect, "Chip"> {
+  let mnemonic = "chip";
+  let summary = "The figures of one chip a target is priced with";
   let description = [{
-    Names a target description (a bundled `targets/*.json`, or one loaded
-    with `--target-file`) and the shape of the slice, which must be one of
-    the target's slices:
+    What the cost model and the simulator read of a chip, in SI units: the
+    MXU's peak rates (FLOP/s for bf16, OP/s for int8), its systolic array's
+    edge (matmul dimensions pad to it), HBM capacity (bytes) and bandwidth
+    (bytes/s), and the fractions of peak that real programs reach. Each
+    figure's source is in the target file it was materialized from
+    (targets/*.json).
 
     ```mlir
-    module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>}
+    #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.8, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>
     ```
   }];
+  let parameters = (ins Loom_FigureParameter:$peak_bf16,
+                        Loom_FigureParameter:$peak_int8,
+                        "int64_t":$mxu_tile,
+                        Loom_FigureParameter:$mxu_efficiency,
+                        Loom_FigureParameter:$hbm_capacity,
+                        Loom_FigureParameter:$hbm_bandwidth,
+                        Loom_FigureParameter:$hbm_efficiency);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Loom_InterconnectAttr : AttrDef<Loom_Dialect, "Interconnect"> {
+  let mnemonic = "ici";
+  let summary = "The figures of the inter-chip interconnect";
+  let description = [{
+    One direction of one ICI link (bytes/s) and the latency of a hop
+    (seconds), as the collectives' ring formulas and the simulator's links
+    use them.
+
+    ```mlir
+    #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1e-06>
+    ```
+  }];
+  let parameters = (ins Loom_FigureParameter:$link_bandwidth,
+                        Loom_FigureParameter:$hop_latency);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "The TPU target and topology a module is planned for, with its figures";
+  let description = [{
+    Self-contained: the target's name, the topology (a named shape of the
+    torus: `v5e-16` is 4x4), the axes of that shape that have wraparound
+    links, and the chip and interconnect figures every cost is priced with.
+    Nothing is looked up when the attribute is used, so IR planned for a
+    user's target file parses and runs anywhere.
+
+    ```mlir
+    module attributes {loom.target = #loom.target<"tpu-v5e", topology = "v5e-16", shape = [4, 4], wrap_axes = [],
+        chip = #loom.chip<...>, ici = #loom.ici<...>>}
+    ```
+
+    The figures are materialized from a target file (targets/*.json, or a
+    user's file given to `loom-set-target`). For a target bundled with Loom,
+    the short form `#loom.target<"tpu-v5e", shape = [4, 4]>` (or
+    `topology = "v5e-16"`) is completed from the bundled file when parsed;
+    the attribute is always printed in full.
+  }];
   let parameters = (ins StringRefParameter<"target name">:$name,
-                        ArrayRefParameter<"int64_t", "slice shape">:$shape);
-  let assemblyFormat = "`<` $name `,` `shape` `=` `[` $shape `]` `>`";
+                        StringRefParameter<"topology name">:$topology,
+                        ArrayRefParameter<"int64_t", "topology shape">:$shape,
+                        ArrayRefParameter<"int64_t", "axes with wraparound links">:$wrapAxes,
+                        "ChipAttr":$chip,
+                        "InterconnectAttr":$ici);
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The target description; null only for an unverified attribute.
-    const ::loom::TargetDesc *getTargetDesc() const;
-    /// The slice of the target this attribute names.
-    const ::loom::TopologyDesc *getTopology() const;
+    /// The target as the cost model and the device mesh read it: these
+    /// figures and this one topology.
+    ::loom::TargetDesc getDesc() const;
+    /// The topology: its name and shape.
+    ::loom::TopologyDesc getTopologyDesc() const;
+    /// Chips in the topology.
+    int64_t getNumChips() const;
+    /// The attribute for `topology` of `target`, with its figures.
+    static TargetAttr get(::mlir::MLIRContext *context,
+                          const ::loom::TargetDesc &target,
+                          const ::loom::TopologyDesc &topology);
   }];
+}
+
+def Loom_ModelMode : I32EnumAttr<"ModelMode", "what one run of a model does", [
+    I32EnumAttrCase<"prefill", 0>, I32EnumAttrCase<"decode", 1>,
+    I32EnumAttrCase<"diffusion", 2>]> {
+  let cppNamespace = "::loom";
+  let genSpecializedAttr = 0;
+}
+
+def Loom_ModelAttr : AttrDef<Loom_Dialect, "Model"> {
+  let mnemonic = "model";
+  let summary = "What loom-import knew of the model and its workload";
+  let description = [{
+    Set on the module as `loom.model` by loom-import: the model's name and
+    family, the mode of the run (`prefill`: a whole prompt, or one
+    denoising step of a DiT; `decode`: one new token per sequence after
+    `seq` cached ones; `diffusion`: `steps` denoising steps of a DiT), the
+    batch, the sequence (prompt tokens, cached tokens in decode, image
+    tokens of a DiT) and, for DiTs, the image side in pixels and the text
+    tokens. The verifier holds it against the graph: the batch and sequence
+    against the model function's tensors, the mode against its attention.
+
+    ```mlir
+    module attributes {loom.model = #loom.model<name = "llama-65b", family = "llama", mode = prefill, batch = 1, seq = 2048>}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"model name">:$name,
+                        StringRefParameter<"model family">:$family,
+                        EnumParameter<Loom_ModelMode>:$mode,
+                        "int64_t":$batch,
+                        "int64_t":$seq,
+                        DefaultValuedParameter<"int64_t", "0">:$resolution,
+                        DefaultValuedParameter<"int64_t", "0">:$text_tokens,
+                        DefaultValuedParameter<"int64_t", "0">:$steps);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isDiffusion() const { return getMode() == ModelMode::diffusion; }
+  }];
+}
+
+def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
+  let mnemonic = "parallel";
+  let summary = "The parallel layout a module was planned with";
+  let description = [{
+    Set on the module as `loom.parallel` by the planning passes:
+    loom-shard-heads records the tensor-parallel degree `tp` (chips per
+    group, whose ops now hold what one chip runs) and whether activations
+    between the matmuls are split along the sequence (`sequence_parallel`,
+    Megatron-3); loom-partition-layers records `dp`, the data-parallel
+    replicas of the whole pipeline. Later passes and the lowering read the
+    layout here instead of working it back out of the ops.
+
+    ```mlir
+    module attributes {loom.parallel = #loom.parallel<tp = 8, dp = 2, sequence_parallel = true>}
+    ```
+  }];
+  let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$tp,
+                        DefaultValuedParameter<"int64_t", "1">:$dp,
+                        Loom_FlagParameter:$sequence_parallel);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 def Loom_SplitKind : I32EnumAttr<"SplitKind", "how a weight is split", [

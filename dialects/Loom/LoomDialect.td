@@ -31,6 +31,7 @@ def Loom_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
 }
 
 #endif // LOOM_DIALECT_TD

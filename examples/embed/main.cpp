@@ -9,7 +9,7 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/InitAll.h"
-#include "loom/Plan/PlanPipeline.h"
+#include "loom/Transforms/PlanPipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -37,7 +37,7 @@ int main() {
   plan.tp = 2;
   plan.stages = 2;
   plan.slices = "4";
-  plan.slice = "v5e-4";
+  plan.topology = "v5e-4";
   loom::buildPlanPipeline(pm, plan);
   if (mlir::failed(pm.run(*module)))
     return 1;

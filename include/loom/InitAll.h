@@ -10,7 +10,7 @@
 
 #include "loom/Conversion/Passes.h"
 #include "loom/Dialect/Loom/LoomDialect.h"
-#include "loom/Plan/PlanPipeline.h"
+#include "loom/Transforms/PlanPipeline.h"
 #include "loom/Dialect/Sched/SchedOps.h"
 #include "loom/Transforms/Passes.h"
 

@@ -66,6 +66,8 @@ bool TargetDesc::axisWraps(llvm::ArrayRef<int64_t> topology, unsigned axis) cons
     return false;
   case WrapRule::Kind::AxisSizeAtLeast:
     return topology[axis] >= wrap.sizes[0];
+  case WrapRule::Kind::ListedAxes:
+    return llvm::is_contained(wrap.sizes, int64_t(axis));
   case WrapRule::Kind::WholeCubes:
     if (topology.size() != wrap.sizes.size())
       return false;
@@ -429,37 +431,29 @@ const BundledTargetText bundledTargetTexts[] = {
 #include "BundledTargets.inc"
 };
 
-/// The known targets: the bundled ones, parsed on first use, then any the
-/// user registered.
-struct TargetTable {
-  std::vector<TargetDesc> bundled;
-  std::vector<TargetDesc> registered;
-
-  TargetTable() {
+/// The bundled targets, parsed once on first use (a function-local static:
+/// thread-safe) and never changed afterwards.
+const std::vector<TargetDesc> &bundledTargets() {
+  static const std::vector<TargetDesc> targets = [] {
+    std::vector<TargetDesc> parsed;
     for (const BundledTargetText &text : bundledTargetTexts) {
       llvm::Expected<TargetDesc> target =
           parseTargetDesc(text.json, ("targets/" + text.name + ".json").str());
       // The bundled files are tested; a failure here is a build defect.
       if (!target)
         llvm::report_fatal_error(target.takeError());
-      bundled.push_back(std::move(*target));
+      parsed.push_back(std::move(*target));
     }
-  }
-};
-
-TargetTable &table() {
-  static TargetTable instance;
-  return instance;
+    return parsed;
+  }();
+  return targets;
 }
 } // namespace
 
-llvm::ArrayRef<TargetDesc> loom::getBundledTargets() { return table().bundled; }
+llvm::ArrayRef<TargetDesc> loom::getBundledTargets() { return bundledTargets(); }
 
 const TargetDesc *loom::lookupTarget(llvm::StringRef name) {
-  for (const TargetDesc &target : table().registered)
-    if (target.name == name)
-      return &target;
-  for (const TargetDesc &target : table().bundled)
+  for (const TargetDesc &target : bundledTargets())
     if (target.name == name)
       return &target;
   return nullptr;
@@ -467,26 +461,15 @@ const TargetDesc *loom::lookupTarget(llvm::StringRef name) {
 
 std::pair<const TargetDesc *, const TopologyDesc *>
 loom::lookupTopology(llvm::StringRef topologyName) {
-  for (auto *list : {&table().registered, &table().bundled})
-    for (const TargetDesc &target : *list)
-      if (const TopologyDesc *topology = target.findTopology(topologyName))
-        return {&target, topology};
+  for (const TargetDesc &target : bundledTargets())
+    if (const TopologyDesc *topology = target.findTopology(topologyName))
+      return {&target, topology};
   return {nullptr, nullptr};
-}
-
-void loom::registerTarget(TargetDesc target) {
-  std::vector<TargetDesc> &registered = table().registered;
-  llvm::erase_if(registered,
-                 [&](const TargetDesc &t) { return t.name == target.name; });
-  registered.push_back(std::move(target));
 }
 
 std::string loom::listTargets() {
   std::string text;
-  llvm::StringSet<> seen;
-  for (auto *list : {&table().registered, &table().bundled})
-    for (const TargetDesc &target : *list)
-      if (seen.insert(target.name).second)
-        text += (text.empty() ? "" : ", ") + target.name;
+  for (const TargetDesc &target : bundledTargets())
+    text += (text.empty() ? "" : ", ") + target.name;
   return text;
 }

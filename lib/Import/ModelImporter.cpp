@@ -177,7 +177,7 @@ struct ModelFunction {
   Value argument(Type type, StringRef argName) {
     unsigned index = func.getNumArguments();
     (void)func.insertArgument(index, type, {}, loc);
-    func.setArgAttr(index, "loom.name", builder.getStringAttr(argName));
+    func.setArgAttr(index, kArgNameAttrName, builder.getStringAttr(argName));
     return func.getArgument(index);
   }
   void finish(ValueRange results) {
@@ -197,7 +197,11 @@ struct ImportContext {
   const ImportOptions &options;
   ModelFunction &fn;
   GraphBuilder &g;
-  NamedAttrList &modelInfo;
+  /// What becomes the module's #loom.model.
+  struct {
+    ModelMode mode = ModelMode::prefill;
+    int64_t batch = 1, seq = 1, resolution = 0, textTokens = 0, steps = 0;
+  } model = {};
 };
 
 //===----------------------------------------------------------------------===//
@@ -231,9 +235,9 @@ static DecoderShape decoderShape(ImportContext &ic, StringRef maxKey,
   if (total > maxPositions)
     ic.config.error(maxKey) << "sequence of " << total << " tokens exceeds '"
                             << maxKey << "' = " << maxPositions;
-  ic.modelInfo.append("batch", ic.g.b.getI64IntegerAttr(batch));
-  ic.modelInfo.append("seq", ic.g.b.getI64IntegerAttr(seq));
-  ic.modelInfo.append("mode", ic.g.b.getStringAttr(decode ? "decode" : "prefill"));
+  ic.model.batch = batch;
+  ic.model.seq = seq;
+  ic.model.mode = decode ? ModelMode::decode : ModelMode::prefill;
   return {batch, decode ? 1 : seq, decode ? seq : 0};
 }
 
@@ -431,14 +435,13 @@ static DiffusionShape diffusionShape(ImportContext &ic, int64_t patch,
   }
   s.textTokens = ic.options.textLen.value_or(defaultText);
   s.steps = ic.options.steps.value_or(defaultSteps);
-  Builder &b = ic.g.b;
-  ic.modelInfo.append("batch", b.getI64IntegerAttr(s.batch));
-  ic.modelInfo.append("resolution", b.getI64IntegerAttr(resolution));
-  ic.modelInfo.append("seq", b.getI64IntegerAttr(s.tokens));
+  ic.model.batch = s.batch;
+  ic.model.resolution = resolution;
+  ic.model.seq = s.tokens;
   if (defaultText)
-    ic.modelInfo.append("text_tokens", b.getI64IntegerAttr(s.textTokens));
-  ic.modelInfo.append("steps", b.getI64IntegerAttr(s.steps));
-  ic.modelInfo.append("mode", b.getStringAttr("diffusion"));
+    ic.model.textTokens = s.textTokens;
+  ic.model.steps = s.steps;
+  ic.model.mode = ModelMode::diffusion;
   return s;
 }
 
@@ -941,13 +944,14 @@ OwningOpRef<ModuleOp> loom::importModelConfig(StringRef text, StringRef fileName
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   ModelFunction fn(*module, functionName(modelName), builder, fileLoc);
   GraphBuilder graph(builder, fileLoc);
-  NamedAttrList info;
-  info.append("name", builder.getStringAttr(modelName));
-  info.append("family", builder.getStringAttr(family));
-  ImportContext ic{config, options, fn, graph, info};
+  ImportContext ic{config, options, fn, graph};
   if (failed(build(ic)) || !config.ok())
     return nullptr;
-  (*module)->setAttr("loom.model", info.getDictionary(context));
+  (*module)->setAttr(
+      kModelAttrName,
+      ModelAttr::get(context, modelName, family, ic.model.mode, ic.model.batch,
+                     ic.model.seq, ic.model.resolution, ic.model.textTokens,
+                     ic.model.steps));
   if (failed(mlir::verify(*module)))
     return nullptr;
   // The verifier bounds each op and layer; the whole model must fit too, so

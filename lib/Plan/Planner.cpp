@@ -3,10 +3,10 @@
 #include "loom/Plan/Planner.h"
 
 #include "loom/Conversion/Passes.h"
-#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Dialect/Sched/ScheduleIR.h"
-#include "loom/Plan/PlanPipeline.h"
+#include "loom/Transforms/PlanPipeline.h"
 #include "loom/Hardware/DeviceMesh.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/PipelineCost.h"
@@ -119,17 +119,20 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   PlanOutcome out;
   out.request = request;
   Captured diagnostics(context);
-  auto [desc, topology] = lookupTopology(request.topology);
-  if (!desc) {
-    out.failure = "unknown slice '" + request.topology +
-                  "'; tpu-v5e has: " + lookupTarget("tpu-v5e")->listTopologies();
+  llvm::Expected<TargetAttr> targetAttr =
+      materializeTarget(&context, request.topology, request.targetFile);
+  if (!targetAttr) {
+    out.failure = llvm::toString(targetAttr.takeError());
     return out;
   }
+  const TargetDesc targetDesc = targetAttr->getDesc();
+  const TargetDesc *desc = &targetDesc;
+  const TopologyDesc *topology = &targetDesc.topologies.front();
   out.targetName = desc->name;
   out.chips = topology->numChips();
-  // The lowering lays meshes out on 2-D slices only (DeviceMesh::build).
+  // The lowering lays meshes out on 2-D topologies only (DeviceMesh::build).
   if (topology->shape.size() != 2) {
-    out.failure = "Loom plans 2-D slices only; " + topology->name + " has " +
+    out.failure = "Loom plans 2-D topologies only; " + topology->name + " has " +
                   std::to_string(topology->shape.size()) + " axes";
     return out;
   }
@@ -141,10 +144,7 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   }
   // Each data-parallel replica runs its share of the batch.
   if (request.dataParallel > 1) {
-    int64_t batch = 1;
-    if (auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model"))
-      if (auto b = info.getAs<IntegerAttr>("batch"))
-        batch = b.getInt();
+    int64_t batch = getModel(*module).getBatch();
     if (batch % request.dataParallel != 0) {
       out.failure = "data-parallel " + std::to_string(request.dataParallel) +
                     " does not divide the batch of " + std::to_string(batch) +
@@ -159,14 +159,11 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
       return out;
     }
   }
-  (*module)->setAttr("loom.target",
-                     TargetAttr::get(&context, desc->name, topology->shape));
-  if (auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model")) {
-    if (auto name = info.getAs<StringAttr>("name"))
-      out.modelName = name.getValue().str();
-    if (auto steps = info.getAs<IntegerAttr>("steps"))
-      out.steps = steps.getInt();
-  }
+  (*module)->setAttr(kTargetAttrName, *targetAttr);
+  ModelAttr modelInfo = getModel(*module);
+  out.modelName = modelInfo.getName().str();
+  if (modelInfo.isDiffusion())
+    out.steps = modelInfo.getSteps();
   // The workload, before any split: FLOPs and weights of one forward pass
   // (every step of a diffusion model).
   CostModel model(*desc);
@@ -215,7 +212,7 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
     return out;
   }
   out.layers = view->layers.size();
-  auto pipeline = view->func->getAttrOfType<PipelineAttr>("loom.pipeline");
+  PipelineAttr pipeline = getPipeline(view->func);
   out.tokens = pipeline.getTokens();
   out.sliceLengths.assign(pipeline.getSlices().begin(), pipeline.getSlices().end());
   out.patches = pipeline.getMode() == PipelineMode::patches;
@@ -263,10 +260,13 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
                                            int64_t &rejected) {
   rejected = 0;
   std::vector<PlanOutcome> plans;
-  auto [desc, topology] = lookupTopology(request.topology);
-  if (!desc)
+  llvm::Expected<TargetAttr> target =
+      materializeTarget(&context, request.topology, request.targetFile);
+  if (!target) {
+    llvm::consumeError(target.takeError());
     return plans;
-  int64_t chips = topology->numChips();
+  }
+  int64_t chips = target->getNumChips();
   // The model's valid tensor-parallel degrees and its layer count.
   SmallVector<int64_t> degrees;
   int64_t layers = 0, batch = 1;
@@ -278,9 +278,7 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
       return plans;
     degrees = validTensorParallelDegrees(*module, chips, request.sequenceParallel);
     module->walk([&](LayerOp) { ++layers; });
-    if (auto info = (*module)->getAttrOfType<DictionaryAttr>("loom.model"))
-      if (auto b = info.getAs<IntegerAttr>("batch"))
-        batch = b.getInt();
+    batch = getModel(*module).getBatch();
   }
   for (int64_t tp : degrees)
     for (int64_t stages = 1; stages <= layers; ++stages) {

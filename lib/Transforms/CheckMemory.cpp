@@ -28,17 +28,16 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetAttr> target =
-        getOrSetModuleTarget(module, "", "loom-check-memory");
+    FailureOr<TargetAttr> target = requireTarget(module, "loom-check-memory");
     if (failed(target))
       return signalPassFailure();
-    const TargetDesc &desc = *target->getTargetDesc();
+    const TargetDesc desc = target->getDesc();
     CostModel model(desc);
     FailureOr<ModelView> view = getModelView(module, model, "loom-check-memory");
     if (failed(view))
       return signalPassFailure();
 
-    auto pipeline = view->func->getAttrOfType<PipelineAttr>("loom.pipeline");
+    PipelineAttr pipeline = getPipeline(view->func);
     int64_t stages = pipeline ? pipeline.getStages() : 1;
     bool patches = pipeline ? pipeline.getMode() == PipelineMode::patches
                             : view->diffusion;

@@ -26,26 +26,24 @@ struct EstimatePass : public loom::impl::EstimateBase<EstimatePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetAttr> found =
-        getOrSetModuleTarget(module, slice, "loom-estimate");
+    FailureOr<TargetAttr> found = requireTarget(module, "loom-estimate");
     if (failed(found))
       return signalPassFailure();
     TargetAttr target = *found;
-    CostModel model(*target.getTargetDesc());
+    TargetDesc desc = target.getDesc();
+    CostModel model(desc);
     // A sharded module's collectives run on its tensor-parallel groups.
-    int64_t tp = 1, stages = 1;
-    if (auto attr = module->getAttrOfType<IntegerAttr>("loom.tp"))
-      tp = attr.getInt();
+    int64_t tp = getParallelOrDefault(module).getTp(), stages = 1;
     module.walk([&](func::FuncOp func) {
-      if (auto pipeline = func->getAttrOfType<PipelineAttr>("loom.pipeline"))
+      if (PipelineAttr pipeline = getPipeline(func))
         stages = pipeline.getStages();
     });
-    SmallVector<GroupAxis> axes = tensorParallelAxes(
-        *target.getTargetDesc(), *target.getTopology(), tp, stages);
+    SmallVector<GroupAxis> axes =
+        tensorParallelAxes(desc, target.getTopologyDesc(), tp, stages);
     Builder builder(&getContext());
     module.walk([&](LayerOp layer) {
       double seconds = estimateTime(model, layer, axes);
-      layer->setAttr("loom.time_us", builder.getF64FloatAttr(seconds * 1e6));
+      layer->setAttr(kTimeAttrName, builder.getF64FloatAttr(seconds * 1e6));
       if (remarks) {
         CostOpInterface cost = layer;
         double compute = model.computeTime(
@@ -53,7 +51,7 @@ struct EstimatePass : public loom::impl::EstimateBase<EstimatePass> {
         layer.emitRemark() << fmt::format(
             "layer {}: {:.1f} us on {} ({:.0f}% of it MXU-bound work); {} "
             "FLOPs, {} bytes moved",
-            layer.getIndex(), seconds * 1e6, target.getTopology()->name,
+            layer.getIndex(), seconds * 1e6, target.getTopology(),
             100.0 * compute / seconds, cost.getFlops(),
             cost.getBytesRead() + cost.getBytesWritten());
       }

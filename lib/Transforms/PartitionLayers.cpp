@@ -27,11 +27,11 @@ struct PartitionLayersPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<TargetAttr> target =
-        getOrSetModuleTarget(module, slice, "loom-partition-layers");
+        requireTarget(module, "loom-partition-layers");
     if (failed(target))
       return signalPassFailure();
-    const TargetDesc &desc = *target->getTargetDesc();
-    const TopologyDesc &topologyDesc = *target->getTopology();
+    const TargetDesc desc = target->getDesc();
+    const TopologyDesc topologyDesc = target->getTopologyDesc();
     CostModel model(desc);
     FailureOr<ModelView> view =
         getModelView(module, model, "loom-partition-layers");
@@ -111,23 +111,25 @@ struct PartitionLayersPass
       return signalPassFailure();
     }
 
-    OpBuilder b(module.getContext());
     for (int64_t s = 0; s < stages; ++s) {
       int64_t end = s + 1 < stages ? partition->firstLayer[s + 1] : layers;
       for (int64_t i = partition->firstLayer[s]; i < end; ++i)
         view->layers[i].setStage(s);
     }
     int64_t steps = 0;
-    if (auto info = module->getAttrOfType<DictionaryAttr>("loom.model"))
-      if (auto attr = info.getAs<IntegerAttr>("steps"))
-        steps = attr.getInt();
+    if (ModelAttr model = getModel(module))
+      steps = model.getSteps();
     view->func->setAttr(
-        "loom.pipeline",
+        kPipelineAttrName,
         PipelineAttr::get(module.getContext(), stages, {tokens},
                           view->diffusion ? PipelineMode::patches
                                           : PipelineMode::tokens,
                           view->diffusion ? steps : 0, 0));
-    module->setAttr("loom.dp", b.getI64IntegerAttr(dataParallel));
+    ParallelAttr layout = getParallelOrDefault(module);
+    module->setAttr(kParallelAttrName,
+                    ParallelAttr::get(module.getContext(), layout.getTp(),
+                                      dataParallel,
+                                      layout.getSequenceParallel()));
 
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();

@@ -200,17 +200,15 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
              << "has index " << layer.getIndex() << " but is layer #" << i
              << " of the model; " << passName
              << " needs layers numbered 0, 1, ... in order";
-  if (auto info = module->getAttrOfType<DictionaryAttr>("loom.model"))
-    if (auto mode = info.getAs<StringAttr>("mode"))
-      view.diffusion = mode.getValue() == "diffusion";
-  if (auto tp = module->getAttrOfType<IntegerAttr>("loom.tp"))
-    view.tp = tp.getInt();
-  // The passes lay out and price loom.tp chips per stage; what sharding
-  // wrote on the ops must say the same.
+  if (ModelAttr model = getModel(module))
+    view.diffusion = model.isDiffusion();
+  view.tp = getParallelOrDefault(module).getTp();
+  // The passes lay out and price tp chips per stage; what sharding wrote on
+  // the ops must say the same.
   Operation *wrong = nullptr;
   int64_t found = 0;
   view.func.walk([&](Operation *op) {
-    if (auto split = op->getAttrOfType<SplitAttr>("loom.split")) {
+    if (auto split = op->getAttrOfType<SplitAttr>(kSplitAttrName)) {
       found = (Count(split.getParts()) * split.getReplicas()).get();
     } else if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
                    LocalShardOp>(op)) {
@@ -226,7 +224,7 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   if (wrong)
     return wrong->emitOpError()
            << "is sharded " << found << " ways, but the module's tensor "
-           << "parallelism (loom.tp) is " << view.tp << "; " << passName
+           << "parallelism (loom.parallel's tp) is " << view.tp << "; " << passName
            << " needs them to agree";
   return view;
 }

@@ -320,14 +320,14 @@ private:
           toFeature(attn, attn.getV(), kvParts);
           attn.setHeads(attn.getHeads() / tp);
           attn.setKvHeads(std::max<int64_t>(attn.getKvHeads() / tp, 1));
-          attn->setAttr("loom.split", split(SplitKind::heads, tp));
+          attn->setAttr(kSplitAttrName, split(SplitKind::heads, tp));
           set(attn.getResult(), Layout::Feature, attn.getQ().getType());
         })
         .Case([&](JointAttentionOp attn) {
           for (Value operand : attn->getOperands())
             toFeature(attn, operand, tp);
           attn.setHeads(attn.getHeads() / tp);
-          attn->setAttr("loom.split", split(SplitKind::heads, tp));
+          attn->setAttr(kSplitAttrName, split(SplitKind::heads, tp));
           set(attn.getImg(), Layout::Feature, attn.getQImg().getType());
           set(attn.getTxt(), Layout::Feature, attn.getQTxt().getType());
         })
@@ -411,7 +411,7 @@ private:
       } else {
         width /= tp;
       }
-      linear->setAttr("loom.split", how);
+      linear->setAttr(kSplitAttrName, how);
       set(linear.getResult(), Layout::Feature, withDim(out, last, width));
       if (splitOf(linear.getRole()) == Split::Modulation) {
         // Every chip needs all the shift, scale and gate vectors.
@@ -429,7 +429,7 @@ private:
       // whole (a hand-written graph may feed one straight from the
       // residual) is cut locally first.
       toFeature(linear, input, tp);
-      linear->setAttr("loom.split", split(SplitKind::row, tp));
+      linear->setAttr(kSplitAttrName, split(SplitKind::row, tp));
       set(linear.getResult(), Layout::Partial);
       return;
     }
@@ -454,7 +454,7 @@ private:
       return;
     }
     embed.setVocab(ceilDiv(embed.getVocab(), tp));
-    embed->setAttr("loom.split", split(SplitKind::vocab, tp));
+    embed->setAttr(kSplitAttrName, split(SplitKind::vocab, tp));
     set(embed.getResult(), Layout::Partial);
   }
 
@@ -509,15 +509,15 @@ SmallVector<int64_t> loom::validTensorParallelDegrees(ModuleOp module,
 
 LogicalResult loom::shardHeads(ModuleOp module,
                                const HeadShardingOptions &options) {
-  if (module->hasAttr("loom.tp"))
+  if (ParallelAttr parallel = getParallel(module))
     return module.emitError()
-           << "the module is already sharded (loom.tp = "
-           << module->getAttr("loom.tp") << ")";
-  FailureOr<TargetAttr> target =
-      getOrSetModuleTarget(module, options.slice, "loom-shard-heads");
+           << "the module is already sharded (loom.parallel = " << parallel
+           << ")";
+  FailureOr<TargetAttr> target = requireTarget(module, "loom-shard-heads");
   if (failed(target))
     return failure();
-  const TopologyDesc *topology = target->getTopology();
+  const TopologyDesc topologyDesc = target->getTopologyDesc();
+  const TopologyDesc *topology = &topologyDesc;
   int64_t chips = topology->numChips();
   auto validDegrees = [&] {
     return joinDegrees(
@@ -544,10 +544,9 @@ LogicalResult loom::shardHeads(ModuleOp module,
                            << topology->name << ": " << validDegrees();
 
   HeadSharder(module, options.tp, options.sequenceParallel).run();
-  Builder b(module.getContext());
-  module->setAttr("loom.tp", b.getI64IntegerAttr(options.tp));
-  if (options.sequenceParallel)
-    module->setAttr("loom.sequence_parallel", b.getUnitAttr());
+  module->setAttr(kParallelAttrName,
+                  ParallelAttr::get(module.getContext(), options.tp, 1,
+                                    options.sequenceParallel));
   return success();
 }
 
@@ -559,7 +558,6 @@ struct ShardHeadsPass : public loom::impl::ShardHeadsBase<ShardHeadsPass> {
     HeadShardingOptions options;
     options.tp = tp;
     options.sequenceParallel = sequenceParallel;
-    options.slice = slice;
     if (failed(shardHeads(getOperation(), options)))
       signalPassFailure();
   }

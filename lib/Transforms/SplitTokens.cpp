@@ -25,15 +25,16 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetAttr> target = getOrSetModuleTarget(module, "", "loom-split-tokens");
+    FailureOr<TargetAttr> target = requireTarget(module, "loom-split-tokens");
     if (failed(target))
       return signalPassFailure();
-    CostModel model(*target->getTargetDesc());
+    TargetDesc desc = target->getDesc();
+    CostModel model(desc);
     FailureOr<ModelView> view = getModelView(module, model, "loom-split-tokens");
     if (failed(view))
       return signalPassFailure();
     func::FuncOp func = view->func;
-    auto pipeline = func->getAttrOfType<PipelineAttr>("loom.pipeline");
+    PipelineAttr pipeline = getPipeline(func);
     if (!pipeline) {
       func.emitError() << "loom-split-tokens needs stages: run "
                           "loom-partition-layers first";
@@ -42,7 +43,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     int64_t stages = pipeline.getStages();
     int64_t tokens = pipeline.getTokens();
     SmallVector<GroupAxis> axes = tensorParallelAxes(
-        *target->getTargetDesc(), *target->getTopology(), view->tp, stages);
+        desc, target->getTopologyDesc(), view->tp, stages);
     StageSliceCost cost(view->layers, model, axes, tokens, stages);
 
     // Each option belongs to one mode; a stray one is a mistake to report.
@@ -67,7 +68,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return signalPassFailure();
     int64_t warmup =
         patches ? std::min(givenWarmupOrOne(), pipeline.getSteps()) : 0;
-    func->setAttr("loom.pipeline",
+    func->setAttr(kPipelineAttrName,
                   PipelineAttr::get(module.getContext(), stages, *lengths,
                                     pipeline.getMode(), pipeline.getSteps(),
                                     warmup));

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/Support/CommandLine.h"
 
@@ -28,9 +28,14 @@ static cl::opt<std::string> output("o", cl::desc("Output file (default: stdout)"
                                    cl::value_desc("file"), cl::init("-"),
                                    cl::cat(category));
 static cl::opt<std::string>
-    targetSlice("target", cl::value_desc("slice"), cl::cat(category),
-                cl::desc("Record the target slice on the module (e.g. "
-                         "v5e-16): loom.target = #loom.target<...>"));
+    targetTopology("target", cl::value_desc("topology"), cl::cat(category),
+                   cl::desc("Record the target topology on the module (e.g. "
+                            "v5e-16), with its figures: loom.target = "
+                            "#loom.target<...>"));
+static cl::opt<std::string>
+    targetFile("target-file", cl::value_desc("json"), cl::cat(category),
+               cl::desc("With --target: the target file (format: "
+                        "targets/README.md) whose topology it names"));
 static cl::opt<bool> list("list-models", cl::desc("List the bundled models and exit"),
                           cl::cat(category));
 static cl::opt<std::string>
@@ -102,16 +107,18 @@ int main(int argc, char **argv) {
       loom::importModel(input, options, &context);
   if (!module)
     return 1;
-  if (!targetSlice.empty()) {
-    auto [target, topology] = loom::lookupTopology(targetSlice);
+  if (!targetFile.empty() && targetTopology.empty()) {
+    errs() << "loom-import: --target-file needs --target (the topology)\n";
+    return 1;
+  }
+  if (!targetTopology.empty()) {
+    Expected<loom::TargetAttr> target =
+        loom::materializeTarget(&context, targetTopology, targetFile);
     if (!target) {
-      errs() << "loom-import: unknown topology '" << targetSlice
-             << "'; tpu-v5e has: " << loom::lookupTarget("tpu-v5e")->listTopologies()
-             << "\n";
+      errs() << "loom-import: " << toString(target.takeError()) << "\n";
       return 1;
     }
-    (*module)->setAttr("loom.target", loom::TargetAttr::get(
-                                          &context, target->name, topology->shape));
+    (*module)->setAttr(loom::kTargetAttrName, *target);
   }
 
   std::string error;

@@ -1,15 +1,13 @@
 //===- loom-opt.cpp - Loom's optimizer driver -----------------------------===//
 //
 // mlir-opt with Loom's dialects and passes: parses loom IR, runs the passes
-// named on the command line and prints the result. --target-file loads a
-// target description before the input is parsed, so #loom.target may name
-// it.
+// named on the command line and prints the result. A module's target
+// travels in its #loom.target, figures and all; loom-set-target puts one on.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/InitAll.h"
 #include "loom/Support/CommandLine.h"
-#include "loom/Hardware/TargetOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -20,12 +18,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   loom::registerAllDialects(registry);
   loom::registerAllPasses();
-  loom::registerTargetCLOptions();
   auto [input, output] = mlir::registerAndParseCLIOptions(
       argc, argv, "Loom optimizer: partitions transformer and DiT graphs\n",
       registry);
-  if (!loom::applyTargetCLOptions())
-    return 1;
   // Loom's remarks name the layer or stage they are about; a dump of the op
   // under each (MLIR's default) buries them. --mlir-print-op-on-diagnostic
   // brings it back.

@@ -1,6 +1,6 @@
-//===- loom-plan.cpp - the best layout of a model on a TPU v5e slice ------===//
+//===- loom-plan.cpp - the best layout of a model on a TPU v5e topology ---===//
 //
-// Name a model and a slice; get a plan (tensor parallelism, pipeline stages,
+// Name a model and a topology; get a plan (tensor parallelism, pipeline stages,
 // slices), its per-chip memory, the cost model's prediction and the
 // simulator's result side by side. With --search, Loom chooses the plan.
 //
@@ -12,7 +12,6 @@
 #include "loom/Support/CommandLine.h"
 #include "loom/Support/OutputFile.h"
 #include "loom/Support/Quantity.h"
-#include "loom/Hardware/TargetOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
@@ -28,9 +27,16 @@ static cl::OptionCategory category("loom-plan options");
 static cl::opt<std::string> model("model", cl::Required, cl::cat(category),
                                   cl::value_desc("name|config.json"),
                                   cl::desc("A bundled model or a config.json"));
-static cl::opt<std::string> slice("target", cl::init("v5e-16"), cl::cat(category),
-                                  cl::value_desc("slice"),
-                                  cl::desc("The slice, e.g. v5e-16 (default)"));
+static cl::opt<std::string> topology("target", cl::init("v5e-16"),
+                                     cl::cat(category),
+                                     cl::value_desc("topology"),
+                                     cl::desc("The topology, e.g. v5e-16 "
+                                              "(default)"));
+static cl::opt<std::string>
+    targetFile("target-file", cl::cat(category), cl::value_desc("json"),
+               cl::desc("Read --target's topology from this target file "
+                        "(format: targets/README.md) instead of the "
+                        "bundled ones"));
 static cl::opt<std::string>
     mode("mode", cl::cat(category), cl::value_desc("prefill|decode|diffusion"),
          cl::desc("prefill (LLMs' default), decode, or diffusion (DiTs')"));
@@ -143,7 +149,7 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
                       meanExposed(s) * 1e3,
                       100 * meanExposed(s) / std::max(s.makespan, 1e-30));
   }
-  os << fmt::format("  lower bound: {:.3f} ms ({} of the whole slice); plan "
+  os << fmt::format("  lower bound: {:.3f} ms ({} of the whole topology); plan "
                     "at {:.2f}x\n",
                     p.roofline * 1e3,
                     p.rooflineIsMemory ? "HBM bandwidth" : "peak FLOPs",
@@ -154,7 +160,7 @@ void printPlan(const loom::PlanOutcome &p, raw_ostream &os) {
 void writePlanJSON(const loom::PlanOutcome &p, llvm::json::OStream &j) {
   j.object([&] {
     j.attribute("model", p.modelName);
-    j.attribute("slice", p.request.topology);
+    j.attribute("topology", p.request.topology);
     j.attribute("tp", p.request.tp);
     j.attribute("stages", p.request.stages);
     j.attribute("data_parallel", p.request.dataParallel);
@@ -184,22 +190,20 @@ void writePlanJSON(const loom::PlanOutcome &p, llvm::json::OStream &j) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  loom::registerTargetCLOptions();
-  cl::HideUnrelatedOptions({&category, &loom::getTargetCLCategory()});
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "loom-plan: lay a transformer or DiT out on a TPU v5e slice\n\n"
+      "loom-plan: lay a transformer or DiT out on a TPU v5e topology\n\n"
       "Imports the model, shards attention heads across chips, cuts the "
       "layers into pipeline stages and the sequence into slices, checks "
       "memory, lowers the plan to per-chip programs and simulates them; "
       "prints the plan, the prediction and the simulated result. --search "
       "chooses the plan.\n");
-  if (!loom::applyTargetCLOptions())
-    return 1;
 
   loom::PlanRequest request;
   request.model = model;
-  request.topology = slice;
+  request.topology = topology;
+  request.targetFile = targetFile;
   if (!mode.empty()) {
     std::optional<loom::ImportOptions::Mode> parsed = loom::parseImportMode(mode);
     if (!parsed) {
@@ -250,14 +254,14 @@ int main(int argc, char **argv) {
       // The request as given says why (lowered too: the lowering refuses
       // layouts the cost model can still price).
       loom::PlanOutcome why = loom::plan(request, context, true, false);
-      // No layout at all can hold weights larger than the slice's HBM.
+      // No layout at all can hold weights larger than the topology's HBM.
       if (why.weightBytes > why.sliceHbmBytes && why.sliceHbmBytes > 0)
         why.failure = fmt::format(
             "its weights alone, {}, exceed the {} of HBM on all {} chips; "
-            "use a larger slice",
+            "use a larger topology",
             loom::formatQuantity(why.weightBytes, "B"),
             loom::formatQuantity(why.sliceHbmBytes, "B"), why.chips);
-      errs() << "loom-plan: error: no plan of " << model << " fits " << slice
+      errs() << "loom-plan: error: no plan of " << model << " fits " << topology
              << (why.failure.empty() ? "" : ": " + why.failure) << "\n";
       return 1;
     }
@@ -278,7 +282,7 @@ int main(int argc, char **argv) {
                           "budget), ranked by simulated time where there is "
                           "one:\n",
                           plans.size(), plans.size() == 1 ? "" : "s",
-                          plans.front().modelName, slice,
+                          plans.front().modelName, topology,
                           plans.size() == 1 ? "s" : "", rejected,
                           simulatedCount);
     outs() << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>8}\n",

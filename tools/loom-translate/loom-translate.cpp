@@ -3,13 +3,13 @@
 // mlir-translate with Loom's translations:
 //   --sched-to-json  a module holding a sched.program -> the schedule file
 //   --json-to-sched  a schedule file -> the sched.program (validated)
-// --target-file loads a target description that the programs may name.
+// The target travels with the program (#loom.target carries its figures),
+// so no flag names it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Sched/ScheduleIR.h"
 #include "loom/InitAll.h"
-#include "loom/Hardware/TargetOptions.h"
 #include "loom/Support/CommandLine.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -17,15 +17,9 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/SourceMgr.h"
 
-#include <cstdlib>
-
 using namespace mlir;
 
-/// Runs before the first input is parsed (mlirTranslateMain has parsed the
-/// command line by then), so the --target-file targets are known to it.
 static void registerDialects(DialectRegistry &registry) {
-  if (!loom::applyTargetCLOptions())
-    std::exit(1);
   loom::registerAllDialects(registry);
 }
 
@@ -75,7 +69,6 @@ static void registerScheduleTranslations() {
 
 int main(int argc, char **argv) {
   loom::hidePreloadedLLVMOptions();
-  loom::registerTargetCLOptions();
   registerScheduleTranslations();
   return failed(mlirTranslateMain(argc, argv, "Loom translator"));
 }

@@ -59,6 +59,9 @@ struct TargetDesc {
       /// Every axis wraps when the topology is made of whole cubes of
       /// `sizes` (v5p: 4x4x4), none otherwise.
       WholeCubes,
+      /// The axes listed in `sizes` wrap (a target materialized for one
+      /// topology, as #loom.target carries it).
+      ListedAxes,
     };
     Kind kind = Kind::AxisSizeAtLeast;
     llvm::SmallVector<int64_t, 3> sizes;
@@ -96,19 +99,15 @@ llvm::Expected<TargetDesc> loadTargetFile(llvm::StringRef path);
 /// The targets compiled into Loom (targets/*.json), e.g. "tpu-v5e".
 llvm::ArrayRef<TargetDesc> getBundledTargets();
 
-/// A bundled target or one registered with registerTarget, by name; null
-/// when there is none.
+/// A bundled target, by name; null when there is none. The bundled table
+/// is immutable: a user's target file is loaded with loadTargetFile and
+/// travels in the IR as #loom.target, never through global state.
 const TargetDesc *lookupTarget(llvm::StringRef name);
 
-/// The known target with a topology of this name ("v5e-16") and the topology;
-/// {null, null} when no target has it.
+/// The bundled target with a topology of this name ("v5e-16") and the
+/// topology; {null, null} when no target has it.
 std::pair<const TargetDesc *, const TopologyDesc *>
 lookupTopology(llvm::StringRef topologyName);
-
-/// Makes a user target (from --target-file) known to lookupTarget and to
-/// the #loom.target attribute's verifier. Replaces a target of the same
-/// name. Not thread-safe: call it before compiling.
-void registerTarget(TargetDesc target);
 
 /// "tpu-v5e, tpu-v5p, ..." for diagnostics.
 std::string listTargets();

@@ -24,7 +24,9 @@ namespace loom {
 
 struct PlanRequest {
   std::string model;
+  /// The topology to plan for, of a bundled target or of `targetFile`.
   std::string topology = "v5e-16";
+  std::string targetFile;
   /// The workload; `import.batch` is the whole batch, which the
   /// `dataParallel` replicas share equally.
   ImportOptions import;

@@ -5,6 +5,32 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SetTarget : Pass<"loom-set-target", "mlir::ModuleOp"> {
+  let summary = "Put a target, with its hardware figures, on the module";
+  let description = [{
+    Sets the module's `loom.target` to `topology` (e.g. `v5e-16`) of a
+    bundled target, or of the target file `file` (format:
+    targets/README.md): a self-contained `#loom.target` that carries every
+    figure the passes, the lowering and loom-sim price with, so the IR
+    needs no flag or registry afterwards. The planning passes read the
+    target from the module; this is the one pass that sets it.
+
+    A module that is already planned (it has `loom.parallel`) keeps its
+    target: its plan was made for that hardware, so setting another is an
+    error; re-plan from the imported model instead.
+
+    Example: `loom-opt --loom-set-target="topology=my-16 file=my-tpu.json"`.
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "The topology to plan for, e.g. v5e-16">,
+    Option<"file", "file", "std::string", /*default=*/"\"\"",
+           "A target file to read the topology from (default: the bundled "
+           "targets)">,
+  ];
+  let dependentDialects = ["::loom::LoomDialect"];
+}
+
 def ModelSummary : Pass<"loom-model-summary", "mlir::ModuleOp"> {
   let summary = "Print parameters, FLOPs and bytes per layer and in total";
   let description = [{
@@ -24,8 +50,8 @@ def ModelSummary : Pass<"loom-model-summary", "mlir::ModuleOp"> {
 def Estimate : Pass<"loom-estimate", "mlir::ModuleOp"> {
   let summary = "Annotate each layer with its estimated time on the target";
   let description = [{
-    Reads the module's `loom.target` attribute (or sets it from the `slice`
-    option) and gives every `loom.layer` a `loom.time_us` attribute: the
+    Reads the module's `loom.target` attribute (see loom-set-target) and
+    gives every `loom.layer` a `loom.time_us` attribute: the
     estimated microseconds of the layer on one chip of the target, the sum
     over its ops of the roofline time of their MXU-padded FLOPs and HBM
     bytes, and in a sharded module of its collectives on the tensor-parallel
@@ -33,12 +59,9 @@ def Estimate : Pass<"loom-estimate", "mlir::ModuleOp"> {
     saying whether it is compute- or memory-bound.
 
     Example:
-    `loom-opt --loom-estimate=slice=v5e-4 model.mlir`
+    `loom-opt --loom-set-target=topology=v5e-4 --loom-estimate model.mlir`
   }];
   let options = [
-    Option<"slice", "slice", "std::string", /*default=*/"\"\"",
-           "Slice to plan for (e.g. v5e-4) when the module has no "
-           "loom.target; searched in every known target">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per layer">,
   ];
@@ -84,16 +107,15 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
     becomes a reduce-scatter, and an all-gather precedes the next column
     split.
 
-    The module records `loom.tp` and its `loom.target` (from the module, or
-    set from `slice`).
+    Records the layout on the module: `loom.parallel = #loom.parallel<tp = N>`
+    (with `sequence_parallel = true` when asked); each split op carries its
+    `loom.split`.
   }];
   let options = [
     Option<"tp", "tp", "int64_t", /*default=*/"1",
            "Tensor-parallel degree (chips per group)">,
     Option<"sequenceParallel", "sequence-parallel", "bool", /*default=*/"false",
            "Split activations along the sequence between matmuls">,
-    Option<"slice", "slice", "std::string", /*default=*/"\"\"",
-           "Slice to plan for when the module has no loom.target">,
   ];
 }
 
@@ -110,8 +132,8 @@ def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
     an exact dynamic program (loom/Partition/PartitionLayers.h).
 
     Records `loom.pipeline = #loom.pipeline<stages = K, slices = [S]>` on
-    the model function (one slice until loom-split-tokens) and `loom.dp` on
-    the module. Composes with loom-shard-heads: tp x stages x data-parallel
+    the model function (one slice until loom-split-tokens) and the
+    data-parallel degree in the module's `loom.parallel`. Composes with loom-shard-heads: tp x stages x data-parallel
     must fit the target's chips.
   }];
   let options = [
@@ -119,8 +141,6 @@ def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
            "Pipeline stages">,
     Option<"dataParallel", "data-parallel", "int64_t", /*default=*/"1",
            "Data-parallel replicas of the whole pipeline">,
-    Option<"slice", "slice", "std::string", /*default=*/"\"\"",
-           "Slice to plan for when the module has no loom.target">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report the stages as a remark">,
   ];

@@ -22,8 +22,6 @@ struct HeadShardingOptions {
   /// between the blocks' matmuls are split along the sequence, and each
   /// all-reduce becomes a reduce-scatter plus an all-gather.
   bool sequenceParallel = false;
-  /// Slice to use when the module has no loom.target (e.g. "v5e-16").
-  std::string slice;
 };
 
 /// Rewrites `module` into the per-chip (SPMD) view of `options.tp`-way

@@ -9,7 +9,7 @@
 
 #include "loom/Conversion/Passes.h"
 
-#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Dialect/Sched/SchedOps.h"
 #include "loom/Hardware/DeviceMesh.h"
 #include "loom/Transforms/PipelineCost.h"
@@ -80,13 +80,11 @@ public:
 
   LogicalResult run() {
     token = TokenType::get(module.getContext());
-    const TargetDesc &desc = *target.getTargetDesc();
-    const TopologyDesc &topology = *target.getTopology();
+    const TargetDesc &desc = model.getTarget();
+    const TopologyDesc topology = target.getTopologyDesc();
     tp = view.tp;
-    dp = 1;
-    if (auto attr = module->getAttrOfType<IntegerAttr>("loom.dp"))
-      dp = attr.getInt();
-    pipeline = view.func->getAttrOfType<PipelineAttr>("loom.pipeline");
+    dp = getParallelOrDefault(module).getDp();
+    pipeline = getPipeline(view.func);
     stages = pipeline ? pipeline.getStages() : 1;
     int64_t perReplica = (Count(tp) * stages).get();
     if (topology.numChips() % perReplica != 0 ||
@@ -355,16 +353,16 @@ private:
 } // namespace
 
 LogicalResult loom::lowerToSchedule(ModuleOp module) {
-  auto target = module->getAttrOfType<TargetAttr>("loom.target");
-  if (!target)
-    return module.emitError()
-           << "convert-loom-to-sched needs the module's loom.target";
-  CostModel model(*target.getTargetDesc());
+  FailureOr<TargetAttr> target = requireTarget(module, "convert-loom-to-sched");
+  if (failed(target))
+    return failure();
+  TargetDesc desc = target->getDesc();
+  CostModel model(desc);
   FailureOr<ModelView> view =
       getModelView(module, model, "convert-loom-to-sched");
   if (failed(view))
     return failure();
-  return Lowering(module, target, std::move(*view), model).run();
+  return Lowering(module, *target, std::move(*view), model).run();
 }
 
 namespace {

@@ -6,6 +6,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace loom;
@@ -28,34 +32,336 @@ void LoomDialect::initialize() {
 }
 
 //===----------------------------------------------------------------------===//
-// TargetAttr
+// Parameters: figures and flags
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-TargetAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
-                   StringRef name, ArrayRef<int64_t> shape) {
-  const TargetDesc *target = lookupTarget(name);
-  if (!target)
-    return emitError() << "unknown target '" << name
-                       << "' (known: " << listTargets()
-                       << "; --target-file loads another)";
-  if (!target->findTopology(shape)) {
-    std::string dims;
-    llvm::raw_string_ostream os(dims);
-    llvm::interleave(shape, os, "x");
-    return emitError() << "target '" << name << "' has no " << dims
-                       << " slice; valid slices: " << target->listTopologies();
+FailureOr<APFloat> loom::parseFigure(AsmParser &parser) {
+  double value;
+  if (parser.parseFloat(value))
+    return failure();
+  return APFloat(value);
+}
+
+void loom::printFigure(AsmPrinter &printer, const APFloat &figure) {
+  double value = figure.convertToDouble();
+  // The shortest %g form that reads back as the same double.
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::string text = llvm::formatv("{0}", llvm::format("%.*g", precision, value)).str();
+    if (std::strtod(text.c_str(), nullptr) == value || precision == 17) {
+      // MLIR's float literals need a decimal point ("1e-06" lexes as an
+      // integer): write "1.0e-06", "128.0".
+      if (std::isfinite(value) && text.find('.') == std::string::npos) {
+        size_t exponent = text.find_first_of("eE");
+        text.insert(exponent == std::string::npos ? text.size() : exponent,
+                    ".0");
+      }
+      printer << text;
+      return;
+    }
+  }
+}
+
+FailureOr<bool> loom::parseFlag(AsmParser &parser) {
+  StringRef word;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  if (word == "true" || word == "false")
+    return word == "true";
+  return parser.emitError(loc, "expected true or false, got '") << word << "'";
+}
+
+/// Figures that price time must be positive and finite, and fractions of
+/// peak at most 1.
+static LogicalResult
+checkFigures(llvm::function_ref<InFlightDiagnostic()> emitError,
+             std::initializer_list<std::pair<StringRef, double>> figures,
+             std::initializer_list<StringRef> fractions = {}) {
+  for (auto [name, value] : figures) {
+    if (!std::isfinite(value) || value <= 0)
+      return emitError() << name << " must be positive and finite, got "
+                         << value;
+    if (llvm::is_contained(fractions, name) && value > 1)
+      return emitError() << name << " is a fraction of peak, at most 1; got "
+                         << value;
   }
   return success();
 }
 
-const TargetDesc *TargetAttr::getTargetDesc() const {
-  return lookupTarget(getName());
+//===----------------------------------------------------------------------===//
+// ChipAttr, InterconnectAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               APFloat peakBf16, APFloat peakInt8,
+                               int64_t mxuTile, APFloat mxuEfficiency,
+                               APFloat hbmCapacity, APFloat hbmBandwidth,
+                               APFloat hbmEfficiency) {
+  if (mxuTile < 1)
+    return emitError() << "mxu_tile must be positive, got " << mxuTile;
+  return checkFigures(emitError,
+                      {{"peak_bf16", peakBf16.convertToDouble()},
+                       {"peak_int8", peakInt8.convertToDouble()},
+                       {"mxu_efficiency", mxuEfficiency.convertToDouble()},
+                       {"hbm_capacity", hbmCapacity.convertToDouble()},
+                       {"hbm_bandwidth", hbmBandwidth.convertToDouble()},
+                       {"hbm_efficiency", hbmEfficiency.convertToDouble()}},
+                      {"mxu_efficiency", "hbm_efficiency"});
 }
 
-const TopologyDesc *TargetAttr::getTopology() const {
-  const TargetDesc *target = getTargetDesc();
-  return target ? target->findTopology(getShape()) : nullptr;
+LogicalResult
+InterconnectAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         APFloat linkBandwidth, APFloat hopLatency) {
+  return checkFigures(emitError,
+                      {{"link_bandwidth", linkBandwidth.convertToDouble()},
+                       {"hop_latency", hopLatency.convertToDouble()}});
+}
+
+//===----------------------------------------------------------------------===//
+// TargetAttr
+//===----------------------------------------------------------------------===//
+
+/// The largest torus Loom accepts: far beyond any TPU pod (v5p: 8960
+/// chips), small enough that chip counts and per-link state stay bounded.
+static constexpr int64_t kMaxTopologyChips = int64_t(1) << 20;
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef name, StringRef topology,
+                                 ArrayRef<int64_t> shape,
+                                 ArrayRef<int64_t> wrapAxes, ChipAttr chip,
+                                 InterconnectAttr ici) {
+  if (name.empty() || topology.empty())
+    return emitError() << "a target needs a name and a topology name";
+  if (shape.empty())
+    return emitError() << "topology " << topology << " needs a shape";
+  Count chips = 1;
+  for (int64_t extent : shape) {
+    if (extent < 1)
+      return emitError() << "topology " << topology
+                         << " has an axis of " << extent << " chips";
+    chips *= extent;
+  }
+  if (chips.get() > kMaxTopologyChips)
+    return emitError() << "topology " << topology << " has "
+                       << describeCount(chips.get())
+                       << " chips; Loom plans at most " << kMaxTopologyChips;
+  for (auto [i, axis] : llvm::enumerate(wrapAxes))
+    if (axis < 0 || axis >= int64_t(shape.size()) ||
+        (i > 0 && axis <= wrapAxes[i - 1]))
+      return emitError() << "wrap_axes must list axes of the " << shape.size()
+                         << "-D shape in increasing order";
+  if (!chip || !ici)
+    return emitError() << "a target needs its chip and ici figures";
+  return success();
+}
+
+TargetAttr TargetAttr::get(MLIRContext *context, const TargetDesc &target,
+                           const TopologyDesc &topology) {
+  SmallVector<int64_t> wrapAxes;
+  for (unsigned axis = 0; axis < topology.shape.size(); ++axis)
+    if (target.axisWraps(topology.shape, axis))
+      wrapAxes.push_back(axis);
+  auto chip = ChipAttr::get(
+      context, APFloat(target.peakFlopsBf16), APFloat(target.peakOpsInt8),
+      target.mxuTile, APFloat(target.flopEfficiency), APFloat(target.hbmBytes),
+      APFloat(target.hbmBandwidth), APFloat(target.hbmEfficiency));
+  auto ici = InterconnectAttr::get(context, APFloat(target.linkBandwidth),
+                                   APFloat(target.hopLatency));
+  return TargetAttr::get(context, target.name, topology.name, topology.shape,
+                         wrapAxes, chip, ici);
+}
+
+TargetDesc TargetAttr::getDesc() const {
+  TargetDesc desc;
+  desc.name = getName().str();
+  ChipAttr chip = getChip();
+  desc.peakFlopsBf16 = chip.getPeakBf16().convertToDouble();
+  desc.peakOpsInt8 = chip.getPeakInt8().convertToDouble();
+  desc.flopEfficiency = chip.getMxuEfficiency().convertToDouble();
+  desc.mxuTile = chip.getMxuTile();
+  desc.hbmBytes = chip.getHbmCapacity().convertToDouble();
+  desc.hbmBandwidth = chip.getHbmBandwidth().convertToDouble();
+  desc.hbmEfficiency = chip.getHbmEfficiency().convertToDouble();
+  desc.linkBandwidth = getIci().getLinkBandwidth().convertToDouble();
+  desc.hopLatency = getIci().getHopLatency().convertToDouble();
+  desc.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
+  desc.wrap.sizes.assign(getWrapAxes().begin(), getWrapAxes().end());
+  desc.maxChips = getNumChips();
+  desc.topologies.push_back(getTopologyDesc());
+  return desc;
+}
+
+TopologyDesc TargetAttr::getTopologyDesc() const {
+  TopologyDesc topology;
+  topology.name = getTopology().str();
+  topology.shape.assign(getShape().begin(), getShape().end());
+  return topology;
+}
+
+int64_t TargetAttr::getNumChips() const {
+  int64_t chips = 1;
+  for (int64_t extent : getShape())
+    chips *= extent;
+  return chips;
+}
+
+static std::string joinShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
+  return text;
+}
+
+/// `#loom.target<"name", key = value, ...>`: in full (topology, shape,
+/// wrap_axes, chip, ici), or for a bundled target with only a topology name
+/// or a shape, completed from the bundled file.
+Attribute TargetAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string name, topology;
+  std::optional<SmallVector<int64_t>> shape, wrapAxes;
+  ChipAttr chip;
+  InterconnectAttr ici;
+  auto parseInts = [&](std::optional<SmallVector<int64_t>> &into) {
+    into.emplace();
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          int64_t value;
+          if (parser.parseInteger(value))
+            return failure();
+          into->push_back(value);
+          return success();
+        });
+  };
+  if (parser.parseLess() || parser.parseString(&name))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    ParseResult parsed =
+        key == "topology"    ? parser.parseString(&topology)
+        : key == "shape"     ? parseInts(shape)
+        : key == "wrap_axes" ? parseInts(wrapAxes)
+        : key == "chip"      ? parser.parseAttribute(chip)
+        : key == "ici"       ? parser.parseAttribute(ici)
+                             : (parser.emitError(keyLoc)
+                                    << "unknown key '" << key
+                                    << "' (known: topology, shape, wrap_axes, "
+                                       "chip, ici)",
+                                failure());
+    if (failed(parsed))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  MLIRContext *context = parser.getContext();
+  auto error = [&] { return parser.emitError(loc); };
+  if (chip && ici) {
+    if (!shape)
+      return error() << "target '" << name << "' needs a shape", Attribute();
+    if (topology.empty())
+      topology = joinShape(*shape);
+    return getChecked(error, context, name, topology, *shape,
+                      wrapAxes.value_or(SmallVector<int64_t>()), chip, ici);
+  }
+  if (chip || ici || wrapAxes)
+    return error() << "target '" << name
+                   << "' gives some of its figures; give shape, wrap_axes, "
+                      "chip and ici together, or none for a bundled target",
+           Attribute();
+  const TargetDesc *bundled = lookupTarget(name);
+  if (!bundled)
+    return error() << "unknown target '" << name << "' (bundled: "
+                   << listTargets()
+                   << "); give its figures, or set it with "
+                      "loom-set-target=\"file=... topology=...\"",
+           Attribute();
+  const TopologyDesc *found = nullptr;
+  if (!topology.empty()) {
+    found = bundled->findTopology(StringRef(topology));
+    if (!found)
+      return error() << "target '" << name << "' has no topology '"
+                     << topology << "'; valid: " << bundled->listTopologies(),
+             Attribute();
+    if (shape && ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(found->shape))
+      return error() << "topology '" << topology << "' of '" << name
+                     << "' is " << joinShape(found->shape) << ", not "
+                     << joinShape(*shape),
+             Attribute();
+  } else if (shape) {
+    found = bundled->findTopology(ArrayRef<int64_t>(*shape));
+    if (!found)
+      return error() << "target '" << name << "' has no " << joinShape(*shape)
+                     << " topology; valid topologies: "
+                     << bundled->listTopologies(),
+             Attribute();
+  } else {
+    return error() << "target '" << name << "' needs a topology or a shape",
+           Attribute();
+  }
+  return TargetAttr::get(context, *bundled, *found);
+}
+
+void TargetAttr::print(AsmPrinter &printer) const {
+  printer << "<\"" << getName() << "\", topology = \"" << getTopology()
+          << "\", shape = [";
+  llvm::interleaveComma(getShape(), printer);
+  printer << "], wrap_axes = [";
+  llvm::interleaveComma(getWrapAxes(), printer);
+  printer << "], chip = " << getChip() << ", ici = " << getIci() << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// ModelAttr, ParallelAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                StringRef name, StringRef family,
+                                ModelMode mode, int64_t batch, int64_t seq,
+                                int64_t resolution, int64_t textTokens,
+                                int64_t steps) {
+  if (batch < 1 || seq < 1)
+    return emitError() << "a model's batch and seq must be positive, got "
+                       << batch << " and " << seq;
+  if (resolution < 0 || textTokens < 0 || steps < 0)
+    return emitError()
+           << "a model's resolution, text_tokens and steps cannot be negative";
+  bool diffusion = mode == ModelMode::diffusion;
+  if (diffusion != (steps > 0))
+    return emitError() << (diffusion ? "mode diffusion needs steps"
+                                     : "steps belong to mode diffusion");
+  return success();
+}
+
+LogicalResult
+ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
+                     int64_t dp, bool sequenceParallel) {
+  if (tp < 1 || dp < 1)
+    return emitError() << "tp and dp must be positive, got " << tp << " and "
+                       << dp;
+  if (sequenceParallel && tp < 2)
+    return emitError() << "sequence_parallel splits activations across the "
+                          "tensor-parallel group, so it needs tp >= 2";
+  return success();
+}
+
+TargetAttr loom::getTarget(Operation *module) {
+  return module->getAttrOfType<TargetAttr>(kTargetAttrName);
+}
+ModelAttr loom::getModel(Operation *module) {
+  return module->getAttrOfType<ModelAttr>(kModelAttrName);
+}
+ParallelAttr loom::getParallel(Operation *module) {
+  return module->getAttrOfType<ParallelAttr>(kParallelAttrName);
+}
+ParallelAttr loom::getParallelOrDefault(Operation *module) {
+  if (ParallelAttr parallel = getParallel(module))
+    return parallel;
+  return ParallelAttr::get(module->getContext(), 1, 1, false);
+}
+PipelineAttr loom::getPipeline(Operation *func) {
+  return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);
 }
 
 //===----------------------------------------------------------------------===//
@@ -97,10 +403,10 @@ PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 }
 
 int64_t PipelineAttr::getTokens() const {
-  int64_t total = 0;
+  Count total = 0;
   for (int64_t length : getSlices())
     total += length;
-  return total;
+  return total.get();
 }
 
 int64_t loom::getPipelineTokens(Operation *func) {
@@ -116,10 +422,13 @@ int64_t loom::getPipelineTokens(Operation *func) {
           type.getRank() == 3)
         tokens = type.getDimSize(1);
   });
+  // Sequence parallelism splits the tokens over the tensor-parallel group;
+  // the pipeline slices the whole sequence.
   ModuleOp module = func->getParentOfType<ModuleOp>();
-  if (tokens && module && module->hasAttr("loom.sequence_parallel"))
-    if (auto tp = module->getAttrOfType<IntegerAttr>("loom.tp"))
-      tokens *= tp.getInt();
+  if (tokens && module)
+    if (ParallelAttr parallel = getParallel(module);
+        parallel && parallel.getSequenceParallel())
+      tokens = (Count(tokens) * parallel.getTp()).get();
   return tokens;
 }
 
@@ -136,82 +445,80 @@ static std::pair<bool, bool> scanAttention(Operation *op) {
   return {anyAttention, anyCausal};
 }
 
-/// Counts are i64, as loom-import writes them: a wider or unsigned integer
-/// would be truncated or misread by getInt().
-static bool isPositiveI64(Attribute value) {
-  auto count = dyn_cast<IntegerAttr>(value);
-  return count && count.getType().isSignlessInteger(64) && count.getInt() >= 1;
+/// The model function of a module: the function with layers.
+static Operation *findModelFunction(Operation *module) {
+  Operation *found = nullptr;
+  module->walk([&](LayerOp layer) {
+    found = layer->getParentOp();
+    return WalkResult::interrupt();
+  });
+  return found;
 }
 
-/// `loom.model`, what loom-import knew of the model: the passes read its
-/// mode (token slices or PipeFusion patches) and its denoising steps, so a
-/// hand-edited module must not contradict itself or its graph.
-static LogicalResult verifyModelInfo(Operation *op, Attribute value) {
-  auto info = dyn_cast<DictionaryAttr>(value);
-  if (!info)
-    return op->emitError() << "'loom.model' must be a dictionary";
-  static constexpr StringLiteral strings[] = {"name", "family", "mode"};
-  static constexpr StringLiteral counts[] = {"batch", "seq", "resolution",
-                                             "text_tokens", "steps"};
-  for (NamedAttribute entry : info) {
-    StringRef key = entry.getName();
-    if (llvm::is_contained(strings, key)) {
-      if (!isa<StringAttr>(entry.getValue()))
-        return op->emitError() << "'loom.model' " << key << " must be a string";
-    } else if (llvm::is_contained(counts, key)) {
-      if (!isPositiveI64(entry.getValue()))
-        return op->emitError()
-               << "'loom.model' " << key << " must be a positive i64";
-    } else {
-      InFlightDiagnostic diag = op->emitError()
-                                << "'loom.model' has unknown key '" << key
-                                << "' (known: ";
-      llvm::interleaveComma(llvm::concat<const StringLiteral>(strings, counts),
-                            diag);
-      return diag << ")";
-    }
-  }
-  auto mode = info.getAs<StringAttr>("mode");
-  if (!mode)
-    return op->emitError() << "'loom.model' needs a mode (prefill, decode or "
-                              "diffusion)";
-  if (!llvm::is_contained({"prefill", "decode", "diffusion"}, mode.getValue()))
-    return op->emitError() << "'loom.model' mode must be prefill, decode or "
-                              "diffusion, got \""
-                           << mode.getValue() << "\"";
-  bool diffusion = mode.getValue() == "diffusion";
-  if (diffusion != bool(info.get("steps")))
-    return op->emitError() << "'loom.model' "
-                           << (diffusion ? "mode diffusion needs steps"
-                                         : "steps belong to mode diffusion");
-  // The mode decides how loom-split-tokens pipelines the model: TeraPipe's
-  // slices need causal attention, PipeFusion's patches a DiT's full one.
+/// `loom.model` against the graph it describes: the mode decides how
+/// loom-split-tokens pipelines the model (TeraPipe's slices need causal
+/// attention, PipeFusion's patches a DiT's full one), the batch and the
+/// sequence are the model function's.
+static LogicalResult verifyModel(Operation *op, ModelAttr model) {
+  if (!isa<ModuleOp>(op))
+    return op->emitError() << "'" << kModelAttrName
+                           << "' belongs on the module";
   auto [anyAttention, anyCausal] = scanAttention(op);
-  if (diffusion && anyCausal)
+  if (model.isDiffusion() && anyCausal)
     return op->emitError() << "'loom.model' says mode diffusion, but the "
                               "model has causal attention (a language model)";
-  if (!diffusion && anyAttention && !anyCausal)
-    return op->emitError() << "'loom.model' says mode " << mode.getValue()
+  if (!model.isDiffusion() && anyAttention && !anyCausal)
+    return op->emitError() << "'loom.model' says mode "
+                           << stringifyModelMode(model.getMode())
                            << ", a causal language model, but none of the "
                               "model's attention is causal";
+  Operation *fn = findModelFunction(op);
+  if (!fn)
+    return success();
+  Region &body = fn->getRegion(0);
+  if (body.empty() || body.front().getNumArguments() == 0)
+    return success();
+  // The batch is the first input's leading dimension: the token ids of an
+  // LLM, the latent of a DiT.
+  auto input = dyn_cast<RankedTensorType>(body.front().getArgument(0).getType());
+  if (input && input.getRank() >= 1 && input.getDimSize(0) != model.getBatch())
+    return op->emitError() << "'loom.model' has batch " << model.getBatch()
+                           << ", but the model's input "
+                           << body.front().getArgument(0).getType()
+                           << " has " << input.getDimSize(0);
+  // The sequence: a prefill's prompt is the token ids' second dimension; a
+  // DiT's image tokens are what its layers see (before any sequence
+  // split); a decode step's cache is what its attention has cached.
+  int64_t seen = 0;
+  switch (model.getMode()) {
+  case ModelMode::prefill:
+    if (anyCausal && input && input.getRank() == 2)
+      seen = input.getDimSize(1);
+    break;
+  case ModelMode::diffusion:
+    seen = getPipelineTokens(fn);
+    break;
+  case ModelMode::decode:
+    fn->walk([&](AttentionOp attention) {
+      seen = attention.getCached();
+      return WalkResult::interrupt();
+    });
+    break;
+  }
+  if (seen && seen != model.getSeq())
+    return op->emitError() << "'loom.model' has seq " << model.getSeq()
+                           << ", but the model's "
+                           << (model.getMode() == ModelMode::decode
+                                   ? "attention has cached "
+                                   : "layers see ")
+                           << seen << " tokens";
   return success();
 }
 
-LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
-                                                    NamedAttribute attr) {
-  if (attr.getName() == "loom.model")
-    return verifyModelInfo(op, attr.getValue());
-  if (attr.getName() == "loom.tp" || attr.getName() == "loom.dp") {
-    if (!isPositiveI64(attr.getValue()))
-      return op->emitError() << "'" << attr.getName().getValue()
-                             << "' must be a positive i64";
-    return success();
-  }
-  if (attr.getName() != "loom.pipeline")
-    return success();
-  auto pipeline = dyn_cast<PipelineAttr>(attr.getValue());
-  if (!pipeline)
-    return op->emitError() << "'loom.pipeline' must be a #loom.pipeline";
+/// `loom.pipeline` on the model function: its mode suits the attention,
+/// its steps are the model's, its layers carry contiguous stages and its
+/// slices add up to the sequence.
+static LogicalResult verifyPipeline(Operation *op, PipelineAttr pipeline) {
   // A later slice of a causal model needs only the K/V before it; patches
   // of a DiT attend to every token, stale or fresh.
   auto [anyAttention, anyCausal] = scanAttention(op);
@@ -226,13 +533,12 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
                               "takes patches (PipeFusion)";
   // The denoising steps are the model's, recorded by loom-import.
   if (auto module = op->getParentOfType<ModuleOp>())
-    if (auto info = module->getAttrOfType<DictionaryAttr>("loom.model"))
-      if (auto steps = info.getAs<IntegerAttr>("steps");
-          steps && patches && steps.getInt() != pipeline.getSteps())
-        return op->emitError()
-               << "'loom.pipeline' runs " << pipeline.getSteps()
-               << " denoising steps, but the model's loom.model has "
-               << steps.getInt();
+    if (ModelAttr model = getModel(module);
+        model && patches && model.getSteps() != pipeline.getSteps())
+      return op->emitError()
+             << "'loom.pipeline' runs " << pipeline.getSteps()
+             << " denoising steps, but the model's loom.model has "
+             << model.getSteps();
   // Layers carry their stage: from 0 up, in order, every stage used.
   int64_t expected = 0, layers = 0;
   LogicalResult result = success();
@@ -242,8 +548,7 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
     ++layers;
     std::optional<uint64_t> stage = layer.getStage();
     if (!stage) {
-      result = layer.emitOpError()
-               << "of a pipelined function has no stage";
+      result = layer.emitOpError() << "of a pipelined function has no stage";
       return;
     }
     int64_t s = *stage;
@@ -254,7 +559,8 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
       return;
     }
     if (s >= pipeline.getStages()) {
-      result = layer.emitOpError() << "is on stage " << s << " but the pipeline has "
+      result = layer.emitOpError() << "is on stage " << s
+                                   << " but the pipeline has "
                                    << pipeline.getStages() << " stages";
       return;
     }
@@ -271,7 +577,77 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
                            << " stages but the layers use " << expected + 1;
   int64_t tokens = getPipelineTokens(op);
   if (tokens && pipeline.getTokens() != tokens)
-    return op->emitError() << "the slices add up to " << pipeline.getTokens()
+    return op->emitError() << "the slices add up to "
+                           << describeCount(pipeline.getTokens())
                            << " tokens but the layers see " << tokens;
+  return success();
+}
+
+/// The value `attr` must have, by name.
+template <typename T>
+static FailureOr<T> valueOf(Operation *op, NamedAttribute attr,
+                            StringRef what) {
+  if (auto value = dyn_cast<T>(attr.getValue()))
+    return value;
+  return op->emitError() << "'" << attr.getName().getValue() << "' must be "
+                         << what << ", got " << attr.getValue();
+}
+
+LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto onModule = [&]() -> LogicalResult {
+    if (isa<ModuleOp>(op))
+      return success();
+    return op->emitError() << "'" << name << "' belongs on the module";
+  };
+  if (name == kTargetAttrName)
+    return failure(failed(onModule()) ||
+                   failed(valueOf<TargetAttr>(op, attr, "a #loom.target")));
+  if (name == kParallelAttrName)
+    return failure(failed(onModule()) ||
+                   failed(valueOf<ParallelAttr>(op, attr, "a #loom.parallel")));
+  if (name == kModelAttrName) {
+    auto model = valueOf<ModelAttr>(op, attr, "a #loom.model");
+    return failed(model) ? failure() : verifyModel(op, *model);
+  }
+  if (name == kPipelineAttrName) {
+    auto pipeline = valueOf<PipelineAttr>(op, attr, "a #loom.pipeline");
+    return failed(pipeline) ? failure() : verifyPipeline(op, *pipeline);
+  }
+  if (name == kSplitAttrName) {
+    if (!isa<LoomDialect>(op->getDialect()))
+      return op->emitError() << "'" << name << "' belongs on a loom op";
+    return failure(failed(valueOf<SplitAttr>(op, attr, "a #loom.split")));
+  }
+  if (name == kTimeAttrName) {
+    if (!isa<LayerOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a loom.layer";
+    auto time = valueOf<FloatAttr>(op, attr, "a float");
+    if (failed(time))
+      return failure();
+    double us = time->getValueAsDouble();
+    if (!std::isfinite(us) || us < 0)
+      return op->emitError() << "'" << name
+                             << "' must be a finite, non-negative time";
+    return success();
+  }
+  InFlightDiagnostic diag = op->emitError()
+                            << "unknown attribute '" << name << "' (loom's: ";
+  llvm::interleaveComma(kOperationAttrNames, diag);
+  return diag << ")";
+}
+
+LogicalResult LoomDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned region,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kArgNameAttrName)
+    return op->emitError() << "unknown argument attribute '"
+                           << attr.getName().getValue() << "' (loom's: "
+                           << kArgNameAttrName << ")";
+  if (!isa<StringAttr>(attr.getValue()))
+    return op->emitError() << "'" << kArgNameAttrName
+                           << "' must be a string";
   return success();
 }

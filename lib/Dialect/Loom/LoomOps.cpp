@@ -138,6 +138,12 @@ LogicalResult LayerOp::verifyRegions() {
            << "yields " << yield.getValues().size()
            << " values whose types do not match the layer's "
            << getNumResults() << " result types";
+  // A stage is a place in the function's pipeline: without one it means
+  // nothing, and the lowering would index stages that do not exist.
+  if (getStage() && !getPipeline((*this)->getParentOp()))
+    return emitOpError() << "is on stage " << *getStage()
+                         << ", but its function has no '" << kPipelineAttrName
+                         << "' (loom-partition-layers sets both)";
   return success();
 }
 

@@ -5,40 +5,38 @@
 using namespace mlir;
 using namespace loom;
 
-FailureOr<TargetAttr> loom::getOrSetModuleTarget(ModuleOp module,
-                                                 StringRef slice,
-                                                 StringRef passName) {
-  auto target = module->getAttrOfType<TargetAttr>("loom.target");
-  if (!target && slice.empty()) {
-    module.emitError() << passName
-                       << " needs a target: add 'loom.target = "
-                          "#loom.target<\"tpu-v5e\", shape = [2, 2]>' to the "
-                          "module, import with --target, or pass "
-                          "slice=<name>";
-    return failure();
-  }
-  if (slice.empty())
+FailureOr<TargetAttr> loom::requireTarget(ModuleOp module, StringRef passName) {
+  if (TargetAttr target = getTarget(module))
     return target;
-  auto [desc, topologyDesc] = lookupTopology(slice);
-  if (!desc) {
-    module.emitError() << passName << ": unknown slice '" << slice
-                       << "'; tpu-v5e has: "
-                       << lookupTarget("tpu-v5e")->listTopologies();
-    return failure();
+  module.emitError() << passName
+                     << " needs a target: run loom-set-target first (e.g. "
+                        "--loom-set-target=topology=v5e-16), or import with "
+                        "--target";
+  return failure();
+}
+
+llvm::Expected<TargetAttr> loom::materializeTarget(MLIRContext *context,
+                                                   StringRef topology,
+                                                   StringRef targetFile) {
+  context->getOrLoadDialect<LoomDialect>();
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  if (targetFile.empty()) {
+    auto [desc, found] = lookupTopology(topology);
+    if (!desc)
+      return fail("unknown topology '" + topology + "'; tpu-v5e has: " +
+                  lookupTarget("tpu-v5e")->listTopologies() +
+                  " (tpu-v5p's are listed in targets/tpu-v5p.json)");
+    return TargetAttr::get(context, *desc, *found);
   }
-  if (target) {
-    // slice= only fills in a missing target; it may not contradict one.
-    const TopologyDesc *own = target.getTopology();
-    if (desc->name != target.getName() || !own ||
-        own->shape != topologyDesc->shape) {
-      module.emitError() << passName << ": slice=" << slice
-                         << " contradicts the module's loom.target "
-                         << target;
-      return failure();
-    }
-    return target;
-  }
-  target = TargetAttr::get(module.getContext(), desc->name, topologyDesc->shape);
-  module->setAttr("loom.target", target);
-  return target;
+  llvm::Expected<TargetDesc> desc = loadTargetFile(targetFile);
+  if (!desc)
+    return desc.takeError();
+  const TopologyDesc *found = desc->findTopology(topology);
+  if (!found)
+    return fail("target '" + desc->name + "' (" + targetFile +
+                ") has no topology '" + topology +
+                "'; valid: " + desc->listTopologies());
+  return TargetAttr::get(context, *desc, *found);
 }

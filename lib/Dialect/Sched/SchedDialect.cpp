@@ -72,8 +72,7 @@ std::string describe(Operation *task) {
 
 LogicalResult ProgramOp::verifyRegions() {
   TargetAttr target = getTarget();
-  const TopologyDesc *topology = target.getTopology();
-  int64_t chips = topology ? topology->numChips() : 0;
+  int64_t chips = target.getNumChips();
 
   // Tasks in a stable order, with their chip.
   std::vector<Operation *> tasks;
@@ -90,7 +89,7 @@ LogicalResult ProgramOp::verifyRegions() {
     int64_t id = chip.getId();
     if (id >= chips)
       return chip.emitOpError() << "chip " << id << " is outside "
-                                << (topology ? topology->name : "the target")
+                                << target.getTopology()
                                 << ", which has " << chips << " chips";
     if (!seen.emplace(id, chip).second)
       return chip.emitOpError() << "chip " << id << " appears twice";

@@ -128,11 +128,15 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                                             MLIRContext *context,
                                             Location loc) {
   context->loadDialect<SchedDialect, LoomDialect>();
-  TargetAttr target = TargetAttr::getChecked(
-      [&] { return mlir::emitError(loc); }, context,
-      StringRef(schedule.targetName), ArrayRef<int64_t>(schedule.shape));
-  if (!target)
+  const TargetDesc *desc = lookupTarget(schedule.targetName);
+  const TopologyDesc *topology =
+      desc ? desc->findTopology(ArrayRef<int64_t>(schedule.shape)) : nullptr;
+  if (!topology) {
+    mlir::emitError(loc) << "unknown target '" << schedule.targetName
+                         << "' or topology (bundled: " << listTargets() << ")";
     return nullptr;
+  }
+  TargetAttr target = TargetAttr::get(context, *desc, *topology);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
   auto program = ProgramOp::create(b, loc, target);

@@ -1,23 +1,90 @@
 // RUN: loom-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+// The printed form parses back to the same attribute.
+// RUN: loom-opt %s -split-input-file -verify-diagnostics | loom-opt -split-input-file | FileCheck %s
 
-// CHECK: module attributes {loom.target = #loom.target<"tpu-v5e", shape = [16, 16]>}
+// A bundled target's short form is completed from its file: every figure
+// the target is priced with travels in the attribute.
+// CHECK: module attributes {loom.target = #loom.target<"tpu-v5e", topology = "v5e-256", shape = [16, 16], wrap_axes = [0, 1], chip = #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.8, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1.0e-06>>}
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [16, 16]>} {
 }
 
 // -----
 
-// CHECK: module attributes {loom.target = #loom.target<"tpu-v5p", shape = [4, 4, 4]>}
+// v5e wraps an axis of 16 chips only: an 8x16 topology wraps its long axis.
+// CHECK: #loom.target<"tpu-v5e", topology = "v5e-128", shape = [8, 16], wrap_axes = [1],
+module attributes {loom.target = #loom.target<"tpu-v5e", topology = "v5e-128">} {
+}
+
+// -----
+
+// CHECK: #loom.target<"tpu-v5p", topology = "v5p-128", shape = [4, 4, 4], wrap_axes = [0, 1, 2],
 module attributes {loom.target = #loom.target<"tpu-v5p", shape = [4, 4, 4]>} {
 }
 
 // -----
 
-// expected-error @+1 {{target 'tpu-v5e' has no 3x4 slice; valid slices: v5e-1 (1x1), v5e-4 (2x2), v5e-8 (2x4), v5e-16 (4x4), v5e-32 (4x8), v5e-64 (8x8), v5e-128 (8x16), v5e-256 (16x16)}}
+// A target no file describes, written in full.
+// CHECK: #loom.target<"lab-tpu", topology = "2x4", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e+14, peak_int8 = 2.0e+14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e+10, hbm_bandwidth = 1.5e+12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e+11, hop_latency = 2.5e-06>>
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>>} {
+}
+
+// -----
+
+// expected-error @+1 {{target 'tpu-v5e' has no 3x4 topology; valid topologies: v5e-1 (1x1), v5e-4 (2x2), v5e-8 (2x4), v5e-16 (4x4), v5e-32 (4x8), v5e-64 (8x8), v5e-128 (8x16), v5e-256 (16x16)}}
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [3, 4]>} {
 }
 
 // -----
 
-// expected-error @+1 {{unknown target 'tpu-v9' (known: tpu-v5e, tpu-v5p; --target-file loads another)}}
+// expected-error @+1 {{topology 'v5e-16' of 'tpu-v5e' is 4x4, not 2x2}}
+module attributes {loom.target = #loom.target<"tpu-v5e", topology = "v5e-16", shape = [2, 2]>} {
+}
+
+// -----
+
+// expected-error @+1 {{unknown target 'tpu-v9' (bundled: tpu-v5e, tpu-v5p); give its figures, or set it with loom-set-target="file=... topology=..."}}
 module attributes {loom.target = #loom.target<"tpu-v9", shape = [4, 4]>} {
+}
+
+// -----
+
+// expected-error @+1 {{target 'tpu-v5e' gives some of its figures; give shape, wrap_axes, chip and ici together, or none for a bundled target}}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2], ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 1.0e-6>>} {
+}
+
+// -----
+
+// expected-error @+1 {{unknown key 'slice' (known: topology, shape, wrap_axes, chip, ici)}}
+module attributes {loom.target = #loom.target<"tpu-v5e", slice = "v5e-16">} {
+}
+
+// -----
+
+// expected-error @+1 {{wrap_axes must list axes of the 2-D shape in increasing order}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [2], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>>} {
+}
+
+// -----
+
+// expected-error @+1 {{topology 2097152x1 has 2097152 chips; Loom plans at most 1048576}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2097152, 1], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>>} {
+}
+
+// -----
+
+// expected-error @+1 {{mxu_efficiency is a fraction of peak, at most 1; got 1.5}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 1.5, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>>} {
+}
+
+// -----
+
+// expected-error @+1 {{hop_latency must be positive and finite, got -1.000000e-06}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = -1.0e-6>>} {
+}
+
+// -----
+
+// expected-error @+1 {{'loom.target' belongs on the module}}
+func.func @f() attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  return
 }

@@ -14,7 +14,17 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include "loom/Dialect/Loom/LoomAttributes.h"
+
 #include "loom/Dialect/Loom/LoomEnums.h.inc"
+
+namespace loom {
+/// Parameters of loom's attributes: a positive finite figure, printed so
+/// that it parses back to the same double; a `true` / `false` flag.
+mlir::FailureOr<llvm::APFloat> parseFigure(mlir::AsmParser &parser);
+void printFigure(mlir::AsmPrinter &printer, const llvm::APFloat &value);
+mlir::FailureOr<bool> parseFlag(mlir::AsmParser &parser);
+} // namespace loom
 
 #define GET_ATTRDEF_CLASSES
 #include "loom/Dialect/Loom/LoomAttrs.h.inc"
@@ -28,6 +38,15 @@ namespace loom {
 /// then see a part of it); 1 when its layers have no sequence dimension, 0
 /// when it has no layers.
 int64_t getPipelineTokens(mlir::Operation *func);
+
+/// The module's loom.target, loom.model and loom.parallel; null when absent.
+TargetAttr getTarget(mlir::Operation *module);
+ModelAttr getModel(mlir::Operation *module);
+ParallelAttr getParallel(mlir::Operation *module);
+/// The layout of the module's plan; tp = dp = 1 when it has none yet.
+ParallelAttr getParallelOrDefault(mlir::Operation *module);
+/// The model function's loom.pipeline; null when absent.
+PipelineAttr getPipeline(mlir::Operation *func);
 } // namespace loom
 
 #endif // LOOM_DIALECT_LOOM_LOOMOPS_H

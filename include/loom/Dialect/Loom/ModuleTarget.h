@@ -9,12 +9,17 @@
 
 namespace loom {
 
-/// The module's `loom.target`. When it has none and `slice` names a known
-/// slice (e.g. "v5e-16"), sets it from that slice. Otherwise emits an error
-/// at the module that says how to give one, mentioning `passName`.
-mlir::FailureOr<TargetAttr> getOrSetModuleTarget(mlir::ModuleOp module,
-                                                 llvm::StringRef slice,
-                                                 llvm::StringRef passName);
+/// The module's `loom.target`; when it has none, emits an error at the
+/// module that says how to set one, mentioning `passName`.
+mlir::FailureOr<TargetAttr> requireTarget(mlir::ModuleOp module,
+                                          llvm::StringRef passName);
+
+/// The #loom.target for `topology` ("v5e-16") of the target file at
+/// `targetFile`, or of the bundled targets when `targetFile` is empty.
+/// Errors name the file's JSON path or list the valid topologies.
+llvm::Expected<TargetAttr> materializeTarget(mlir::MLIRContext *context,
+                                             llvm::StringRef topology,
+                                             llvm::StringRef targetFile = "");
 
 } // namespace loom
 

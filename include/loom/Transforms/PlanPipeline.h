@@ -1,13 +1,13 @@
 //===- PlanPipeline.h - the loom-plan-pipeline named pipeline ---*- C++ -*-===//
 //
 // The planning passes in order, for tools and for compilers that embed
-// Loom: loom-shard-heads, loom-partition-layers, loom-split-tokens,
+// Loom: loom-set-target (when a topology is given), loom-shard-heads, loom-partition-layers, loom-split-tokens,
 // loom-check-memory.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_PLAN_PLANPIPELINE_H
-#define LOOM_PLAN_PLANPIPELINE_H
+#ifndef LOOM_TRANSFORMS_PLANPIPELINE_H
+#define LOOM_TRANSFORMS_PLANPIPELINE_H
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -31,9 +31,14 @@ struct PlanPipelineOptions
       *this, "slices",
       llvm::cl::desc("auto, a count, or comma-separated slice lengths"),
       llvm::cl::init("auto")};
-  Option<std::string> slice{
-      *this, "slice",
-      llvm::cl::desc("Slice to plan for when the module has no loom.target"),
+  Option<std::string> topology{
+      *this, "topology",
+      llvm::cl::desc("Set the module's target to this topology first (e.g. "
+                     "v5e-16; loom-set-target)"),
+      llvm::cl::init("")};
+  Option<std::string> targetFile{
+      *this, "target-file",
+      llvm::cl::desc("With topology: the target file to read it from"),
       llvm::cl::init("")};
 };
 
@@ -46,4 +51,4 @@ void registerPlanPipeline();
 
 } // namespace loom
 
-#endif // LOOM_PLAN_PLANPIPELINE_H
+#endif // LOOM_TRANSFORMS_PLANPIPELINE_H

@@ -1,6 +1,6 @@
 //===- PlanPipeline.cpp - the loom-plan-pipeline named pipeline -----------===//
 
-#include "loom/Plan/PlanPipeline.h"
+#include "loom/Transforms/PlanPipeline.h"
 
 #include "loom/Transforms/Passes.h"
 
@@ -11,15 +11,19 @@ using namespace loom;
 
 void loom::buildPlanPipeline(OpPassManager &pm,
                              const PlanPipelineOptions &options) {
+  if (!options.topology.empty()) {
+    SetTargetOptions target;
+    target.topology = options.topology;
+    target.file = options.targetFile;
+    pm.addPass(createSetTarget(target));
+  }
   ShardHeadsOptions shard;
   shard.tp = options.tp;
   shard.sequenceParallel = options.sequenceParallel;
-  shard.slice = options.slice;
   pm.addPass(createShardHeads(shard));
   PartitionLayersOptions partition;
   partition.stages = options.stages;
   partition.dataParallel = options.dataParallel;
-  partition.slice = options.slice;
   pm.addPass(createPartitionLayers(partition));
   SplitTokensOptions split;
   split.slices = options.slices;
@@ -30,6 +34,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
 void loom::registerPlanPipeline() {
   PassPipelineRegistration<PlanPipelineOptions>(
       "loom-plan-pipeline",
-      "Shard heads, cut stages, choose slices and check memory",
+      "Set the target (with topology=), shard heads, cut stages, choose "
+      "slices and check memory",
       buildPlanPipeline);
 }

@@ -1,0 +1,40 @@
+//===- LoomAttributes.h - the names of loom's discardable attributes -*- C++ -*-===//
+//
+// Every `loom.*` attribute a pass hands to a later one is named here, once,
+// with its typed accessor (as Shardy's constants.h does). The dialect's
+// verifier rejects any other `loom.*` name, and each value's type and
+// placement (see docs/design.md, "The IR contract").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DIALECT_LOOM_LOOMATTRIBUTES_H
+#define LOOM_DIALECT_LOOM_LOOMATTRIBUTES_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace loom {
+
+/// On the module: #loom.target, the hardware it is planned for.
+inline constexpr llvm::StringLiteral kTargetAttrName = "loom.target";
+/// On the module: #loom.model, what loom-import knew of the model.
+inline constexpr llvm::StringLiteral kModelAttrName = "loom.model";
+/// On the module: #loom.parallel, the tp / dp / sp layout of the plan.
+inline constexpr llvm::StringLiteral kParallelAttrName = "loom.parallel";
+/// On the model function: #loom.pipeline, its stages and slices.
+inline constexpr llvm::StringLiteral kPipelineAttrName = "loom.pipeline";
+/// On a loom op: #loom.split, how loom-shard-heads split it.
+inline constexpr llvm::StringLiteral kSplitAttrName = "loom.split";
+/// On a loom.layer: f64, loom-estimate's microseconds for it.
+inline constexpr llvm::StringLiteral kTimeAttrName = "loom.time_us";
+/// On a model function's argument: the input's name (a string).
+inline constexpr llvm::StringLiteral kArgNameAttrName = "loom.name";
+
+/// Every operation attribute above, for the verifier's unknown-name error.
+inline constexpr llvm::StringLiteral kOperationAttrNames[] = {
+    kTargetAttrName, kModelAttrName, kParallelAttrName, kPipelineAttrName,
+    kSplitAttrName,  kTimeAttrName};
+
+} // namespace loom
+
+#endif // LOOM_DIALECT_LOOM_LOOMATTRIBUTES_H
