@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds Loom and runs every test: lit's
 # regression tests, then ctest (the GoogleTest suites, lit again as one
-# ctest test and the embedding example), whose summary line comes last.
+# ctest test, the embedding example and the fuzz targets' replay of their
+# corpora), whose summary line comes last.
 #
 # --sanitize builds with AddressSanitizer and UndefinedBehaviorSanitizer into
 # build-sanitize/ (LOOM_SANITIZE_BUILD_DIR overrides it) and runs the same
