@@ -6,6 +6,9 @@
 LOOM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LOOM_BUILD=${LOOM_BUILD_DIR:-$LOOM_ROOT/build}
 LLVM_PREFIX=/usr/lib/llvm-22
+# Extra cmake arguments for a fresh configure (check.sh --sanitize sets
+# -DLOOM_SANITIZE=ON).
+LOOM_CMAKE_ARGS=()
 
 loom_packages=(cmake ninja-build g++ python3 ccache libgtest-dev libfmt-dev
                libbenchmark-dev llvm-22-dev llvm-22-tools libmlir-22-dev
@@ -39,7 +42,7 @@ loom_configure() {
     -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR=$LLVM_PREFIX/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=$LLVM_PREFIX/bin/lit \
-    "${launcher[@]}"
+    "${launcher[@]}" "${LOOM_CMAKE_ARGS[@]}"
 }
 
 loom_build() {

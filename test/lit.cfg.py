@@ -22,5 +22,13 @@ tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
 tools = ["loom-opt", "loom-import", "loom-translate", "loom-sim", "loom-plan", "loom-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
-config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
+if config.loom_sanitize:
+    # Debian's LLVM is not instrumented (CMakeLists.txt, LOOM_SANITIZE).
+    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0"
+    # A sanitized LoomPlugin.so loads into the uninstrumented mlir-opt only
+    # when the sanitizer runtimes come first.
+    if config.loom_sanitizer_preload:
+        mlir_opt = "env LD_PRELOAD=%s %s" % (config.loom_sanitizer_preload, mlir_opt)
+config.substitutions.append(("%mlir_opt", mlir_opt))
 config.substitutions.append(("%loom_plugin", os.path.join(config.loom_obj_root, "lib", "LoomPlugin.so")))

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 
 using namespace loom;
 
@@ -185,6 +186,57 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
             "least 0.01, got 1e-300");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) { root["format"] = "v2"; }),
             "edited.json: $.format: must be \"loom-target/1\", got \"v2\"");
+}
+
+TEST(TargetDesc, PodsAndSlicesAreBoundedTori) {
+  auto setMaxChips = [](llvm::json::Object &root, double chips) {
+    (*section(root, "pod").getObject("max_chips"))["value"] = chips;
+  };
+  auto setLargest = [](llvm::json::Object &root, llvm::json::Array shape) {
+    (*section(root, "pod").getObject("max_topology_shape"))["shape"] =
+        std::move(shape);
+  };
+  auto setTopology = [](llvm::json::Object &root, llvm::json::Array shape) {
+    (*root.getArray("topologies"))[7].getAsObject()->operator[]("shape") =
+        std::move(shape);
+  };
+  // A pod of at most 2^16 chips.
+  EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
+              setMaxChips(root, 65537);
+            }),
+            "edited.json: $.pod.max_chips.value: must be at most 65536 chips "
+            "(the largest TPU pod Loom models), got 65537");
+  // The largest topology holds no more chips than the pod, even where the
+  // product of its axes wraps around 64 bits.
+  for (int64_t side : {int64_t(17), int64_t(1) << 32})
+    EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
+                setLargest(root, llvm::json::Array{side, side});
+              }),
+              "edited.json: $.pod.max_topology_shape.shape: holds more than the "
+              "pod's 256 chips ($.pod.max_chips)")
+        << side;
+  // A topology within the largest shape's axes but over the pod's chips.
+  EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
+              setMaxChips(root, 128);
+            }),
+            "edited.json: $.pod.max_topology_shape.shape: holds more than the "
+            "pod's 128 chips ($.pod.max_chips)");
+  EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
+              setMaxChips(root, 128);
+              setLargest(root, llvm::json::Array{8, 16});
+            }),
+            "edited.json: $.topologies[7].shape: does not fit the pod "
+            "($.pod.max_topology_shape, $.pod.max_chips = 128)");
+  // The largest pod allowed loads, with topologies up to its size.
+  EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
+              setMaxChips(root, 65536);
+              setLargest(root, llvm::json::Array{256, 256});
+              setTopology(root, llvm::json::Array{256, 256});
+            }),
+            "");
+  // A shape built elsewhere saturates rather than wraps.
+  TopologyDesc wide{"wide", {int64_t(1) << 32, int64_t(1) << 32}};
+  EXPECT_EQ(wide.numChips(), std::numeric_limits<int64_t>::max());
 }
 
 TEST(TargetDesc, BundledTargetsAreFoundByName) {

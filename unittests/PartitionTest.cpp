@@ -239,6 +239,32 @@ TEST(SplitTokens, RefusesCostsItCannotOrder) {
   EXPECT_FALSE(zero.lengths.empty());
 }
 
+TEST(SplitTokens, CoarsensGranularityToTheTable) {
+  // Within the table: as given.
+  EXPECT_EQ(coarsenGranularity(2048, 8), 8);
+  EXPECT_EQ(coarsenGranularity(512, 1), 1);
+  // The least multiple of the granularity that divides the tokens into at
+  // most kMaxSliceUnits units.
+  EXPECT_EQ(coarsenGranularity(16384, 1), 32);
+  EXPECT_EQ(coarsenGranularity(16384, 16), 32);
+  EXPECT_EQ(coarsenGranularity(513, 1), 3);       // 3 x 171
+  EXPECT_EQ(coarsenGranularity(3 * 1031, 3), 3 * 1031); // 1031 is prime
+  EXPECT_EQ(coarsenGranularity(1000000, 1), 2000);
+  for (int64_t tokens : {513, 1024, 4096, 6000, 16384, 1 << 20, 999999})
+    for (int64_t granularity : {1, 3, 8}) {
+      if (tokens % granularity != 0)
+        continue;
+      int64_t unit = coarsenGranularity(tokens, granularity);
+      EXPECT_EQ(unit % granularity, 0) << tokens << " " << granularity;
+      EXPECT_EQ(tokens % unit, 0) << tokens << " " << granularity;
+      EXPECT_LE(tokens / unit, kMaxSliceUnits) << tokens << " " << granularity;
+      // No smaller multiple would do.
+      for (int64_t smaller = granularity; smaller < unit; smaller += granularity)
+        EXPECT_TRUE(tokens % smaller != 0 || tokens / smaller > kMaxSliceUnits)
+            << tokens << " " << granularity << " " << smaller;
+    }
+}
+
 TEST(SplitTokens, CausalSlicesDoNotGrowAlongTheSequence) {
   for (int64_t stages : {2, 4, 8, 16}) {
     Slicing dp = sliceTokens(2048, 16, stages, causalCost);

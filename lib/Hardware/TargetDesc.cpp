@@ -14,9 +14,11 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace loom;
 using llvm::json::Array;
@@ -24,9 +26,12 @@ using llvm::json::Object;
 using llvm::json::Value;
 
 int64_t TopologyDesc::numChips() const {
+  // The loader bounds every topology by kMaxPodChips; a shape built elsewhere
+  // saturates rather than wraps.
   int64_t chips = 1;
   for (int64_t dim : shape)
-    chips *= dim;
+    if (llvm::MulOverflow(chips, dim, chips))
+      return std::numeric_limits<int64_t>::max();
   return chips;
 }
 
@@ -80,6 +85,25 @@ bool TargetDesc::axisWraps(llvm::ArrayRef<int64_t> topology, unsigned axis) cons
 }
 
 namespace {
+
+/// The most chips a pod in a target file may have. The largest TPU pods
+/// published have 8,960 chips (v5p, Google Cloud TPU docs, "TPU v5p") and
+/// 9,216 (Ironwood, Google Cloud blog, 2025-04-09); 2^16 leaves room for a
+/// larger one while keeping every chip count, and the simulator's per-chip
+/// and per-link state, small.
+constexpr int64_t kMaxPodChips = int64_t(1) << 16;
+
+/// Whether a torus of `shape` has at most `maxChips` chips, without
+/// overflow.
+bool fitsChips(llvm::ArrayRef<int64_t> shape, int64_t maxChips) {
+  int64_t chips = 1;
+  for (int64_t dim : shape) {
+    if (dim > maxChips / chips)
+      return false;
+    chips *= dim;
+  }
+  return true;
+}
 
 /// What a key of a section holds (targets/README.md, "Value kinds").
 enum class Kind { Figure, Choice };
@@ -366,8 +390,18 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
   if (const Object *pod = r.object(root->get("pod"), "$.pod")) {
     auto v = r.section(*pod, "$.pod", podKeys, {"max_topology_shape"});
     t.maxChips = static_cast<int64_t>(v["max_chips"]);
+    if (!r.failed() && t.maxChips > kMaxPodChips)
+      r.fail("$.pod.max_chips.value",
+             llvm::formatv("must be at most {0} chips (the largest TPU pod "
+                           "Loom models), got {1}",
+                           kMaxPodChips, t.maxChips));
     largest = r.shapeObject(pod->get("max_topology_shape"),
-                            "$.pod.max_slice_shape", dims);
+                            "$.pod.max_topology_shape", dims);
+    if (!r.failed() && !fitsChips(largest, t.maxChips))
+      r.fail("$.pod.max_topology_shape.shape",
+             llvm::formatv("holds more than the pod's {0} chips "
+                           "($.pod.max_chips)",
+                           t.maxChips));
     llvm::sort(largest);
   }
 
@@ -394,9 +428,9 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
       bool fits = sorted.size() == largest.size();
       for (size_t a = 0; fits && a < sorted.size(); ++a)
         fits = sorted[a] <= largest[a];
-      if (!fits || topology.numChips() > t.maxChips)
+      if (!fits || !fitsChips(topology.shape, t.maxChips))
         r.fail(path + ".shape",
-               llvm::formatv("does not fit the pod ($.pod.max_slice_shape, "
+               llvm::formatv("does not fit the pod ($.pod.max_topology_shape, "
                              "$.pod.max_chips = {0})",
                              t.maxChips));
       t.topologies.push_back(std::move(topology));

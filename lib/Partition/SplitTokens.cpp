@@ -11,6 +11,26 @@
 
 using namespace loom;
 
+int64_t loom::coarsenGranularity(int64_t tokens, int64_t granularity) {
+  assert(granularity >= 1 && tokens >= granularity &&
+         tokens % granularity == 0 && "tokens must be whole units");
+  int64_t units = tokens / granularity;
+  if (units <= kMaxSliceUnits)
+    return granularity;
+  // The least divisor d of `units` with units / d <= kMaxSliceUnits, found
+  // among the divisor pairs (i, units / i) with i * i <= units.
+  int64_t least = (units + kMaxSliceUnits - 1) / kMaxSliceUnits;
+  int64_t best = units;
+  for (int64_t i = 1; i <= units / i; ++i) {
+    if (units % i != 0)
+      continue;
+    for (int64_t d : {i, units / i})
+      if (d >= least && d < best)
+        best = d;
+  }
+  return best * granularity;
+}
+
 Slicing loom::evaluateSlicing(llvm::ArrayRef<int64_t> lengths, int64_t stages,
                               SliceCost cost) {
   Slicing result;

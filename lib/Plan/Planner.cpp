@@ -118,6 +118,15 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
                        bool simulate, bool trace) {
   PlanOutcome out;
   out.request = request;
+  // The degrees are user input; check them before any arithmetic uses them.
+  for (auto [name, value] : {std::pair{"tp", request.tp},
+                             {"stages", request.stages},
+                             {"data-parallel", request.dataParallel}})
+    if (value < 1) {
+      out.failure = std::string(name) + " must be at least 1, got " +
+                    std::to_string(value);
+      return out;
+    }
   Captured diagnostics(context);
   llvm::Expected<TargetAttr> targetAttr =
       materializeTarget(&context, request.topology, request.targetFile);
@@ -175,10 +184,10 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   }
   // All replicas' work: each data-parallel replica runs its share of the
   // batch and reads its own copy of the weights.
-  out.modelFlops *= out.steps * request.dataParallel;
+  double runs = double(out.steps) * request.dataParallel;
+  out.modelFlops *= runs;
   double computeBound = out.modelFlops / (out.chips * desc->peakFlopsBf16);
-  double memoryBound = out.steps * request.dataParallel * weights /
-                       (out.chips * desc->hbmBandwidth);
+  double memoryBound = runs * weights / (out.chips * desc->hbmBandwidth);
   out.roofline = std::max(computeBound, memoryBound);
   out.rooflineIsMemory = memoryBound > computeBound;
   out.weightBytes = weights;
@@ -288,8 +297,8 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
           (request.fixStages && stages != request.stages))
         continue;
       // Data parallelism splits the batch.
-      for (int64_t dp = 1; dp <= batch; ++dp) {
-        if (batch % dp != 0 || tp * stages * dp > chips ||
+      for (int64_t dp = 1; dp <= batch && dp <= chips / (tp * stages); ++dp) {
+        if (batch % dp != 0 ||
             (request.fixDataParallel && dp != request.dataParallel))
           continue;
         PlanRequest candidate = request;

@@ -172,6 +172,15 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       func.emitError() << "granularity " << int64_t(granularity) << " does not divide the "
                        << tokens << "-token sequence";
       return failure();
+    } else if (int64_t coarse = coarsenGranularity(tokens, unit);
+               coarse != unit) {
+      // The DP's table grows with the square of the units (TokenSlicer.h).
+      func.emitWarning() << "granularity " << unit << " cuts the " << tokens
+                         << "-token sequence into " << tokens / unit
+                         << " units, more than the " << kMaxSliceUnits
+                         << " the slicing table holds; using granularity "
+                         << coarse << " (" << tokens / coarse << " units)";
+      unit = coarse;
     }
     Slicing uniform = bestUniformSlicing(tokens, unit, stages, costFn);
     Slicing chosen = given->empty() ? sliceTokens(tokens, unit, stages, costFn)

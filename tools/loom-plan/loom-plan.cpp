@@ -232,6 +232,13 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  // Checked before any product of them is formed.
+  for (const cl::opt<int64_t> *degree : {&tp, &stages, &dataParallel})
+    if (*degree < 1) {
+      errs() << "loom-plan: --" << degree->ArgStr << " must be at least 1, got "
+             << degree->getValue() << "\n";
+      return 1;
+    }
   if (searchFlag && slices.getNumOccurrences()) {
     errs() << "loom-plan: --search chooses the slices of each plan; drop "
               "--slices or --search\n";

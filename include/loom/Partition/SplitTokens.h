@@ -40,6 +40,20 @@ struct Slicing {
   double total = 0;
 };
 
+/// The most units (tokens / granularity) that the slicing DP is given: its
+/// table holds a cost for every slice, n (n + 1) / 2 of them, 131,328 at
+/// n = 512. The planner's cost of a slice prices every op of the slowest
+/// stage (about 2 us for LLaMA-7B), so 512 units fill the table in about a
+/// quarter of a second, and 16,384 would take minutes and 1 GB.
+constexpr int64_t kMaxSliceUnits = 512;
+
+/// The granularity to slice `tokens` with when `granularity` is asked for:
+/// `granularity` itself when it cuts the tokens into at most
+/// kMaxSliceUnits units, else its smallest multiple that divides the tokens
+/// and does (at worst the whole sequence). `granularity` must divide
+/// `tokens`.
+int64_t coarsenGranularity(int64_t tokens, int64_t granularity);
+
 /// Evaluates given slice lengths.
 Slicing evaluateSlicing(llvm::ArrayRef<int64_t> lengths, int64_t stages,
                         SliceCost cost);

@@ -175,7 +175,8 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
     Option<"granularity", "granularity", "int64_t", /*default=*/"0",
            "Slice lengths are multiples of this (0: the smallest multiple "
            "of 8, else the smallest divisor, that cuts the sequence into at "
-           "most 128 units)">,
+           "most 128 units); one that cuts it into more than 512 units is "
+           "coarsened, with a warning">,
     Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"-1",
            "PipeFusion: synchronous denoising steps before patches stream "
            "(-1: the default, one step)">,

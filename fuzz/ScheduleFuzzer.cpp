@@ -1,0 +1,37 @@
+//===- ScheduleFuzzer.cpp - fuzzes the schedule file reader ---------------===//
+//
+// The input is a schedule file (docs/schedule-format.md); parseSchedule
+// either refuses it or reads a schedule that writeSchedule writes back as
+// a file it reads again to the same schedule (written identically).
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuzzSupport.h"
+
+#include "loom/Schedule/Schedule.h"
+
+using namespace loom::fuzz;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  llvm::Expected<loom::schedule::Schedule> schedule =
+      loom::schedule::parseSchedule(asText(data, size), "fuzz.json");
+  if (!schedule) {
+    llvm::consumeError(schedule.takeError());
+    return 0;
+  }
+  std::string first;
+  llvm::raw_string_ostream firstOS(first);
+  loom::schedule::writeSchedule(*schedule, firstOS);
+  llvm::Expected<loom::schedule::Schedule> again =
+      loom::schedule::parseSchedule(first, "written.json");
+  if (!again)
+    fuzzInvariantFailed("a written schedule does not read back",
+                        llvm::toString(again.takeError()) + "\n" + first);
+  std::string second;
+  llvm::raw_string_ostream secondOS(second);
+  loom::schedule::writeSchedule(*again, secondOS);
+  if (first != second)
+    fuzzInvariantFailed("a schedule read back is written differently",
+                        first + "\n---\n" + second);
+  return 0;
+}

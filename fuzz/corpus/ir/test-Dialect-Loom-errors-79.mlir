@@ -1,0 +1,8 @@
+
+
+func.func @attention_cross_cached(%q: tensor<2x16x64xbf16>, %c: tensor<2x10x64xbf16>) {
+  // expected-error @+1 {{'loom.attention' op cross attention has no cached context}}
+  %0 = loom.attention %q, %c, %c {heads = 4, kv_heads = 4, head_dim = 16, cross, cached = 4} : tensor<2x16x64xbf16>, tensor<2x10x64xbf16> -> tensor<2x16x64xbf16>
+  return
+}
+

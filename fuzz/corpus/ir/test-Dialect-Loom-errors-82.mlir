@@ -1,0 +1,8 @@
+
+
+func.func @attention_k_rank(%q: tensor<1x8x64xbf16>, %k: tensor<1x8x4x16xbf16>) {
+  // expected-error @+1 {{'loom.attention' op expects k of rank 3 [batch, seq, heads * head_dim], got [1, 8, 4, 16]}}
+  %0 = loom.attention %q, %k, %k {heads = 4, kv_heads = 4, head_dim = 16} : tensor<1x8x64xbf16>, tensor<1x8x4x16xbf16> -> tensor<1x8x64xbf16>
+  return
+}
+

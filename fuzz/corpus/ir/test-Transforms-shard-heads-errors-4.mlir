@@ -1,0 +1,6 @@
+
+
+// expected-error @+1 {{loom-shard-heads needs a target}}
+module {
+}
+
