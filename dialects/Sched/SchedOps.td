@@ -4,6 +4,7 @@
 #define SCHED_OPS_TD
 
 include "Sched/SchedDialect.td"
+include "Common/Enums.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
@@ -14,17 +15,15 @@ def Sched_TokenType : TypeDef<Sched_Dialect, "Token"> {
   let summary = "Completion of a task";
 }
 
-def Sched_CollectiveKind : I32EnumAttr<"CollectiveKind", "collective", [
-    I32EnumAttrCase<"all_reduce", 0>, I32EnumAttrCase<"all_gather", 1>,
-    I32EnumAttrCase<"reduce_scatter", 2>, I32EnumAttrCase<"all_to_all", 3>]> {
+// The enums are shared with the loom dialect, the schedule file and the
+// cost model (Common/Enums.td); the sched dialect stores them as its own
+// attributes, printed as the bare keyword (`sched.collective all_reduce`).
+class Sched_EnumAttr<EnumInfo enumInfo, string name>
+    : EnumAttr<Sched_Dialect, enumInfo, name> {
   let cppNamespace = "::loom::sched";
 }
-
-def Sched_MemoryKind : I32EnumAttr<"MemoryKind", "what an allocation holds", [
-    I32EnumAttrCase<"weights", 0>, I32EnumAttrCase<"activations", 1>,
-    I32EnumAttrCase<"kv_cache", 2>]> {
-  let cppNamespace = "::loom::sched";
-}
+def Sched_CollectiveKindAttr : Sched_EnumAttr<Loom_CollectiveKind, "collective">;
+def Sched_MemoryKindAttr : Sched_EnumAttr<Loom_MemoryKind, "memory">;
 
 // The loom dialect's #loom.target (its ODS is not included, so that its
 // enums are not generated again here).
@@ -123,7 +122,7 @@ def Sched_CollectiveOp : Sched_TaskOp<"collective"> {
     bytes each chip holds for an all-to-all. Every chip of `group` has a
     collective with the same `tag`.
   }];
-  let arguments = (ins Sched_CollectiveKind:$kind,
+  let arguments = (ins Sched_CollectiveKindAttr:$kind,
                        Variadic<Sched_TokenType>:$deps,
                        DenseI64ArrayAttr:$group,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
@@ -133,7 +132,7 @@ def Sched_CollectiveOp : Sched_TaskOp<"collective"> {
 
 def Sched_AllocOp : Sched_TaskOp<"alloc"> {
   let summary = "Reserve HBM";
-  let arguments = (ins Sched_MemoryKind:$what,
+  let arguments = (ins Sched_MemoryKindAttr:$what,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
                        StrAttr:$name, Variadic<Sched_TokenType>:$deps);
   let assemblyFormat = "$what $bytes $name (`deps` `(` $deps^ `)`)? attr-dict";

@@ -16,7 +16,6 @@
 
 using namespace loom;
 using namespace loom::sim;
-using schedule::Collective;
 using schedule::TaskKind;
 
 namespace {
@@ -55,7 +54,7 @@ struct Link {
 struct Instance {
   llvm::SmallVector<int32_t, 8> members; ///< tasks, in group order
   llvm::SmallVector<int64_t, 8> group;   ///< chip ids
-  Collective kind;
+  CollectiveKind kind;
   double bytes;
   int32_t arrived = 0, step = 0, steps = 0, pending = 0;
   bool ring = false;
@@ -365,8 +364,8 @@ llvm::Error Engine::load() {
     for (int64_t i = 0; i + 1 < n; ++i)
       neighbours &= hops(instance.group[i], instance.group[i + 1]) == 1;
     instance.ring = n > 2 && neighbours && hops(instance.group[n - 1], instance.group[0]) == 1;
-    instance.steps = instance.kind == Collective::AllToAll ? 1
-                     : instance.kind == Collective::AllReduce ? 2 * (n - 1)
+    instance.steps = instance.kind == CollectiveKind::AllToAll ? 1
+                     : instance.kind == CollectiveKind::AllReduce ? 2 * (n - 1)
                                                               : n - 1;
   }
   // Dependents as compressed rows.
@@ -482,7 +481,7 @@ void Engine::startStep(int32_t i) {
   };
   // Guard against the last flow arriving while this step is being set up.
   ++instance.pending;
-  if (instance.kind == Collective::AllToAll) {
+  if (instance.kind == CollectiveKind::AllToAll) {
     for (int64_t a = 0; a < n; ++a)
       for (int64_t b = 0; b < n; ++b)
         if (a != b)

@@ -10,6 +10,8 @@
 #ifndef LOOM_SCHEDULE_SCHEDULE_H
 #define LOOM_SCHEDULE_SCHEDULE_H
 
+#include "loom/Support/Enums.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -23,12 +25,12 @@ namespace loom::schedule {
 constexpr int64_t kFormatVersion = 1;
 
 enum class TaskKind { Compute, Send, Recv, Collective, Alloc, Free };
-enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll };
-enum class Memory { Weights, Activations, KVCache };
 
 llvm::StringRef name(TaskKind kind);
-llvm::StringRef name(Collective kind);
-llvm::StringRef name(Memory kind);
+inline llvm::StringRef name(CollectiveKind kind) {
+  return stringifyCollectiveKind(kind);
+}
+inline llvm::StringRef name(MemoryKind kind) { return stringifyMemoryKind(kind); }
 
 struct Task {
   TaskKind kind = TaskKind::Compute;
@@ -44,10 +46,10 @@ struct Task {
   int64_t peer = -1;
   int64_t tag = 0;
   // Collective.
-  Collective collective = Collective::AllReduce;
+  CollectiveKind collective = CollectiveKind::AllReduce;
   llvm::SmallVector<int64_t, 4> group;
   // Alloc (name, what, bytes) and free (alloc).
-  Memory what = Memory::Weights;
+  MemoryKind what = MemoryKind::Weights;
   int64_t alloc = -1;
 };
 

@@ -16,7 +16,9 @@ using namespace loom;
 using namespace loom::sched;
 
 #include "loom/Dialect/Sched/SchedDialect.cpp.inc"
-#include "loom/Dialect/Sched/SchedEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "loom/Dialect/Sched/SchedAttrs.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "loom/Dialect/Sched/SchedTypes.cpp.inc"
@@ -29,6 +31,10 @@ void SchedDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "loom/Dialect/Sched/SchedTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "loom/Dialect/Sched/SchedAttrs.cpp.inc"
       >();
 }
 

@@ -10,58 +10,6 @@ using namespace loom;
 using namespace loom::sched;
 namespace file = loom::schedule;
 
-static file::Collective toFile(sched::CollectiveKind kind) {
-  switch (kind) {
-  case sched::CollectiveKind::all_reduce:
-    return file::Collective::AllReduce;
-  case sched::CollectiveKind::all_gather:
-    return file::Collective::AllGather;
-  case sched::CollectiveKind::reduce_scatter:
-    return file::Collective::ReduceScatter;
-  case sched::CollectiveKind::all_to_all:
-    return file::Collective::AllToAll;
-  }
-  return file::Collective::AllReduce;
-}
-
-static sched::CollectiveKind fromFile(file::Collective kind) {
-  switch (kind) {
-  case file::Collective::AllReduce:
-    return sched::CollectiveKind::all_reduce;
-  case file::Collective::AllGather:
-    return sched::CollectiveKind::all_gather;
-  case file::Collective::ReduceScatter:
-    return sched::CollectiveKind::reduce_scatter;
-  case file::Collective::AllToAll:
-    return sched::CollectiveKind::all_to_all;
-  }
-  return sched::CollectiveKind::all_reduce;
-}
-
-static file::Memory toFile(MemoryKind kind) {
-  switch (kind) {
-  case MemoryKind::weights:
-    return file::Memory::Weights;
-  case MemoryKind::activations:
-    return file::Memory::Activations;
-  case MemoryKind::kv_cache:
-    return file::Memory::KVCache;
-  }
-  return file::Memory::Weights;
-}
-
-static MemoryKind fromFile(file::Memory kind) {
-  switch (kind) {
-  case file::Memory::Weights:
-    return MemoryKind::weights;
-  case file::Memory::Activations:
-    return MemoryKind::activations;
-  case file::Memory::KVCache:
-    return MemoryKind::kv_cache;
-  }
-  return MemoryKind::weights;
-}
-
 file::Schedule sched::exportSchedule(ProgramOp program) {
   file::Schedule out;
   TargetAttr target = program.getTarget();
@@ -101,14 +49,14 @@ file::Schedule sched::exportSchedule(ProgramOp program) {
           })
           .Case([&](sched::CollectiveOp o) {
             task.kind = file::TaskKind::Collective;
-            task.collective = toFile(o.getKind());
+            task.collective = o.getKind();
             task.group.assign(o.getGroup().begin(), o.getGroup().end());
             task.tag = o.getTag();
             task.bytes = o.getBytes();
           })
           .Case([&](AllocOp o) {
             task.kind = file::TaskKind::Alloc;
-            task.what = toFile(o.getWhat());
+            task.what = o.getWhat();
             task.name = o.getName().str();
             task.bytes = o.getBytes();
           })
@@ -164,12 +112,12 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                               task.tag);
         break;
       case file::TaskKind::Collective:
-        done = sched::CollectiveOp::create(cb, loc, token, fromFile(task.collective),
+        done = sched::CollectiveOp::create(cb, loc, token, task.collective,
                                            deps, task.group, task.bytes,
                                            task.tag);
         break;
       case file::TaskKind::Alloc:
-        done = AllocOp::create(cb, loc, token, fromFile(task.what), task.bytes,
+        done = AllocOp::create(cb, loc, token, task.what, task.bytes,
                                task.name, deps);
         break;
       case file::TaskKind::Free:
