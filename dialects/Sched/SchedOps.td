@@ -42,10 +42,12 @@ def Sched_ProgramOp : Sched_Op<"program", [NoTerminator, SingleBlock,
   let summary = "The programs of all chips of a slice";
   let description = [{
     Holds one `sched.chip` per chip with work. Verifies the program as a
-    whole: chip ids and peers inside the target's slice, every send matched
-    by one receive of the same bytes, every collective present on each chip
-    of its group with the same bytes, and no cycle through dependencies,
-    messages and each chip's in-order TensorCore.
+    whole with the schedule checker that the schedule file reader and
+    loom-sim share (loom/Schedule/Check.h): chip ids and peers inside the
+    target's topology, every send matched by one receive of the same bytes,
+    every collective present on each chip of its group with the same kind,
+    group and bytes, each allocation freed at most once, and no cycle through
+    dependencies, messages, collectives and each chip's in-order TensorCore.
 
     ```mlir
     sched.program {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
@@ -140,10 +142,13 @@ def Sched_AllocOp : Sched_TaskOp<"alloc"> {
 
 def Sched_FreeOp : Sched_TaskOp<"free"> {
   let summary = "Release an allocation";
+  let description = [{
+    Runs after the `sched.alloc` whose token it frees (a use, so a
+    dependency) and after `deps`; each allocation is freed at most once.
+  }];
   let arguments = (ins Sched_TokenType:$allocation,
                        Variadic<Sched_TokenType>:$deps);
   let assemblyFormat = "$allocation (`deps` `(` $deps^ `)`)? attr-dict";
-  let hasVerifier = 1;
 }
 
 #endif // SCHED_OPS_TD

@@ -4,7 +4,6 @@
 
 #include "loom/Support/JsonReader.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
@@ -454,7 +453,6 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   });
   if (!failed.empty())
     return;
-  size_t t = chip.tasks.size();
   llvm::StringRef kindName = stringField(fields[Kind], JsonPath(path, "kind"));
   std::optional<TaskKind> kind = parseIn(taskKinds, kindName);
   if (!failed.empty())
@@ -556,9 +554,6 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   }
   case TaskKind::Free:
     task.alloc = integer(fields[Alloc], at(Alloc), 0);
-    if (failed.empty() && (task.alloc >= static_cast<int64_t>(t) ||
-                           chip.tasks[task.alloc].kind != TaskKind::Alloc))
-      fail(at(Alloc), "must be the index of an earlier alloc task of this chip");
     break;
   }
   if (task.kind != TaskKind::Free)
@@ -566,14 +561,8 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   JsonPath depsPath = at(Deps);
   if (fields[Deps].type != Field::Type::Array)
     fail(depsPath, "must be an array");
-  for (auto [d, dep] : llvm::enumerate(fields[Deps].items)) {
-    int64_t index = integer(dep, JsonPath(depsPath, d), 0);
-    if (failed.empty() && index >= static_cast<int64_t>(t))
-      fail(JsonPath(depsPath, d),
-           "dangling dependency on task " + std::to_string(index) +
-               ": a task may depend only on earlier tasks of its chip");
-    task.deps.push_back(index);
-  }
+  for (auto [d, dep] : llvm::enumerate(fields[Deps].items))
+    task.deps.push_back(integer(dep, JsonPath(depsPath, d), 0));
   chip.tasks.push_back(std::move(task));
 }
 
@@ -606,19 +595,6 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
     }
   });
   requireKeys(path, {{sawId, "id"}, {sawTasks, "tasks"}});
-  // Each allocation is released at most once.
-  llvm::DenseMap<int64_t, size_t> freedBy;
-  for (auto [t, task] : llvm::enumerate(chip.tasks)) {
-    if (!failed.empty() || task.kind != TaskKind::Free)
-      continue;
-    auto [it, fresh] = freedBy.try_emplace(task.alloc, t);
-    if (!fresh) {
-      JsonPath tasksPath(path, "tasks"), taskPath(tasksPath, t);
-      fail(JsonPath(taskPath, "alloc"),
-           "task " + std::to_string(task.alloc) + " was already freed by task " +
-               std::to_string(it->second));
-    }
-  }
   schedule.chips.push_back(std::move(chip));
 }
 

@@ -2,8 +2,8 @@
 //
 // The versioned JSON document loom-translate writes and loom-sim runs
 // (docs/schedule-format.md), as plain data: the simulator reads it without
-// MLIR. Reading validates everything the simulator relies on and names the
-// JSON path of what is wrong.
+// MLIR. Reading checks the document; checkSchedule (Check.h) checks that
+// the schedule can run. Both name the JSON path of what is wrong.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,10 +64,12 @@ struct Schedule {
   std::vector<Chip> chips;
 };
 
-/// Parses and validates a schedule document. Errors name `fileName` and the
-/// JSON path: wrong format or version, missing or unknown fields, negative
-/// sizes, unknown kinds, a dependency on a task that is not an earlier one
-/// of the same chip, a free of something that is not an allocation.
+/// Parses a schedule document. Errors name `fileName` and the JSON path:
+/// invalid JSON, wrong format or version, missing, repeated or unknown
+/// fields, values of the wrong type or range, unknown kinds. Whether the
+/// schedule can run (its indices, messages, collectives, cycles, chips on a
+/// target) is checkSchedule's question (loom/Schedule/Check.h), which every
+/// consumer asks.
 llvm::Expected<Schedule> parseSchedule(llvm::StringRef json,
                                        llvm::StringRef fileName);
 

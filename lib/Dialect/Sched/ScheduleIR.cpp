@@ -10,7 +10,15 @@ using namespace loom;
 using namespace loom::sched;
 namespace file = loom::schedule;
 
-file::Schedule sched::exportSchedule(ProgramOp program) {
+file::Machine sched::getMachine(TargetAttr target) {
+  const TopologyDesc *topology = target.getTopology();
+  if (!topology)
+    return {"the target", 0};
+  return {topology->name, topology->numChips()};
+}
+
+file::Schedule sched::exportSchedule(ProgramOp program,
+                                     std::vector<Operation *> *ops) {
   file::Schedule out;
   TargetAttr target = program.getTarget();
   out.targetName = target.getName().str();
@@ -21,9 +29,17 @@ file::Schedule sched::exportSchedule(ProgramOp program) {
     llvm::DenseMap<Operation *, int64_t> index;
     for (Operation &op : chip.getBody().front()) {
       file::Task task;
-      for (Value dep : op.getOperands())
-        if (!isa<FreeOp>(op) || dep != op.getOperand(0))
-          task.deps.push_back(index.lookup(dep.getDefiningOp()));
+      // A token from anything but an earlier task of the chip gets this
+      // task's own index, which the checker refuses.
+      auto indexOf = [&](Value token) {
+        auto it = index.find(token.getDefiningOp());
+        return it == index.end() ? int64_t(c.tasks.size()) : it->second;
+      };
+      // Every token a task uses is a dependency; a free's first one, the
+      // allocation, is its `alloc`, which the format makes a dependency too.
+      auto free = dyn_cast<FreeOp>(op);
+      for (Value dep : free ? ValueRange(free.getDeps()) : op.getOperands())
+        task.deps.push_back(indexOf(dep));
       TypeSwitch<Operation *>(&op)
           .Case([&](ComputeOp o) {
             task.kind = file::TaskKind::Compute;
@@ -62,9 +78,11 @@ file::Schedule sched::exportSchedule(ProgramOp program) {
           })
           .Case([&](FreeOp o) {
             task.kind = file::TaskKind::Free;
-            task.alloc = index.lookup(o.getAllocation().getDefiningOp());
+            task.alloc = indexOf(o.getAllocation());
           });
       index[&op] = c.tasks.size();
+      if (ops)
+        ops->push_back(&op);
       c.tasks.push_back(std::move(task));
     }
     out.chips.push_back(std::move(c));
@@ -80,6 +98,14 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
       [&] { return mlir::emitError(loc); }, context,
       StringRef(schedule.targetName), ArrayRef<int64_t>(schedule.shape));
   if (!target)
+    return nullptr;
+  // Checked as data first, so that problems name their JSON path and no op
+  // is built from a dangling index.
+  if (!file::checkSchedule(schedule, getMachine(target),
+                           [&](const file::Place &place, const Twine &message) {
+                             mlir::emitError(loc)
+                                 << file::jsonPath(place) << ": " << message;
+                           }))
     return nullptr;
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
