@@ -243,4 +243,38 @@ TEST_F(CostInterfaceTest, LayerSumsItsBodyAndModelCostGroupsParts) {
   EXPECT_EQ(sumPartCosts(parts).parameters, 10 * 16 + 16 * 16 + 16);
 }
 
+TEST_F(CostInterfaceTest, CollectivesAnswerTheCollectiveInterface) {
+  parseOp(R"(
+    (%x: tensor<1x8x64xbf16>) {
+      %r = loom.all_reduce %x {group = "tp", group_size = 4} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+      %g = loom.all_gather %r {group = "sp", group_size = 2, dim = 1} : tensor<1x8x64xbf16> -> tensor<1x16x64xbf16>
+      %s = loom.reduce_scatter %g {group = "sp", group_size = 2, dim = 1} : tensor<1x16x64xbf16> -> tensor<1x8x64xbf16>
+      %a = loom.all_to_all %s {group = "ep", group_size = 8, dim = 2} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+      %l = loom.local_shard %a {group = "sp", group_size = 2, dim = 1} : tensor<1x8x64xbf16> -> tensor<1x4x64xbf16>
+      return
+    })", "loom.all_reduce");
+  SmallVector<CollectiveOpInterface> found;
+  module->walk([&](CollectiveOpInterface op) { found.push_back(op); });
+  // Keeping a local piece moves nothing, so it is not a collective.
+  ASSERT_EQ(found.size(), 4u);
+  // The bytes the cost model counts: 1x8x64 bf16 is 1024 bytes; the
+  // all-gather counts its gathered result (2048), the others their input.
+  struct Expected {
+    CollectiveKind kind;
+    StringRef group;
+    int64_t size, bytes;
+  } expected[] = {{CollectiveKind::AllReduce, "tp", 4, 1024},
+                  {CollectiveKind::AllGather, "sp", 2, 2048},
+                  {CollectiveKind::ReduceScatter, "sp", 2, 2048},
+                  {CollectiveKind::AllToAll, "ep", 8, 1024}};
+  for (auto [op, want] : llvm::zip_equal(found, expected)) {
+    EXPECT_EQ(op.getCollectiveKind(), want.kind) << op->getName().getStringRef().str();
+    EXPECT_EQ(op.getGroup(), want.group);
+    EXPECT_EQ(op.getGroupSize(), want.size);
+    EXPECT_EQ(op.getCollectiveBytes(), want.bytes);
+    EXPECT_EQ(stringifyCollectiveKind(op.getCollectiveKind()),
+              op->getName().stripDialect());
+  }
+}
+
 } // namespace

@@ -5,6 +5,7 @@
 
 include "Loom/LoomDialect.td"
 include "Loom/LoomAttrs.td"
+include "Loom/CollectiveOpInterface.td"
 include "Loom/LoomInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
@@ -440,7 +441,11 @@ def Loom_JointAttentionOp : Loom_Op<"joint_attention",
 // Collectives (produced by sharding)
 //===----------------------------------------------------------------------===//
 
-class Loom_CollectiveOp<string mnemonic, string what> : Loom_Op<mnemonic> {
+// `kind` names the CollectiveKind case; `counted` the operand or result
+// whose bytes the cost model counts (see CollectiveOpInterface).
+class Loom_CollectiveOp<string mnemonic, string what, string kind,
+                        string counted = "Input">
+    : Loom_Op<mnemonic, [CollectiveOpInterface]> {
   let summary = what # " over a named device group";
   let arguments = (ins Loom_Tensor:$input, StrAttr:$group,
                        ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
@@ -448,6 +453,14 @@ class Loom_CollectiveOp<string mnemonic, string what> : Loom_Op<mnemonic> {
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::loom::CollectiveKind getCollectiveKind() {
+      return ::loom::CollectiveKind::}] # kind # [{;
+    }
+    int64_t getCollectiveBytes() {
+      return ::loom::getTensorBytes(get}] # counted # [{().getType());
+    }
+  }];
 }
 
 def Loom_LocalShardOp : Loom_Op<"local_shard"> {
@@ -466,16 +479,19 @@ def Loom_LocalShardOp : Loom_Op<"local_shard"> {
   let hasVerifier = 1;
 }
 
-def Loom_AllReduceOp : Loom_CollectiveOp<"all_reduce", "Sum of a tensor"> {
+def Loom_AllReduceOp : Loom_CollectiveOp<"all_reduce", "Sum of a tensor", "AllReduce"> {
   let description = [{ Result type equals the operand type; no `dim`. }];
 }
-def Loom_AllGatherOp : Loom_CollectiveOp<"all_gather", "Concatenation of shards"> {
+def Loom_AllGatherOp : Loom_CollectiveOp<"all_gather", "Concatenation of shards",
+                                         "AllGather", "Result"> {
   let description = [{ `dim` of the result is `group_size` times the operand's. }];
 }
-def Loom_ReduceScatterOp : Loom_CollectiveOp<"reduce_scatter", "Sum, then scatter"> {
+def Loom_ReduceScatterOp : Loom_CollectiveOp<"reduce_scatter", "Sum, then scatter",
+                                             "ReduceScatter"> {
   let description = [{ `dim` of the operand is `group_size` times the result's. }];
 }
-def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards"> {
+def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards",
+                                        "AllToAll"> {
   let description = [{ Result type equals the operand type; `dim` names the exchanged dimension. }];
 }
 

@@ -24,6 +24,7 @@ def Sched_Dialect : Dialect {
     document that loom-sim executes (docs/schedule-format.md).
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::loom::LoomDialect"];
 }
 

@@ -4,6 +4,7 @@
 #define SCHED_OPS_TD
 
 include "Sched/SchedDialect.td"
+include "Common/Enums.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
@@ -14,17 +15,15 @@ def Sched_TokenType : TypeDef<Sched_Dialect, "Token"> {
   let summary = "Completion of a task";
 }
 
-def Sched_CollectiveKind : I32EnumAttr<"CollectiveKind", "collective", [
-    I32EnumAttrCase<"all_reduce", 0>, I32EnumAttrCase<"all_gather", 1>,
-    I32EnumAttrCase<"reduce_scatter", 2>, I32EnumAttrCase<"all_to_all", 3>]> {
+// The enums are shared with the loom dialect, the schedule file and the
+// cost model (Common/Enums.td); the sched dialect stores them as its own
+// attributes, printed as the bare keyword (`sched.collective all_reduce`).
+class Sched_EnumAttr<EnumInfo enumInfo, string name>
+    : EnumAttr<Sched_Dialect, enumInfo, name> {
   let cppNamespace = "::loom::sched";
 }
-
-def Sched_MemoryKind : I32EnumAttr<"MemoryKind", "what an allocation holds", [
-    I32EnumAttrCase<"weights", 0>, I32EnumAttrCase<"activations", 1>,
-    I32EnumAttrCase<"kv_cache", 2>]> {
-  let cppNamespace = "::loom::sched";
-}
+def Sched_CollectiveKindAttr : Sched_EnumAttr<Loom_CollectiveKind, "collective">;
+def Sched_MemoryKindAttr : Sched_EnumAttr<Loom_MemoryKind, "memory">;
 
 // The loom dialect's #loom.target (its ODS is not included, so that its
 // enums are not generated again here).
@@ -43,10 +42,12 @@ def Sched_ProgramOp : Sched_Op<"program", [NoTerminator, SingleBlock,
   let summary = "The programs of all chips of a slice";
   let description = [{
     Holds one `sched.chip` per chip with work. Verifies the program as a
-    whole: chip ids and peers inside the target's slice, every send matched
-    by one receive of the same bytes, every collective present on each chip
-    of its group with the same bytes, and no cycle through dependencies,
-    messages and each chip's in-order TensorCore.
+    whole with the schedule checker that the schedule file reader and
+    loom-sim share (loom/Schedule/Check.h): chip ids and peers inside the
+    target's topology, every send matched by one receive of the same bytes,
+    every collective present on each chip of its group with the same kind,
+    group and bytes, each allocation freed at most once, and no cycle through
+    dependencies, messages, collectives and each chip's in-order TensorCore.
 
     ```mlir
     sched.program {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
@@ -123,7 +124,7 @@ def Sched_CollectiveOp : Sched_TaskOp<"collective"> {
     bytes each chip holds for an all-to-all. Every chip of `group` has a
     collective with the same `tag`.
   }];
-  let arguments = (ins Sched_CollectiveKind:$kind,
+  let arguments = (ins Sched_CollectiveKindAttr:$kind,
                        Variadic<Sched_TokenType>:$deps,
                        DenseI64ArrayAttr:$group,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
@@ -133,7 +134,7 @@ def Sched_CollectiveOp : Sched_TaskOp<"collective"> {
 
 def Sched_AllocOp : Sched_TaskOp<"alloc"> {
   let summary = "Reserve HBM";
-  let arguments = (ins Sched_MemoryKind:$what,
+  let arguments = (ins Sched_MemoryKindAttr:$what,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
                        StrAttr:$name, Variadic<Sched_TokenType>:$deps);
   let assemblyFormat = "$what $bytes $name (`deps` `(` $deps^ `)`)? attr-dict";
@@ -141,10 +142,13 @@ def Sched_AllocOp : Sched_TaskOp<"alloc"> {
 
 def Sched_FreeOp : Sched_TaskOp<"free"> {
   let summary = "Release an allocation";
+  let description = [{
+    Runs after the `sched.alloc` whose token it frees (a use, so a
+    dependency) and after `deps`; each allocation is freed at most once.
+  }];
   let arguments = (ins Sched_TokenType:$allocation,
                        Variadic<Sched_TokenType>:$deps);
   let assemblyFormat = "$allocation (`deps` `(` $deps^ `)`)? attr-dict";
-  let hasVerifier = 1;
 }
 
 #endif // SCHED_OPS_TD

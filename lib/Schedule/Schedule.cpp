@@ -4,7 +4,6 @@
 
 #include "loom/Support/JsonReader.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
@@ -25,14 +24,6 @@ constexpr std::array<std::pair<TaskKind, llvm::StringLiteral>, 6> taskKinds = {{
     {TaskKind::Compute, "compute"}, {TaskKind::Send, "send"},
     {TaskKind::Recv, "recv"},       {TaskKind::Collective, "collective"},
     {TaskKind::Alloc, "alloc"},     {TaskKind::Free, "free"}}};
-constexpr std::array<std::pair<Collective, llvm::StringLiteral>, 4> collectives = {{
-    {Collective::AllReduce, "all_reduce"}, {Collective::AllGather, "all_gather"},
-    {Collective::ReduceScatter, "reduce_scatter"},
-    {Collective::AllToAll, "all_to_all"}}};
-constexpr std::array<std::pair<Memory, llvm::StringLiteral>, 3> memories = {{
-    {Memory::Weights, "weights"}, {Memory::Activations, "activations"},
-    {Memory::KVCache, "kv_cache"}}};
-
 template <typename Enum, size_t N>
 llvm::StringRef nameIn(const std::array<std::pair<Enum, llvm::StringLiteral>, N> &table,
                        Enum value) {
@@ -60,11 +51,18 @@ std::string choices(const std::array<std::pair<Enum, llvm::StringLiteral>, N> &t
   return text;
 }
 
+/// The spellings of a shared enum (loom/Support/Enums.h), for errors.
+template <typename Enum>
+std::string choices(unsigned maxValue, llvm::StringRef (*stringify)(Enum)) {
+  std::string text;
+  for (unsigned value = 0; value <= maxValue; ++value)
+    text += (value ? ", " : "") + stringify(Enum(value)).str();
+  return text;
+}
+
 } // namespace
 
 llvm::StringRef schedule::name(TaskKind kind) { return nameIn(taskKinds, kind); }
-llvm::StringRef schedule::name(Collective kind) { return nameIn(collectives, kind); }
-llvm::StringRef schedule::name(Memory kind) { return nameIn(memories, kind); }
 
 namespace {
 
@@ -116,7 +114,7 @@ struct Field {
 
 // The fields a task may have; a task's kind says which it must.
 enum TaskField { Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, To, From,
-                 Tag, CollectiveKind, Group, What, Alloc, Deps, NumFields };
+                 Tag, CollectiveName, Group, What, Alloc, Deps, NumFields };
 constexpr llvm::StringLiteral taskFieldNames[NumFields] = {
     "kind", "name", "op",  "layer", "slice", "step", "flops", "bytes",
     "to",   "from", "tag", "collective", "group", "what", "alloc", "deps"};
@@ -455,7 +453,6 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   });
   if (!failed.empty())
     return;
-  size_t t = chip.tasks.size();
   llvm::StringRef kindName = stringField(fields[Kind], JsonPath(path, "kind"));
   std::optional<TaskKind> kind = parseIn(taskKinds, kindName);
   if (!failed.empty())
@@ -476,7 +473,7 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     allowed = {Kind, From, Bytes, Tag, Deps};
     break;
   case TaskKind::Collective:
-    allowed = {Kind, CollectiveKind, Group, Bytes, Tag, Deps};
+    allowed = {Kind, CollectiveName, Group, Bytes, Tag, Deps};
     break;
   case TaskKind::Alloc:
     allowed = {Kind, What, Name, Bytes, Deps};
@@ -524,12 +521,15 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     break;
   case TaskKind::Collective: {
     llvm::StringRef which =
-        stringField(fields[CollectiveKind], at(CollectiveKind));
-    if (auto c = parseIn(collectives, which))
+        stringField(fields[CollectiveName], at(CollectiveName));
+    if (auto c = symbolizeCollectiveKind(which))
       task.collective = *c;
     else if (failed.empty())
-      fail(at(CollectiveKind), "unknown collective \"" + which.str() +
-                                   "\" (known: " + choices(collectives) + ")");
+      fail(at(CollectiveName),
+           "unknown collective \"" + which.str() + "\" (known: " +
+               choices(getMaxEnumValForCollectiveKind(),
+                       stringifyCollectiveKind) +
+               ")");
     task.tag = integer(fields[Tag], at(Tag), 0);
     JsonPath groupPath = at(Group);
     if (fields[Group].type != Field::Type::Array)
@@ -542,19 +542,18 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   }
   case TaskKind::Alloc: {
     llvm::StringRef what = stringField(fields[What], at(What));
-    if (auto m = parseIn(memories, what))
+    if (auto m = symbolizeMemoryKind(what))
       task.what = *m;
     else if (failed.empty())
       fail(at(What), "unknown memory kind \"" + what.str() + "\" (known: " +
-                         choices(memories) + ")");
+                         choices(getMaxEnumValForMemoryKind(),
+                                 stringifyMemoryKind) +
+                         ")");
     task.name = stringField(fields[Name], at(Name));
     break;
   }
   case TaskKind::Free:
     task.alloc = integer(fields[Alloc], at(Alloc), 0);
-    if (failed.empty() && (task.alloc >= static_cast<int64_t>(t) ||
-                           chip.tasks[task.alloc].kind != TaskKind::Alloc))
-      fail(at(Alloc), "must be the index of an earlier alloc task of this chip");
     break;
   }
   if (task.kind != TaskKind::Free)
@@ -562,14 +561,8 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   JsonPath depsPath = at(Deps);
   if (fields[Deps].type != Field::Type::Array)
     fail(depsPath, "must be an array");
-  for (auto [d, dep] : llvm::enumerate(fields[Deps].items)) {
-    int64_t index = integer(dep, JsonPath(depsPath, d), 0);
-    if (failed.empty() && index >= static_cast<int64_t>(t))
-      fail(JsonPath(depsPath, d),
-           "dangling dependency on task " + std::to_string(index) +
-               ": a task may depend only on earlier tasks of its chip");
-    task.deps.push_back(index);
-  }
+  for (auto [d, dep] : llvm::enumerate(fields[Deps].items))
+    task.deps.push_back(integer(dep, JsonPath(depsPath, d), 0));
   chip.tasks.push_back(std::move(task));
 }
 
@@ -602,19 +595,6 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
     }
   });
   requireKeys(path, {{sawId, "id"}, {sawTasks, "tasks"}});
-  // Each allocation is released at most once.
-  llvm::DenseMap<int64_t, size_t> freedBy;
-  for (auto [t, task] : llvm::enumerate(chip.tasks)) {
-    if (!failed.empty() || task.kind != TaskKind::Free)
-      continue;
-    auto [it, fresh] = freedBy.try_emplace(task.alloc, t);
-    if (!fresh) {
-      JsonPath tasksPath(path, "tasks"), taskPath(tasksPath, t);
-      fail(JsonPath(taskPath, "alloc"),
-           "task " + std::to_string(task.alloc) + " was already freed by task " +
-               std::to_string(it->second));
-    }
-  }
   schedule.chips.push_back(std::move(chip));
 }
 

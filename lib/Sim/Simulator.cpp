@@ -3,20 +3,23 @@
 #include "loom/Sim/Simulator.h"
 
 #include "loom/Hardware/CostModel.h"
+#include "loom/Schedule/Check.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <queue>
 #include <tuple>
 
 using namespace loom;
 using namespace loom::sim;
-using schedule::Collective;
 using schedule::TaskKind;
 
 namespace {
@@ -47,6 +50,7 @@ struct Flow {
 };
 
 struct Link {
+  int64_t id; ///< see Engine::linkId
   llvm::SmallVector<int32_t, 4> flows;
   double bytes = 0, busy = 0, since = 0;
   bool dirty = false; ///< its flows' shares are due to be recomputed
@@ -55,7 +59,7 @@ struct Link {
 struct Instance {
   llvm::SmallVector<int32_t, 8> members; ///< tasks, in group order
   llvm::SmallVector<int64_t, 8> group;   ///< chip ids
-  Collective kind;
+  CollectiveKind kind;
   double bytes;
   int32_t arrived = 0, step = 0, steps = 0, pending = 0;
   bool ring = false;
@@ -68,7 +72,9 @@ struct ChipState {
   bool busy = false;
   int32_t activeComm = 0;
   double touched = 0;
-  double hbm = 0;
+  /// Bytes allocated, in integers so that frees return exactly what their
+  /// allocations took.
+  int64_t hbm = 0;
   ChipStats stats;
 };
 
@@ -90,8 +96,10 @@ public:
       : target(target), model(target), topology(topology), schedule(schedule),
         recordTrace(recordTrace) {}
 
-  llvm::Error load();
+  /// Builds the run's state from a schedule that passed checkSchedule.
+  void load();
   SimResult run();
+  const std::string &brokenAccounting() const { return accounting; }
 
 private:
   // Topology.
@@ -110,12 +118,22 @@ private:
       id = id * topology.shape[axis] + c[axis];
     return id;
   }
-  int32_t linkId(int64_t chip, size_t axis, int dir) const {
-    return chip * 2 * topology.shape.size() + 2 * axis + (dir < 0 ? 1 : 0);
+  /// A link and direction: leaving `chip` along `axis`, up or down.
+  int64_t linkId(int64_t chip, size_t axis, int dir) const {
+    return chip * 2 * int64_t(topology.shape.size()) + 2 * axis +
+           (dir < 0 ? 1 : 0);
   }
-  void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int32_t> &path) const;
+  /// The state of link `id`, made when a flow first uses it: memory grows
+  /// with the links a schedule uses, not with the topology's size.
+  int32_t linkSlot(int64_t id) {
+    auto [it, fresh] = linkIndex.try_emplace(id, links.size());
+    if (fresh)
+      links.push_back({id, {}});
+    return it->second;
+  }
+  void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int64_t> &path) const;
   int64_t hops(int64_t from, int64_t to) const {
-    llvm::SmallVector<int32_t, 8> path;
+    llvm::SmallVector<int64_t, 8> path;
     route(from, to, path);
     return path.size();
   }
@@ -176,6 +194,7 @@ private:
   std::vector<ChipState> chips;
   std::vector<Flow> flows;
   std::vector<Link> links;
+  llvm::DenseMap<int64_t, int32_t> linkIndex;
   std::vector<int32_t> dirtyLinks;
   std::vector<Instance> instances;
   std::map<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
@@ -183,12 +202,14 @@ private:
   uint64_t seq = 0, events = 0;
   double now = 0;
   std::string failure;
+  /// A broken invariant of the run itself: the result is refused.
+  std::string accounting;
   std::vector<TraceEvent> trace;
   size_t finished = 0;
 };
 
 void Engine::route(int64_t from, int64_t to,
-                   llvm::SmallVectorImpl<int32_t> &path) const {
+                   llvm::SmallVectorImpl<int64_t> &path) const {
   llvm::SmallVector<int64_t, 3> at = coords(from), dest = coords(to);
   for (size_t axis = 0; axis < at.size(); ++axis) {
     int64_t n = topology.shape[axis];
@@ -215,37 +236,20 @@ void Engine::route(int64_t from, int64_t to,
   }
 }
 
-/// The JSON path of task `local` of the `chip`-th chip, for errors.
-static std::string taskPath(int64_t chip, int64_t local) {
-  return "$.chips[" + std::to_string(chip) + "].tasks[" +
-         std::to_string(local) + "]";
-}
-
-llvm::Error Engine::load() {
-  auto fail = [](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-  };
-  llvm::DenseMap<int64_t, int32_t> chipIndex;
+void Engine::load() {
   size_t total = 0;
   for (const schedule::Chip &chip : schedule.chips)
     total += chip.tasks.size();
   tasks.reserve(total);
+  // Dependents per task, counted, then laid out as compressed rows.
   std::vector<int32_t> counts(total, 0);
   std::map<int64_t, int32_t> instanceOf;
-  for (auto [c, chip] : llvm::enumerate(schedule.chips)) {
-    std::string path = "$.chips[" + std::to_string(c) + "]";
-    if (chip.id >= numChips())
-      return fail(path + ".id: chip " + llvm::Twine(chip.id) + " is outside " +
-                  topology.name + ", which has " + llvm::Twine(numChips()) +
-                  " chips");
-    if (!chipIndex.try_emplace(chip.id, chips.size()).second)
-      return fail(path + ".id: chip " + llvm::Twine(chip.id) + " appears twice");
+  for (const schedule::Chip &chip : schedule.chips) {
     ChipState state;
     state.id = chip.id;
     state.stats.id = chip.id;
     int32_t base = tasks.size();
     for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
-      auto at = [c = c, i = i] { return taskPath(c, i); };
       Task task{&spec, int32_t(chips.size()), int32_t(i),
                 int32_t(spec.deps.size())};
       int32_t self = tasks.size();
@@ -256,120 +260,53 @@ llvm::Error Engine::load() {
         state.computes.push_back(self);
         break;
       case TaskKind::Send:
-      case TaskKind::Recv:
-        if (spec.peer >= numChips() || spec.peer == chip.id)
-          return fail(at() + (spec.kind == TaskKind::Send ? ".to" : ".from") +
-                      ": peer chip " + llvm::Twine(spec.peer) +
-                      " must be another chip of " + topology.name);
-        if (spec.kind == TaskKind::Send &&
-            !sends.emplace(std::make_tuple(chip.id, spec.peer, spec.tag), self)
-                 .second)
-          return fail(at() + ".tag: tag " + llvm::Twine(spec.tag) +
-                      " repeats from chip " + llvm::Twine(chip.id) +
-                      " to chip " + llvm::Twine(spec.peer));
+        sends.emplace(std::make_tuple(chip.id, spec.peer, spec.tag), self);
         break;
       case TaskKind::Collective: {
-        for (auto [g, member] : llvm::enumerate(spec.group))
-          if (member >= numChips())
-            return fail(at() + ".group[" + std::to_string(g) + "]: chip " +
-                        llvm::Twine(member) + " is outside " + topology.name);
-        if (!llvm::is_contained(spec.group, chip.id))
-          return fail(at() + ".group: chip " + llvm::Twine(chip.id) +
-                      " runs collective tag " + llvm::Twine(spec.tag) +
-                      " but is not in its group");
         auto [it, fresh] = instanceOf.try_emplace(spec.tag, instances.size());
         if (fresh) {
-          llvm::SmallVector<int64_t, 8> sorted(spec.group.begin(),
-                                               spec.group.end());
-          llvm::sort(sorted);
-          if (auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-              twice != sorted.end())
-            return fail(at() + ".group: chip " + llvm::Twine(*twice) +
-                        " is in the group twice");
           Instance instance;
           instance.group.assign(spec.group.begin(), spec.group.end());
           instance.kind = spec.collective;
           instance.bytes = spec.bytes;
           instances.push_back(std::move(instance));
         }
-        Instance &instance = instances[it->second];
-        if (llvm::ArrayRef<int64_t>(instance.group) !=
-                llvm::ArrayRef<int64_t>(spec.group) ||
-            instance.kind != spec.collective ||
-            instance.bytes != double(spec.bytes))
-          return fail(at() + ": collective tag " + llvm::Twine(spec.tag) +
-                      " disagrees with another chip's on its kind, group or "
-                      "bytes");
-        // A tag names one collective: each chip of its group runs it once.
-        for (int32_t member : instance.members)
-          if (tasks[member].chip == int32_t(chips.size()))
-            return fail(at() + ".tag: chip " + llvm::Twine(chip.id) +
-                        " already runs collective tag " +
-                        llvm::Twine(spec.tag) + " (task " +
-                        llvm::Twine(tasks[member].local) + ")");
-        instance.members.push_back(self);
+        instances[it->second].members.push_back(self);
         task.collective = it->second;
         break;
       }
-      case TaskKind::Alloc:
       case TaskKind::Free:
+        // A free runs after its allocation, listed in `deps` or not
+        // (docs/schedule-format.md).
+        ++task.waiting;
+        ++counts[base + spec.alloc];
+        break;
+      case TaskKind::Recv:
+      case TaskKind::Alloc:
         break;
       }
       tasks.push_back(task);
     }
     chips.push_back(std::move(state));
   }
-  // Match receives to sends, as the sched verifier does: every message has
-  // one of each, and both agree on its size.
-  auto where = [](const Task &task) {
-    return taskPath(task.chip, task.local);
-  };
   for (auto [t, task] : llvm::enumerate(tasks))
     if (task.spec->kind == TaskKind::Recv) {
-      auto it = sends.find(std::make_tuple(task.spec->peer,
-                                           chips[task.chip].id, task.spec->tag));
-      if (it == sends.end())
-        return fail(where(task) + ": no chip " + llvm::Twine(task.spec->peer) +
-                    " sends tag " + llvm::Twine(task.spec->tag) + " here");
-      if (tasks[it->second].partner != kNone)
-        return fail(where(task) + ": tag " + llvm::Twine(task.spec->tag) +
-                    " from chip " + llvm::Twine(task.spec->peer) +
-                    " is received twice");
-      if (tasks[it->second].spec->bytes != task.spec->bytes)
-        return fail(where(task) + ".bytes: receives " +
-                    llvm::Twine(task.spec->bytes) + " bytes but the send carries " +
-                    llvm::Twine(tasks[it->second].spec->bytes));
-      task.partner = it->second;
-      tasks[it->second].partner = t;
+      int32_t send = sends.at(std::make_tuple(task.spec->peer,
+                                              chips[task.chip].id,
+                                              task.spec->tag));
+      task.partner = send;
+      tasks[send].partner = t;
     }
-  for (const Task &task : tasks)
-    if (task.spec->kind == TaskKind::Send && task.partner == kNone)
-      return fail(where(task) + ": chip " + llvm::Twine(task.spec->peer) +
-                  " never receives tag " + llvm::Twine(task.spec->tag));
-  for (auto [tag, index] : instanceOf) {
-    const Instance &instance = instances[index];
-    if (instance.members.size() == instance.group.size())
-      continue;
-    for (int64_t member : instance.group)
-      if (llvm::none_of(instance.members, [&](int32_t t) {
-            return chips[tasks[t].chip].id == member;
-          }))
-        return fail(where(tasks[instance.members.front()]) +
-                    ": collective tag " + llvm::Twine(tag) + ": chip " +
-                    llvm::Twine(member) +
-                    " of its group has no task with this tag");
-  }
   for (Instance &instance : instances) {
     int64_t n = instance.group.size();
     bool neighbours = true;
     for (int64_t i = 0; i + 1 < n; ++i)
       neighbours &= hops(instance.group[i], instance.group[i + 1]) == 1;
     instance.ring = n > 2 && neighbours && hops(instance.group[n - 1], instance.group[0]) == 1;
-    instance.steps = instance.kind == Collective::AllToAll ? 1
-                     : instance.kind == Collective::AllReduce ? 2 * (n - 1)
-                                                              : n - 1;
+    instance.steps = instance.kind == CollectiveKind::AllToAll ? 1
+                     : instance.kind == CollectiveKind::AllReduce ? 2 * (n - 1)
+                                                                  : n - 1;
   }
-  // Dependents as compressed rows.
   dependentsStart.assign(total + 1, 0);
   for (size_t t = 0; t < total; ++t)
     dependentsStart[t + 1] = dependentsStart[t] + counts[t];
@@ -377,19 +314,23 @@ llvm::Error Engine::load() {
   std::vector<int32_t> fill(dependentsStart.begin(), dependentsStart.end() - 1);
   int32_t base = 0;
   for (const schedule::Chip &chip : schedule.chips) {
-    for (auto [i, spec] : llvm::enumerate(chip.tasks))
+    for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
       for (int64_t dep : spec.deps)
         dependents[fill[base + dep]++] = base + i;
+      if (spec.kind == TaskKind::Free)
+        dependents[fill[base + spec.alloc]++] = base + i;
+    }
     base += chip.tasks.size();
   }
-  links.resize(numChips() * 2 * topology.shape.size());
-  return llvm::Error::success();
 }
 
 void Engine::startFlow(int64_t from, int64_t to, double bytes,
                        Flow::Owner owner, int32_t id) {
   Flow flow;
-  route(from, to, flow.links);
+  llvm::SmallVector<int64_t, 8> path;
+  route(from, to, path);
+  for (int64_t id : path)
+    flow.links.push_back(linkSlot(id));
   flow.remaining = bytes;
   flow.updated = now;
   flow.latency = flow.links.size() * target.hopLatency;
@@ -482,7 +423,7 @@ void Engine::startStep(int32_t i) {
   };
   // Guard against the last flow arriving while this step is being set up.
   ++instance.pending;
-  if (instance.kind == Collective::AllToAll) {
+  if (instance.kind == CollectiveKind::AllToAll) {
     for (int64_t a = 0; a < n; ++a)
       for (int64_t b = 0; b < n; ++b)
         if (a != b)
@@ -548,12 +489,14 @@ void Engine::onReady(int32_t t) {
     return;
   }
   case TaskKind::Alloc:
-    chip.hbm += spec.bytes;
-    chip.stats.peakHbm = std::max(chip.stats.peakHbm, chip.hbm);
-    if (chip.hbm > target.hbmBytes && failure.empty())
+    // Past 2^63 bytes the chip has long overflowed; saturate, not wrap.
+    if (llvm::AddOverflow(chip.hbm, spec.bytes, chip.hbm))
+      chip.hbm = std::numeric_limits<int64_t>::max();
+    chip.stats.peakHbm = std::max(chip.stats.peakHbm, double(chip.hbm));
+    if (double(chip.hbm) > target.hbmBytes && failure.empty())
       failure = llvm::formatv(
           "HBM overflow on chip {0} at task {1} (alloc {2} \"{3}\", {4} "
-          "bytes) at t = {5:f3} ms: {6:f0} bytes in use, capacity {7:f0}",
+          "bytes) at t = {5:f3} ms: {6} bytes in use, capacity {7:f0}",
           chip.id, task.local, schedule::name(spec.what), spec.name,
           spec.bytes, now * 1e3, chip.hbm, target.hbmBytes);
     finish(t, 0);
@@ -561,6 +504,12 @@ void Engine::onReady(int32_t t) {
   case TaskKind::Free: {
     int32_t base = t - task.local;
     chip.hbm -= tasks[base + spec.alloc].spec->bytes;
+    // The checker lets each allocation be freed once, after it is made; a
+    // negative balance would make every figure after it wrong.
+    if (chip.hbm < 0 && accounting.empty())
+      accounting = llvm::formatv("chip {0} task {1}: HBM in use went "
+                                 "negative ({2} bytes)",
+                                 chip.id, task.local, chip.hbm);
     finish(t, 0);
     return;
   }
@@ -684,11 +633,14 @@ SimResult Engine::run() {
     touch(chip);
     result.chips.push_back(chip.stats);
   }
-  for (auto [l, link] : llvm::enumerate(links)) {
+  // In link order, so that links equally busy keep one order.
+  llvm::sort(links, [](const Link &a, const Link &b) { return a.id < b.id; });
+  for (const Link &link : links) {
     if (link.bytes <= 0)
       continue;
-    int64_t chip = l / (2 * topology.shape.size());
-    size_t axis = (l % (2 * topology.shape.size())) / 2;
+    int64_t l = link.id, dims = topology.shape.size();
+    int64_t chip = l / (2 * dims);
+    size_t axis = (l % (2 * dims)) / 2;
     int dir = l % 2 ? -1 : 1;
     llvm::SmallVector<int64_t, 3> c = coords(chip);
     c[axis] = ((c[axis] + dir) % topology.shape[axis] + topology.shape[axis]) %
@@ -704,17 +656,56 @@ SimResult Engine::run() {
 
 } // namespace
 
-llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
-                                        const schedule::Schedule &schedule,
-                                        bool recordTrace) {
+llvm::Expected<schedule::Machine>
+sim::checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule) {
   const TopologyDesc *topology = target.findTopology(schedule.shape);
   if (!topology)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "$.target.shape: " + target.name + " has no such topology; valid: " +
             target.listTopologies());
-  Engine engine(target, *topology, schedule, recordTrace);
-  if (llvm::Error error = engine.load())
+  schedule::Machine machine{topology->name, topology->numChips()};
+  if (llvm::Error error = schedule::checkSchedule(schedule, machine))
     return std::move(error);
-  return engine.run();
+  return machine;
+}
+
+/// The first figure of `result` that is not a finite number, or "".
+static std::string nonFinite(const SimResult &result) {
+  auto bad = [](double x) { return !std::isfinite(x); };
+  if (bad(result.makespan))
+    return "the makespan";
+  for (const ChipStats &chip : result.chips)
+    if (bad(chip.computeBusy) || bad(chip.flops) || bad(chip.exposedComm) ||
+        bad(chip.peakHbm))
+      return "chip " + std::to_string(chip.id) + "'s statistics";
+  for (const LinkStats &link : result.links)
+    if (bad(link.bytes) || bad(link.busy))
+      return "the link " + std::to_string(link.from) + " -> " +
+             std::to_string(link.to);
+  for (const TraceEvent &event : result.trace)
+    if (bad(event.start) || bad(event.end))
+      return "the trace of chip " + std::to_string(event.chip);
+  return "";
+}
+
+llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
+                                        const schedule::Schedule &schedule,
+                                        bool recordTrace) {
+  if (llvm::Error error = checkSchedule(target, schedule).takeError())
+    return std::move(error);
+  Engine engine(target, *target.findTopology(schedule.shape), schedule,
+                recordTrace);
+  engine.load();
+  SimResult result = engine.run();
+  auto refuse = [](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "refusing the result: " + why);
+  };
+  if (!engine.brokenAccounting().empty())
+    return refuse(engine.brokenAccounting());
+  if (std::string what = nonFinite(result); !what.empty())
+    return refuse(what + " is not a finite number; the target's figures or "
+                         "the schedule's sizes are out of range");
+  return result;
 }

@@ -39,11 +39,12 @@ void LayerSliceCost::addOp(Operation &op) {
   if (op.getNumResults() > 0)
     term.elementBits = 8 * getElementBytes(op.getResult(0).getType());
   double moved = cost.getBytesRead() + cost.getBytesWritten();
-  if (std::optional<CollectiveWork> work = getCollectiveWork(&op)) {
+  if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
     term.kind = Term::Kind::Collective;
-    term.collective = work->kind;
-    (isTokenTensor(op.getOperand(0).getType()) ? term.tokenBytes
-                                               : term.fixedBytes) = work->bytes;
+    term.collective = collective.getCollectiveKind();
+    (isTokenTensor(op.getOperand(0).getType())
+         ? term.tokenBytes
+         : term.fixedBytes) = collective.getCollectiveBytes();
     terms.push_back(term);
     return;
   }
@@ -210,9 +211,10 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   view.func.walk([&](Operation *op) {
     if (auto split = op->getAttrOfType<SplitAttr>(kSplitAttrName)) {
       found = (Count(split.getParts()) * split.getReplicas()).get();
-    } else if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-                   LocalShardOp>(op)) {
-      found = op->getAttrOfType<IntegerAttr>("group_size").getInt();
+    } else if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
+      found = collective.getGroupSize();
+    } else if (auto shard = dyn_cast<LocalShardOp>(op)) {
+      found = shard.getGroupSize();
     } else {
       return WalkResult::advance();
     }

@@ -25,8 +25,10 @@ static cl::opt<std::string> targetFile("target-file", cl::cat(category),
                                        cl::desc("Simulate on this target file"));
 static cl::opt<bool> json("json", cl::cat(category),
                           cl::desc("Print the report as JSON"));
-static cl::opt<bool> checkOnly("check", cl::cat(category),
-                               cl::desc("Only read and validate the schedule"));
+static cl::opt<bool> checkOnly(
+    "check", cl::cat(category),
+    cl::desc("Run every check a run makes before it starts (the file, the "
+             "target, the schedule on it), then stop"));
 static cl::opt<std::string> traceFile("trace", cl::cat(category),
                                       cl::value_desc("file"),
                                       cl::desc("Write a Chrome/Perfetto trace"));
@@ -63,10 +65,6 @@ int main(int argc, char **argv) {
               "or --json\n";
     return 1;
   }
-  if (checkOnly) {
-    outs() << input << ": " << schedule->chips.size() << " chips, valid\n";
-    return 0;
-  }
   std::optional<loom::TargetDesc> loaded;
   const loom::TargetDesc *target = nullptr;
   if (!targetFile.empty()) {
@@ -85,6 +83,20 @@ int main(int argc, char **argv) {
              << loom::listTargets() << "; --target-file loads another)\n";
       return 1;
     }
+  }
+
+  if (checkOnly) {
+    Expected<loom::schedule::Machine> machine =
+        loom::sim::checkSchedule(*target, *schedule);
+    if (!machine) {
+      errs() << "loom-sim: error: " << input << ": "
+             << toString(machine.takeError()) << "\n";
+      return 1;
+    }
+    outs() << input << ": valid on " << machine->name << " ("
+           << schedule->chips.size() << " of its " << machine->chips
+           << " chips used)\n";
+    return 0;
   }
 
   // Reports and traces name the target simulated, which a replay changes.

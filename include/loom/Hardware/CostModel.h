@@ -34,10 +34,9 @@
 #define LOOM_HARDWARE_COSTMODEL_H
 
 #include "loom/Hardware/TargetDesc.h"
+#include "loom/Support/Enums.h"
 
 namespace loom {
-
-enum class CollectiveKind { AllGather, ReduceScatter, AllReduce, AllToAll };
 
 /// One torus axis a group spans: how many of its chips are in the group and
 /// whether those chips close a ring through a wraparound link.

@@ -2,13 +2,15 @@
 //
 // The versioned JSON document loom-translate writes and loom-sim runs
 // (docs/schedule-format.md), as plain data: the simulator reads it without
-// MLIR. Reading validates everything the simulator relies on and names the
-// JSON path of what is wrong.
+// MLIR. Reading checks the document; checkSchedule (Check.h) checks that
+// the schedule can run. Both name the JSON path of what is wrong.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_SCHEDULE_SCHEDULE_H
 #define LOOM_SCHEDULE_SCHEDULE_H
+
+#include "loom/Support/Enums.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -23,12 +25,12 @@ namespace loom::schedule {
 constexpr int64_t kFormatVersion = 1;
 
 enum class TaskKind { Compute, Send, Recv, Collective, Alloc, Free };
-enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll };
-enum class Memory { Weights, Activations, KVCache };
 
 llvm::StringRef name(TaskKind kind);
-llvm::StringRef name(Collective kind);
-llvm::StringRef name(Memory kind);
+inline llvm::StringRef name(CollectiveKind kind) {
+  return stringifyCollectiveKind(kind);
+}
+inline llvm::StringRef name(MemoryKind kind) { return stringifyMemoryKind(kind); }
 
 struct Task {
   TaskKind kind = TaskKind::Compute;
@@ -44,10 +46,10 @@ struct Task {
   int64_t peer = -1;
   int64_t tag = 0;
   // Collective.
-  Collective collective = Collective::AllReduce;
+  CollectiveKind collective = CollectiveKind::AllReduce;
   llvm::SmallVector<int64_t, 4> group;
   // Alloc (name, what, bytes) and free (alloc).
-  Memory what = Memory::Weights;
+  MemoryKind what = MemoryKind::Weights;
   int64_t alloc = -1;
 };
 
@@ -62,10 +64,12 @@ struct Schedule {
   std::vector<Chip> chips;
 };
 
-/// Parses and validates a schedule document. Errors name `fileName` and the
-/// JSON path: wrong format or version, missing or unknown fields, negative
-/// sizes, unknown kinds, a dependency on a task that is not an earlier one
-/// of the same chip, a free of something that is not an allocation.
+/// Parses a schedule document. Errors name `fileName` and the JSON path:
+/// invalid JSON, wrong format or version, missing, repeated or unknown
+/// fields, values of the wrong type or range, unknown kinds. Whether the
+/// schedule can run (its indices, messages, collectives, cycles, chips on a
+/// target) is checkSchedule's question (loom/Schedule/Check.h), which every
+/// consumer asks.
 llvm::Expected<Schedule> parseSchedule(llvm::StringRef json,
                                        llvm::StringRef fileName);
 

@@ -19,6 +19,7 @@
 #ifndef LOOM_SIM_SIMULATOR_H
 #define LOOM_SIM_SIMULATOR_H
 
+#include "loom/Schedule/Check.h"
 #include "loom/Schedule/Schedule.h"
 #include "loom/Hardware/TargetDesc.h"
 
@@ -63,16 +64,23 @@ struct SimResult {
   std::vector<LinkStats> links;
   uint64_t events = 0;
   std::vector<TraceEvent> trace;
-  /// Empty on success; otherwise the deadlock or HBM overflow that stopped
-  /// the run (the statistics cover what ran until then).
+  /// Empty on success; otherwise the HBM overflow that stopped the run (the
+  /// statistics cover what ran until then), or a deadlock, which
+  /// checkSchedule's cycle check should have ruled out.
   std::string failure;
   double peakFlops = 0; ///< per chip, for MFU
 };
 
-/// Simulates `schedule` on `target`. Fails (naming the JSON path) when the
-/// schedule does not fit the target: an unknown slice, a chip or peer
-/// outside it, collectives of one tag that disagree. A deadlock or an HBM
-/// overflow is a SimResult with `failure` set.
+/// Every check a run makes before it starts: `target` has the schedule's
+/// topology, and schedule::checkSchedule passes on it. The error names the
+/// JSON path of the first problem.
+llvm::Expected<schedule::Machine>
+checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule);
+
+/// Simulates `schedule` on `target`, after checkSchedule. An HBM overflow
+/// is a SimResult with `failure` set. A result that is not to be trusted is
+/// refused with an error: a figure that is not a finite number (extreme
+/// target figures), or memory accounting that went negative.
 llvm::Expected<SimResult> simulate(const TargetDesc &target,
                                    const schedule::Schedule &schedule,
                                    bool recordTrace);

@@ -33,20 +33,6 @@ namespace {
 
 int64_t toInt(double value) { return static_cast<int64_t>(std::llround(value)); }
 
-sched::CollectiveKind toSched(loom::CollectiveKind kind) {
-  switch (kind) {
-  case loom::CollectiveKind::AllGather:
-    return sched::CollectiveKind::all_gather;
-  case loom::CollectiveKind::ReduceScatter:
-    return sched::CollectiveKind::reduce_scatter;
-  case loom::CollectiveKind::AllReduce:
-    return sched::CollectiveKind::all_reduce;
-  case loom::CollectiveKind::AllToAll:
-    return sched::CollectiveKind::all_to_all;
-  }
-  return sched::CollectiveKind::all_reduce;
-}
-
 /// "layer3.linear.q": where a compute task came from.
 std::string taskName(StringRef where, Operation *op) {
   std::string name = (where + "." + op->getName().stripDialect()).str();
@@ -201,15 +187,15 @@ private:
       });
     };
     if (s == 0)
-      alloc(MemoryKind::weights, view.prologueWeights, "prologue.weights");
+      alloc(MemoryKind::Weights, view.prologueWeights, "prologue.weights");
     for (LayerOp layer : plan.layers) {
       LayerFootprint f = layerFootprint(layer, patches());
       std::string prefix = "layer" + std::to_string(layer.getIndex());
-      alloc(MemoryKind::weights, f.weights, prefix + ".weights");
-      alloc(MemoryKind::kv_cache, f.kvCache, prefix + ".kv");
+      alloc(MemoryKind::Weights, f.weights, prefix + ".weights");
+      alloc(MemoryKind::KVCache, f.kvCache, prefix + ".kv");
     }
     if (s == stages - 1)
-      alloc(MemoryKind::weights, view.epilogueWeights, "epilogue.weights");
+      alloc(MemoryKind::Weights, view.epilogueWeights, "epilogue.weights");
   }
 
   /// The tasks of `cost`'s ops on `unit`, each after the previous; returns
@@ -226,7 +212,7 @@ private:
       last = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
         ValueRange deps = last[r] ? ValueRange(last[r]) : ValueRange();
         if (work.collective)
-          return sched::CollectiveOp::create(b, loc(), token, toSched(work.kind), deps,
+          return sched::CollectiveOp::create(b, loc(), token, work.kind, deps,
                                              group, toInt(work.bytes), tag);
         return ComputeOp::create(b, loc(), token, name, deps, toInt(work.flops),
                                  toInt(work.bytes),
@@ -292,7 +278,7 @@ private:
           SmallVector<Value, 2> deps(ready[r].begin(), ready[r].end());
           if (released[s][r])
             deps.push_back(released[s][r]);
-          return AllocOp::create(b, loc(), token, MemoryKind::activations, actBytes,
+          return AllocOp::create(b, loc(), token, MemoryKind::Activations, actBytes,
                                  "slice" + std::to_string(unit.index) +
                                      ".activations",
                                  deps);

@@ -69,19 +69,6 @@ CostTotals loom::sumPartCosts(ArrayRef<PartCost> parts) {
   return total;
 }
 
-std::optional<CollectiveWork> loom::getCollectiveWork(Operation *op) {
-  auto bytesOf = [](Value v) { return double(getTensorBytes(v.getType())); };
-  if (auto ar = dyn_cast<AllReduceOp>(op))
-    return CollectiveWork{CollectiveKind::AllReduce, bytesOf(ar.getInput())};
-  if (auto ag = dyn_cast<AllGatherOp>(op))
-    return CollectiveWork{CollectiveKind::AllGather, bytesOf(ag.getResult())};
-  if (auto rs = dyn_cast<ReduceScatterOp>(op))
-    return CollectiveWork{CollectiveKind::ReduceScatter, bytesOf(rs.getInput())};
-  if (auto a2a = dyn_cast<AllToAllOp>(op))
-    return CollectiveWork{CollectiveKind::AllToAll, bytesOf(a2a.getInput())};
-  return std::nullopt;
-}
-
 double loom::estimateTime(const CostModel &model, CostOpInterface op,
                           ArrayRef<GroupAxis> groupAxes) {
   if (auto layer = dyn_cast<LayerOp>(op.getOperation())) {
@@ -91,8 +78,9 @@ double loom::estimateTime(const CostModel &model, CostOpInterface op,
         total += estimateTime(model, cost, groupAxes);
     return total;
   }
-  if (std::optional<CollectiveWork> work = getCollectiveWork(op))
-    return model.collectiveTime(work->kind, groupAxes, work->bytes);
+  if (auto collective = dyn_cast<CollectiveOpInterface>(op.getOperation()))
+    return model.collectiveTime(collective.getCollectiveKind(), groupAxes,
+                                collective.getCollectiveBytes());
   // Keeping a local piece of a replicated tensor moves nothing.
   if (isa<LocalShardOp, YieldOp>(op.getOperation()))
     return 0;

@@ -10,59 +10,12 @@ using namespace loom;
 using namespace loom::sched;
 namespace file = loom::schedule;
 
-static file::Collective toFile(sched::CollectiveKind kind) {
-  switch (kind) {
-  case sched::CollectiveKind::all_reduce:
-    return file::Collective::AllReduce;
-  case sched::CollectiveKind::all_gather:
-    return file::Collective::AllGather;
-  case sched::CollectiveKind::reduce_scatter:
-    return file::Collective::ReduceScatter;
-  case sched::CollectiveKind::all_to_all:
-    return file::Collective::AllToAll;
-  }
-  return file::Collective::AllReduce;
+file::Machine sched::getMachine(TargetAttr target) {
+  return {target.getTopology().str(), target.getNumChips()};
 }
 
-static sched::CollectiveKind fromFile(file::Collective kind) {
-  switch (kind) {
-  case file::Collective::AllReduce:
-    return sched::CollectiveKind::all_reduce;
-  case file::Collective::AllGather:
-    return sched::CollectiveKind::all_gather;
-  case file::Collective::ReduceScatter:
-    return sched::CollectiveKind::reduce_scatter;
-  case file::Collective::AllToAll:
-    return sched::CollectiveKind::all_to_all;
-  }
-  return sched::CollectiveKind::all_reduce;
-}
-
-static file::Memory toFile(MemoryKind kind) {
-  switch (kind) {
-  case MemoryKind::weights:
-    return file::Memory::Weights;
-  case MemoryKind::activations:
-    return file::Memory::Activations;
-  case MemoryKind::kv_cache:
-    return file::Memory::KVCache;
-  }
-  return file::Memory::Weights;
-}
-
-static MemoryKind fromFile(file::Memory kind) {
-  switch (kind) {
-  case file::Memory::Weights:
-    return MemoryKind::weights;
-  case file::Memory::Activations:
-    return MemoryKind::activations;
-  case file::Memory::KVCache:
-    return MemoryKind::kv_cache;
-  }
-  return MemoryKind::weights;
-}
-
-file::Schedule sched::exportSchedule(ProgramOp program) {
+file::Schedule sched::exportSchedule(ProgramOp program,
+                                     std::vector<Operation *> *ops) {
   file::Schedule out;
   TargetAttr target = program.getTarget();
   out.targetName = target.getName().str();
@@ -73,9 +26,17 @@ file::Schedule sched::exportSchedule(ProgramOp program) {
     llvm::DenseMap<Operation *, int64_t> index;
     for (Operation &op : chip.getBody().front()) {
       file::Task task;
-      for (Value dep : op.getOperands())
-        if (!isa<FreeOp>(op) || dep != op.getOperand(0))
-          task.deps.push_back(index.lookup(dep.getDefiningOp()));
+      // A token from anything but an earlier task of the chip gets this
+      // task's own index, which the checker refuses.
+      auto indexOf = [&](Value token) {
+        auto it = index.find(token.getDefiningOp());
+        return it == index.end() ? int64_t(c.tasks.size()) : it->second;
+      };
+      // Every token a task uses is a dependency; a free's first one, the
+      // allocation, is its `alloc`, which the format makes a dependency too.
+      auto free = dyn_cast<FreeOp>(op);
+      for (Value dep : free ? ValueRange(free.getDeps()) : op.getOperands())
+        task.deps.push_back(indexOf(dep));
       TypeSwitch<Operation *>(&op)
           .Case([&](ComputeOp o) {
             task.kind = file::TaskKind::Compute;
@@ -101,22 +62,24 @@ file::Schedule sched::exportSchedule(ProgramOp program) {
           })
           .Case([&](sched::CollectiveOp o) {
             task.kind = file::TaskKind::Collective;
-            task.collective = toFile(o.getKind());
+            task.collective = o.getKind();
             task.group.assign(o.getGroup().begin(), o.getGroup().end());
             task.tag = o.getTag();
             task.bytes = o.getBytes();
           })
           .Case([&](AllocOp o) {
             task.kind = file::TaskKind::Alloc;
-            task.what = toFile(o.getWhat());
+            task.what = o.getWhat();
             task.name = o.getName().str();
             task.bytes = o.getBytes();
           })
           .Case([&](FreeOp o) {
             task.kind = file::TaskKind::Free;
-            task.alloc = index.lookup(o.getAllocation().getDefiningOp());
+            task.alloc = indexOf(o.getAllocation());
           });
       index[&op] = c.tasks.size();
+      if (ops)
+        ops->push_back(&op);
       c.tasks.push_back(std::move(task));
     }
     out.chips.push_back(std::move(c));
@@ -137,6 +100,14 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
     return nullptr;
   }
   TargetAttr target = TargetAttr::get(context, *desc, *topology);
+  // Checked as data first, so that problems name their JSON path and no op
+  // is built from a dangling index.
+  if (!file::checkSchedule(schedule, getMachine(target),
+                           [&](const file::Place &place, const Twine &message) {
+                             mlir::emitError(loc)
+                                 << file::jsonPath(place) << ": " << message;
+                           }))
+    return nullptr;
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
   auto program = ProgramOp::create(b, loc, target);
@@ -168,12 +139,12 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                               task.tag);
         break;
       case file::TaskKind::Collective:
-        done = sched::CollectiveOp::create(cb, loc, token, fromFile(task.collective),
+        done = sched::CollectiveOp::create(cb, loc, token, task.collective,
                                            deps, task.group, task.bytes,
                                            task.tag);
         break;
       case file::TaskKind::Alloc:
-        done = AllocOp::create(cb, loc, token, fromFile(task.what), task.bytes,
+        done = AllocOp::create(cb, loc, token, task.what, task.bytes,
                                task.name, deps);
         break;
       case file::TaskKind::Free:

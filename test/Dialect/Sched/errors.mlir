@@ -2,7 +2,7 @@
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
-    // expected-error @+1 {{'sched.send' op has no matching sched.recv on chip 1 (tag 7)}}
+    // expected-error @+1 {{'sched.send' op chip 1 never receives tag 7 from chip 0}}
     %s = sched.send to 1 {bytes = 64, tag = 7}
   }
   sched.chip 1 {
@@ -13,7 +13,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 1 {
-    // expected-error @+1 {{'sched.recv' op has no matching sched.send on chip 0 (tag 3)}}
+    // expected-error @+1 {{'sched.recv' op chip 0 never sends tag 3 to chip 1}}
     %r = sched.recv from 0 {bytes = 64, tag = 3}
   }
 }
@@ -25,7 +25,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     %s = sched.send to 1 {bytes = 64, tag = 0}
   }
   sched.chip 1 {
-    // expected-error @+1 {{'sched.recv' op expects 32 bytes but the send carries 64}}
+    // expected-error @+1 {{'sched.recv' op receives 32 bytes but the send carries 64}}
     %r = sched.recv from 0 {bytes = 32, tag = 0}
   }
 }
@@ -33,7 +33,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 // -----
 
 // Each chip waits for the other's message before sending its own.
-// expected-error @+1 {{'sched.program' op has a dependency cycle; blocked tasks: chip 0 recv from 1 (tag 1); chip 0 send to 1 (tag 0); chip 1 recv from 0 (tag 0); chip 1 send to 0 (tag 1)}}
+// expected-error @+1 {{'sched.program' op has a dependency cycle; blocked tasks: chip 0 task 0 (recv from 1, tag 1); chip 0 task 1 (send to 1, tag 0); chip 1 task 0 (recv from 0, tag 0); chip 1 task 1 (send to 0, tag 1)}}
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
     %r = sched.recv from 1 {bytes = 8, tag = 1}
@@ -57,7 +57,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
-    // expected-error @+1 {{'sched.collective' op tag 5 runs on 1 chips but its group has 2}}
+    // expected-error @+1 {{'sched.collective' op collective tag 5: chip 1 of its group has no task with this tag}}
     %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
   }
 }
@@ -69,7 +69,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
   }
   sched.chip 1 {
-    // expected-error @+1 {{'sched.collective' op disagrees with chip 0 on the kind, group or bytes of tag 5}}
+    // expected-error @+1 {{'sched.collective' op disagrees with chip 0 on the kind, group or bytes of collective tag 5}}
     %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 32, tag = 5}
   }
 }
@@ -78,7 +78,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
-    // expected-error @+1 {{'sched.collective' op group member 9 is outside the 4-chip topology}}
+    // expected-error @+1 {{'sched.collective' op group member 9 is outside v5e-4, which has 4 chips}}
     %r = sched.collective all_gather {group = array<i64: 0, 9>, bytes = 64, tag = 5}
   }
 }
@@ -88,7 +88,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
     %c = sched.compute "x" {flops = 1, bytes = 1, op = "loom.add", layer = 0, slice = 0}
-    // expected-error @+1 {{'sched.free' op frees a token that no sched.alloc produced}}
+    // expected-error @+1 {{'sched.free' op frees task 0, which is not an earlier alloc task of its chip}}
     %f = sched.free %c
   }
 }
@@ -97,7 +97,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
-    // expected-error @+1 {{'sched.send' op peer chip 0 must be another chip of the 4-chip topology}}
+    // expected-error @+1 {{'sched.send' op peer chip 0 must be another chip of v5e-4}}
     %s = sched.send to 0 {bytes = 1, tag = 0}
   }
 }
@@ -108,7 +108,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
     %a = sched.alloc weights 64 "w"
     %f = sched.free %a
-    // expected-error @+1 {{'sched.free' op frees an allocation that an earlier sched.free already released}}
+    // expected-error @+1 {{'sched.free' op task 0 was already freed by task 1}}
     %g = sched.free %a deps(%f)
   }
 }

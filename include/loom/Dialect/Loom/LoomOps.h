@@ -3,6 +3,7 @@
 #ifndef LOOM_DIALECT_LOOM_LOOMOPS_H
 #define LOOM_DIALECT_LOOM_LOOMOPS_H
 
+#include "loom/Dialect/Loom/CollectiveOpInterface.h"
 #include "loom/Dialect/Loom/CostOpInterface.h"
 #include "loom/Dialect/Loom/LoomDialect.h"
 #include "loom/Hardware/TargetDesc.h"

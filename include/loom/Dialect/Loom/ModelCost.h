@@ -50,15 +50,6 @@ llvm::SmallVector<PartCost> collectPartCosts(mlir::Block &body);
 /// The sum of all rows.
 CostTotals sumPartCosts(llvm::ArrayRef<PartCost> parts);
 
-/// A collective op as the cost model sees it: its kind and the bytes of the
-/// whole array (the gathered result; the reduced input; for an all-to-all,
-/// the bytes each chip holds). std::nullopt for any other op.
-struct CollectiveWork {
-  CollectiveKind kind;
-  double bytes;
-};
-std::optional<CollectiveWork> getCollectiveWork(mlir::Operation *op);
-
 /// Estimated seconds for `op` on one chip of the model's target: the
 /// roofline of its MXU-padded FLOPs and its HBM bytes, or for a collective
 /// its time on the group's torus axes `groupAxes` (none: free). A

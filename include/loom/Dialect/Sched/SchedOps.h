@@ -4,6 +4,7 @@
 #define LOOM_DIALECT_SCHED_SCHEDOPS_H
 
 #include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Support/Enums.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
@@ -14,7 +15,9 @@
 #include "mlir/IR/RegionKindInterface.h"
 
 #include "loom/Dialect/Sched/SchedDialect.h.inc"
-#include "loom/Dialect/Sched/SchedEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "loom/Dialect/Sched/SchedAttrs.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "loom/Dialect/Sched/SchedTypes.h.inc"

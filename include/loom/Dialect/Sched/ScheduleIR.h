@@ -4,6 +4,7 @@
 #define LOOM_DIALECT_SCHED_SCHEDULEIR_H
 
 #include "loom/Dialect/Sched/SchedOps.h"
+#include "loom/Schedule/Check.h"
 #include "loom/Schedule/Schedule.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -12,12 +13,17 @@
 namespace loom::sched {
 
 /// The schedule file of `program`: a chip's tasks in program order, a
-/// dependency as the index of the task that yields it.
-schedule::Schedule exportSchedule(ProgramOp program);
+/// dependency as the index of the task that yields it, a free's token as
+/// its `alloc`. With `ops`, also each task's op, chip after chip.
+schedule::Schedule exportSchedule(ProgramOp program,
+                                  std::vector<mlir::Operation *> *ops = nullptr);
 
-/// The sched.program of a parsed schedule, verified (unmatched messages,
-/// inconsistent collectives, cycles and chips outside the target are errors
-/// at `loc`). Null after emitting the error.
+/// The chips of `target`'s topology, for schedule::checkSchedule.
+schedule::Machine getMachine(TargetAttr target);
+
+/// The sched.program of a parsed schedule, after schedule::checkSchedule on
+/// its target (an error at `loc` names the JSON path of the first problem).
+/// Null after emitting the error.
 mlir::OwningOpRef<mlir::ModuleOp>
 importSchedule(const schedule::Schedule &schedule, mlir::MLIRContext *context,
                mlir::Location loc);

@@ -1,0 +1,69 @@
+//===- Check.h - what a schedule must satisfy to run ------------*- C++ -*-===//
+//
+// The one schedule checker. The sched.program verifier (over the schedule
+// its IR describes), loom-translate's reader and the simulator's loader all
+// run it, each naming problems its own way through a locator: the verifier
+// at the op, the file readers by JSON path.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_SCHEDULE_CHECK_H
+#define LOOM_SCHEDULE_CHECK_H
+
+#include "loom/Schedule/Schedule.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace loom::schedule {
+
+/// Where a problem is: the `chip`-th entry of Schedule::chips (-1: the
+/// schedule as a whole), its `task`-th task (-1: the chip itself), and
+/// within that the key `field` (empty: all of it) and its `element`-th
+/// entry (-1: all of it).
+struct Place {
+  int64_t chip = -1, task = -1;
+  llvm::StringRef field;
+  int64_t element = -1;
+};
+
+/// The JSON path of `place` in a schedule file: `$.chips[3].tasks[17].deps[0]`.
+std::string jsonPath(const Place &place);
+
+/// The chips a schedule runs on: a topology's name and its chip count.
+struct Machine {
+  std::string name;
+  int64_t chips = 0;
+};
+
+/// Told the first problem found; `message` reads on its own and after the
+/// place ("'sched.recv' op ..." or "$.chips[1].tasks[0]: ...").
+using Locator =
+    llvm::function_ref<void(const Place &place, const llvm::Twine &message)>;
+
+/// Checks everything the simulator relies on for `schedule` on `machine`,
+/// tells `report` the first problem and returns false, or returns true:
+/// - chips: ids inside the machine, each once;
+/// - tasks: sizes not negative; dependencies on earlier tasks of the chip;
+///   a free names an earlier alloc of its chip, which no other free
+///   releases (and runs after it: `alloc` is a dependency);
+/// - messages: a peer is another chip of the machine; each (sender,
+///   receiver, tag) is sent once and received once, with the same bytes;
+/// - collectives: a tag names one collective, run once by each chip of its
+///   group (no repeats, all inside the machine, the chip itself included),
+///   all agreeing on its kind, group and bytes;
+/// - no cycle through dependencies, messages (a receive after its send),
+///   collectives (all members start together) and each chip's TensorCore
+///   (compute tasks one at a time, in order): such a schedule deadlocks.
+bool checkSchedule(const Schedule &schedule, const Machine &machine,
+                   Locator report);
+
+/// checkSchedule with the problem as an error "$.path: message".
+llvm::Error checkSchedule(const Schedule &schedule, const Machine &machine);
+
+} // namespace loom::schedule
+
+#endif // LOOM_SCHEDULE_CHECK_H

@@ -1,0 +1,5 @@
+//===- CollectiveOpInterface.cpp - collectives ----------------------------===//
+
+#include "loom/Dialect/Loom/CollectiveOpInterface.h"
+
+#include "loom/Dialect/Loom/CollectiveOpInterface.cpp.inc"

@@ -1,0 +1,376 @@
+//===- Check.cpp - what a schedule must satisfy to run --------------------===//
+
+#include "loom/Schedule/Check.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+using namespace loom;
+using namespace loom::schedule;
+
+std::string schedule::jsonPath(const Place &place) {
+  std::string path = "$";
+  if (place.chip >= 0)
+    path += ".chips[" + std::to_string(place.chip) + "]";
+  if (place.task >= 0)
+    path += ".tasks[" + std::to_string(place.task) + "]";
+  if (!place.field.empty())
+    path += "." + place.field.str();
+  if (place.element >= 0)
+    path += "[" + std::to_string(place.element) + "]";
+  return path;
+}
+
+namespace {
+
+/// A message's (sender, receiver, tag).
+using MessageKey = std::tuple<int64_t, int64_t, int64_t>;
+
+class Checker {
+public:
+  Checker(const Schedule &schedule, const Machine &machine, Locator report)
+      : schedule(schedule), machine(machine), report(report) {}
+
+  bool run() {
+    return checkSize() && checkChips() && checkTasks() && matchMessages() &&
+           completeCollectives() && checkAcyclic();
+  }
+
+private:
+  /// Tasks are numbered across chips, chip by chip.
+  struct Ref {
+    int64_t chip, task;
+  };
+  struct Collective {
+    int64_t tag;
+    llvm::SmallVector<Ref, 8> members; ///< in the order they were seen
+  };
+
+  const Task &task(Ref r) const { return schedule.chips[r.chip].tasks[r.task]; }
+  size_t global(Ref r) const { return base[r.chip] + r.task; }
+  bool fail(const Place &place, const llvm::Twine &message) {
+    report(place, message);
+    return false;
+  }
+  std::string describe(Ref r) const;
+
+  bool checkSize();
+  bool checkChips();
+  bool checkTasks();
+  bool checkTask(Ref r);
+  bool checkCollective(Ref r);
+  bool matchMessages();
+  bool completeCollectives();
+  bool checkAcyclic();
+
+  const Schedule &schedule;
+  const Machine &machine;
+  Locator report;
+  std::vector<size_t> base;
+  size_t total = 0;
+  std::map<MessageKey, Ref> sends, recvs;
+  std::map<int64_t, size_t> collectiveOf; ///< tag -> index into collectives
+  std::vector<Collective> collectives;
+};
+
+std::string Checker::describe(Ref r) const {
+  const Task &t = task(r);
+  std::string text = "chip " + std::to_string(schedule.chips[r.chip].id) +
+                     " task " + std::to_string(r.task) + " (";
+  switch (t.kind) {
+  case TaskKind::Compute:
+    text += "compute '" + t.name + "'";
+    break;
+  case TaskKind::Send:
+    text += "send to " + std::to_string(t.peer) + ", tag " +
+            std::to_string(t.tag);
+    break;
+  case TaskKind::Recv:
+    text += "recv from " + std::to_string(t.peer) + ", tag " +
+            std::to_string(t.tag);
+    break;
+  case TaskKind::Collective:
+    text += name(t.collective).str() + ", tag " + std::to_string(t.tag);
+    break;
+  case TaskKind::Alloc:
+  case TaskKind::Free:
+    text += name(t.kind).str();
+    break;
+  }
+  return text + ")";
+}
+
+bool Checker::checkSize() {
+  base.reserve(schedule.chips.size());
+  for (const Chip &chip : schedule.chips) {
+    base.push_back(total);
+    total += chip.tasks.size();
+  }
+  // The simulator numbers tasks (and this checker tasks and collectives)
+  // in 32 bits.
+  constexpr size_t limit = std::numeric_limits<int32_t>::max() / 2;
+  if (total > limit)
+    return fail({}, "has " + llvm::Twine(total) + " tasks; at most " +
+                        llvm::Twine(limit) + " are supported");
+  return true;
+}
+
+bool Checker::checkChips() {
+  llvm::DenseMap<int64_t, size_t> seen;
+  for (auto [c, chip] : llvm::enumerate(schedule.chips)) {
+    Place at{int64_t(c), -1, "id"};
+    if (chip.id < 0 || chip.id >= machine.chips)
+      return fail(at, "chip " + llvm::Twine(chip.id) + " is outside " +
+                          machine.name + ", which has " +
+                          llvm::Twine(machine.chips) + " chips");
+    if (!seen.try_emplace(chip.id, c).second)
+      return fail(at, "chip " + llvm::Twine(chip.id) + " appears twice");
+  }
+  return true;
+}
+
+bool Checker::checkTasks() {
+  for (auto [c, chip] : llvm::enumerate(schedule.chips)) {
+    // Each allocation is released at most once: alloc -> the free.
+    llvm::DenseMap<int64_t, int64_t> freedBy;
+    for (auto [t, spec] : llvm::enumerate(chip.tasks)) {
+      Ref r{int64_t(c), int64_t(t)};
+      if (!checkTask(r))
+        return false;
+      if (spec.kind != TaskKind::Free)
+        continue;
+      auto [it, fresh] = freedBy.try_emplace(spec.alloc, t);
+      if (!fresh)
+        return fail({r.chip, r.task, "alloc"},
+                    "task " + llvm::Twine(spec.alloc) +
+                        " was already freed by task " + llvm::Twine(it->second));
+    }
+  }
+  return true;
+}
+
+bool Checker::checkTask(Ref r) {
+  const Task &t = task(r);
+  const std::vector<Task> &tasks = schedule.chips[r.chip].tasks;
+  int64_t id = schedule.chips[r.chip].id;
+  auto at = [&](llvm::StringRef field, int64_t element = -1) {
+    return Place{r.chip, r.task, field, element};
+  };
+  for (auto [d, dep] : llvm::enumerate(t.deps))
+    if (dep < 0 || dep >= r.task)
+      return fail(at("deps", d),
+                  "dangling dependency on task " + llvm::Twine(dep) +
+                      ": a task may depend only on earlier tasks of its chip");
+  auto atLeastZero = [&](llvm::StringRef field, int64_t value) {
+    return value >= 0 || fail(at(field), "must be at least 0, got " +
+                                             llvm::Twine(value));
+  };
+  if (t.kind != TaskKind::Free && !atLeastZero("bytes", t.bytes))
+    return false;
+  switch (t.kind) {
+  case TaskKind::Compute:
+    return atLeastZero("flops", t.flops);
+  case TaskKind::Send:
+  case TaskKind::Recv: {
+    bool send = t.kind == TaskKind::Send;
+    if (t.peer < 0 || t.peer >= machine.chips || t.peer == id)
+      return fail(at(send ? "to" : "from"),
+                  "peer chip " + llvm::Twine(t.peer) +
+                      " must be another chip of " + machine.name);
+    int64_t from = send ? id : t.peer, to = send ? t.peer : id;
+    if (!(send ? sends : recvs).try_emplace({from, to, t.tag}, r).second)
+      return fail(at("tag"), "chip " + llvm::Twine(id) +
+                                 (send ? " sends" : " receives") + " tag " +
+                                 llvm::Twine(t.tag) + (send ? " to" : " from") +
+                                 " chip " + llvm::Twine(t.peer) + " twice");
+    return true;
+  }
+  case TaskKind::Collective:
+    return checkCollective(r);
+  case TaskKind::Alloc:
+    return true;
+  case TaskKind::Free:
+    if (t.alloc < 0 || t.alloc >= r.task ||
+        tasks[t.alloc].kind != TaskKind::Alloc)
+      return fail(at("alloc"), "frees task " + llvm::Twine(t.alloc) +
+                                   ", which is not an earlier alloc task of "
+                                   "its chip");
+    return true;
+  }
+  return true;
+}
+
+bool Checker::checkCollective(Ref r) {
+  const Task &t = task(r);
+  int64_t id = schedule.chips[r.chip].id;
+  for (auto [g, member] : llvm::enumerate(t.group))
+    if (member < 0 || member >= machine.chips)
+      return fail({r.chip, r.task, "group", int64_t(g)},
+                  "group member " + llvm::Twine(member) + " is outside " +
+                      machine.name + ", which has " +
+                      llvm::Twine(machine.chips) + " chips");
+  if (!llvm::is_contained(t.group, id))
+    return fail({r.chip, r.task, "group"},
+                "chip " + llvm::Twine(id) + " runs collective tag " +
+                    llvm::Twine(t.tag) + " but is not in its group");
+  llvm::SmallVector<int64_t, 8> sorted(t.group.begin(), t.group.end());
+  llvm::sort(sorted);
+  if (auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+      twice != sorted.end())
+    return fail({r.chip, r.task, "group"},
+                "chip " + llvm::Twine(*twice) + " is in the group twice");
+  auto [it, fresh] = collectiveOf.try_emplace(t.tag, collectives.size());
+  if (fresh)
+    collectives.push_back({t.tag, {}});
+  Collective &collective = collectives[it->second];
+  // A tag names one collective: each chip of its group runs it once.
+  for (Ref member : collective.members)
+    if (member.chip == r.chip)
+      return fail({r.chip, r.task, "tag"},
+                  "chip " + llvm::Twine(id) + " already runs collective tag " +
+                      llvm::Twine(t.tag) + " (task " +
+                      llvm::Twine(member.task) + ")");
+  if (!collective.members.empty()) {
+    Ref first = collective.members.front();
+    const Task &other = task(first);
+    if (other.group != t.group || other.collective != t.collective ||
+        other.bytes != t.bytes)
+      return fail({r.chip, r.task},
+                  "disagrees with chip " +
+                      llvm::Twine(schedule.chips[first.chip].id) +
+                      " on the kind, group or bytes of collective tag " +
+                      llvm::Twine(t.tag));
+  }
+  collective.members.push_back(r);
+  return true;
+}
+
+bool Checker::matchMessages() {
+  // In task order, so that the first problem of the file is reported.
+  for (auto [c, chip] : llvm::enumerate(schedule.chips))
+    for (auto [i, t] : llvm::enumerate(chip.tasks)) {
+      Place at{int64_t(c), int64_t(i)};
+      if (t.kind == TaskKind::Send && !recvs.count({chip.id, t.peer, t.tag}))
+        return fail(at, "chip " + llvm::Twine(t.peer) + " never receives tag " +
+                            llvm::Twine(t.tag) + " from chip " +
+                            llvm::Twine(chip.id));
+      if (t.kind != TaskKind::Recv)
+        continue;
+      auto send = sends.find({t.peer, chip.id, t.tag});
+      if (send == sends.end())
+        return fail(at, "chip " + llvm::Twine(t.peer) + " never sends tag " +
+                            llvm::Twine(t.tag) + " to chip " +
+                            llvm::Twine(chip.id));
+      if (task(send->second).bytes != t.bytes)
+        return fail({at.chip, at.task, "bytes"},
+                    "receives " + llvm::Twine(t.bytes) +
+                        " bytes but the send carries " +
+                        llvm::Twine(task(send->second).bytes));
+    }
+  return true;
+}
+
+bool Checker::completeCollectives() {
+  for (const Collective &collective : collectives) {
+    Ref first = collective.members.front();
+    for (int64_t member : task(first).group)
+      if (llvm::none_of(collective.members, [&](Ref r) {
+            return schedule.chips[r.chip].id == member;
+          }))
+        return fail({first.chip, first.task},
+                    "collective tag " + llvm::Twine(collective.tag) +
+                        ": chip " + llvm::Twine(member) +
+                        " of its group has no task with this tag");
+  }
+  return true;
+}
+
+// Kahn's algorithm over the tasks and a node per collective that waits for
+// all its members' dependencies, with edges in compressed rows.
+bool Checker::checkAcyclic() {
+  size_t nodes = total + collectives.size();
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  edges.reserve(2 * total);
+  for (auto [c, chip] : llvm::enumerate(schedule.chips)) {
+    size_t lastCompute = SIZE_MAX;
+    for (auto [i, t] : llvm::enumerate(chip.tasks)) {
+      Ref r{int64_t(c), int64_t(i)};
+      size_t self = global(r), waits = self;
+      if (t.kind == TaskKind::Collective) {
+        waits = total + collectiveOf.at(t.tag);
+        edges.push_back({uint32_t(waits), uint32_t(self)});
+      }
+      for (int64_t dep : t.deps)
+        edges.push_back({uint32_t(base[c] + dep), uint32_t(waits)});
+      if (t.kind == TaskKind::Free)
+        edges.push_back({uint32_t(base[c] + t.alloc), uint32_t(self)});
+      if (t.kind == TaskKind::Compute) {
+        if (lastCompute != SIZE_MAX)
+          edges.push_back({uint32_t(lastCompute), uint32_t(self)});
+        lastCompute = self;
+      }
+      if (t.kind == TaskKind::Send)
+        edges.push_back(
+            {uint32_t(self),
+             uint32_t(global(recvs.at({chip.id, t.peer, t.tag})))});
+    }
+  }
+  std::vector<uint32_t> start(nodes + 1, 0), indegree(nodes, 0);
+  for (auto [from, to] : edges) {
+    ++start[from + 1];
+    ++indegree[to];
+  }
+  for (size_t n = 0; n < nodes; ++n)
+    start[n + 1] += start[n];
+  std::vector<uint32_t> next(edges.size()), fill(start.begin(), start.end() - 1);
+  for (auto [from, to] : edges)
+    next[fill[from]++] = to;
+  std::vector<uint32_t> ready;
+  for (size_t n = 0; n < nodes; ++n)
+    if (indegree[n] == 0)
+      ready.push_back(n);
+  size_t done = 0;
+  while (!ready.empty()) {
+    uint32_t n = ready.back();
+    ready.pop_back();
+    ++done;
+    for (uint32_t e = start[n]; e < start[n + 1]; ++e)
+      if (--indegree[next[e]] == 0)
+        ready.push_back(next[e]);
+  }
+  if (done == nodes)
+    return true;
+  std::string blocked;
+  int listed = 0;
+  for (auto [c, chip] : llvm::enumerate(schedule.chips))
+    for (size_t i = 0; i < chip.tasks.size() && listed < 4; ++i) {
+      Ref r{int64_t(c), int64_t(i)};
+      if (indegree[global(r)] == 0)
+        continue;
+      blocked += (listed++ ? "; " : " ") + describe(r);
+    }
+  return fail({}, "has a dependency cycle; blocked tasks:" + blocked);
+}
+
+} // namespace
+
+bool schedule::checkSchedule(const Schedule &schedule, const Machine &machine,
+                             Locator report) {
+  return Checker(schedule, machine, report).run();
+}
+
+llvm::Error schedule::checkSchedule(const Schedule &schedule,
+                                    const Machine &machine) {
+  std::string problem;
+  if (checkSchedule(schedule, machine,
+                    [&](const Place &place, const llvm::Twine &message) {
+                      problem = jsonPath(place) + ": " + message.str();
+                    }))
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), problem);
+}
