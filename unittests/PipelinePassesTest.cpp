@@ -1,11 +1,11 @@
 //===- PipelinePassesTest.cpp - the pipeline passes on real models --------===//
 
+#include "loom/Analysis/StageCost.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/InitAll.h"
 #include "loom/Hardware/TargetDesc.h"
-#include "loom/Transforms/PipelineCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -172,6 +172,43 @@ TEST(PipelinePasses, PartitionRefusesNonFiniteTimes) {
   EXPECT_TRUE(failed(pm.run(*module)));
   EXPECT_EQ(diagnostics, "estimated time is not finite on broken-v5e; the "
                          "target's figures are out of range");
+}
+
+/// Records whether a ModelAnalysis was cached when it ran.
+struct ProbeAnalysisPass
+    : public PassWrapper<ProbeAnalysisPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ProbeAnalysisPass)
+  explicit ProbeAnalysisPass(bool &cached) : cached(cached) {}
+  void runOnOperation() override {
+    cached = getCachedAnalysis<ModelAnalysis>().has_value();
+  }
+  bool &cached;
+};
+
+// Read-only passes keep the module's analysis for the next pass; a pass
+// that rewrites the ops drops it.
+TEST(PipelinePasses, ReadOnlyPassesPreserveTheModelAnalysis) {
+  MLIRContext context;
+  registerAllPasses();
+  ImportOptions options;
+  options.seqLen = 64;
+  auto run = [&](StringRef pipeline) {
+    OwningOpRef<ModuleOp> module = importModel("llama-7b", options, &context);
+    (*module)->setAttr(kTargetAttrName,
+                       cantFail(materializeTarget(&context, "v5e-4")));
+    bool cached = false;
+    PassManager pm(&context);
+    EXPECT_TRUE(succeeded(parsePassPipeline(pipeline, pm)));
+    pm.addPass(std::make_unique<ProbeAnalysisPass>(cached));
+    EXPECT_TRUE(succeeded(pm.run(*module)));
+    return cached;
+  };
+  EXPECT_TRUE(run("loom-check-memory"));
+  EXPECT_TRUE(run("loom-check-memory,loom-model-summary{per-layer=false}"));
+  EXPECT_TRUE(run("loom-estimate"));
+  EXPECT_TRUE(run("loom-partition-layers{stages=2},loom-split-tokens"));
+  EXPECT_FALSE(run("loom-shard-heads{tp=2}"));
+  EXPECT_FALSE(run("loom-check-memory,loom-set-target{topology=v5e-8}"));
 }
 
 } // namespace

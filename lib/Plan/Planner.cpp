@@ -9,7 +9,7 @@
 #include "loom/Transforms/PlanPipeline.h"
 #include "loom/Hardware/DeviceMesh.h"
 #include "loom/Transforms/Passes.h"
-#include "loom/Transforms/PipelineCost.h"
+#include "loom/Analysis/StageCost.h"
 #include "loom/Transforms/ShardHeads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -4,7 +4,7 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Support/Quantity.h"
 #include "loom/Transforms/Passes.h"
-#include "loom/Transforms/PipelineCost.h"
+#include "loom/Analysis/StageCost.h"
 
 #include <fmt/format.h>
 
@@ -28,14 +28,13 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetAttr> target = requireTarget(module, "loom-check-memory");
-    if (failed(target))
+    ModelAnalysis &analysis = getAnalysis<ModelAnalysis>();
+    if (failed(analysis.requireModel("loom-check-memory")))
       return signalPassFailure();
-    const TargetDesc desc = target->getDesc();
-    CostModel model(desc);
-    FailureOr<ModelView> view = getModelView(module, model, "loom-check-memory");
-    if (failed(view))
-      return signalPassFailure();
+    // Read-only: every analysis stays valid.
+    markAllAnalysesPreserved();
+    const TargetDesc &desc = analysis.getTargetDesc();
+    ModelView *view = &analysis.getView();
 
     PipelineAttr pipeline = getPipeline(view->func);
     int64_t stages = pipeline ? pipeline.getStages() : 1;

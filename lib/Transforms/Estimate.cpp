@@ -5,7 +5,7 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/CostModel.h"
 #include "loom/Transforms/Passes.h"
-#include "loom/Transforms/PipelineCost.h"
+#include "loom/Analysis/StageCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -26,20 +26,20 @@ struct EstimatePass : public loom::impl::EstimateBase<EstimatePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetAttr> found = requireTarget(module, "loom-estimate");
-    if (failed(found))
+    ModelAnalysis &analysis = getAnalysis<ModelAnalysis>();
+    if (failed(analysis.requireTarget("loom-estimate")))
       return signalPassFailure();
-    TargetAttr target = *found;
-    TargetDesc desc = target.getDesc();
-    CostModel model(desc);
+    // Only loom.time_us changes, which the analysis does not hold.
+    markAnalysesPreserved<ModelAnalysis>();
+    TargetAttr target = analysis.getTarget();
+    const CostModel &model = analysis.getCostModel();
     // A sharded module's collectives run on its tensor-parallel groups.
-    int64_t tp = getParallelOrDefault(module).getTp(), stages = 1;
+    int64_t stages = 1;
     module.walk([&](func::FuncOp func) {
       if (PipelineAttr pipeline = getPipeline(func))
         stages = pipeline.getStages();
     });
-    SmallVector<GroupAxis> axes =
-        tensorParallelAxes(desc, target.getTopologyDesc(), tp, stages);
+    SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
     Builder builder(&getContext());
     module.walk([&](LayerOp layer) {
       double seconds = estimateTime(model, layer, axes);

@@ -45,6 +45,8 @@ struct ModelSummaryPass
   using ModelSummaryBase::ModelSummaryBase;
 
   void runOnOperation() override {
+    // A report: the IR, and so every analysis of it, is unchanged.
+    markAllAnalysesPreserved();
     llvm::raw_ostream &os = llvm::outs();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())

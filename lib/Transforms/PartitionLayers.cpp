@@ -5,7 +5,7 @@
 #include "loom/Partition/PartitionLayers.h"
 #include "loom/Support/Quantity.h"
 #include "loom/Transforms/Passes.h"
-#include "loom/Transforms/PipelineCost.h"
+#include "loom/Analysis/StageCost.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -26,17 +26,15 @@ struct PartitionLayersPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetAttr> target =
-        requireTarget(module, "loom-partition-layers");
-    if (failed(target))
+    ModelAnalysis &analysis = getAnalysis<ModelAnalysis>();
+    if (failed(analysis.requireModel("loom-partition-layers")))
       return signalPassFailure();
-    const TargetDesc desc = target->getDesc();
-    const TopologyDesc topologyDesc = target->getTopologyDesc();
-    CostModel model(desc);
-    FailureOr<ModelView> view =
-        getModelView(module, model, "loom-partition-layers");
-    if (failed(view))
-      return signalPassFailure();
+    const TargetDesc &desc = analysis.getTargetDesc();
+    const TopologyDesc topologyDesc = analysis.getTarget().getTopologyDesc();
+    const CostModel &model = analysis.getCostModel();
+    ModelView *view = &analysis.getView();
+    // Stages, the pipeline and dp change; nothing the analysis holds.
+    markAnalysesPreserved<ModelAnalysis>();
 
     int64_t stages = this->stages, dataParallel = this->dataParallel;
     if (stages < 1 || dataParallel < 1) {
@@ -74,8 +72,7 @@ struct PartitionLayersPass
       return signalPassFailure();
     }
 
-    SmallVector<GroupAxis> axes =
-        tensorParallelAxes(desc, topologyDesc, view->tp, stages);
+    SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
     int64_t tokens = getPipelineTokens(view->func);
     PartitionProblem problem;
     problem.stages = stages;

@@ -41,7 +41,6 @@ struct SetTargetPass : public loom::impl::SetTargetBase<SetTargetPass> {
       return signalPassFailure();
     }
     module->setAttr(kTargetAttrName, *target);
-    markAllAnalysesPreserved();
   }
 };
 

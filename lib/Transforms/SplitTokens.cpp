@@ -4,7 +4,7 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Partition/SplitTokens.h"
 #include "loom/Transforms/Passes.h"
-#include "loom/Transforms/PipelineCost.h"
+#include "loom/Analysis/StageCost.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -25,14 +25,13 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetAttr> target = requireTarget(module, "loom-split-tokens");
-    if (failed(target))
+    ModelAnalysis &analysis = getAnalysis<ModelAnalysis>();
+    if (failed(analysis.requireModel("loom-split-tokens")))
       return signalPassFailure();
-    TargetDesc desc = target->getDesc();
-    CostModel model(desc);
-    FailureOr<ModelView> view = getModelView(module, model, "loom-split-tokens");
-    if (failed(view))
-      return signalPassFailure();
+    // Only loom.pipeline changes, which the analysis does not hold.
+    markAnalysesPreserved<ModelAnalysis>();
+    const CostModel &model = analysis.getCostModel();
+    ModelView *view = &analysis.getView();
     func::FuncOp func = view->func;
     PipelineAttr pipeline = getPipeline(func);
     if (!pipeline) {
@@ -42,8 +41,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     }
     int64_t stages = pipeline.getStages();
     int64_t tokens = pipeline.getTokens();
-    SmallVector<GroupAxis> axes = tensorParallelAxes(
-        desc, target->getTopologyDesc(), view->tp, stages);
+    SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
     StageSliceCost cost(view->layers, model, axes, tokens, stages);
 
     // Each option belongs to one mode; a stray one is a mistake to report.

@@ -3,6 +3,7 @@
 #ifndef LOOM_CONVERSION_PASSES_H
 #define LOOM_CONVERSION_PASSES_H
 
+#include "loom/Analysis/ModelAnalysis.h"
 #include "loom/Dialect/Sched/SchedOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -19,6 +20,9 @@ namespace loom {
 /// Lowers `module` (a planned loom model) to a sched.program in place. The
 /// C++ entry point of convert-loom-to-sched.
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module);
+/// The same with the module's analysis, when the caller has one.
+mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
+                                    ModelAnalysis &analysis);
 
 } // namespace loom
 

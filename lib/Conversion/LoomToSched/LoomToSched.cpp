@@ -12,7 +12,7 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Dialect/Sched/SchedOps.h"
 #include "loom/Hardware/DeviceMesh.h"
-#include "loom/Transforms/PipelineCost.h"
+#include "loom/Analysis/StageCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -339,23 +339,23 @@ private:
 } // namespace
 
 LogicalResult loom::lowerToSchedule(ModuleOp module) {
-  FailureOr<TargetAttr> target = requireTarget(module, "convert-loom-to-sched");
-  if (failed(target))
+  ModelAnalysis analysis(module);
+  return lowerToSchedule(module, analysis);
+}
+
+LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis) {
+  if (failed(analysis.requireModel("convert-loom-to-sched")))
     return failure();
-  TargetDesc desc = target->getDesc();
-  CostModel model(desc);
-  FailureOr<ModelView> view =
-      getModelView(module, model, "convert-loom-to-sched");
-  if (failed(view))
-    return failure();
-  return Lowering(module, *target, std::move(*view), model).run();
+  return Lowering(module, analysis.getTarget(), analysis.getView(),
+                  analysis.getCostModel())
+      .run();
 }
 
 namespace {
 struct ConvertLoomToSchedPass
     : public loom::impl::ConvertLoomToSchedBase<ConvertLoomToSchedPass> {
   void runOnOperation() override {
-    if (failed(lowerToSchedule(getOperation())))
+    if (failed(lowerToSchedule(getOperation(), getAnalysis<ModelAnalysis>())))
       signalPassFailure();
   }
 };

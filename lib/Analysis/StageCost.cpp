@@ -1,9 +1,8 @@
-//===- PipelineCost.cpp - what slices of a layer cost ---------------------===//
+//===- StageCost.cpp - what slices of a layer and a stage cost ------------===//
 
-#include "loom/Transforms/PipelineCost.h"
+#include "loom/Analysis/StageCost.h"
 
 #include "loom/Dialect/Loom/ModelCost.h"
-#include "loom/Hardware/DeviceMesh.h"
 
 
 using namespace mlir;
@@ -121,114 +120,6 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
                  : model.computeTime(work.flops, work.bytes, work.elementBits);
   });
   return total;
-}
-
-SmallVector<GroupAxis> loom::tensorParallelAxes(const TargetDesc &target,
-                                                const TopologyDesc &topology,
-                                                int64_t tp, int64_t stages) {
-  if (tp <= 1)
-    return {};
-  int64_t used = tp * stages;
-  if (topology.shape.size() == 2 && topology.numChips() % used == 0) {
-    MeshShape shape{topology.numChips() / used, stages, tp};
-    if (auto mesh = DeviceMesh::build(target, topology, shape))
-      return SmallVector<GroupAxis>(mesh->tensorParallelAxes());
-    else
-      llvm::consumeError(mesh.takeError());
-  }
-  return {{tp, false}};
-}
-
-LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
-  LayerFootprint footprint;
-  CostOpInterface cost = layer;
-  footprint.weights = cost.getParameterBytes();
-  footprint.kvCache = cost.getKVCacheBytes();
-  for (Operation &op : layer.getBody().front()) {
-    if (isa<YieldOp>(op))
-      continue;
-    footprint.workingSet += getTensorBytes(op.getResultTypes());
-    if (!patches)
-      continue;
-    if (auto attn = dyn_cast<AttentionOp>(op); attn && !attn.getCross())
-      footprint.kvCache += getTensorBytes(attn.getK().getType()) +
-                           getTensorBytes(attn.getV().getType());
-    if (auto joint = dyn_cast<JointAttentionOp>(op))
-      footprint.kvCache +=
-          getTensorBytes(joint.getKImg().getType()) +
-          getTensorBytes(joint.getVImg().getType()) +
-          getTensorBytes(joint.getKTxt().getType()) +
-          getTensorBytes(joint.getVTxt().getType());
-  }
-  return footprint;
-}
-
-FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
-                                        StringRef passName) {
-  ModelView view;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
-      continue;
-    bool hasLayers = false;
-    for (Operation &op : func.getBody().front()) {
-      if (auto layer = dyn_cast<LayerOp>(op)) {
-        view.layers.push_back(layer);
-        hasLayers = true;
-        continue;
-      }
-      auto cost = dyn_cast<CostOpInterface>(op);
-      if (!cost)
-        continue;
-      bool before = view.layers.empty();
-      (before ? view.prologueWeights : view.epilogueWeights) +=
-          cost.getParameterBytes();
-      (before ? view.prologueSeconds : view.epilogueSeconds) +=
-          estimateTime(model, cost);
-    }
-    if (hasLayers) {
-      view.func = func;
-      break;
-    }
-    view = ModelView();
-  }
-  if (!view.func)
-    return module.emitError() << passName
-                              << " found no model function with loom.layer ops";
-  // Stages, schedules and reports name layers by index, in model order.
-  for (auto [i, layer] : llvm::enumerate(view.layers))
-    if (layer.getIndex() != i)
-      return layer.emitOpError()
-             << "has index " << layer.getIndex() << " but is layer #" << i
-             << " of the model; " << passName
-             << " needs layers numbered 0, 1, ... in order";
-  if (ModelAttr model = getModel(module))
-    view.diffusion = model.isDiffusion();
-  view.tp = getParallelOrDefault(module).getTp();
-  // The passes lay out and price tp chips per stage; what sharding wrote on
-  // the ops must say the same.
-  Operation *wrong = nullptr;
-  int64_t found = 0;
-  view.func.walk([&](Operation *op) {
-    if (auto split = op->getAttrOfType<SplitAttr>(kSplitAttrName)) {
-      found = (Count(split.getParts()) * split.getReplicas()).get();
-    } else if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
-      found = collective.getGroupSize();
-    } else if (auto shard = dyn_cast<LocalShardOp>(op)) {
-      found = shard.getGroupSize();
-    } else {
-      return WalkResult::advance();
-    }
-    if (found == view.tp)
-      return WalkResult::advance();
-    wrong = op;
-    return WalkResult::interrupt();
-  });
-  if (wrong)
-    return wrong->emitOpError()
-           << "is sharded " << found << " ways, but the module's tensor "
-           << "parallelism (loom.parallel's tp) is " << view.tp << "; " << passName
-           << " needs them to agree";
-  return view;
 }
 
 StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,

@@ -1,4 +1,4 @@
-//===- PipelineCost.h - what slices of a layer cost -------------*- C++ -*-===//
+//===- StageCost.h - what slices of a layer and a stage cost ----*- C++ -*-===//
 //
 // The planner passes need a layer's time for slices of its sequence that
 // the IR does not hold (TeraPipe evaluates thousands of (length, context)
@@ -12,11 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_TRANSFORMS_PIPELINECOST_H
-#define LOOM_TRANSFORMS_PIPELINECOST_H
+#ifndef LOOM_ANALYSIS_STAGECOST_H
+#define LOOM_ANALYSIS_STAGECOST_H
 
-#include "loom/Dialect/Loom/LoomOps.h"
-#include "loom/Hardware/CostModel.h"
+#include "loom/Analysis/ModelAnalysis.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallVector.h"
@@ -146,46 +145,6 @@ PipelinePrediction predictPipeline(
     const StageSliceCost &cost, PipelineAttr pipeline,
     llvm::function_ref<double(int64_t stage, int64_t length)> transfer = {});
 
-/// HBM a layer pins on its chip, by kind.
-struct LayerFootprint {
-  double weights = 0;
-  /// Causal attention's KV cache of the whole sequence, or with PipeFusion
-  /// (`patches`) the previous step's K/V of every token that a stage keeps
-  /// to attend to stale patches.
-  double kvCache = 0;
-  /// All intermediate results of one pass through the layer at the full
-  /// sequence: an upper bound of its live activations.
-  double workingSet = 0;
-};
-
-LayerFootprint layerFootprint(LayerOp layer, bool patches);
-
-/// A model function as the planner passes see it.
-struct ModelView {
-  mlir::func::FuncOp func;
-  llvm::SmallVector<LayerOp> layers;
-  /// The ops before the first layer and after the last: their weights and
-  /// estimated seconds.
-  double prologueWeights = 0, epilogueWeights = 0;
-  double prologueSeconds = 0, epilogueSeconds = 0;
-  /// A diffusion model (PipeFusion patches) rather than a causal decoder.
-  bool diffusion = false;
-  int64_t tp = 1;
-};
-
-/// The model function of `module` (the one with layers). Emits an error
-/// mentioning `passName` when there is none.
-mlir::FailureOr<ModelView> getModelView(mlir::ModuleOp module,
-                                        const CostModel &model,
-                                        llvm::StringRef passName);
-
-/// The axes of a `tp`-chip group on `slice` laid out with `stages` stages
-/// (the DeviceMesh's choice when the degrees fill the slice; a line of `tp`
-/// chips otherwise).
-llvm::SmallVector<GroupAxis> tensorParallelAxes(const TargetDesc &target,
-                                                const TopologyDesc &topology,
-                                                int64_t tp, int64_t stages);
-
 } // namespace loom
 
-#endif // LOOM_TRANSFORMS_PIPELINECOST_H
+#endif // LOOM_ANALYSIS_STAGECOST_H

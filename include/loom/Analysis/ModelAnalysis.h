@@ -1,0 +1,99 @@
+//===- ModelAnalysis.h - a planned module as the passes read it -*- C++ -*-===//
+//
+// What every planning pass, the lowering and the planner read of a module:
+// its target (the figures #loom.target carries, as a TargetDesc and a
+// CostModel), its model function (the layers in order, the ops before and
+// after them) and its parallel layout. An MLIR analysis: a pass fetches it
+// with getAnalysis<ModelAnalysis>(), and read-only passes preserve it, so a
+// pipeline builds it once per change of the IR rather than once per pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_ANALYSIS_MODELANALYSIS_H
+#define LOOM_ANALYSIS_MODELANALYSIS_H
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Hardware/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+#include <optional>
+
+namespace loom {
+
+/// HBM a layer pins on its chip, by kind.
+struct LayerFootprint {
+  double weights = 0;
+  /// Causal attention's KV cache of the whole sequence, or with PipeFusion
+  /// (`patches`) the previous step's K/V of every token that a stage keeps
+  /// to attend to stale patches.
+  double kvCache = 0;
+  /// All intermediate results of one pass through the layer at the full
+  /// sequence: an upper bound of its live activations.
+  double workingSet = 0;
+};
+
+LayerFootprint layerFootprint(LayerOp layer, bool patches);
+
+/// A model function as the planner passes see it.
+struct ModelView {
+  mlir::func::FuncOp func;
+  llvm::SmallVector<LayerOp> layers;
+  /// The ops before the first layer and after the last: their weights and
+  /// estimated seconds.
+  double prologueWeights = 0, epilogueWeights = 0;
+  double prologueSeconds = 0, epilogueSeconds = 0;
+  /// A diffusion model (PipeFusion patches) rather than a causal decoder.
+  bool diffusion = false;
+  int64_t tp = 1;
+};
+
+/// The model function of `module` (the one with layers). Emits an error
+/// mentioning `passName` when there is none.
+mlir::FailureOr<ModelView> getModelView(mlir::ModuleOp module,
+                                        const CostModel &model,
+                                        llvm::StringRef passName);
+
+/// The axes of a `tp`-chip group on `slice` laid out with `stages` stages
+/// (the DeviceMesh's choice when the degrees fill the slice; a line of `tp`
+/// chips otherwise).
+llvm::SmallVector<GroupAxis> tensorParallelAxes(const TargetDesc &target,
+                                                const TopologyDesc &topology,
+                                                int64_t tp, int64_t stages);
+
+/// The module's target and model function, built on first use.
+class ModelAnalysis {
+public:
+  explicit ModelAnalysis(mlir::Operation *module);
+
+  /// Succeeds when the module has a target; otherwise emits an error at the
+  /// module that says how to set one, naming `passName`.
+  mlir::LogicalResult requireTarget(llvm::StringRef passName);
+  /// Succeeds when the module has a target and a well-formed model function
+  /// (layers numbered in order, sharding that agrees with its tp); otherwise
+  /// emits the error, naming `passName`.
+  mlir::LogicalResult requireModel(llvm::StringRef passName);
+
+  /// Valid after requireTarget.
+  TargetAttr getTarget() const { return target; }
+  const TargetDesc &getTargetDesc() const { return *desc; }
+  const CostModel &getCostModel() const { return *model; }
+  /// Valid after requireModel.
+  ModelView &getView() { return *view; }
+  /// The tensor-parallel group's axes with `stages` pipeline stages.
+  llvm::SmallVector<GroupAxis> getTensorParallelAxes(int64_t stages) const;
+
+private:
+  mlir::ModuleOp module;
+  TargetAttr target;
+  std::unique_ptr<TargetDesc> desc;
+  std::unique_ptr<CostModel> model;
+  std::optional<ModelView> view;
+};
+
+} // namespace loom
+
+#endif // LOOM_ANALYSIS_MODELANALYSIS_H
