@@ -7,6 +7,7 @@ include "Loom/LoomDialect.td"
 include "Loom/LoomAttrs.td"
 include "Loom/CollectiveOpInterface.td"
 include "Loom/LoomInterfaces.td"
+include "Loom/ShardingRuleOpInterface.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -43,16 +44,20 @@ def Loom_ActivationKindAttr : EnumAttr<Loom_Dialect, Loom_ActivationKind, "activ
 
 def Loom_Tensor : StaticShapeTensorOf<[AnyType]>;
 
-// Every loom op answers the cost interface; `costOverrides` lists the
-// interface methods with defaults that the op computes itself.
+// Every loom op answers the cost interface and states its sharding rule;
+// `costOverrides` and `shardingOverrides` list the interface methods with
+// defaults that the op implements itself.
 class Loom_Op<string mnemonic, list<Trait> traits = [],
-              list<string> costOverrides = []>
+              list<string> costOverrides = [],
+              list<string> shardingOverrides = []>
     : Op<Loom_Dialect, mnemonic,
          !listconcat(traits, [DeclareOpInterfaceMethods<CostOpInterface,
-                                                        costOverrides>])>;
+                                                        costOverrides>,
+                              DeclareOpInterfaceMethods<ShardingRuleOpInterface,
+                                                        shardingOverrides>])>;
 
 class Loom_ElementwiseBinaryOp<string mnemonic, string what>
-    : Loom_Op<mnemonic, [AllTypesMatch<["lhs", "result"]>]> {
+    : Loom_Op<mnemonic, [AllTypesMatch<["lhs", "result"]>, Loom_TokenWise]> {
   let summary = what # " with trailing broadcast of the right operand";
   let description = [{
     Elementwise; the right operand's shape must equal the left's or be a
@@ -74,7 +79,7 @@ class Loom_ElementwiseBinaryOp<string mnemonic, string what>
 
 def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
     ["getParameterCount", "getParameterBytes", "getBytesRead",
-     "getBytesWritten", "getKVCacheBytes"]> {
+     "getBytesWritten", "getKVCacheBytes"], ["whyNotShardable", "applyShardingRule"]> {
   let summary = "One transformer or DiT block";
   let description = [{
     A region holding one block of the model, numbered by `index` in model
@@ -107,7 +112,7 @@ def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
 }
 
 def Loom_YieldOp : Loom_Op<"yield", [Terminator, HasParent<"LayerOp">],
-    ["getBytesRead"]> {
+    ["getBytesRead"], ["applyShardingRule"]> {
   let summary = "Results of a loom.layer";
   let arguments = (ins Variadic<Loom_Tensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
@@ -135,7 +140,7 @@ def Loom_ParamOp : Loom_Op<"param", [],
 //===----------------------------------------------------------------------===//
 
 def Loom_EmbedOp : Loom_Op<"embed", [],
-    ["getParameterCount", "getBytesRead"]> {
+    ["getParameterCount", "getBytesRead"], ["applyShardingRule"]> {
   let summary = "Table lookup: token ids or class labels to vectors";
   let description = [{
     `[...] x iN -> [..., hidden]` through a `vocab x hidden` table. Reads
@@ -148,7 +153,7 @@ def Loom_EmbedOp : Loom_Op<"embed", [],
   let hasVerifier = 1;
 }
 
-def Loom_PositionEmbedOp : Loom_Op<"position_embed", [SameOperandsAndResultType],
+def Loom_PositionEmbedOp : Loom_Op<"position_embed", [SameOperandsAndResultType, Loom_TokenWise],
     ["getParameterCount", "getBytesRead"]> {
   let summary = "Adds a learned position table (GPT, SD3)";
   let description = [{
@@ -163,7 +168,7 @@ def Loom_PositionEmbedOp : Loom_Op<"position_embed", [SameOperandsAndResultType]
 }
 
 def Loom_LinearOp : Loom_Op<"linear", [],
-    ["getParameterCount", "getBytesRead", "getPaddedFlops"]> {
+    ["getParameterCount", "getBytesRead", "getPaddedFlops"], ["whyNotShardable", "applyShardingRule"]> {
   let summary = "A dense projection with a role";
   let description = [{
     `[..., In] -> [..., Out]` with an `In x Out` weight and, with `bias`, an
@@ -237,7 +242,8 @@ def Loom_TimestepEmbedOp : Loom_Op<"timestep_embed"> {
 //===----------------------------------------------------------------------===//
 
 class Loom_NormOp<string mnemonic, string what, int flopsPerElement>
-    : Loom_Op<mnemonic, [SameOperandsAndResultType], ["getParameterCount"]> {
+    : Loom_Op<mnemonic, [SameOperandsAndResultType, Loom_TokenWise],
+              ["getParameterCount"]> {
   let summary = what;
   let description = [{
     Normalises over the last `group` elements of the innermost dimension
@@ -259,7 +265,7 @@ class Loom_NormOp<string mnemonic, string what, int flopsPerElement>
 def Loom_RMSNormOp : Loom_NormOp<"rms_norm", "RMS normalisation (LLaMA)", 4>;
 def Loom_LayerNormOp : Loom_NormOp<"layer_norm", "Layer normalisation", 8>;
 
-def Loom_RoPEOp : Loom_Op<"rope", [SameOperandsAndResultType]> {
+def Loom_RoPEOp : Loom_Op<"rope", [SameOperandsAndResultType, Loom_TokenWise]> {
   let summary = "Rotary position embedding applied to q or k";
   let description = [{
     Rotates each `head_dim`-sized head of `[B, S, heads*head_dim]`. No
@@ -273,7 +279,7 @@ def Loom_RoPEOp : Loom_Op<"rope", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def Loom_ActivationOp : Loom_Op<"activation", [SameOperandsAndResultType]> {
+def Loom_ActivationOp : Loom_Op<"activation", [SameOperandsAndResultType, Loom_TokenWise]> {
   let summary = "Elementwise activation (gelu, gelu_tanh, silu, relu)";
   let arguments = (ins Loom_ActivationKindAttr:$kind, Loom_Tensor:$input);
   let results = (outs Loom_Tensor:$result);
@@ -281,7 +287,7 @@ def Loom_ActivationOp : Loom_Op<"activation", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def Loom_SwiGLUOp : Loom_Op<"swiglu", [SameOperandsAndResultType]> {
+def Loom_SwiGLUOp : Loom_Op<"swiglu", [SameOperandsAndResultType, Loom_TokenWise]> {
   let summary = "silu(gate) * up (LLaMA MLP)";
   let arguments = (ins Loom_Tensor:$gate, Loom_Tensor:$up);
   let results = (outs Loom_Tensor:$result);
@@ -293,7 +299,8 @@ def Loom_AddOp : Loom_ElementwiseBinaryOp<"add", "Elementwise addition">;
 def Loom_MulOp : Loom_ElementwiseBinaryOp<"mul", "Elementwise product">;
 
 def Loom_ModulateOp : Loom_Op<"modulate", [AllTypesMatch<["input", "result"]>,
-                                             AllTypesMatch<["shift", "scale"]>]> {
+                                             AllTypesMatch<["shift", "scale"]>,
+                                             Loom_TokenWise]> {
   let summary = "adaLN modulation: x * (1 + scale) + shift";
   let description = [{
     `x: [B, S, H]`, `shift, scale: [B, H]` broadcast over the sequence.
@@ -308,7 +315,7 @@ def Loom_ModulateOp : Loom_Op<"modulate", [AllTypesMatch<["input", "result"]>,
   let hasVerifier = 1;
 }
 
-def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>]> {
+def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>, Loom_TokenWise]> {
   let summary = "adaLN-zero gating: x * gate";
   let description = [{
     `x: [B, S, H]`, `gate: [B, H]` broadcast over the sequence.
@@ -323,7 +330,7 @@ def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>]> {
 // Shape plumbing
 //===----------------------------------------------------------------------===//
 
-def Loom_ConcatOp : Loom_Op<"concat"> {
+def Loom_ConcatOp : Loom_Op<"concat", [], [], ["applyShardingRule"]> {
   let summary = "Concatenation along one dimension";
   let description = [{
     Joins text and image tokens along the sequence (Flux single blocks) or
@@ -338,7 +345,7 @@ def Loom_ConcatOp : Loom_Op<"concat"> {
   let hasVerifier = 1;
 }
 
-def Loom_SliceOp : Loom_Op<"slice"> {
+def Loom_SliceOp : Loom_Op<"slice", [], [], ["applyShardingRule"]> {
   let summary = "A contiguous range of one dimension";
   let arguments = (ins Loom_Tensor:$input,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
@@ -356,7 +363,7 @@ def Loom_ReshapeOp : Loom_Op<"reshape"> {
   let hasVerifier = 1;
 }
 
-def Loom_ChunkOp : Loom_Op<"chunk"> {
+def Loom_ChunkOp : Loom_Op<"chunk", [], [], ["applyShardingRule"]> {
   let summary = "Equal pieces of the innermost dimension";
   let description = [{
     Splits `[..., n*k]` into `n` results of `[..., k]`, e.g. the six
@@ -374,7 +381,7 @@ def Loom_ChunkOp : Loom_Op<"chunk"> {
 
 def Loom_AttentionOp : Loom_Op<"attention",
     [AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>],
-    ["getBytesRead", "getKVCacheBytes", "getPaddedFlops"]> {
+    ["getBytesRead", "getKVCacheBytes", "getPaddedFlops"], ["whyNotShardable", "applyShardingRule"]> {
   let summary = "Scaled dot-product attention (self or cross, MHA or GQA)";
   let description = [{
     `q: [B, Sq, heads*head_dim]`, `k, v: [B, Sk, kv_heads*head_dim]` ->
@@ -410,7 +417,8 @@ def Loom_AttentionOp : Loom_Op<"attention",
 
 def Loom_JointAttentionOp : Loom_Op<"joint_attention",
     [AllTypesMatch<["q_img", "k_img", "v_img", "img"]>,
-     AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>], ["getPaddedFlops"]> {
+     AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>], ["getPaddedFlops"],
+    ["whyNotShardable", "applyShardingRule"]> {
   let summary = "MMDiT joint attention over text and image tokens";
   let description = [{
     SD3 / Flux double blocks: the image stream and the text stream each have

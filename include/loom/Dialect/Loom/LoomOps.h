@@ -6,6 +6,7 @@
 #include "loom/Dialect/Loom/CollectiveOpInterface.h"
 #include "loom/Dialect/Loom/CostOpInterface.h"
 #include "loom/Dialect/Loom/LoomDialect.h"
+#include "loom/Dialect/Loom/ShardingRule.h"
 #include "loom/Hardware/TargetDesc.h"
 
 #include "mlir/IR/Builders.h"

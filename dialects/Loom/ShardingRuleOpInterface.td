@@ -1,0 +1,49 @@
+//===- ShardingRuleOpInterface.td - tensor-parallel rules ----*- tablegen -*-===//
+
+#ifndef LOOM_SHARDINGRULEOPINTERFACE_TD
+#define LOOM_SHARDINGRULEOPINTERFACE_TD
+
+include "mlir/IR/OpBase.td"
+
+// Marks an op that works token by token (norms, RoPE, activations, residual
+// adds, modulation): its operands are brought to one layout, and its result
+// has it. A trait, so that the interface's default rule can tell.
+def Loom_TokenWise : NativeOpTrait<"TokenWise"> {
+  let cppNamespace = "::loom";
+}
+
+def ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
+  let cppNamespace = "::loom";
+  let description = [{
+    How an op splits across a tensor-parallel group of `tp` chips (after
+    Shardy's ShardingRuleOpInterface): whether it can, and, given the
+    layouts of its operands (whole, sequence-split, feature-split or
+    partial sums; see loom/Dialect/Loom/ShardingRule.h), which layouts it
+    needs them in and which its results get. loom-shard-heads is a generic
+    driver over this interface: a new op joins tensor parallelism by
+    implementing it. The default rule replicates: every operand whole, every
+    result whole (patchify, timestep embedding, tiny projections); a
+    `TokenWise` op keeps its operands' common layout.
+  }];
+
+  let methods = [
+    InterfaceMethod<[{
+        Why the op cannot be split `tp` ways (with sequence parallelism when
+        `sequenceParallel`), in words for a diagnostic; empty when it can.
+      }], "std::string", "whyNotShardable",
+      (ins "int64_t":$tp, "bool":$sequenceParallel), [{}], [{
+        return std::string();
+      }]>,
+    InterfaceMethod<[{
+        Rewrites the op into what one chip of the group runs: asks
+        `rewriter` for its operands in the layouts it needs (which inserts
+        the collectives that convert them), sets its local types and its
+        results' layouts, and records its `loom.split`.
+      }], "void", "applyShardingRule", (ins "::loom::ShardingRewriter &":$rewriter),
+      [{}], [{
+        ::loom::applyDefaultShardingRule($_op, rewriter);
+      }]>,
+  ];
+}
+
+#endif // LOOM_SHARDINGRULEOPINTERFACE_TD

@@ -1,0 +1,299 @@
+//===- ShardingRules.cpp - how each loom op splits over a tp group --------===//
+//
+// Each op's ShardingRuleOpInterface: whether it can be split `tp` ways and
+// what one chip of the group runs. Megatron-LM's layout (Shoeybi et al.
+// 2019): projections split by columns then rows with one all-reduce after
+// the row split; attention by heads; vocabularies by rows. The pass
+// description of loom-shard-heads (Passes.td) says what is replicated and
+// why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Loom/LoomOps.h"
+
+using namespace mlir;
+using namespace loom;
+
+#include "loom/Dialect/Loom/ShardingRuleOpInterface.cpp.inc"
+
+ShardingRewriter::~ShardingRewriter() = default;
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static RankedTensorType withDim(RankedTensorType type, int64_t dim,
+                                int64_t size) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static SplitAttr split(Operation *op, SplitKind kind, int64_t parts,
+                       int64_t replicas = 1) {
+  return SplitAttr::get(op->getContext(), kind, parts, replicas);
+}
+
+void loom::applyDefaultShardingRule(Operation *op, ShardingRewriter &rewriter) {
+  if (op->hasTrait<TokenWise>()) {
+    Layout layout = rewriter.unify(op);
+    rewriter.setLayout(op->getResult(0), layout, op->getOperand(0).getType());
+    return;
+  }
+  // Replicated: patchify, unpatchify, timestep_embed, param, reshape.
+  for (Value operand : op->getOperands())
+    rewriter.toFull(op, operand);
+  for (Value result : op->getResults())
+    rewriter.setLayout(result, Layout::Full);
+}
+
+//===----------------------------------------------------------------------===//
+// Projections and embeddings
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class LinearSplit { Column, Row, Modulation, Replicated };
+} // namespace
+
+/// How a projection of each role splits.
+static LinearSplit splitOf(LinearRole role) {
+  switch (role) {
+  case LinearRole::q:
+  case LinearRole::k:
+  case LinearRole::v:
+  case LinearRole::qkv:
+  case LinearRole::gate:
+  case LinearRole::up:
+  case LinearRole::fc1:
+  case LinearRole::lm_head:
+    return LinearSplit::Column;
+  case LinearRole::o:
+  case LinearRole::down:
+  case LinearRole::fc2:
+    return LinearSplit::Row;
+  case LinearRole::modulation:
+    return LinearSplit::Modulation;
+  case LinearRole::embed:
+  case LinearRole::cond:
+  case LinearRole::context:
+  case LinearRole::proj_out:
+    return LinearSplit::Replicated;
+  }
+  return LinearSplit::Replicated;
+}
+
+std::string LinearOp::whyNotShardable(int64_t tp, bool) {
+  LinearSplit how = splitOf(getRole());
+  std::string role = stringifyLinearRole(getRole()).str();
+  // The LM head's vocabulary is padded to a multiple of tp instead.
+  if ((how == LinearSplit::Column || how == LinearSplit::Modulation) &&
+      getRole() != LinearRole::lm_head && getOutFeatures() % tp != 0)
+    return ("output width " + Twine(getOutFeatures()) + " of this " + role +
+            " projection is not divisible by tp = " + Twine(tp))
+        .str();
+  if (how == LinearSplit::Row && getInFeatures() % tp != 0)
+    return ("input width " + Twine(getInFeatures()) + " of this " + role +
+            " projection is not divisible by tp = " + Twine(tp))
+        .str();
+  return {};
+}
+
+void LinearOp::applyShardingRule(ShardingRewriter &rewriter) {
+  int64_t tp = rewriter.getDegree();
+  Value input = getInput();
+  RankedTensorType out = tensorType(getResult());
+  int64_t last = out.getRank() - 1;
+  switch (splitOf(getRole())) {
+  case LinearSplit::Column:
+  case LinearSplit::Modulation: {
+    rewriter.toFull(*this, input);
+    int64_t width = out.getShape().back();
+    SplitAttr how = split(*this, SplitKind::column, tp);
+    if (std::optional<KVReplication> kv = rewriter.getKVReplication(*this)) {
+      // Fewer KV heads than chips: one KV head per chip, replicated.
+      how = split(*this, SplitKind::column, kv->kvHeads, tp / kv->kvHeads);
+      width = kv->headDim;
+    } else if (getRole() == LinearRole::lm_head) {
+      how = split(*this, SplitKind::vocab, tp);
+      width = ceilDiv(width, tp);
+    } else {
+      width /= tp;
+    }
+    (*this)->setAttr(kSplitAttrName, how);
+    rewriter.setLayout(getResult(), Layout::Feature, withDim(out, last, width));
+    // Every chip needs all the shift, scale and gate vectors.
+    if (splitOf(getRole()) == LinearSplit::Modulation)
+      rewriter.gatherAfter(getResult());
+    return;
+  }
+  case LinearSplit::Row:
+    // A row split takes its input split by features; input that arrives
+    // whole (a hand-written graph may feed one straight from the residual)
+    // is cut locally first.
+    rewriter.toFeature(*this, input, tp);
+    (*this)->setAttr(kSplitAttrName, split(*this, SplitKind::row, tp));
+    rewriter.setLayout(getResult(), Layout::Partial);
+    return;
+  case LinearSplit::Replicated: {
+    Layout layout = rewriter.getLayout(input);
+    if (layout == Layout::Partial || layout == Layout::Feature) {
+      input = rewriter.toFull(*this, input);
+      layout = Layout::Full;
+    }
+    // Token-wise: a sequence-split input gives a sequence-split result.
+    rewriter.setLayout(getResult(), layout,
+                       withDim(tensorType(input), last, out.getShape().back()));
+    return;
+  }
+  }
+}
+
+void EmbedOp::applyShardingRule(ShardingRewriter &rewriter) {
+  // Class labels: a small table looked up once per sample; replicated.
+  if (tensorType(getIds()).getRank() < 2) {
+    rewriter.setLayout(getResult(), Layout::Full);
+    return;
+  }
+  // Vocabulary-parallel (Megatron-LM): each chip holds a padded share of
+  // the rows and the partial lookups are summed.
+  int64_t tp = rewriter.getDegree();
+  setVocab(ceilDiv(getVocab(), tp));
+  (*this)->setAttr(kSplitAttrName, split(*this, SplitKind::vocab, tp));
+  rewriter.setLayout(getResult(), Layout::Partial);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+std::string AttentionOp::whyNotShardable(int64_t tp, bool) {
+  int64_t heads = getHeads(), kv = getKvHeads();
+  if (heads % tp != 0)
+    return (Twine(heads) + " attention heads are not divisible by tp = " +
+            Twine(tp))
+        .str();
+  if (kv >= tp ? kv % tp != 0 : tp % kv != 0)
+    return (Twine(kv) + " KV heads can be neither split nor replicated "
+                        "evenly over tp = " +
+            Twine(tp))
+        .str();
+  return {};
+}
+
+void AttentionOp::applyShardingRule(ShardingRewriter &rewriter) {
+  // Q by query heads, K and V by KV heads (one per chip when there are
+  // fewer KV heads than chips). The attention itself needs no exchange.
+  int64_t tp = rewriter.getDegree();
+  int64_t kvParts = std::min<int64_t>(getKvHeads(), tp);
+  rewriter.toFeature(*this, getQ(), tp);
+  rewriter.toFeature(*this, getK(), kvParts);
+  rewriter.toFeature(*this, getV(), kvParts);
+  setHeads(getHeads() / tp);
+  setKvHeads(std::max<int64_t>(getKvHeads() / tp, 1));
+  (*this)->setAttr(kSplitAttrName, split(*this, SplitKind::heads, tp));
+  rewriter.setLayout(getResult(), Layout::Feature, getQ().getType());
+}
+
+std::string JointAttentionOp::whyNotShardable(int64_t tp, bool) {
+  if (getHeads() % tp != 0)
+    return (Twine(getHeads()) + " attention heads are not divisible by tp = " +
+            Twine(tp))
+        .str();
+  return {};
+}
+
+void JointAttentionOp::applyShardingRule(ShardingRewriter &rewriter) {
+  int64_t tp = rewriter.getDegree();
+  for (Value operand : getOperands())
+    rewriter.toFeature(*this, operand, tp);
+  setHeads(getHeads() / tp);
+  (*this)->setAttr(kSplitAttrName, split(*this, SplitKind::heads, tp));
+  rewriter.setLayout(getImg(), Layout::Feature, getQImg().getType());
+  rewriter.setLayout(getTxt(), Layout::Feature, getQTxt().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+void ConcatOp::applyShardingRule(ShardingRewriter &rewriter) {
+  Layout layout = rewriter.unify(*this);
+  int64_t dim = getDim(), total = 0;
+  for (Value input : getInputs())
+    total += tensorType(input).getDimSize(dim);
+  rewriter.setLayout(getResult(), layout,
+                     withDim(tensorType(getResult()), dim, total));
+}
+
+void SliceOp::applyShardingRule(ShardingRewriter &rewriter) {
+  int64_t tp = rewriter.getDegree();
+  Layout layout = rewriter.getLayout(getInput());
+  RankedTensorType type = tensorType(getResult());
+  if (layout == Layout::Seq && getDim() == 1) {
+    setOffset(getOffset() / tp);
+    type = withDim(type, 1, type.getDimSize(1) / tp);
+  } else {
+    rewriter.toFull(*this, getInput());
+    layout = Layout::Full;
+  }
+  rewriter.setLayout(getResult(), layout, type);
+}
+
+void ChunkOp::applyShardingRule(ShardingRewriter &rewriter) {
+  Layout layout = rewriter.getLayout(getInput());
+  if (layout != Layout::Feature) {
+    rewriter.toFull(*this, getInput());
+    layout = Layout::Full;
+  }
+  int64_t piece = tensorType(getInput()).getShape().back() / getNumResults();
+  for (Value result : getResults())
+    rewriter.setLayout(
+        result, layout,
+        withDim(tensorType(result), tensorType(result).getRank() - 1, piece));
+}
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+std::string LayerOp::whyNotShardable(int64_t tp, bool sequenceParallel) {
+  if (!sequenceParallel)
+    return {};
+  for (Value input : getInputs()) {
+    RankedTensorType type = tensorType(input);
+    if (type.getRank() == 3 && type.getDimSize(1) % tp != 0)
+      return ("sequence parallelism splits the sequence of " +
+              Twine(type.getDimSize(1)) +
+              " tokens, which is not divisible by tp = " + Twine(tp))
+          .str();
+  }
+  return {};
+}
+
+void LayerOp::applyShardingRule(ShardingRewriter &rewriter) {
+  Block &body = getBody().front();
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    Value value = input;
+    if (rewriter.getLayout(value) == Layout::Partial)
+      value = rewriter.reduce(*this, value);
+    // Sequence parallelism enters the split layout at the first block.
+    if (rewriter.isSequenceParallel() && tensorType(value).getRank() == 3 &&
+        rewriter.getLayout(value) == Layout::Full)
+      value = rewriter.toSeq(*this, value);
+    rewriter.setLayout(body.getArgument(i), rewriter.getLayout(value),
+                       value.getType());
+  }
+  rewriter.shardBlock(body);
+  auto yield = cast<YieldOp>(body.getTerminator());
+  for (auto [result, value] : llvm::zip(getResults(), yield.getValues()))
+    rewriter.setLayout(result, rewriter.getLayout(value), value.getType());
+}
+
+void YieldOp::applyShardingRule(ShardingRewriter &rewriter) {
+  // A layer hands on summed values; the next layer decides their layout.
+  for (Value operand : getValues())
+    if (rewriter.getLayout(operand) == Layout::Partial)
+      rewriter.reduce(*this, operand);
+}
