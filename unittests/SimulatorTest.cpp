@@ -212,6 +212,29 @@ TEST(Simulator, HbmOverflowIsReported) {
             std::string::npos);
 }
 
+TEST(Simulator, FreeWaitsForItsAllocation) {
+  // The free of layer0 lists no dependency, yet runs after its allocation,
+  // which waits for a long compute; layer1 is allocated at once. Both are
+  // live after the compute: the peak is 10 GB, not 5 GB.
+  Schedule s = emptySchedule({1, 1}, 1);
+  Task first;
+  first.kind = TaskKind::Alloc;
+  first.what = MemoryKind::Weights;
+  first.name = "layer0.weights";
+  first.bytes = 5000000000;
+  first.deps = {0};
+  Task free;
+  free.kind = TaskKind::Free;
+  free.alloc = 1;
+  Task second = first;
+  second.name = "layer1.weights";
+  second.deps = {};
+  s.chips[0].tasks = {compute(1e12, 0), first, free, second};
+  SimResult r = run(s);
+  EXPECT_TRUE(r.failure.empty()) << r.failure;
+  EXPECT_EQ(r.chips[0].peakHbm, 10e9);
+}
+
 /// The error simulating `s` reports (empty when it runs).
 std::string refusal(const Schedule &s) {
   auto result = sim::simulate(v5e(), s, /*recordTrace=*/false);
