@@ -2,12 +2,14 @@
 //
 // The input is a schedule file (docs/schedule-format.md); parseSchedule
 // either refuses it or reads a schedule that writeSchedule writes back as
-// a file it reads again to the same schedule (written identically).
+// a file it reads again to the same schedule (written identically), and
+// that the schedule checker (loom/Schedule/Check.h) accepts or refuses.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FuzzSupport.h"
 
+#include "loom/Schedule/Check.h"
 #include "loom/Schedule/Schedule.h"
 
 using namespace loom::fuzz;
@@ -19,6 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::consumeError(schedule.takeError());
     return 0;
   }
+  // On a 256-chip machine, as loom-sim would check it before a run.
+  llvm::consumeError(loom::schedule::checkSchedule(*schedule, {"fuzz", 256}));
   std::string first;
   llvm::raw_string_ostream firstOS(first);
   loom::schedule::writeSchedule(*schedule, firstOS);

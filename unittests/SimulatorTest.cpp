@@ -212,6 +212,29 @@ TEST(Simulator, HbmOverflowIsReported) {
             std::string::npos);
 }
 
+TEST(Simulator, FreeWaitsForItsAllocation) {
+  // The free of layer0 lists no dependency, yet runs after its allocation,
+  // which waits for a long compute; layer1 is allocated at once. Both are
+  // live after the compute: the peak is 10 GB, not 5 GB.
+  Schedule s = emptySchedule({1, 1}, 1);
+  Task first;
+  first.kind = TaskKind::Alloc;
+  first.what = MemoryKind::Weights;
+  first.name = "layer0.weights";
+  first.bytes = 5000000000;
+  first.deps = {0};
+  Task free;
+  free.kind = TaskKind::Free;
+  free.alloc = 1;
+  Task second = first;
+  second.name = "layer1.weights";
+  second.deps = {};
+  s.chips[0].tasks = {compute(1e12, 0), first, free, second};
+  SimResult r = run(s);
+  EXPECT_TRUE(r.failure.empty()) << r.failure;
+  EXPECT_EQ(r.chips[0].peakHbm, 10e9);
+}
+
 /// The error simulating `s` reports (empty when it runs).
 std::string refusal(const Schedule &s) {
   auto result = sim::simulate(v5e(), s, /*recordTrace=*/false);
@@ -269,6 +292,39 @@ TEST(Simulator, ScheduleOutsideTheSliceIsAnError) {
   ASSERT_FALSE(bool(result));
   EXPECT_EQ(llvm::toString(result.takeError()),
             "$.chips[0].tasks[0].to: peer chip 9 must be another chip of v5e-4");
+}
+
+TEST(Simulator, MemoryGrowsWithTheLinksUsedNotTheTopology) {
+  // A 2^26 x 2^26 torus has 2^54 link directions; per-link state for each
+  // would not fit in memory (issue 21, F5). Two neighbours exchanging a
+  // message touch one link, and that is all the simulator keeps.
+  TargetDesc huge = v5e();
+  int64_t side = int64_t(1) << 26;
+  huge.topologies.push_back({"huge", {side, side}});
+  Schedule s = emptySchedule({side, side}, 2);
+  s.chips[0].tasks.push_back(send(1, 4500, 0));
+  s.chips[1].tasks.push_back(recv(0, 4500, 0));
+  auto result = sim::simulate(huge, s, /*recordTrace=*/false);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  ASSERT_EQ(result->links.size(), 1u);
+  EXPECT_EQ(result->links[0].from, 0);
+  EXPECT_EQ(result->links[0].to, 1);
+  EXPECT_NEAR(result->makespan, huge.hopLatency + 4500 / huge.linkBandwidth,
+              1e-12);
+}
+
+TEST(Simulator, NonFiniteResultIsRefused) {
+  // A peak of 1e-300 FLOP/s makes a compute task take forever: the run
+  // ends with an infinite makespan, which is refused rather than reported.
+  TargetDesc slow = v5e();
+  slow.peakFlopsBf16 = 1e-300;
+  Schedule s = emptySchedule({1, 1}, 1);
+  s.chips[0].tasks.push_back(compute(1e18, 0));
+  auto result = sim::simulate(slow, s, /*recordTrace=*/false);
+  ASSERT_FALSE(bool(result));
+  EXPECT_EQ(llvm::toString(result.takeError()),
+            "refusing the result: the makespan is not a finite number; the "
+            "target's figures or the schedule's sizes are out of range");
 }
 
 } // namespace

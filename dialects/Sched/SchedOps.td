@@ -18,6 +18,8 @@ def Sched_TokenType : TypeDef<Sched_Dialect, "Token"> {
 // The enums are shared with the loom dialect, the schedule file and the
 // cost model (Common/Enums.td); the sched dialect stores them as its own
 // attributes, printed as the bare keyword (`sched.collective all_reduce`).
+// An EnumAttr prints a space before its keyword, so the ops' formats start
+// with `` to print one space, not two.
 class Sched_EnumAttr<EnumInfo enumInfo, string name>
     : EnumAttr<Sched_Dialect, enumInfo, name> {
   let cppNamespace = "::loom::sched";
@@ -129,7 +131,7 @@ def Sched_CollectiveOp : Sched_TaskOp<"collective"> {
                        DenseI64ArrayAttr:$group,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$tag);
-  let assemblyFormat = "$kind (`deps` `(` $deps^ `)`)? attr-dict";
+  let assemblyFormat = "`` $kind (`deps` `(` $deps^ `)`)? attr-dict";
 }
 
 def Sched_AllocOp : Sched_TaskOp<"alloc"> {
@@ -137,7 +139,7 @@ def Sched_AllocOp : Sched_TaskOp<"alloc"> {
   let arguments = (ins Sched_MemoryKindAttr:$what,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
                        StrAttr:$name, Variadic<Sched_TokenType>:$deps);
-  let assemblyFormat = "$what $bytes $name (`deps` `(` $deps^ `)`)? attr-dict";
+  let assemblyFormat = "`` $what $bytes $name (`deps` `(` $deps^ `)`)? attr-dict";
 }
 
 def Sched_FreeOp : Sched_TaskOp<"free"> {

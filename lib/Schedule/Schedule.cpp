@@ -277,23 +277,10 @@ llvm::StringRef StreamReader::string(std::string &decoded) {
     case 'b': out += '\b'; break;
     case 'f': out += '\f'; break;
     case 'u': {
-      // Schedules are ASCII; other characters are kept as UTF-8 bytes.
-      unsigned code = 0;
-      if (pos + 4 > text.size() ||
-          text.substr(pos, 4).getAsInteger(16, code)) {
-        syntax("invalid \\u escape");
+      std::string error = decodeUnicodeEscape(text, pos, out);
+      if (!error.empty()) {
+        syntax(error);
         return out;
-      }
-      pos += 4;
-      if (code < 0x80) {
-        out += char(code);
-      } else if (code < 0x800) {
-        out += char(0xC0 | (code >> 6));
-        out += char(0x80 | (code & 0x3F));
-      } else {
-        out += char(0xE0 | (code >> 12));
-        out += char(0x80 | ((code >> 6) & 0x3F));
-        out += char(0x80 | (code & 0x3F));
       }
       break;
     }

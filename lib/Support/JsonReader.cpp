@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -16,11 +17,44 @@ using llvm::json::Object;
 using llvm::json::Value;
 
 std::string loom::showNumber(double value) {
-  if (value == static_cast<double>(static_cast<int64_t>(value)) &&
-      std::fabs(value) < 1e15)
+  // Range first: casting a double outside int64_t's range is undefined.
+  if (std::fabs(value) < 1e15 && value == std::trunc(value))
     return std::to_string(static_cast<int64_t>(value));
   // The shortest form that reads back as written for short inputs.
   return llvm::formatv("{0}", llvm::format("%g", value)).str();
+}
+
+std::string loom::decodeUnicodeEscape(llvm::StringRef text, size_t &pos,
+                                      std::string &out) {
+  auto hex = [&](size_t at, unsigned &code) {
+    llvm::StringRef digits = text.substr(at, 4);
+    return digits.size() == 4 && llvm::all_of(digits, llvm::isHexDigit) &&
+           !digits.getAsInteger(16, code);
+  };
+  unsigned code = 0;
+  if (!hex(pos, code))
+    return "invalid \\u escape";
+  size_t end = pos + 4;
+  // UTF-16: a high surrogate (D800-DBFF) and a low one (DC00-DFFF) encode
+  // one character above U+FFFF; either alone encodes nothing.
+  if (code >= 0xDC00 && code <= 0xDFFF)
+    return "lone UTF-16 surrogate \\u" + text.substr(pos, 4).str() +
+           " (a low surrogate must follow a high one)";
+  if (code >= 0xD800 && code <= 0xDBFF) {
+    unsigned low = 0;
+    if (!text.substr(end).starts_with("\\u") || !hex(end + 2, low) ||
+        low < 0xDC00 || low > 0xDFFF)
+      return "lone UTF-16 surrogate \\u" + text.substr(pos, 4).str() +
+             " (a high surrogate must be followed by a low one)";
+    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+    end += 6;
+  }
+  char utf8[4];
+  char *cursor = utf8;
+  llvm::ConvertCodePointToUTF8(code, cursor);
+  out.append(utf8, cursor);
+  pos = end;
+  return "";
 }
 
 llvm::Expected<llvm::json::Value> loom::parseJson(llvm::StringRef text,
@@ -32,10 +66,21 @@ llvm::Expected<llvm::json::Value> loom::parseJson(llvm::StringRef text,
     if (c == '\n')
       ++line;
     if (inString) {
-      if (c == '\\')
+      if (c == '\\' && i + 1 < text.size() && text[i + 1] == 'u') {
+        // llvm::json turns a lone surrogate into U+FFFD silently.
+        size_t end = i + 2;
+        std::string scratch;
+        std::string error = decodeUnicodeEscape(text, end, scratch);
+        if (!error.empty())
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         "line " + llvm::Twine(line) + ": " +
+                                             error);
+        i = end - 1;
+      } else if (c == '\\') {
         ++i;
-      else if (c == '"')
+      } else if (c == '"') {
         inString = false;
+      }
     } else if (c == '"') {
       inString = true;
     } else if (c == '[' || c == '{') {

@@ -104,6 +104,14 @@ private:
 /// A number as a user wrote it: integers without decimals.
 std::string showNumber(double value);
 
+/// Decodes the JSON escape `\uXXXX` whose hex digits start at `text[pos]`
+/// (just after the `u`), with the `\uXXXX` low surrogate that must follow a
+/// high one, and appends the character to `out` as UTF-8. Returns "" and
+/// moves `pos` past the escape, or says what is wrong: bad hex digits, or a
+/// surrogate without its other half.
+std::string decodeUnicodeEscape(llvm::StringRef text, size_t &pos,
+                                std::string &out);
+
 } // namespace loom
 
 #endif // LOOM_SUPPORT_JSONREADER_H
