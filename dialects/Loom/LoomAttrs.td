@@ -107,6 +107,12 @@ def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
     static TargetAttr get(::mlir::MLIRContext *context,
                           const ::loom::TargetDesc &target,
                           const ::loom::TopologyDesc &topology);
+    /// The same for figures that may be out of range (read from a file):
+    /// null, with the error emitted, when they are.
+    static TargetAttr
+    getChecked(::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+               ::mlir::MLIRContext *context, const ::loom::TargetDesc &target,
+               const ::loom::TopologyDesc &topology);
   }];
 }
 

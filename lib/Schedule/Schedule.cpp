@@ -229,6 +229,11 @@ private:
   llvm::StringRef stringField(const Field &f, const JsonPath &path);
   void readTask(Chip &chip, const JsonPath &path);
   void readChip(Schedule &schedule, const JsonPath &path);
+  void readTarget(Schedule &schedule, const JsonPath &path);
+  /// A positive, finite figure.
+  double figure(const Field &f, const JsonPath &path);
+  /// An object of figures: calls `onFigure(key, field)` for each key.
+  template <typename Fn> void figures(const JsonPath &path, Fn onFigure);
 
   llvm::StringRef text;
   size_t pos = 0;
@@ -585,6 +590,128 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
   schedule.chips.push_back(std::move(chip));
 }
 
+double StreamReader::figure(const Field &f, const JsonPath &path) {
+  if (!failed.empty())
+    return 0;
+  if (f.type != Field::Type::Number || !std::isfinite(f.number) ||
+      f.number <= 0) {
+    fail(path, "must be a positive number, got " + f.show());
+    return 0;
+  }
+  return f.number;
+}
+
+template <typename Fn>
+void StreamReader::figures(const JsonPath &path, Fn onFigure) {
+  if (!opens('{', path))
+    return;
+  object([&](llvm::StringRef key) {
+    std::string name = key.str();
+    Field f;
+    value(f, 0);
+    onFigure(name, f);
+  });
+}
+
+void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
+  bool sawName = false, sawShape = false, sawTopology = false, sawWrap = false,
+       sawChip = false, sawIci = false;
+  TargetFigures figs;
+  object([&](llvm::StringRef key) {
+    // The value's own keys reuse the key's storage: copy it first.
+    std::string field = key.str();
+    JsonPath path(targetPath, field);
+    bool *seen = field == "name"        ? &sawName
+                 : field == "shape"     ? &sawShape
+                 : field == "topology"  ? &sawTopology
+                 : field == "wrap_axes" ? &sawWrap
+                 : field == "chip"      ? &sawChip
+                 : field == "ici"       ? &sawIci
+                                        : nullptr;
+    if (!seen) {
+      fail(path, "unknown key (known here: name, topology, shape, wrap_axes, "
+                 "chip, ici)");
+      return;
+    }
+    if (!firstTime(*seen, path))
+      return;
+    if (field == "chip") {
+      bool tile = false;
+      figures(path, [&](const std::string &name, const Field &f) {
+        JsonPath at(path, name);
+        if (name == "mxu_tile") {
+          tile = true;
+          figs.mxuTile = integer(f, at, 1);
+          return;
+        }
+        double *into = name == "peak_bf16"        ? &figs.peakBf16
+                       : name == "peak_int8"      ? &figs.peakInt8
+                       : name == "mxu_efficiency" ? &figs.mxuEfficiency
+                       : name == "hbm_capacity"   ? &figs.hbmCapacity
+                       : name == "hbm_bandwidth"  ? &figs.hbmBandwidth
+                       : name == "hbm_efficiency" ? &figs.hbmEfficiency
+                                                  : nullptr;
+        if (!into)
+          return fail(at, "unknown key (known here: peak_bf16, peak_int8, "
+                          "mxu_tile, mxu_efficiency, hbm_capacity, "
+                          "hbm_bandwidth, hbm_efficiency)");
+        *into = figure(f, at);
+      });
+      if (failed.empty() && (!tile || !figs.peakBf16 || !figs.peakInt8 ||
+                             !figs.mxuEfficiency || !figs.hbmCapacity ||
+                             !figs.hbmBandwidth || !figs.hbmEfficiency))
+        fail(path, "needs peak_bf16, peak_int8, mxu_tile, mxu_efficiency, "
+                   "hbm_capacity, hbm_bandwidth and hbm_efficiency");
+      return;
+    }
+    if (field == "ici") {
+      figures(path, [&](const std::string &name, const Field &f) {
+        JsonPath at(path, name);
+        double *into = name == "link_bandwidth" ? &figs.linkBandwidth
+                       : name == "hop_latency"  ? &figs.hopLatency
+                                                : nullptr;
+        if (!into)
+          return fail(at, "unknown key (known here: link_bandwidth, "
+                          "hop_latency)");
+        *into = figure(f, at);
+      });
+      if (failed.empty() && (!figs.linkBandwidth || !figs.hopLatency))
+        fail(path, "needs link_bandwidth and hop_latency");
+      return;
+    }
+    Field f;
+    value(f, 0);
+    if (field == "name") {
+      result.targetName = stringField(f, path);
+    } else if (field == "topology") {
+      figs.topology = stringField(f, path).str();
+    } else if (field == "shape" || field == "wrap_axes") {
+      bool shape = field == "shape";
+      if (f.type != Field::Type::Array || f.items.size() > 3 ||
+          (shape && f.items.empty()))
+        return fail(path, shape ? "must be an array of 1 to 3 positive integers"
+                                : "must be an array of at most 3 axes");
+      for (auto [i, dim] : llvm::enumerate(f.items))
+        (shape ? result.shape : figs.wrapAxes)
+            .push_back(integer(dim, JsonPath(path, i), shape ? 1 : 0));
+    }
+  });
+  requireKeys(targetPath, {{sawName, "name"}, {sawShape, "shape"}});
+  // The figures come together or not at all.
+  int given = sawTopology + sawWrap + sawChip + sawIci;
+  if (failed.empty() && given != 0 && given != 4)
+    fail(targetPath, "gives some of the target's figures; give topology, "
+                     "wrap_axes, chip and ici together, or none for a "
+                     "bundled target");
+  if (failed.empty() && given == 4) {
+    for (int64_t axis : figs.wrapAxes)
+      if (axis >= int64_t(result.shape.size()))
+        return fail(JsonPath(targetPath, "wrap_axes"),
+                    "names an axis the shape does not have");
+    result.figures = std::move(figs);
+  }
+}
+
 llvm::Expected<Schedule> StreamReader::read() {
   Schedule result;
   JsonPath root("$");
@@ -617,32 +744,7 @@ llvm::Expected<Schedule> StreamReader::read() {
           return;
         if (!opens('{', targetPath))
           return;
-        bool sawName = false, sawShape = false;
-        object([&](llvm::StringRef key) {
-          // The value's own keys reuse the key's storage: copy it first.
-          std::string field = key.str();
-          if ((field == "name" &&
-               !firstTime(sawName, JsonPath(targetPath, "name"))) ||
-              (field == "shape" &&
-               !firstTime(sawShape, JsonPath(targetPath, "shape"))))
-            return;
-          Field f;
-          value(f, 0);
-          if (field == "name") {
-            result.targetName = stringField(f, JsonPath(targetPath, "name"));
-          } else if (field == "shape") {
-            JsonPath shapePath(targetPath, "shape");
-            if (f.type != Field::Type::Array || f.items.empty() ||
-                f.items.size() > 3)
-              return fail(shapePath,
-                          "must be an array of 1 to 3 positive integers");
-            for (auto [i, dim] : llvm::enumerate(f.items))
-              result.shape.push_back(integer(dim, JsonPath(shapePath, i), 1));
-          } else {
-            fail(JsonPath(targetPath, field), "unknown key (known here: name, shape)");
-          }
-        });
-        requireKeys(targetPath, {{sawName, "name"}, {sawShape, "shape"}});
+        readTarget(result, targetPath);
       } else if (key == "chips") {
         JsonPath chipsPath(root, "chips");
         if (!firstTime(sawChips, chipsPath))
@@ -678,6 +780,59 @@ llvm::Expected<Schedule> schedule::parseSchedule(llvm::StringRef json,
   return StreamReader(json, fileName).read();
 }
 
+llvm::Expected<TargetDesc>
+schedule::getScheduleTarget(const Schedule &schedule) {
+  if (!schedule.figures) {
+    const TargetDesc *bundled = lookupTarget(schedule.targetName);
+    if (!bundled)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "unknown target '" + schedule.targetName + "' (bundled: " +
+              listTargets() +
+              "; a schedule of another target carries its figures, as "
+              "loom-translate writes it, or take --target-file)");
+    return *bundled;
+  }
+  const TargetFigures &f = *schedule.figures;
+  TargetDesc desc;
+  desc.name = schedule.targetName;
+  desc.peakFlopsBf16 = f.peakBf16;
+  desc.peakOpsInt8 = f.peakInt8;
+  desc.flopEfficiency = f.mxuEfficiency;
+  desc.mxuTile = f.mxuTile;
+  desc.hbmBytes = f.hbmCapacity;
+  desc.hbmBandwidth = f.hbmBandwidth;
+  desc.hbmEfficiency = f.hbmEfficiency;
+  desc.linkBandwidth = f.linkBandwidth;
+  desc.hopLatency = f.hopLatency;
+  desc.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
+  desc.wrap.sizes.assign(f.wrapAxes.begin(), f.wrapAxes.end());
+  TopologyDesc topology{f.topology, schedule.shape};
+  desc.maxChips = topology.numChips();
+  desc.topologies.push_back(std::move(topology));
+  return desc;
+}
+
+TargetFigures schedule::getTargetFigures(const TargetDesc &target,
+                                         llvm::ArrayRef<int64_t> shape) {
+  TargetFigures f;
+  const TopologyDesc *topology = target.findTopology(shape);
+  f.topology = topology ? topology->name : "";
+  for (unsigned axis = 0; axis < shape.size(); ++axis)
+    if (target.axisWraps(shape, axis))
+      f.wrapAxes.push_back(axis);
+  f.peakBf16 = target.peakFlopsBf16;
+  f.peakInt8 = target.peakOpsInt8;
+  f.mxuEfficiency = target.flopEfficiency;
+  f.mxuTile = target.mxuTile;
+  f.hbmCapacity = target.hbmBytes;
+  f.hbmBandwidth = target.hbmBandwidth;
+  f.hbmEfficiency = target.hbmEfficiency;
+  f.linkBandwidth = target.linkBandwidth;
+  f.hopLatency = target.hopLatency;
+  return f;
+}
+
 void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
   llvm::json::OStream j(os, /*IndentSize=*/0);
   // One task per line: readable, diffable and still compact.
@@ -686,9 +841,31 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
     j.attribute("version", kFormatVersion);
     j.attributeObject("target", [&] {
       j.attribute("name", schedule.targetName);
+      if (schedule.figures)
+        j.attribute("topology", schedule.figures->topology);
       j.attributeArray("shape", [&] {
         for (int64_t d : schedule.shape)
           j.value(d);
+      });
+      if (!schedule.figures)
+        return;
+      const TargetFigures &f = *schedule.figures;
+      j.attributeArray("wrap_axes", [&] {
+        for (int64_t axis : f.wrapAxes)
+          j.value(axis);
+      });
+      j.attributeObject("chip", [&] {
+        j.attribute("peak_bf16", f.peakBf16);
+        j.attribute("peak_int8", f.peakInt8);
+        j.attribute("mxu_tile", f.mxuTile);
+        j.attribute("mxu_efficiency", f.mxuEfficiency);
+        j.attribute("hbm_capacity", f.hbmCapacity);
+        j.attribute("hbm_bandwidth", f.hbmBandwidth);
+        j.attribute("hbm_efficiency", f.hbmEfficiency);
+      });
+      j.attributeObject("ici", [&] {
+        j.attribute("link_bandwidth", f.linkBandwidth);
+        j.attribute("hop_latency", f.hopLatency);
       });
     });
     j.attributeArray("chips", [&] {

@@ -75,14 +75,24 @@ int main(int argc, char **argv) {
     }
     loaded = std::move(*file);
     target = &*loaded;
-  } else {
-    std::string name = targetName.empty() ? schedule->targetName : targetName;
-    target = loom::lookupTarget(name);
+  } else if (!targetName.empty()) {
+    target = loom::lookupTarget(targetName);
     if (!target) {
-      errs() << "loom-sim: error: unknown target '" << name << "' (known: "
-             << loom::listTargets() << "; --target-file loads another)\n";
+      errs() << "loom-sim: error: unknown target '" << targetName
+             << "' (bundled: " << loom::listTargets()
+             << "; --target-file reads another)\n";
       return 1;
     }
+  } else {
+    // The schedule's own target: its figures, or a bundled one by name.
+    Expected<loom::TargetDesc> own = loom::schedule::getScheduleTarget(*schedule);
+    if (!own) {
+      errs() << "loom-sim: error: " << input << ": $.target: "
+             << toString(own.takeError()) << "\n";
+      return 1;
+    }
+    loaded = std::move(*own);
+    target = &*loaded;
   }
 
   if (checkOnly) {

@@ -10,6 +10,7 @@
 #ifndef LOOM_SCHEDULE_SCHEDULE_H
 #define LOOM_SCHEDULE_SCHEDULE_H
 
+#include "loom/Hardware/TargetDesc.h"
 #include "loom/Support/Enums.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,9 +60,23 @@ struct Chip {
   std::vector<Task> tasks;
 };
 
+/// The figures of the target a schedule was planned for, as #loom.target
+/// carries them: the file is self-contained, so loom-sim runs a schedule of
+/// a user's target with no target file.
+struct TargetFigures {
+  std::string topology;
+  llvm::SmallVector<int64_t, 3> wrapAxes;
+  double peakBf16 = 0, peakInt8 = 0, mxuEfficiency = 0;
+  int64_t mxuTile = 0;
+  double hbmCapacity = 0, hbmBandwidth = 0, hbmEfficiency = 0;
+  double linkBandwidth = 0, hopLatency = 0;
+};
+
 struct Schedule {
   std::string targetName;
   llvm::SmallVector<int64_t, 3> shape;
+  /// Absent in files that name a bundled target only.
+  std::optional<TargetFigures> figures;
   std::vector<Chip> chips;
 };
 
@@ -70,6 +86,16 @@ struct Schedule {
 /// schedule can run (its indices, messages, collectives, cycles, chips on a
 /// target) is checkSchedule's question (loom/Schedule/Check.h), which every
 /// consumer asks.
+/// The target a schedule names: its own figures when the file has them,
+/// else the bundled target of that name with the file's shape. Errors say
+/// which is unknown.
+llvm::Expected<TargetDesc> getScheduleTarget(const Schedule &schedule);
+
+/// Figures for `schedule` from the target it was planned for (one topology
+/// of `target`, of `shape`).
+TargetFigures getTargetFigures(const TargetDesc &target,
+                               llvm::ArrayRef<int64_t> shape);
+
 llvm::Expected<Schedule> parseSchedule(llvm::StringRef json,
                                        llvm::StringRef fileName);
 

@@ -155,20 +155,34 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-TargetAttr TargetAttr::get(MLIRContext *context, const TargetDesc &target,
-                           const TopologyDesc &topology) {
+TargetAttr TargetAttr::getChecked(function_ref<InFlightDiagnostic()> emitError,
+                                  MLIRContext *context,
+                                  const TargetDesc &target,
+                                  const TopologyDesc &topology) {
   SmallVector<int64_t> wrapAxes;
   for (unsigned axis = 0; axis < topology.shape.size(); ++axis)
     if (target.axisWraps(topology.shape, axis))
       wrapAxes.push_back(axis);
-  auto chip = ChipAttr::get(
-      context, APFloat(target.peakFlopsBf16), APFloat(target.peakOpsInt8),
-      target.mxuTile, APFloat(target.flopEfficiency), APFloat(target.hbmBytes),
+  auto chip = ChipAttr::getChecked(
+      emitError, context, APFloat(target.peakFlopsBf16),
+      APFloat(target.peakOpsInt8), target.mxuTile,
+      APFloat(target.flopEfficiency), APFloat(target.hbmBytes),
       APFloat(target.hbmBandwidth), APFloat(target.hbmEfficiency));
-  auto ici = InterconnectAttr::get(context, APFloat(target.linkBandwidth),
-                                   APFloat(target.hopLatency));
-  return TargetAttr::get(context, target.name, topology.name, topology.shape,
-                         wrapAxes, chip, ici);
+  auto ici = InterconnectAttr::getChecked(emitError, context,
+                                          APFloat(target.linkBandwidth),
+                                          APFloat(target.hopLatency));
+  if (!chip || !ici)
+    return {};
+  return TargetAttr::getChecked(emitError, context, target.name,
+                                topology.name, topology.shape, wrapAxes, chip,
+                                ici);
+}
+
+TargetAttr TargetAttr::get(MLIRContext *context, const TargetDesc &target,
+                           const TopologyDesc &topology) {
+  // Figures from a loaded target file or the bundled ones are in range.
+  return getChecked([context] { return emitError(UnknownLoc::get(context)); },
+                    context, target, topology);
 }
 
 TargetDesc TargetAttr::getDesc() const {

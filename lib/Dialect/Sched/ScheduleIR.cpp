@@ -20,6 +20,7 @@ file::Schedule sched::exportSchedule(ProgramOp program,
   TargetAttr target = program.getTarget();
   out.targetName = target.getName().str();
   out.shape.assign(target.getShape().begin(), target.getShape().end());
+  out.figures = file::getTargetFigures(target.getDesc(), target.getShape());
   for (auto chip : program.getBody().front().getOps<ChipOp>()) {
     file::Chip c;
     c.id = chip.getId();
@@ -91,15 +92,23 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                                             MLIRContext *context,
                                             Location loc) {
   context->loadDialect<SchedDialect, LoomDialect>();
-  const TargetDesc *desc = lookupTarget(schedule.targetName);
-  const TopologyDesc *topology =
-      desc ? desc->findTopology(ArrayRef<int64_t>(schedule.shape)) : nullptr;
-  if (!topology) {
-    mlir::emitError(loc) << "unknown target '" << schedule.targetName
-                         << "' or topology (bundled: " << listTargets() << ")";
+  llvm::Expected<TargetDesc> desc = file::getScheduleTarget(schedule);
+  if (!desc) {
+    mlir::emitError(loc) << "$.target: " << llvm::toString(desc.takeError());
     return nullptr;
   }
-  TargetAttr target = TargetAttr::get(context, *desc, *topology);
+  const TopologyDesc *topology =
+      desc->findTopology(ArrayRef<int64_t>(schedule.shape));
+  if (!topology) {
+    mlir::emitError(loc) << "$.target.shape: " << desc->name
+                         << " has no such topology; valid: "
+                         << desc->listTopologies();
+    return nullptr;
+  }
+  TargetAttr target = TargetAttr::getChecked(
+      [&] { return mlir::emitError(loc); }, context, *desc, *topology);
+  if (!target)
+    return nullptr;
   // Checked as data first, so that problems name their JSON path and no op
   // is built from a dangling index.
   if (!file::checkSchedule(schedule, getMachine(target),
