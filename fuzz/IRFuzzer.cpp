@@ -36,8 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::MLIRContext context(*registry, mlir::MLIRContext::Threading::DISABLED);
   QuietDiagnostics diagnostics(context);
   mlir::ParserConfig config(&context);
+  // MLIR's lexer reads up to a terminating NUL, as every file buffer has;
+  // libFuzzer's bytes have none.
+  std::string text(asText(data, size));
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(asText(data, size), config);
+      mlir::parseSourceString<mlir::ModuleOp>(text, config);
   if (!module || failed(mlir::verify(*module)))
     return 0;
   mlir::PassManager pm(&context);

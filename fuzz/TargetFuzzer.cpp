@@ -2,7 +2,7 @@
 //
 // The input is a target file (targets/README.md); parseTargetDesc either
 // refuses it or returns figures the cost model can use: finite and
-// positive, and slices no larger than their pod.
+// positive, and topologies no larger than their pod.
 //
 //===----------------------------------------------------------------------===//
 

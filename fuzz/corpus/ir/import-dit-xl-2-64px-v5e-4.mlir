@@ -1,4 +1,4 @@
-module attributes {loom.model = {batch = 2 : i64, family = "dit", mode = "diffusion", name = "dit-xl-2", resolution = 64 : i64, seq = 16 : i64, steps = 50 : i64}, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+module attributes {loom.model = #loom.model<name = "dit-xl-2", family = "dit", mode = diffusion, batch = 2, seq = 16, resolution = 64, steps = 50>, loom.target = #loom.target<"tpu-v5e", topology = "v5e-4", shape = [2, 2], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.8, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1.0e-06>>} {
   func.func @dit_xl_2(%arg0: tensor<2x4x8x8xbf16> {loom.name = "latent"}, %arg1: tensor<2xf32> {loom.name = "timestep"}, %arg2: tensor<2xi32> {loom.name = "class_labels"}) -> tensor<2x8x8x8xbf16> {
     %0 = loom.patchify %arg0 {patch_size = 2 : i64} : tensor<2x4x8x8xbf16> -> tensor<2x16x1152xbf16>
     %1 = loom.embed %arg2 {vocab = 1001 : i64} : tensor<2xi32> -> tensor<2x1152xbf16>

@@ -1,4 +1,4 @@
-module attributes {loom.dp = 1 : i64, loom.model = {batch = 1 : i64, family = "llama", mode = "prefill", name = "mini-llama", seq = 64 : i64}, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>, loom.tp = 2 : i64} {
+module attributes {loom.model = #loom.model<name = "mini-llama", family = "llama", mode = prefill, batch = 1, seq = 64>, loom.parallel = #loom.parallel<tp = 2>, loom.target = #loom.target<"tpu-v5e", topology = "v5e-4", shape = [2, 2], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.8, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1.0e-06>>} {
   func.func @mini_llama(%arg0: tensor<1x64xi32> {loom.name = "input_ids"}) -> tensor<1x64x50xbf16> attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [64]>} {
     %0 = loom.embed %arg0 {loom.split = #loom.split<vocab, 2>, vocab = 50 : i64} : tensor<1x64xi32> -> tensor<1x64x128xbf16>
     %1 = loom.all_reduce %0 {group = "tp", group_size = 2 : i64} : tensor<1x64x128xbf16> -> tensor<1x64x128xbf16>

@@ -15,7 +15,7 @@
 //   MXU's 128) x 1552 = 1589248 FLOPs.
 // RUN: loom-import %S/Inputs/tiny-llama.json --seq 64 --target v5e-4 | loom-opt --loom-shard-heads=tp=2 --loom-partition-layers=stages=2 --loom-split-tokens=slices=2 --convert-loom-to-sched | FileCheck %s
 
-// CHECK: sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+// CHECK: sched.program attributes {target = #loom.target<"tpu-v5e", topology = "v5e-4", shape = [2, 2], {{.*}}>} {
 // CHECK-NEXT: sched.chip 0 {
 // CHECK-NEXT: %[[C0_0:[0-9]+]] = sched.alloc weights 262144 "prologue.weights"
 // CHECK-NEXT: %[[C0_1:[0-9]+]] = sched.alloc weights 656384 "layer0.weights"

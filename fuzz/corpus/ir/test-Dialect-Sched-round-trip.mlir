@@ -1,7 +1,7 @@
 // RUN: loom-opt %s | loom-opt | FileCheck %s
 // RUN: loom-opt %s --mlir-print-op-generic | loom-opt | FileCheck %s
 
-// CHECK-LABEL: sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>}
+// CHECK-LABEL: sched.program attributes {target = #loom.target<"tpu-v5e", topology = "v5e-4", shape = [2, 2], wrap_axes = [], chip = {{.*}}>}
 // CHECK: sched.chip 0 {
 // CHECK-NEXT: %[[W:.*]] = sched.alloc weights 1024 "layer0.weights"
 // CHECK-NEXT: %[[A:.*]] = sched.alloc activations 64 "slice0.activations"

@@ -1,8 +1,7 @@
 // RUN: loom-import llama-65b --target v5e-4 | loom-opt --loom-estimate | FileCheck %s
-// RUN: loom-import llama-65b | loom-opt --loom-estimate=slice=v5e-4 | FileCheck %s
+// RUN: loom-import llama-65b | loom-opt --loom-set-target=topology=v5e-4 --loom-estimate | FileCheck %s
 // RUN: loom-import llama-65b --target v5e-4 | loom-opt --loom-estimate=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: not loom-opt --loom-estimate %s 2>&1 | FileCheck %s --check-prefix=NOTARGET
-// RUN: not loom-opt --loom-estimate=slice=v5e-3 %s 2>&1 | FileCheck %s --check-prefix=BADSLICE
 
 // One LLaMA-65B layer (2048 tokens, bf16) on one TPU v5e chip, worked by
 // hand from the target figures: compute at 197e12 x 0.8 = 157.6e12 FLOP/s,
@@ -16,7 +15,7 @@
 //   add         3*33.55 MB -> 136.533 us (x2)
 //   swiglu      3*90.18 MB -> 366.933 us
 //   total                                  22479.18 us
-// CHECK: module attributes {{{.*}}loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>}
+// CHECK: module attributes {{{.*}}loom.target = #loom.target<"tpu-v5e", topology = "v5e-4", shape = [2, 2], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.8, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1.0e-06>>}
 // CHECK: loom.layer 0(%{{.*}}) {kind = "llama", loom.time_us = 22479.18
 // CHECK: loom.layer 79(%{{.*}}) {kind = "llama", loom.time_us = 22479.18
 
@@ -24,7 +23,6 @@
 // = 95.5% of the time.
 // REMARK: remark: layer 0: 22479.2 us on v5e-4 (96% of it MXU-bound work)
 
-// NOTARGET: error: loom-estimate needs a target
-// BADSLICE: error: {{(loom-[a-z-]+: )?}}unknown slice 'v5e-3'; tpu-v5e has: v5e-1 (1x1), v5e-4 (2x2)
+// NOTARGET: error: loom-estimate needs a target: run loom-set-target first
 module {
 }

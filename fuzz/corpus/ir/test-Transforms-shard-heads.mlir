@@ -4,12 +4,12 @@
 // RUN: loom-import llama2-70b --target v5e-16 | loom-opt --loom-shard-heads=tp=16 | FileCheck %s --check-prefix=L70-16
 // RUN: loom-import dit-xl-2 --target v5e-16 | loom-opt --loom-shard-heads=tp=4 | FileCheck %s --check-prefix=DIT
 // RUN: loom-import flux-dev --target v5e-16 | loom-opt --loom-shard-heads=tp=4 | FileCheck %s --check-prefix=FLUX
-// RUN: loom-import llama-65b | loom-opt --loom-shard-heads="tp=4 sequence-parallel=true slice=v5e-4" | FileCheck %s --check-prefix=SP
+// RUN: loom-import llama-65b | loom-opt --loom-set-target=topology=v5e-4 --loom-shard-heads="tp=4 sequence-parallel=true" | FileCheck %s --check-prefix=SP
 
 // LLaMA-65B on 4 chips: 64 heads -> 16 per chip, Q/K/V 2048 wide, attention
 // with no exchange, two all-reduces of 1 x 2048 x 8192 bf16 (32 MiB) per
 // layer; vocabulary-parallel embedding and LM head.
-// L65: module attributes {{{.*}}loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>, loom.tp = 4 : i64}
+// L65: module attributes {{{.*}}loom.parallel = #loom.parallel<tp = 4>, loom.target = #loom.target<"tpu-v5e", topology = "v5e-16", shape = [4, 4]{{.*}}>}
 // L65: func.func @llama_65b({{.*}}) -> tensor<1x2048x8000xbf16>
 // L65: loom.embed %arg0 {loom.split = #loom.split<vocab, 4>, vocab = 8000 : i64} : tensor<1x2048xi32> -> tensor<1x2048x8192xbf16>
 // L65-NEXT: loom.all_reduce {{.*}} {group = "tp", group_size = 4 : i64} : tensor<1x2048x8192xbf16>
@@ -82,7 +82,7 @@
 // Sequence parallelism: the all-reduces become reduce-scatters over the
 // sequence, an all-gather precedes each column split, and the norms and
 // residuals run on 512 of the 2048 tokens.
-// SP: loom.sequence_parallel
+// SP: loom.parallel = #loom.parallel<tp = 4, sequence_parallel = true>
 // SP: loom.embed
 // SP-NEXT: loom.reduce_scatter {{.*}} {dim = 1 : i64, group = "tp", group_size = 4 : i64} : tensor<1x2048x8192xbf16> -> tensor<1x512x8192xbf16>
 // SP: loom.layer 0

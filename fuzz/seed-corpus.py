@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Rebuilds fuzz/corpus/ from the test inputs (docs/fuzzing.md).
+
+usage: fuzz/seed-corpus.py [BUILD-DIR]   (default: build; its tools import
+and plan the small models that seed the IR and schedule targets)
+"""
+import glob, os, re, shutil, subprocess, sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build"))
+corpus = os.path.join(root, "fuzz", "corpus")
+
+
+def put(target, name, data):
+    folder = os.path.join(corpus, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "w") as f:
+        f.write(data)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def tool(*args, stdin=None):
+    return subprocess.run([os.path.join(build, "bin", args[0]), *args[1:]], input=stdin,
+                          capture_output=True, text=True, check=True).stdout
+
+
+shutil.rmtree(corpus, ignore_errors=True)
+# config: the bundled models and the importer's test inputs.
+for f in sorted(glob.glob(f"{root}/models/*.json")):
+    put("config", "models-" + os.path.basename(f), read(f))
+for f in sorted(glob.glob(f"{root}/test/Import/Inputs/*.json")):
+    put("config", "test-Import-" + os.path.basename(f), read(f))
+# A two-layer LLaMA small enough to plan and lower in milliseconds.
+mini = f"{root}/fuzz/mini-llama.json"
+put("config", "mini-llama.json", read(mini))
+# target: the bundled targets and every target file among the test inputs.
+for f in sorted(glob.glob(f"{root}/targets/*.json")):
+    put("target", "targets-" + os.path.basename(f), read(f))
+# schedule: every schedule file among the test inputs.
+for f in sorted(glob.glob(f"{root}/test/**/Inputs/*.json", recursive=True)):
+    text = read(f)
+    name = "test-" + os.path.relpath(f, f"{root}/test").replace("/Inputs/", "-").replace("/", "-")
+    if '"loom-target/' in text:
+        put("target", name, text)
+    elif '"loom-schedule"' in text:
+        put("schedule", name, text)
+# ir: every lit .mlir file, cut where -split-input-file cuts it.
+for f in sorted(glob.glob(f"{root}/test/**/*.mlir", recursive=True)):
+    rel = os.path.relpath(f, f"{root}/test").replace("/", "-")[:-5]
+    parts = re.split(r"^// -----.*$", read(f), flags=re.M)
+    for i, part in enumerate(parts):
+        put("ir", f"test-{rel}.mlir" if len(parts) == 1 else f"test-{rel}-{i}.mlir", part)
+# Small imported and planned models, and the schedule of one.
+imported = tool("loom-import", mini, "--target", "v5e-4")
+put("ir", "import-mini-llama-v5e-4.mlir", imported)
+put("ir", "import-dit-xl-2-64px-v5e-4.mlir",
+    tool("loom-import", "dit-xl-2", "--target", "v5e-4", "--resolution", "64"))
+planned = tool("loom-opt", "--loom-plan-pipeline=tp=2 stages=2", stdin=imported)
+put("ir", "planned-mini-llama-tp2-stages2.mlir", planned)
+lowered = tool("loom-opt", "--convert-loom-to-sched", stdin=planned)
+put("schedule", "lowered-mini-llama-tp2-stages2.json",
+    tool("loom-translate", "--sched-to-json", stdin=lowered))
