@@ -78,8 +78,9 @@ class Loom_ElementwiseBinaryOp<string mnemonic, string what>
 //===----------------------------------------------------------------------===//
 
 def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
-    ["getParameterCount", "getParameterBytes", "getBytesRead",
-     "getBytesWritten", "getKVCacheBytes"], ["whyNotShardable", "applyShardingRule"]> {
+    ["getPaddedFlops", "getParameterCount", "getParameterBytes",
+     "getBytesRead", "getBytesWritten", "getKVCacheBytes"],
+    ["whyNotShardable", "applyShardingRule"]> {
   let summary = "One transformer or DiT block";
   let description = [{
     A region holding one block of the model, numbered by `index` in model

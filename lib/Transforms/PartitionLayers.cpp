@@ -63,12 +63,18 @@ struct PartitionLayersPass
       for (int64_t k = 1; k * view->tp <= topologyDesc.numChips(); ++k)
         if (topologyDesc.numChips() % (view->tp * k) == 0)
           valid += (valid.empty() ? "" : ", ") + std::to_string(k);
-      module.emitError() << "tensor-parallel " << view->tp << " x stages "
-                         << stages << " = " << view->tp * stages
-                         << " chips per replica does not divide "
-                         << topologyDesc.name << "'s " << topologyDesc.numChips()
-                         << ", which replicas tile; stage counts that do with "
-                         << "tp " << view->tp << ": " << valid;
+      InFlightDiagnostic diag =
+          module.emitError()
+          << "tensor-parallel " << view->tp << " x stages " << stages << " = "
+          << view->tp * stages << " chips per replica does not divide "
+          << topologyDesc.name << "'s " << topologyDesc.numChips()
+          << ", which replicas tile; ";
+      // loom-shard-heads takes any degree the heads divide.
+      if (valid.empty())
+        diag << "no stage count does with tp " << view->tp
+             << ", which does not divide " << topologyDesc.numChips();
+      else
+        diag << "stage counts that do with tp " << view->tp << ": " << valid;
       return signalPassFailure();
     }
 

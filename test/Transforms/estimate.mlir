@@ -1,28 +1,90 @@
-// RUN: loom-import llama-65b --target v5e-4 | loom-opt --loom-estimate | FileCheck %s
-// RUN: loom-import llama-65b | loom-opt --loom-set-target=topology=v5e-4 --loom-estimate | FileCheck %s
-// RUN: loom-import llama-65b --target v5e-4 | loom-opt --loom-estimate=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: not loom-opt --loom-estimate %s 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// loom-estimate on hand-written layers: each layer's loom.time_us worked
+// by hand from the target's figures.
+// RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-estimate=remarks=true | FileCheck %s
 
-// One LLaMA-65B layer (2048 tokens, bf16) on one TPU v5e chip, worked by
-// hand from the target figures: compute at 197e12 x 0.8 = 157.6e12 FLOP/s,
-// HBM at 819.2e9 x 0.9 = 737.28e9 B/s; each op takes the slower of the two.
-// Every matmul dimension is a multiple of 128, so nothing pads.
-//   q, k, v, o  2*2048*8192*8192 = 2.749e11 FLOP -> 1744.149 us each (x4)
-//   gate, up, down  2*2048*8192*22016 = 7.387e11 -> 4687.401 us each (x3)
-//   attention   4*64*128*(2048*2049/2) = 6.875e10 -> 436.250 us
-//   rms_norm    read+write 2*33.55 MB (+16 kB weight) -> 91.044 us (x2)
-//   rope        2*33.55 MB -> 91.022 us (x2)
-//   add         3*33.55 MB -> 136.533 us (x2)
-//   swiglu      3*90.18 MB -> 366.933 us
-//   total                                  22479.18 us
-// CHECK: module attributes {{{.*}}loom.target = #loom.target<"tpu-v5e", topology = "v5e-4", shape = [2, 2], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.8, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1.0e-06>>}
-// CHECK: loom.layer 0(%{{.*}}) {kind = "llama", loom.time_us = 22479.18
-// CHECK: loom.layer 79(%{{.*}}) {kind = "llama", loom.time_us = 22479.18
+// The roofline (CostModel.h), with the v5e figures the target carries
+// (targets/tpu-v5e.json): compute at peak_bf16 x mxu_efficiency = 197e12 x
+// 0.8 = 157.6e12 FLOP/s on FLOPs padded to the MXU's 128 x 128 tile, HBM
+// at hbm_bandwidth x hbm_efficiency = 819.2e9 x 0.9 = 737.28e9 B/s; each
+// op takes the slower of the two, and a layer the sum of its ops.
+//
+// One chip, 256 tokens of hidden 256 (a 1 x 256 x 256 bf16 tensor is
+// 131072 B):
+//   rms_norm   4 x 65536 FLOPs; 131072 in + 512 scale + 131072 out
+//              = 262656 B                                     0.356250 us
+//   linear q   2 x 256 x 256 x 256 = 33554432 FLOPs (0.212909 us);
+//              131072 in + 131072 weights + 131072 out = 393216 B
+//                                                             0.533333 us
+//   attention  causal, 8 heads of 32: 256 x 257 / 2 = 32896 query/key
+//              pairs x 4 x 8 x 128 (head_dim padded from 32 to the tile)
+//              = 134742016 FLOPs                              0.854962 us
+//              (q, k, v and out: 524288 B, 0.711111 us; unpadded it
+//              would be HBM-bound)
+//   linear o   as q                                           0.533333 us
+//   add        two 131072 B in, one out: 393216 B             0.533333 us
+//   total                                                     2.811212 us
+// Of it, the padded FLOPs (202178560) take 1.282859 us at the MXU's rate:
+// 46%. Unpadded the layer has 101122048 FLOPs; it moves 1966592 B.
+// CHECK-LABEL: func.func @one_chip
+// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 2.81121203{{[0-9]*}} : f64}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [1, 1]>} {
+  func.func @one_chip(%x: tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
+    // expected-remark @+1 {{layer 0: 2.8 us on v5e-1 (46% of it MXU-bound work); 101122048 FLOPs, 1966592 bytes moved}}
+    %y = loom.layer 0 (%x) : (tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
+    ^bb0(%in: tensor<1x256x256xbf16>):
+      %n = loom.rms_norm %in : tensor<1x256x256xbf16>
+      %q = loom.linear q %n : tensor<1x256x256xbf16> -> tensor<1x256x256xbf16>
+      %a = loom.attention %q, %q, %q {heads = 8, kv_heads = 8, head_dim = 32, causal} : tensor<1x256x256xbf16>, tensor<1x256x256xbf16> -> tensor<1x256x256xbf16>
+      %o = loom.linear o %a : tensor<1x256x256xbf16> -> tensor<1x256x256xbf16>
+      %r = loom.add %in, %o : tensor<1x256x256xbf16>, tensor<1x256x256xbf16>
+      loom.yield %r : tensor<1x256x256xbf16>
+    }
+    return %y : tensor<1x256x256xbf16>
+  }
+}
 
-// The matmuls and attention are (4*1744.149 + 3*4687.401 + 436.250) / 22479.18
-// = 95.5% of the time.
-// REMARK: remark: layer 0: 22479.2 us on v5e-4 (96% of it MXU-bound work)
+// -----
 
-// NOTARGET: error: loom-estimate needs a target: run loom-set-target first
+// A sharded module's collectives run on its tensor-parallel group, priced
+// with the ICI figures (link_bandwidth 45e9 B/s, hop_latency 1 us). tp = 2
+// on v5e-4 (2 x 2, no wraparound): a line of 2 chips. An all-reduce is two
+// all-gathers of (n - 1) hops + (n - 1) / n x bytes / bandwidth:
+//   2 x (1 us + 1/2 x 131072 B / 45e9 B/s) = 2 x 2.456356 = 4.912711 us
+// CHECK-LABEL: func.func @line_of_two
+// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 4.91271111{{[0-9]*}} : f64}
+module attributes {loom.parallel = #loom.parallel<tp = 2>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @line_of_two(%x: tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
+    // expected-remark @+1 {{layer 0: 4.9 us on v5e-4 (0% of it MXU-bound work); 0 FLOPs, 262144 bytes moved}}
+    %y = loom.layer 0 (%x) : (tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
+    ^bb0(%in: tensor<1x256x256xbf16>):
+      %r = loom.all_reduce %in {group = "tp", group_size = 2} : tensor<1x256x256xbf16> -> tensor<1x256x256xbf16>
+      loom.yield %r : tensor<1x256x256xbf16>
+    }
+    return %y : tensor<1x256x256xbf16>
+  }
+}
+
+// -----
+
+// tp = 4 fills v5e-4's 2 x 2 block, a ring: each chip takes in data over
+// two links, and an all-gather has 3 steps:
+//   2 x (3 us + 3/4 x 131072 B / (2 x 45e9 B/s)) = 2 x 4.092267 = 8.184533 us
+// CHECK-LABEL: func.func @ring_of_four
+// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 8.18453333{{[0-9]*}} : f64}
+module attributes {loom.parallel = #loom.parallel<tp = 4>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @ring_of_four(%x: tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
+    // expected-remark @+1 {{layer 0: 8.2 us on v5e-4}}
+    %y = loom.layer 0 (%x) : (tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
+    ^bb0(%in: tensor<1x256x256xbf16>):
+      %r = loom.all_reduce %in {group = "tp", group_size = 4} : tensor<1x256x256xbf16> -> tensor<1x256x256xbf16>
+      loom.yield %r : tensor<1x256x256xbf16>
+    }
+    return %y : tensor<1x256x256xbf16>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{loom-estimate needs a target: run loom-set-target first (e.g. --loom-set-target=topology=v5e-16), or import with --target}}
 module {
 }

@@ -150,6 +150,10 @@ LogicalResult LayerOp::verifyRegions() {
 int64_t LayerOp::getFlops() {
   return sumBody(*this, [](CostOpInterface op) { return op.getFlops(); });
 }
+int64_t LayerOp::getPaddedFlops(int64_t tile) {
+  return sumBody(*this,
+                 [&](CostOpInterface op) { return op.getPaddedFlops(tile); });
+}
 int64_t LayerOp::getParameterCount() {
   return sumBody(*this, [](CostOpInterface op) { return op.getParameterCount(); });
 }

@@ -1,0 +1,171 @@
+// loom-partition-layers on hand-written models: which stage each layer
+// lands on, and why.
+// RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-partition-layers="stages=2 remarks=true" | FileCheck %s
+// The data-parallel degree goes on the module's layout; the stages do not
+// change.
+// RUN: loom-opt %s -split-input-file --loom-partition-layers="stages=2 data-parallel=2" | FileCheck %s --check-prefix=DP
+// DP-COUNT-4: loom.parallel = #loom.parallel<dp = 2>,
+// DP-NOT: loom.parallel
+
+// Times worked by hand from the v5e figures (targets/tpu-v5e.json): HBM at
+// 819.2e9 x 0.9 = 737.28e9 B/s, compute at 197e12 x 0.8 = 157.6e12 FLOP/s;
+// each op takes the slower of the two. Over 64 tokens of hidden 256 (bf16)
+// every linear here is HBM-bound:
+//   o 256 -> 256:    32768 in + 131072 weights + 32768 out = 196608 B
+//                    -> 0.2667 us (1 unit); its 8.39 MFLOP take 0.053 us
+//   up 256 -> 1024:  32768 + 524288 + 131072 = 688128 B -> 3.5 units
+//   down 1024 -> 256: the same, 3.5 units
+// A stage's memory is its layers' weights plus the largest layer's
+// intermediate results (the activations in flight).
+
+// A heavy first layer (7 units) and three light ones (1 unit each): the
+// cuts are 7 | 3, 8 | 2 and 9 | 1 units, so the slowest stage is least
+// when layer 0 stands alone, not at the even 2 + 2 cut (8 | 2).
+// Stage 0: 2 x 524288 B of weights + 163840 B (the heavy layer's 131072 +
+// 32768 B of results) = 1.21 MB; stage 1: 3 x 131072 + 163840 = 557.06 kB.
+// CHECK-LABEL: func.func @heavy_first
+// CHECK-SAME: attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [64]>}
+// CHECK: loom.layer 0({{.*}}) {stage = 0 : i64}
+// CHECK: loom.layer 1({{.*}}) {stage = 1 : i64}
+// CHECK: loom.layer 2({{.*}}) {stage = 1 : i64}
+// CHECK: loom.layer 3({{.*}}) {stage = 1 : i64}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  // expected-remark @+1 {{2 stages on v5e-4; slowest stage 0.002 ms; stage 0: layers 0-0, 0.002 ms, 1.21 MB; stage 1: layers 1-3, 0.001 ms, 557.06 kB}}
+  func.func @heavy_first(%x: tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    %0 = loom.layer 0 (%x) : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%in: tensor<1x64x256xbf16>):
+      %h = loom.linear up %in : tensor<1x64x256xbf16> -> tensor<1x64x1024xbf16>
+      %o = loom.linear down %h : tensor<1x64x1024xbf16> -> tensor<1x64x256xbf16>
+      loom.yield %o : tensor<1x64x256xbf16>
+    }
+    %1 = loom.layer 1 (%0) : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%in: tensor<1x64x256xbf16>):
+      %o = loom.linear o %in : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      loom.yield %o : tensor<1x64x256xbf16>
+    }
+    %2 = loom.layer 2 (%1) : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%in: tensor<1x64x256xbf16>):
+      %o = loom.linear o %in : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      loom.yield %o : tensor<1x64x256xbf16>
+    }
+    %3 = loom.layer 3 (%2) : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%in: tensor<1x64x256xbf16>):
+      %o = loom.linear o %in : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      loom.yield %o : tensor<1x64x256xbf16>
+    }
+    return %3 : tensor<1x64x256xbf16>
+  }
+}
+
+// -----
+
+// Four equal layers and an LM head after them: the head runs on the last
+// stage (lm_head 256 -> 4096: 32768 + 2097152 + 524288 B = 13.5 units), so
+// that stage keeps one layer (14.5 units) and the first takes three (3).
+// Stage 1's memory: layer 3's 131072 B and the head's 2097152 B of weights
+// + 32768 B of results = 2.26 MB.
+// CHECK-LABEL: func.func @heavy_head
+// CHECK: loom.layer 0({{.*}}) {stage = 0 : i64}
+// CHECK: loom.layer 2({{.*}}) {stage = 0 : i64}
+// CHECK: loom.layer 3({{.*}}) {stage = 1 : i64}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  // expected-remark @+1 {{2 stages on v5e-4; slowest stage 0.004 ms; stage 0: layers 0-2, 0.001 ms, 425.98 kB; stage 1: layers 3-3, 0.004 ms, 2.26 MB}}
+  func.func @heavy_head(%x: tensor<1x64x256xbf16>) -> tensor<1x64x4096xbf16> {
+    %0 = loom.layer 0 (%x) : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%in: tensor<1x64x256xbf16>):
+      %o = loom.linear o %in : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      loom.yield %o : tensor<1x64x256xbf16>
+    }
+    %1 = loom.layer 1 (%0) : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%in: tensor<1x64x256xbf16>):
+      %o = loom.linear o %in : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      loom.yield %o : tensor<1x64x256xbf16>
+    }
+    %2 = loom.layer 2 (%1) : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%in: tensor<1x64x256xbf16>):
+      %o = loom.linear o %in : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      loom.yield %o : tensor<1x64x256xbf16>
+    }
+    %3 = loom.layer 3 (%2) : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%in: tensor<1x64x256xbf16>):
+      %o = loom.linear o %in : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      loom.yield %o : tensor<1x64x256xbf16>
+    }
+    %logits = loom.linear lm_head %3 : tensor<1x64x256xbf16> -> tensor<1x64x4096xbf16>
+    return %logits : tensor<1x64x4096xbf16>
+  }
+}
+
+// -----
+
+// HBM forces the slower cut. Four equal layers of one 32768 x 32768 linear
+// (2.147 GB of weights; 2148532224 B moved over 8 tokens -> 2914.133 us
+// each) after an embedding table of 196608 x 32768 (12.885 GB) that pins
+// stage 0's memory but costs next to no time (it reads only the 8 rows it
+// looks up). The fastest cut, 2 | 2 layers (5.83 ms), needs 12.885 + 2 x
+// 2.147 = 17.18 GB on stage 0, more than a v5e chip's 16 GB; so layer 0
+// stands alone (15.03 GB with its 524 kB of results) and stage 1 takes
+// three layers: 8.742 ms.
+// CHECK-LABEL: func.func @big_table
+// CHECK: loom.layer 0({{.*}}) {stage = 0 : i64}
+// CHECK: loom.layer 1({{.*}}) {stage = 1 : i64}
+// CHECK: loom.layer 3({{.*}}) {stage = 1 : i64}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  // expected-remark @+1 {{2 stages on v5e-4; slowest stage 8.742 ms; stage 0: layers 0-0, 2.916 ms, 15.03 GB; stage 1: layers 1-3, 8.742 ms, 6.44 GB}}
+  func.func @big_table(%ids: tensor<1x8xi32>) -> tensor<1x8x32768xbf16> {
+    %x = loom.embed %ids {vocab = 196608} : tensor<1x8xi32> -> tensor<1x8x32768xbf16>
+    %0 = loom.layer 0 (%x) : (tensor<1x8x32768xbf16>) -> tensor<1x8x32768xbf16> {
+    ^bb0(%in: tensor<1x8x32768xbf16>):
+      %o = loom.linear o %in : tensor<1x8x32768xbf16> -> tensor<1x8x32768xbf16>
+      loom.yield %o : tensor<1x8x32768xbf16>
+    }
+    %1 = loom.layer 1 (%0) : (tensor<1x8x32768xbf16>) -> tensor<1x8x32768xbf16> {
+    ^bb0(%in: tensor<1x8x32768xbf16>):
+      %o = loom.linear o %in : tensor<1x8x32768xbf16> -> tensor<1x8x32768xbf16>
+      loom.yield %o : tensor<1x8x32768xbf16>
+    }
+    %2 = loom.layer 2 (%1) : (tensor<1x8x32768xbf16>) -> tensor<1x8x32768xbf16> {
+    ^bb0(%in: tensor<1x8x32768xbf16>):
+      %o = loom.linear o %in : tensor<1x8x32768xbf16> -> tensor<1x8x32768xbf16>
+      loom.yield %o : tensor<1x8x32768xbf16>
+    }
+    %3 = loom.layer 3 (%2) : (tensor<1x8x32768xbf16>) -> tensor<1x8x32768xbf16> {
+    ^bb0(%in: tensor<1x8x32768xbf16>):
+      %o = loom.linear o %in : tensor<1x8x32768xbf16> -> tensor<1x8x32768xbf16>
+      loom.yield %o : tensor<1x8x32768xbf16>
+    }
+    return %3 : tensor<1x8x32768xbf16>
+  }
+}
+
+// -----
+
+// A diffusion model's pipeline cuts PipeFusion patches over the model's
+// denoising steps (one patch of the whole image until loom-split-tokens).
+// Each stage keeps the previous step's K/V of its layer's 16 tokens for
+// stale patches: 2 x 16 x 128 x 2 B = 8192 B, on top of 2 x 32768 B of
+// weights and 3 x 4096 B of results (q, attention, o): 86.02 kB.
+// CHECK-LABEL: func.func @toy_dit
+// CHECK-SAME: attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [16], patches, steps = 4>}
+// CHECK: loom.layer 0({{.*}}) {stage = 0 : i64}
+// CHECK: loom.layer 1({{.*}}) {stage = 1 : i64}
+module attributes {loom.model = #loom.model<name = "toy-dit", family = "dit", mode = diffusion, batch = 1, seq = 16, steps = 4>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  // expected-remark @+1 {{2 stages on v5e-4; slowest stage 0.000 ms; stage 0: layers 0-0, 0.000 ms, 86.02 kB; stage 1: layers 1-1, 0.000 ms, 86.02 kB}}
+  func.func @toy_dit(%x: tensor<1x16x128xbf16>) -> tensor<1x16x128xbf16> {
+    %0 = loom.layer 0 (%x) : (tensor<1x16x128xbf16>) -> tensor<1x16x128xbf16> {
+    ^bb0(%in: tensor<1x16x128xbf16>):
+      %q = loom.linear q %in : tensor<1x16x128xbf16> -> tensor<1x16x128xbf16>
+      %a = loom.attention %q, %q, %q {heads = 2, kv_heads = 2, head_dim = 64} : tensor<1x16x128xbf16>, tensor<1x16x128xbf16> -> tensor<1x16x128xbf16>
+      %o = loom.linear o %a : tensor<1x16x128xbf16> -> tensor<1x16x128xbf16>
+      loom.yield %o : tensor<1x16x128xbf16>
+    }
+    %1 = loom.layer 1 (%0) : (tensor<1x16x128xbf16>) -> tensor<1x16x128xbf16> {
+    ^bb0(%in: tensor<1x16x128xbf16>):
+      %q = loom.linear q %in : tensor<1x16x128xbf16> -> tensor<1x16x128xbf16>
+      %a = loom.attention %q, %q, %q {heads = 2, kv_heads = 2, head_dim = 64} : tensor<1x16x128xbf16>, tensor<1x16x128xbf16> -> tensor<1x16x128xbf16>
+      %o = loom.linear o %a : tensor<1x16x128xbf16> -> tensor<1x16x128xbf16>
+      loom.yield %o : tensor<1x16x128xbf16>
+    }
+    return %1 : tensor<1x16x128xbf16>
+  }
+}
