@@ -1,20 +1,23 @@
-//===- Planner.cpp - a model on a slice, from config to simulation --------===//
+//===- Planner.cpp - a model on a topology, from config to simulation -----===//
 
 #include "loom/Plan/Planner.h"
 
-#include "loom/Conversion/Passes.h"
-#include "loom/Dialect/Loom/ModuleTarget.h"
-#include "loom/Dialect/Loom/ModelCost.h"
-#include "loom/Dialect/Sched/ScheduleIR.h"
-#include "loom/Transforms/PlanPipeline.h"
-#include "loom/Hardware/DeviceMesh.h"
-#include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"
+#include "loom/Conversion/Passes.h"
+#include "loom/Dialect/Loom/ModelCost.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "loom/Dialect/Sched/ScheduleIR.h"
+#include "loom/Hardware/DeviceMesh.h"
+#include "loom/Support/Quantity.h"
+#include "loom/Transforms/Passes.h"
+#include "loom/Transforms/PlanPipeline.h"
 #include "loom/Transforms/ShardHeads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -112,11 +115,20 @@ struct Captured {
   ScopedDiagnosticHandler handler;
 };
 
-} // namespace
+/// A plan and, while it may still be lowered, its planned module.
+struct Planned {
+  PlanOutcome outcome;
+  OwningOpRef<ModuleOp> module;
+};
 
-PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
-                       bool simulate, bool trace) {
-  PlanOutcome out;
+/// Imports the model of `request`, runs the planning pipeline on it once
+/// (loom-check-memory's remarks, captured in that run, are the report's
+/// memory lines) and predicts. The module comes back unless the plan
+/// failed.
+Planned planModule(const PlanRequest &request, MLIRContext &context,
+                   const PlanOptions &options) {
+  Planned planned;
+  PlanOutcome &out = planned.outcome;
   out.request = request;
   // The degrees are user input; check them before any arithmetic uses them.
   for (auto [name, value] : {std::pair{"tp", request.tp},
@@ -125,14 +137,14 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
     if (value < 1) {
       out.failure = std::string(name) + " must be at least 1, got " +
                     std::to_string(value);
-      return out;
+      return planned;
     }
   Captured diagnostics(context);
   llvm::Expected<TargetAttr> targetAttr =
       materializeTarget(&context, request.topology, request.targetFile);
   if (!targetAttr) {
     out.failure = llvm::toString(targetAttr.takeError());
-    return out;
+    return planned;
   }
   const TargetDesc targetDesc = targetAttr->getDesc();
   const TargetDesc *desc = &targetDesc;
@@ -141,15 +153,16 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   out.chips = topology->numChips();
   // The lowering lays meshes out on 2-D topologies only (DeviceMesh::build).
   if (topology->shape.size() != 2) {
-    out.failure = "Loom plans 2-D topologies only; " + topology->name + " has " +
-                  std::to_string(topology->shape.size()) + " axes";
-    return out;
+    out.failure = "Loom plans 2-D topologies only; " + topology->name +
+                  " has " + std::to_string(topology->shape.size()) + " axes";
+    return planned;
   }
 
-  OwningOpRef<ModuleOp> module = importModel(request.model, request.import, &context);
+  OwningOpRef<ModuleOp> module =
+      importModel(request.model, request.import, &context);
   if (!module) {
     out.failure = diagnostics.errorText();
-    return out;
+    return planned;
   }
   // Each data-parallel replica runs its share of the batch.
   if (request.dataParallel > 1) {
@@ -158,14 +171,14 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
       out.failure = "data-parallel " + std::to_string(request.dataParallel) +
                     " does not divide the batch of " + std::to_string(batch) +
                     " (each replica runs an equal share)";
-      return out;
+      return planned;
     }
     ImportOptions share = request.import;
     share.batch = batch / request.dataParallel;
     module = importModel(request.model, share, &context);
     if (!module) {
       out.failure = diagnostics.errorText();
-      return out;
+      return planned;
     }
   }
   (*module)->setAttr(kTargetAttrName, *targetAttr);
@@ -194,36 +207,33 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   out.sliceHbmBytes = out.chips * desc->hbmBytes;
 
   PassManager pm(&context);
-  PlanPipelineOptions options;
-  options.tp = request.tp;
-  options.sequenceParallel = request.sequenceParallel;
-  options.stages = request.stages;
-  options.dataParallel = request.dataParallel;
-  options.slices = request.slices;
-  buildPlanPipeline(pm, options);
+  PlanPipelineOptions pipelineOptions;
+  pipelineOptions.tp = request.tp;
+  pipelineOptions.sequenceParallel = request.sequenceParallel;
+  pipelineOptions.stages = request.stages;
+  pipelineOptions.dataParallel = request.dataParallel;
+  pipelineOptions.slices = request.slices;
+  // The only remarks the pipeline emits, then, are the memory check's.
+  pipelineOptions.memoryRemarks = true;
+  buildPlanPipeline(pm, pipelineOptions);
+  if (options.instrument)
+    options.instrument(pm);
   if (failed(pm.run(*module))) {
     out.failure = diagnostics.errorText();
-    return out;
+    return planned;
   }
-  // Once more with remarks, for the report's per-stage memory (it passed
-  // above, so it cannot fail now).
-  PassManager memory(&context);
-  CheckMemoryOptions check;
-  check.remarks = true;
-  memory.addPass(createCheckMemory(check));
-  diagnostics.remarks.clear();
-  (void)memory.run(*module);
   out.memory = diagnostics.remarks;
 
   FailureOr<ModelView> view = getModelView(*module, model, "loom-plan");
   if (failed(view)) {
     out.failure = diagnostics.errorText();
-    return out;
+    return planned;
   }
   out.layers = view->layers.size();
   PipelineAttr pipeline = getPipeline(view->func);
   out.tokens = pipeline.getTokens();
-  out.sliceLengths.assign(pipeline.getSlices().begin(), pipeline.getSlices().end());
+  out.sliceLengths.assign(pipeline.getSlices().begin(),
+                          pipeline.getSlices().end());
   out.patches = pipeline.getMode() == PipelineMode::patches;
   out.warmup = pipeline.getWarmup();
   SmallVector<GroupAxis> axes =
@@ -237,43 +247,78 @@ PlanOutcome loom::plan(const PlanRequest &request, MLIRContext &context,
   double opsPerLayer = 0;
   for (Operation &op : view->layers.front().getBody().front())
     opsPerLayer += !isa<YieldOp>(op);
-  double units = double(out.sliceLengths.size()) * (out.patches ? out.steps : 1);
+  double units =
+      double(out.sliceLengths.size()) * (out.patches ? out.steps : 1);
   out.estimatedTasks = double(request.tp) * request.dataParallel * out.layers *
                        units * (opsPerLayer + 2);
   out.predicted = prediction.seconds;
   out.bubble = prediction.bubble;
-  if (!simulate)
-    return out;
+  planned.module = std::move(module);
+  return planned;
+}
 
+bool shouldSimulate(const PlanOutcome &outcome, Simulation policy) {
+  return policy == Simulation::Always ||
+         (policy == Simulation::WithinBudget &&
+          outcome.estimatedTasks <= kSimulationBudget);
+}
+
+/// Lowers the planned module (consuming it) and simulates its program,
+/// into `planned.outcome`; `failure` says why either refused.
+void lowerAndSimulate(Planned &planned, bool trace) {
+  PlanOutcome &out = planned.outcome;
+  OwningOpRef<ModuleOp> module = std::move(planned.module);
+  Captured diagnostics(*module->getContext());
+  const TargetDesc desc = getTarget(*module).getDesc();
   if (failed(lowerToSchedule(*module))) {
     out.failure = diagnostics.errorText();
-    return out;
+    return;
   }
   sched::ProgramOp program;
   module->walk([&](sched::ProgramOp p) { program = p; });
   out.schedule = sched::exportSchedule(program);
-  llvm::Expected<sim::SimResult> result = sim::simulate(*desc, out.schedule, trace);
+  // The program is in the schedule now; the simulation does not need the
+  // IR's copy.
+  module = nullptr;
+  llvm::Expected<sim::SimResult> result =
+      sim::simulate(desc, out.schedule, trace);
   if (!result) {
     out.failure = llvm::toString(result.takeError());
-    return out;
+    return;
   }
   out.simulated = std::move(*result);
   if (!out.simulated->failure.empty())
     out.failure = out.simulated->failure;
-  return out;
 }
 
-std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
-                                           MLIRContext &context,
-                                           int64_t simulateTop,
-                                           int64_t &rejected) {
-  rejected = 0;
-  std::vector<PlanOutcome> plans;
+/// The cost model's order, made total by the degrees.
+bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
+  return std::make_tuple(a.predicted, a.request.tp, a.request.stages,
+                         a.request.dataParallel) <
+         std::make_tuple(b.predicted, b.request.tp, b.request.stages,
+                         b.request.dataParallel);
+}
+
+} // namespace
+
+PlanOutcome loom::planAndSimulate(const PlanRequest &request,
+                                  MLIRContext &context,
+                                  const PlanOptions &options) {
+  Planned planned = planModule(request, context, options);
+  if (planned.outcome.failure.empty() &&
+      shouldSimulate(planned.outcome, options.simulate))
+    lowerAndSimulate(planned, options.trace);
+  return std::move(planned.outcome);
+}
+
+SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
+                               const PlanOptions &options) {
+  SearchResult result;
   llvm::Expected<TargetAttr> target =
       materializeTarget(&context, request.topology, request.targetFile);
   if (!target) {
     llvm::consumeError(target.takeError());
-    return plans;
+    return result;
   }
   int64_t chips = target->getNumChips();
   // The model's valid tensor-parallel degrees and its layer count.
@@ -284,15 +329,42 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
     OwningOpRef<ModuleOp> module =
         importModel(request.model, request.import, &context);
     if (!module)
-      return plans;
-    degrees = validTensorParallelDegrees(*module, chips, request.sequenceParallel);
+      return result;
+    degrees =
+        validTensorParallelDegrees(*module, chips, request.sequenceParallel);
     module->walk([&](LayerOp) { ++layers; });
     batch = getModel(*module).getBatch();
   }
+  int64_t simulateTop = std::max<int64_t>(options.simulateTop, 0);
+  // The planned modules of the best plans by prediction (within the
+  // simulation budget) are kept, so the ones simulated are not planned
+  // again: the top ones, room for simulations that fail, and the winner's.
+  // Planned modules are small before lowering (the 8 kept for gpt3-175b on
+  // v5e-64 add about 1 MB); past 16, a simulation plans again.
+  size_t keep = 2 * std::min<int64_t>(simulateTop, 7) + 2;
+  if (options.rankOnly && simulateTop == 0)
+    keep = 0;
+  std::vector<Planned> plans;
+  std::vector<size_t> kept;
+  auto keepModule = [&](size_t index) {
+    if (keep == 0 || plans[index].outcome.estimatedTasks > kSimulationBudget) {
+      plans[index].module = nullptr;
+      return;
+    }
+    kept.push_back(index);
+    if (kept.size() <= keep)
+      return;
+    auto worst =
+        std::max_element(kept.begin(), kept.end(), [&](size_t a, size_t b) {
+          return byPrediction(plans[a].outcome, plans[b].outcome);
+        });
+    plans[*worst].module = nullptr;
+    kept.erase(worst);
+  };
   for (int64_t tp : degrees)
     for (int64_t stages = 1; stages <= layers; ++stages) {
       // (The lowering lays replicas out only when tp x stages divides the
-      // slice.)
+      // topology.)
       if (chips % (tp * stages) != 0 || (request.fixTp && tp != request.tp) ||
           (request.fixStages && stages != request.stages))
         continue;
@@ -307,45 +379,124 @@ std::vector<PlanOutcome> loom::searchPlans(const PlanRequest &request,
         candidate.dataParallel = dp;
         candidate.slices = "auto";
         candidate.import.batch = batch;
-        PlanOutcome outcome = plan(candidate, context, false, false);
-        if (!outcome.failure.empty()) {
-          ++rejected;
+        Planned planned = planModule(candidate, context, options);
+        if (!planned.outcome.failure.empty()) {
+          ++result.rejected;
           continue;
         }
-        plans.push_back(std::move(outcome));
+        plans.push_back(std::move(planned));
+        keepModule(plans.size() - 1);
       }
     }
-  auto byPrediction = [](const PlanOutcome &a, const PlanOutcome &b) {
-    return std::make_tuple(a.predicted, a.request.tp, a.request.stages,
-                           a.request.dataParallel) <
-           std::make_tuple(b.predicted, b.request.tp, b.request.stages,
-                           b.request.dataParallel);
+  auto byPlannedPrediction = [](const Planned &a, const Planned &b) {
+    return byPrediction(a.outcome, b.outcome);
   };
-  std::stable_sort(plans.begin(), plans.end(), byPrediction);
+  std::stable_sort(plans.begin(), plans.end(), byPlannedPrediction);
+  // Simulates a plan from its kept module, or planned again when it has
+  // none (the kept ones ran out).
+  auto simulate = [&](Planned &planned, bool trace) {
+    if (!planned.module) {
+      Planned again = planModule(planned.outcome.request, context, options);
+      if (!again.module) {
+        planned.outcome.failure = again.outcome.failure;
+        return;
+      }
+      planned.module = std::move(again.module);
+    }
+    lowerAndSimulate(planned, trace);
+  };
   int64_t simulated = 0;
   for (size_t i = 0; i < plans.size() && simulated < simulateTop;) {
-    if (plans[i].estimatedTasks > kSimulationBudget) {
+    if (plans[i].outcome.estimatedTasks > kSimulationBudget) {
       ++i;
       continue;
     }
-    PlanOutcome outcome = plan(plans[i].request, context, true, false);
-    if (!outcome.failure.empty()) {
+    simulate(plans[i], /*trace=*/false);
+    if (!plans[i].outcome.failure.empty()) {
       // The simulation refused it (an HBM overflow, say): it does not fit.
       plans.erase(plans.begin() + i);
-      ++rejected;
+      ++result.rejected;
       continue;
     }
-    plans[i++] = std::move(outcome);
+    ++i;
     ++simulated;
   }
   // By the best estimate of each: the simulator's time where it ran, the
   // cost model's otherwise.
   std::stable_sort(plans.begin(), plans.end(),
-                   [](const PlanOutcome &a, const PlanOutcome &b) {
+                   [](const Planned &a, const Planned &b) {
                      auto time = [](const PlanOutcome &p) {
                        return p.simulated ? p.simulated->makespan : p.predicted;
                      };
-                     return time(a) < time(b);
+                     return time(a.outcome) < time(b.outcome);
                    });
-  return plans;
+  if (!options.rankOnly && !plans.empty()) {
+    // The winner as planAndSimulate reports it: simulated when the policy
+    // says so, even if the ranking did not simulate it; a trace needs a
+    // run that records one.
+    Planned &best = plans.front();
+    schedule::Schedule program = std::move(best.outcome.schedule);
+    Planned winner{best.outcome, std::move(best.module)};
+    winner.outcome.schedule = std::move(program);
+    if (!winner.outcome.simulated &&
+        shouldSimulate(winner.outcome, options.simulate)) {
+      simulate(winner, options.trace);
+    } else if (winner.outcome.simulated && options.trace) {
+      llvm::Expected<sim::SimResult> traced = sim::simulate(
+          target->getDesc(), winner.outcome.schedule, /*recordTrace=*/true);
+      if (traced)
+        winner.outcome.simulated = std::move(*traced);
+      else
+        winner.outcome.failure = llvm::toString(traced.takeError());
+    }
+    result.winner = std::move(winner.outcome);
+  }
+  for (Planned &planned : plans)
+    result.ranked.push_back(std::move(planned.outcome));
+  return result;
+}
+
+PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
+                              bool search, const PlanOptions &options) {
+  PlanResult result;
+  result.searched = search;
+  if (!search) {
+    result.chosen = planAndSimulate(request, context, options);
+  } else {
+    result.search = searchPlans(request, context, options);
+    if (result.search.ranked.empty()) {
+      result.noneFits = true;
+      // The request as given says why (lowered too: the lowering refuses
+      // layouts the cost model can still price).
+      PlanOptions why = options;
+      why.simulate = Simulation::Always;
+      why.trace = false;
+      PlanOutcome &chosen = result.chosen =
+          planAndSimulate(request, context, why);
+      // No layout at all can hold weights larger than the topology's HBM.
+      if (chosen.weightBytes > chosen.sliceHbmBytes && chosen.sliceHbmBytes > 0)
+        chosen.failure = fmt::format(
+            "its weights alone, {}, exceed the {} of HBM on all {} chips; "
+            "use a larger topology",
+            formatQuantity(chosen.weightBytes, "B"),
+            formatQuantity(chosen.sliceHbmBytes, "B"), chosen.chips);
+      return result;
+    }
+    if (!result.search.winner)
+      return result;
+    result.chosen = std::move(*result.search.winner);
+    result.search.winner.reset();
+  }
+  if (result.chosen.failure.empty())
+    return result;
+  // Say what would fit.
+  PlanOptions rank = options;
+  rank.simulateTop = 0;
+  rank.rankOnly = true;
+  rank.trace = false;
+  SearchResult fits = searchPlans(result.chosen.request, context, rank);
+  result.fitting = fits.ranked.size();
+  if (!fits.ranked.empty())
+    result.suggestion = std::move(fits.ranked.front());
+  return result;
 }

@@ -28,7 +28,9 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   SplitTokensOptions split;
   split.slices = options.slices;
   pm.addPass(createSplitTokens(split));
-  pm.addPass(createCheckMemory());
+  CheckMemoryOptions memory;
+  memory.remarks = options.memoryRemarks;
+  pm.addPass(createCheckMemory(memory));
 }
 
 void loom::registerPlanPipeline() {

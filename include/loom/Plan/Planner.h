@@ -1,9 +1,10 @@
-//===- Planner.h - a model on a slice, from config to simulation -*- C++ -*-===//
+//===- Planner.h - a model on a topology, config to simulation --*- C++ -*-===//
 //
 // What loom-plan does, as a library: import a model, run the planning
-// passes, lower the plan to a schedule and simulate it, all in one process
-// through the same passes as loom-opt; and search the (data-parallel,
-// tensor-parallel, stages) space for the best plan.
+// pipeline once per plan (loom-check-memory's per-stage remarks captured in
+// that run), predict, and lower and simulate the same module when its
+// program is small enough; search the (data-parallel, tensor-parallel,
+// stages) space for the best plan. The report is in Report.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +17,14 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
 
 namespace loom {
 
@@ -56,10 +62,10 @@ struct PlanOutcome {
   bool rooflineIsMemory = false;
   double modelFlops = 0;
   /// Bytes of the model's weights (one copy), and of HBM on all the
-  /// slice's chips.
+  /// topology's chips.
   double weightBytes = 0, sliceHbmBytes = 0;
-  /// About how many tasks the lowered program has (all chips); the search
-  /// does not simulate plans far beyond what a run can hold.
+  /// About how many tasks the lowered program has (all chips); plans far
+  /// beyond what a run can hold are not simulated.
   double estimatedTasks = 0;
   /// One line per stage from loom-check-memory.
   std::vector<std::string> memory;
@@ -67,21 +73,77 @@ struct PlanOutcome {
   schedule::Schedule schedule;
 };
 
-/// Plans `request`; simulates it when `simulate` (recording a trace when
-/// `trace`). A plan that cannot work comes back with `failure` set.
-PlanOutcome plan(const PlanRequest &request, mlir::MLIRContext &context,
-                 bool simulate, bool trace);
-
-/// Every valid (data-parallel, tensor-parallel, stages) plan for the slice
-/// with automatic slices (those of `request` that are fixed held at its
-/// values), ranked by the cost model; the `simulateTop` best
-/// whose programs have at most kSimulationBudget tasks are simulated and
-/// ranked by the simulator. Deterministic. The ones that do not fit are
-/// left out; `rejected` counts them.
+/// Plans whose programs have more tasks than this are reported from the
+/// cost model alone: lowering and simulating them would take more memory
+/// and seconds than a planning run should.
 constexpr double kSimulationBudget = 4e6;
-std::vector<PlanOutcome> searchPlans(const PlanRequest &request,
-                                     mlir::MLIRContext &context,
-                                     int64_t simulateTop, int64_t &rejected);
+
+enum class Simulation {
+  Never,
+  /// When the plan's estimated task count is within kSimulationBudget.
+  WithinBudget,
+  /// Lower and simulate whatever the size (to hear the lowering's reasons).
+  Always,
+};
+
+struct PlanOptions {
+  Simulation simulate = Simulation::WithinBudget;
+  /// Record the simulated plan's trace (of the winner, with a search).
+  bool trace = false;
+  /// Search: simulate this many of the best plans by prediction (of those
+  /// within kSimulationBudget), and rank by the simulator where it ran.
+  int64_t simulateTop = 3;
+  /// Search: stop at the ranking (no winner's report, no simulation beyond
+  /// the top).
+  bool rankOnly = false;
+  /// Called with every pass manager the planner runs, before it runs: a
+  /// place for instrumentation (timing, IR printing, tests).
+  std::function<void(mlir::PassManager &)> instrument;
+};
+
+/// Plans `request` (the planning pipeline runs once) and, as
+/// `options.simulate` says, lowers and simulates the same module. A plan
+/// that cannot work comes back with `failure` set.
+PlanOutcome planAndSimulate(const PlanRequest &request,
+                            mlir::MLIRContext &context,
+                            const PlanOptions &options);
+
+/// Every valid (data-parallel, tensor-parallel, stages) plan for the
+/// topology with automatic slices (those of `request` that are fixed held
+/// at its values), ranked by the cost model; the `options.simulateTop` best
+/// within kSimulationBudget are simulated (from the modules planned for the
+/// ranking, not planned again) and ranked by the simulator. Deterministic.
+struct SearchResult {
+  /// The plans that fit, best first.
+  std::vector<PlanOutcome> ranked;
+  /// The ones that did not fit (too little memory, invalid degrees).
+  int64_t rejected = 0;
+  /// The best plan as planAndSimulate reports it (simulated when within
+  /// budget), unless rankOnly or nothing fits.
+  std::optional<PlanOutcome> winner;
+};
+SearchResult searchPlans(const PlanRequest &request, mlir::MLIRContext &context,
+                         const PlanOptions &options);
+
+/// What loom-plan reports: the request's plan or, with a search, the
+/// ranking and its winner; or why there is none, with a plan that fits.
+struct PlanResult {
+  bool searched = false;
+  SearchResult search;
+  /// The search found no plan that fits; `chosen` is the request's own
+  /// plan, whose `failure` says why (when it knows).
+  bool noneFits = false;
+  /// The plan reported: the request's or the winner (none with rankOnly).
+  /// When its `failure` is set it cannot work.
+  PlanOutcome chosen;
+  /// When the chosen plan cannot work: the best plan that does, and how
+  /// many do.
+  std::optional<PlanOutcome> suggestion;
+  size_t fitting = 0;
+  bool ok() const { return !noneFits && chosen.failure.empty(); }
+};
+PlanResult planOrSearch(const PlanRequest &request, mlir::MLIRContext &context,
+                        bool search, const PlanOptions &options);
 
 } // namespace loom
 

@@ -31,6 +31,11 @@ struct PlanPipelineOptions
       *this, "slices",
       llvm::cl::desc("auto, a count, or comma-separated slice lengths"),
       llvm::cl::init("auto")};
+  Option<bool> memoryRemarks{
+      *this, "memory-remarks",
+      llvm::cl::desc("loom-check-memory: a remark per stage with its memory "
+                     "(loom-plan's report)"),
+      llvm::cl::init(false)};
   Option<std::string> topology{
       *this, "topology",
       llvm::cl::desc("Set the module's target to this topology first (e.g. "

@@ -1,0 +1,51 @@
+//===- Report.h - loom-plan's report of a plan or a search ------*- C++ -*-===//
+//
+// The text and JSON reports of a plan (its layout, memory, prediction and
+// simulation), the ranked table of a search, and the errors when no plan
+// can be reported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PLAN_REPORT_H
+#define LOOM_PLAN_REPORT_H
+
+#include "loom/Plan/Planner.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace loom {
+
+/// "tp 4 x 4 stages x dp 1 + sp".
+std::string planName(const PlanOutcome &plan);
+
+/// The plan in text; `searched` says whether a search chose it (how an idle
+/// chip is explained).
+void printPlan(const PlanOutcome &plan, bool searched, llvm::raw_ostream &os);
+
+/// The plan as one JSON object.
+void writePlanJSON(const PlanOutcome &plan, llvm::json::OStream &json);
+
+/// A search's ranked table (`ranked` not empty).
+void printSearchTable(const PlanRequest &request, const SearchResult &search,
+                      llvm::raw_ostream &os);
+
+/// Everything `result` has to report on stdout: with a search, the table
+/// (or its JSON array) and "winner:"; then the chosen plan when it works.
+void printReport(const PlanResult &result, bool json, llvm::raw_ostream &os);
+
+/// Why `result` has no plan to report, and which plan would fit.
+void printFailure(const PlanResult &result, llvm::raw_ostream &os);
+
+/// Writes the chosen plan's Perfetto trace and SVG timeline to the files
+/// named (none for an empty name). False, with an error on stderr, when a
+/// file is named but the plan was too large to simulate, or a file cannot
+/// be written.
+bool writePlanFiles(const PlanResult &result, llvm::StringRef traceFile,
+                    llvm::StringRef svgFile);
+
+} // namespace loom
+
+#endif // LOOM_PLAN_REPORT_H

@@ -1,0 +1,217 @@
+//===- Report.cpp - loom-plan's report of a plan or a search --------------===//
+
+#include "loom/Plan/Report.h"
+
+#include "loom/Sim/Report.h"
+#include "loom/Support/OutputFile.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+using namespace llvm;
+using namespace loom;
+
+namespace {
+
+double meanMFU(const sim::SimResult &r) {
+  double flops = 0;
+  for (const auto &chip : r.chips)
+    flops += chip.flops;
+  return r.chips.empty() || r.makespan <= 0
+             ? 0
+             : flops / r.chips.size() / (r.makespan * r.peakFlops);
+}
+
+double meanExposed(const sim::SimResult &r) {
+  double exposed = 0;
+  for (const auto &chip : r.chips)
+    exposed += chip.exposedComm;
+  return r.chips.empty() ? 0 : exposed / r.chips.size();
+}
+
+} // namespace
+
+std::string loom::planName(const PlanOutcome &p) {
+  return fmt::format("tp {} x {} stage{} x dp {}{}", p.request.tp,
+                     p.request.stages, p.request.stages == 1 ? "" : "s",
+                     p.request.dataParallel,
+                     p.request.sequenceParallel ? " + sp" : "");
+}
+
+void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
+  const PlanRequest &r = p.request;
+  os << fmt::format("Loom plan for {} on {} ({}, {} chips)\n", p.modelName,
+                    r.topology, p.targetName, p.chips);
+  bool one = p.sliceLengths.size() == 1;
+  os << fmt::format(
+      "  plan:       {}, {} layers; {} {} of {} {} in all{}\n", planName(p),
+      p.layers, p.sliceLengths.size(),
+      p.patches ? (one ? "patch" : "patches") : (one ? "slice" : "slices"),
+      p.tokens, p.tokens == 1 ? "token" : "tokens",
+      p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
+                : "");
+  int64_t used = r.tp * r.stages * r.dataParallel;
+  if (used < p.chips)
+    os << fmt::format("  idle chips: {} of {}{}\n", p.chips - used, p.chips,
+                      searched ? " (no plan that uses them all is faster)"
+                               : ": raise --tp, --stages or "
+                                 "--data-parallel, or let --search choose");
+  os << "  slices:     ["
+     << join(map_range(p.sliceLengths,
+                       [](int64_t l) { return std::to_string(l); }),
+             ", ")
+     << "]\n";
+  os << "  memory per chip:\n";
+  for (const std::string &line : p.memory)
+    os << "    " << line << "\n";
+  os << fmt::format("  predicted:  {:.3f} ms (cost model; pipeline bubble "
+                    "{:.1f}%)\n",
+                    p.predicted * 1e3, 100 * p.bubble);
+  if (!p.simulated) {
+    os << fmt::format("  simulated:  no: its program has about {:.1f} million "
+                      "tasks, over the {:.0f} million Loom simulates; fewer "
+                      "slices or steps shrink it\n",
+                      p.estimatedTasks / 1e6, kSimulationBudget / 1e6);
+  } else {
+    const sim::SimResult &s = *p.simulated;
+    os << fmt::format("  simulated:  {:.3f} ms ({:+.1f}% against the "
+                      "prediction)\n",
+                      s.makespan * 1e3,
+                      100 * (s.makespan - p.predicted) / p.predicted);
+    os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
+                      100 * meanMFU(s), s.chips.size(),
+                      s.chips.size() == 1 ? "" : "s");
+    os << fmt::format("  exposed communication: {:.3f} ms per chip ({:.1f}% "
+                      "of the run)\n",
+                      meanExposed(s) * 1e3,
+                      100 * meanExposed(s) / std::max(s.makespan, 1e-30));
+  }
+  os << fmt::format(
+      "  lower bound: {:.3f} ms ({} of the whole topology); plan "
+      "at {:.2f}x\n",
+      p.roofline * 1e3, p.rooflineIsMemory ? "HBM bandwidth" : "peak FLOPs",
+      (p.simulated ? p.simulated->makespan : p.predicted) / p.roofline);
+}
+
+void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
+  j.object([&] {
+    j.attribute("model", p.modelName);
+    j.attribute("topology", p.request.topology);
+    j.attribute("tp", p.request.tp);
+    j.attribute("stages", p.request.stages);
+    j.attribute("data_parallel", p.request.dataParallel);
+    j.attribute("sequence_parallel", p.request.sequenceParallel);
+    j.attribute("tokens", p.tokens);
+    j.attributeArray("slices", [&] {
+      for (int64_t l : p.sliceLengths)
+        j.value(l);
+    });
+    j.attribute("predicted_s", p.predicted);
+    j.attribute("bubble", p.bubble);
+    j.attribute("roofline_s", p.roofline);
+    if (p.simulated) {
+      j.attribute("simulated_s", p.simulated->makespan);
+      j.attribute("mfu", meanMFU(*p.simulated));
+      j.attribute("exposed_comm_s", meanExposed(*p.simulated));
+    }
+    j.attributeArray("memory", [&] {
+      for (const std::string &line : p.memory)
+        j.value(line);
+    });
+  });
+}
+
+void loom::printSearchTable(const PlanRequest &request,
+                            const SearchResult &search, raw_ostream &os) {
+  const std::vector<PlanOutcome> &plans = search.ranked;
+  int64_t simulatedCount = count_if(
+      plans, [](const PlanOutcome &p) { return p.simulated.has_value(); });
+  os << fmt::format("{} plan{} for {} on {} fit{} ({} rejected: too little "
+                    "memory or invalid degrees); {} simulated (the best "
+                    "predicted within the simulation budget), ranked by "
+                    "simulated time where there is one:\n",
+                    plans.size(), plans.size() == 1 ? "" : "s",
+                    plans.front().modelName, request.topology,
+                    plans.size() == 1 ? "s" : "", search.rejected,
+                    simulatedCount);
+  os << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>8}\n", "rank",
+                    "plan", "slices", "predicted ms", "simulated ms", "MFU",
+                    "x bound");
+  for (auto [i, p] : enumerate(plans)) {
+    double time = p.simulated ? p.simulated->makespan : p.predicted;
+    os << fmt::format(
+        "{:>4}  {:<26} {:>7} {:>13.3f} {:>13} {:>7} {:>8.2f}\n", i + 1,
+        planName(p), p.sliceLengths.size(), p.predicted * 1e3,
+        p.simulated ? fmt::format("{:.3f}", p.simulated->makespan * 1e3)
+                    : std::string("-"),
+        p.simulated ? fmt::format("{:.1f}%", 100 * meanMFU(*p.simulated))
+                    : std::string("-"),
+        time / p.roofline);
+  }
+}
+
+void loom::printReport(const PlanResult &result, bool json, raw_ostream &os) {
+  if (result.searched && !result.noneFits) {
+    if (json) {
+      json::OStream j(os, 2);
+      j.array([&] {
+        for (const PlanOutcome &p : result.search.ranked)
+          writePlanJSON(p, j);
+      });
+      os << "\n";
+      return;
+    }
+    printSearchTable(result.chosen.request, result.search, os);
+    os << "\nwinner:\n";
+  }
+  if (!result.ok())
+    return;
+  if (json) {
+    json::OStream j(os, 2);
+    writePlanJSON(result.chosen, j);
+    os << "\n";
+  } else {
+    printPlan(result.chosen, result.searched, os);
+  }
+}
+
+void loom::printFailure(const PlanResult &result, raw_ostream &os) {
+  const PlanOutcome &chosen = result.chosen;
+  if (result.noneFits) {
+    os << "loom-plan: error: no plan of " << chosen.request.model << " fits "
+       << chosen.request.topology
+       << (chosen.failure.empty() ? "" : ": " + chosen.failure) << "\n";
+    return;
+  }
+  os << "loom-plan: error: this plan cannot work: " << chosen.failure << "\n";
+  if (result.suggestion)
+    os << "loom-plan: note: " << planName(*result.suggestion)
+       << " fits (predicted "
+       << fmt::format("{:.3f}", result.suggestion->predicted * 1e3)
+       << " ms); --search ranks all " << result.fitting << " that do\n";
+}
+
+bool loom::writePlanFiles(const PlanResult &result, StringRef traceFile,
+                          StringRef svgFile) {
+  if (traceFile.empty() && svgFile.empty())
+    return true;
+  const PlanOutcome &plan = result.chosen;
+  if (!plan.simulated) {
+    errs() << "loom-plan: error: no --trace or --svg: the plan is too large "
+              "to simulate\n";
+    return false;
+  }
+  if (!traceFile.empty() &&
+      !writeOutputFile("loom-plan", traceFile, [&](raw_ostream &os) {
+        sim::writeTrace(*plan.simulated, plan.schedule, os);
+      }))
+    return false;
+  return svgFile.empty() ||
+         writeOutputFile("loom-plan", svgFile, [&](raw_ostream &os) {
+           sim::writeSVG(*plan.simulated, plan.schedule, os);
+         });
+}

@@ -1,0 +1,144 @@
+//===- PlannerTest.cpp - the planner runs each plan's pipeline once -------===//
+
+#include "loom/Plan/Planner.h"
+#include "loom/InitAll.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+/// Counts the runs of each pass, by its command-line name.
+struct PassCounter : public PassInstrumentation {
+  explicit PassCounter(llvm::StringMap<int> &runs) : runs(runs) {}
+  void runBeforePass(Pass *pass, Operation *) override {
+    ++runs[pass->getArgument()];
+  }
+  llvm::StringMap<int> &runs;
+};
+
+struct Planner : public ::testing::Test {
+  Planner() : context(registry()) { context.loadAllAvailableDialects(); }
+  static DialectRegistry registry() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    return registry;
+  }
+  PlanOptions counted() {
+    PlanOptions options;
+    options.instrument = [this](PassManager &pm) {
+      ++passManagers;
+      pm.addInstrumentation(std::make_unique<PassCounter>(runs));
+    };
+    return options;
+  }
+  MLIRContext context;
+  llvm::StringMap<int> runs;
+  int passManagers = 0;
+};
+
+PlanRequest llama7b(StringRef topology) {
+  PlanRequest request;
+  request.model = "llama-7b";
+  request.topology = topology.str();
+  return request;
+}
+
+TEST_F(Planner, ASimulatedPlanRunsThePipelineOnce) {
+  PlanRequest request = llama7b("v5e-4");
+  request.tp = 2;
+  request.stages = 2;
+  PlanOutcome plan = planAndSimulate(request, context, counted());
+  ASSERT_EQ(plan.failure, "");
+  ASSERT_TRUE(plan.simulated.has_value());
+  EXPECT_GT(plan.simulated->makespan, 0);
+  EXPECT_FALSE(plan.schedule.chips.empty());
+  // One pass manager, every planning pass once; the memory check's
+  // per-stage remarks came from that run.
+  EXPECT_EQ(passManagers, 1);
+  for (StringRef pass : {"loom-shard-heads", "loom-partition-layers",
+                         "loom-split-tokens", "loom-check-memory"})
+    EXPECT_EQ(runs.lookup(pass), 1) << pass.str();
+  ASSERT_EQ(plan.memory.size(), 2u);
+  EXPECT_NE(plan.memory[0].find("stage 0 (layers 0-15)"), std::string::npos)
+      << plan.memory[0];
+  EXPECT_NE(plan.memory[1].find("stage 1 (layers 16-31)"), std::string::npos)
+      << plan.memory[1];
+}
+
+TEST_F(Planner, APlanOverTheBudgetIsPredictedNotSimulated) {
+  PlanRequest request;
+  request.model = "dit-xl-2";
+  request.topology = "v5e-4";
+  request.tp = 2;
+  request.stages = 2;
+  request.slices = "256";
+  PlanOutcome plan = planAndSimulate(request, context, counted());
+  ASSERT_EQ(plan.failure, "");
+  EXPECT_GT(plan.estimatedTasks, kSimulationBudget);
+  EXPECT_FALSE(plan.simulated.has_value());
+  EXPECT_GT(plan.predicted, 0);
+  EXPECT_EQ(runs.lookup("loom-check-memory"), 1);
+}
+
+TEST_F(Planner, ASearchPlansEachCandidateOnceAndSimulatesItsTop) {
+  PlanOptions options = counted();
+  options.simulateTop = 3;
+  SearchResult search = searchPlans(llama7b("v5e-8"), context, options);
+  ASSERT_FALSE(search.ranked.empty());
+  int candidates = search.ranked.size() + search.rejected;
+  int simulated = llvm::count_if(search.ranked, [](const PlanOutcome &p) {
+    return p.simulated.has_value();
+  });
+  EXPECT_EQ(simulated, 3);
+  // The simulated plans and the winner were lowered from the modules
+  // planned for the ranking, not planned again.
+  EXPECT_EQ(runs.lookup("loom-shard-heads"), candidates);
+  EXPECT_EQ(runs.lookup("loom-check-memory"), candidates);
+  EXPECT_EQ(passManagers, candidates);
+  ASSERT_TRUE(search.winner.has_value());
+  ASSERT_TRUE(search.winner->simulated.has_value());
+  EXPECT_EQ(search.winner->request.tp, search.ranked.front().request.tp);
+  EXPECT_EQ(search.winner->simulated->makespan,
+            search.ranked.front().simulated->makespan);
+}
+
+TEST_F(Planner, AnUnsimulatedWinnerIsSimulatedFromItsPlannedModule) {
+  PlanOptions options = counted();
+  options.simulateTop = 0;
+  SearchResult search = searchPlans(llama7b("v5e-8"), context, options);
+  ASSERT_FALSE(search.ranked.empty());
+  EXPECT_FALSE(search.ranked.front().simulated.has_value());
+  ASSERT_TRUE(search.winner.has_value());
+  EXPECT_TRUE(search.winner->simulated.has_value());
+  EXPECT_EQ(runs.lookup("loom-shard-heads"),
+            int(search.ranked.size() + search.rejected));
+}
+
+TEST_F(Planner, SimulationsBeyondTheKeptModulesPlanAgain) {
+  // Sixteen modules at most are kept: simulating all 31 plans of a short
+  // llama-7b batch on v5e-16 plans the ones past the kept again.
+  PlanOptions options = counted();
+  options.simulateTop = 100;
+  options.rankOnly = true;
+  PlanRequest request = llama7b("v5e-16");
+  request.import.seqLen = 256;
+  request.import.batch = 4;
+  SearchResult search = searchPlans(request, context, options);
+  ASSERT_EQ(search.rejected, 0);
+  int candidates = search.ranked.size();
+  int simulated = llvm::count_if(search.ranked, [](const PlanOutcome &p) {
+    return p.simulated.has_value();
+  });
+  ASSERT_GT(simulated, 16);
+  EXPECT_EQ(runs.lookup("loom-shard-heads"), candidates + simulated - 16);
+}
+
+} // namespace
