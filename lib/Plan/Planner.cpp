@@ -253,6 +253,14 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
                        units * (opsPerLayer + 2);
   out.predicted = prediction.seconds;
   out.bubble = prediction.bubble;
+  // No success with a wrong answer: a figure out of range shows as a time
+  // that is not a number, which no ranking or report may use.
+  if (!std::isfinite(out.predicted) || !std::isfinite(out.roofline) ||
+      !std::isfinite(out.bubble)) {
+    out.failure = "the cost model's prediction is not a finite time; the "
+                  "target's figures are out of range";
+    return planned;
+  }
   planned.module = std::move(module);
   return planned;
 }
