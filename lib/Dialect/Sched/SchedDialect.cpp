@@ -45,20 +45,14 @@ LogicalResult ProgramOp::verifyRegions() {
       return op.emitOpError() << "is not a sched.chip; a program holds chips";
     chips.push_back(chip);
   }
-  std::vector<Operation *> taskOps;
+  std::vector<std::vector<Operation *>> taskOps;
   schedule::Schedule described = exportSchedule(*this, &taskOps);
-  std::vector<size_t> base;
-  size_t total = 0;
-  for (const schedule::Chip &chip : described.chips) {
-    base.push_back(total);
-    total += chip.tasks.size();
-  }
   bool valid = schedule::checkSchedule(
       described, getMachine(getTarget()),
       [&](const schedule::Place &place, const Twine &message) {
         Operation *at = place.chip < 0  ? getOperation()
                         : place.task < 0 ? chips[place.chip].getOperation()
-                                         : taskOps[base[place.chip] + place.task];
+                                         : taskOps[place.chip][place.task];
         at->emitOpError(message);
       });
   return success(valid);

@@ -14,8 +14,9 @@ file::Machine sched::getMachine(TargetAttr target) {
   return {target.getTopology().str(), target.getNumChips()};
 }
 
-file::Schedule sched::exportSchedule(ProgramOp program,
-                                     std::vector<Operation *> *ops) {
+file::Schedule
+sched::exportSchedule(ProgramOp program,
+                      std::vector<std::vector<Operation *>> *ops) {
   file::Schedule out;
   TargetAttr target = program.getTarget();
   out.targetName = target.getName().str();
@@ -24,6 +25,8 @@ file::Schedule sched::exportSchedule(ProgramOp program,
   for (auto chip : program.getBody().front().getOps<ChipOp>()) {
     file::Chip c;
     c.id = chip.getId();
+    if (ops)
+      ops->emplace_back();
     llvm::DenseMap<Operation *, int64_t> index;
     for (Operation &op : chip.getBody().front()) {
       file::Task task;
@@ -80,7 +83,7 @@ file::Schedule sched::exportSchedule(ProgramOp program,
           });
       index[&op] = c.tasks.size();
       if (ops)
-        ops->push_back(&op);
+        ops->back().push_back(&op);
       c.tasks.push_back(std::move(task));
     }
     out.chips.push_back(std::move(c));

@@ -14,9 +14,10 @@ namespace loom::sched {
 
 /// The schedule file of `program`: a chip's tasks in program order, a
 /// dependency as the index of the task that yields it, a free's token as
-/// its `alloc`. With `ops`, also each task's op, chip after chip.
-schedule::Schedule exportSchedule(ProgramOp program,
-                                  std::vector<mlir::Operation *> *ops = nullptr);
+/// its `alloc`. With `ops`, also the op of each task of each chip.
+schedule::Schedule
+exportSchedule(ProgramOp program,
+               std::vector<std::vector<mlir::Operation *>> *ops = nullptr);
 
 /// The chips of `target`'s topology, for schedule::checkSchedule.
 schedule::Machine getMachine(TargetAttr target);
