@@ -616,7 +616,9 @@ void StreamReader::figures(const JsonPath &path, Fn onFigure) {
 void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
   bool sawName = false, sawShape = false, sawTopology = false, sawWrap = false,
        sawChip = false, sawIci = false;
-  TargetFigures figs;
+  TargetDesc figs;
+  std::string topologyName;
+  llvm::SmallVector<int64_t, 3> wrapAxes;
   object([&](llvm::StringRef key) {
     // The value's own keys reuse the key's storage: copy it first.
     std::string field = key.str();
@@ -644,10 +646,10 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
           figs.mxuTile = integer(f, at, 1);
           return;
         }
-        double *into = name == "peak_bf16"        ? &figs.peakBf16
-                       : name == "peak_int8"      ? &figs.peakInt8
-                       : name == "mxu_efficiency" ? &figs.mxuEfficiency
-                       : name == "hbm_capacity"   ? &figs.hbmCapacity
+        double *into = name == "peak_bf16"        ? &figs.peakFlopsBf16
+                       : name == "peak_int8"      ? &figs.peakOpsInt8
+                       : name == "mxu_efficiency" ? &figs.flopEfficiency
+                       : name == "hbm_capacity"   ? &figs.hbmBytes
                        : name == "hbm_bandwidth"  ? &figs.hbmBandwidth
                        : name == "hbm_efficiency" ? &figs.hbmEfficiency
                                                   : nullptr;
@@ -657,8 +659,8 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
                           "hbm_bandwidth, hbm_efficiency)");
         *into = figure(f, at);
       });
-      if (failed.empty() && (!tile || !figs.peakBf16 || !figs.peakInt8 ||
-                             !figs.mxuEfficiency || !figs.hbmCapacity ||
+      if (failed.empty() && (!tile || !figs.peakFlopsBf16 || !figs.peakOpsInt8 ||
+                             !figs.flopEfficiency || !figs.hbmBytes ||
                              !figs.hbmBandwidth || !figs.hbmEfficiency))
         fail(path, "needs peak_bf16, peak_int8, mxu_tile, mxu_efficiency, "
                    "hbm_capacity, hbm_bandwidth and hbm_efficiency");
@@ -684,7 +686,7 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
     if (field == "name") {
       result.targetName = stringField(f, path);
     } else if (field == "topology") {
-      figs.topology = stringField(f, path).str();
+      topologyName = stringField(f, path).str();
     } else if (field == "shape" || field == "wrap_axes") {
       bool shape = field == "shape";
       if (f.type != Field::Type::Array || f.items.size() > 3 ||
@@ -692,7 +694,7 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
         return fail(path, shape ? "must be an array of 1 to 3 positive integers"
                                 : "must be an array of at most 3 axes");
       for (auto [i, dim] : llvm::enumerate(f.items))
-        (shape ? result.shape : figs.wrapAxes)
+        (shape ? result.shape : wrapAxes)
             .push_back(integer(dim, JsonPath(path, i), shape ? 1 : 0));
     }
   });
@@ -704,10 +706,16 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
                      "wrap_axes, chip and ici together, or none for a "
                      "bundled target");
   if (failed.empty() && given == 4) {
-    for (int64_t axis : figs.wrapAxes)
+    for (int64_t axis : wrapAxes)
       if (axis >= int64_t(result.shape.size()))
         return fail(JsonPath(targetPath, "wrap_axes"),
                     "names an axis the shape does not have");
+    figs.name = result.targetName;
+    figs.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
+    figs.wrap.sizes.assign(wrapAxes.begin(), wrapAxes.end());
+    TopologyDesc topology{topologyName, result.shape};
+    figs.maxChips = topology.numChips();
+    figs.topologies.push_back(std::move(topology));
     result.figures = std::move(figs);
   }
 }
@@ -782,55 +790,17 @@ llvm::Expected<Schedule> schedule::parseSchedule(llvm::StringRef json,
 
 llvm::Expected<TargetDesc>
 schedule::getScheduleTarget(const Schedule &schedule) {
-  if (!schedule.figures) {
-    const TargetDesc *bundled = lookupTarget(schedule.targetName);
-    if (!bundled)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "unknown target '" + schedule.targetName + "' (bundled: " +
-              listTargets() +
-              "; a schedule of another target carries its figures, as "
-              "loom-translate writes it, or take --target-file)");
-    return *bundled;
-  }
-  const TargetFigures &f = *schedule.figures;
-  TargetDesc desc;
-  desc.name = schedule.targetName;
-  desc.peakFlopsBf16 = f.peakBf16;
-  desc.peakOpsInt8 = f.peakInt8;
-  desc.flopEfficiency = f.mxuEfficiency;
-  desc.mxuTile = f.mxuTile;
-  desc.hbmBytes = f.hbmCapacity;
-  desc.hbmBandwidth = f.hbmBandwidth;
-  desc.hbmEfficiency = f.hbmEfficiency;
-  desc.linkBandwidth = f.linkBandwidth;
-  desc.hopLatency = f.hopLatency;
-  desc.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
-  desc.wrap.sizes.assign(f.wrapAxes.begin(), f.wrapAxes.end());
-  TopologyDesc topology{f.topology, schedule.shape};
-  desc.maxChips = topology.numChips();
-  desc.topologies.push_back(std::move(topology));
-  return desc;
-}
-
-TargetFigures schedule::getTargetFigures(const TargetDesc &target,
-                                         llvm::ArrayRef<int64_t> shape) {
-  TargetFigures f;
-  const TopologyDesc *topology = target.findTopology(shape);
-  f.topology = topology ? topology->name : "";
-  for (unsigned axis = 0; axis < shape.size(); ++axis)
-    if (target.axisWraps(shape, axis))
-      f.wrapAxes.push_back(axis);
-  f.peakBf16 = target.peakFlopsBf16;
-  f.peakInt8 = target.peakOpsInt8;
-  f.mxuEfficiency = target.flopEfficiency;
-  f.mxuTile = target.mxuTile;
-  f.hbmCapacity = target.hbmBytes;
-  f.hbmBandwidth = target.hbmBandwidth;
-  f.hbmEfficiency = target.hbmEfficiency;
-  f.linkBandwidth = target.linkBandwidth;
-  f.hopLatency = target.hopLatency;
-  return f;
+  if (schedule.figures)
+    return *schedule.figures;
+  const TargetDesc *bundled = lookupTarget(schedule.targetName);
+  if (!bundled)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "unknown target '" + schedule.targetName + "' (bundled: " +
+            listTargets() +
+            "; a schedule of another target carries its figures, as "
+            "loom-translate writes it, or take --target-file)");
+  return *bundled;
 }
 
 void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
@@ -841,25 +811,30 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
     j.attribute("version", kFormatVersion);
     j.attributeObject("target", [&] {
       j.attribute("name", schedule.targetName);
-      if (schedule.figures)
-        j.attribute("topology", schedule.figures->topology);
+      const TopologyDesc *topology =
+          schedule.figures ? schedule.figures->findTopology(
+                                 llvm::ArrayRef<int64_t>(schedule.shape))
+                           : nullptr;
+      if (topology)
+        j.attribute("topology", topology->name);
       j.attributeArray("shape", [&] {
         for (int64_t d : schedule.shape)
           j.value(d);
       });
-      if (!schedule.figures)
+      if (!topology)
         return;
-      const TargetFigures &f = *schedule.figures;
+      const TargetDesc &f = *schedule.figures;
       j.attributeArray("wrap_axes", [&] {
-        for (int64_t axis : f.wrapAxes)
-          j.value(axis);
+        for (unsigned axis = 0; axis < schedule.shape.size(); ++axis)
+          if (f.axisWraps(schedule.shape, axis))
+            j.value(axis);
       });
       j.attributeObject("chip", [&] {
-        j.attribute("peak_bf16", f.peakBf16);
-        j.attribute("peak_int8", f.peakInt8);
+        j.attribute("peak_bf16", f.peakFlopsBf16);
+        j.attribute("peak_int8", f.peakOpsInt8);
         j.attribute("mxu_tile", f.mxuTile);
-        j.attribute("mxu_efficiency", f.mxuEfficiency);
-        j.attribute("hbm_capacity", f.hbmCapacity);
+        j.attribute("mxu_efficiency", f.flopEfficiency);
+        j.attribute("hbm_capacity", f.hbmBytes);
         j.attribute("hbm_bandwidth", f.hbmBandwidth);
         j.attribute("hbm_efficiency", f.hbmEfficiency);
       });

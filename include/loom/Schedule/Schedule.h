@@ -60,23 +60,14 @@ struct Chip {
   std::vector<Task> tasks;
 };
 
-/// The figures of the target a schedule was planned for, as #loom.target
-/// carries them: the file is self-contained, so loom-sim runs a schedule of
-/// a user's target with no target file.
-struct TargetFigures {
-  std::string topology;
-  llvm::SmallVector<int64_t, 3> wrapAxes;
-  double peakBf16 = 0, peakInt8 = 0, mxuEfficiency = 0;
-  int64_t mxuTile = 0;
-  double hbmCapacity = 0, hbmBandwidth = 0, hbmEfficiency = 0;
-  double linkBandwidth = 0, hopLatency = 0;
-};
-
 struct Schedule {
   std::string targetName;
   llvm::SmallVector<int64_t, 3> shape;
-  /// Absent in files that name a bundled target only.
-  std::optional<TargetFigures> figures;
+  /// The figures of the target the schedule was planned for, as
+  /// #loom.target carries them (one topology, of `shape`, with its wrapping
+  /// axes listed), so that loom-sim runs a schedule of a user's target with
+  /// no target file. Absent in files that name a bundled target only.
+  std::optional<TargetDesc> figures;
   std::vector<Chip> chips;
 };
 
@@ -90,11 +81,6 @@ struct Schedule {
 /// else the bundled target of that name with the file's shape. Errors say
 /// which is unknown.
 llvm::Expected<TargetDesc> getScheduleTarget(const Schedule &schedule);
-
-/// Figures for `schedule` from the target it was planned for (one topology
-/// of `target`, of `shape`).
-TargetFigures getTargetFigures(const TargetDesc &target,
-                               llvm::ArrayRef<int64_t> shape);
 
 llvm::Expected<Schedule> parseSchedule(llvm::StringRef json,
                                        llvm::StringRef fileName);

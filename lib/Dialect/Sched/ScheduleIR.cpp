@@ -21,7 +21,7 @@ sched::exportSchedule(ProgramOp program,
   TargetAttr target = program.getTarget();
   out.targetName = target.getName().str();
   out.shape.assign(target.getShape().begin(), target.getShape().end());
-  out.figures = file::getTargetFigures(target.getDesc(), target.getShape());
+  out.figures = target.getDesc();
   for (auto chip : program.getBody().front().getOps<ChipOp>()) {
     file::Chip c;
     c.id = chip.getId();
