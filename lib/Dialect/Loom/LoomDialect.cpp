@@ -6,9 +6,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/FormatVariadic.h"
-
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 using namespace mlir;
@@ -46,8 +45,10 @@ void loom::printFigure(AsmPrinter &printer, const APFloat &figure) {
   double value = figure.convertToDouble();
   // The shortest %g form that reads back as the same double.
   for (int precision = 6; precision <= 17; ++precision) {
-    std::string text = llvm::formatv("{0}", llvm::format("%.*g", precision, value)).str();
-    if (std::strtod(text.c_str(), nullptr) == value || precision == 17) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    std::string text = buffer;
+    if (std::strtod(buffer, nullptr) == value || precision == 17) {
       // MLIR's float literals need a decimal point ("1e-06" lexes as an
       // integer): write "1.0e-06", "128.0".
       if (std::isfinite(value) && text.find('.') == std::string::npos) {
