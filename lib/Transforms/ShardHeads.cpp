@@ -283,9 +283,14 @@ LogicalResult loom::shardHeads(ModuleOp module,
   const TopologyDesc topologyDesc = target->getTopologyDesc();
   const TopologyDesc *topology = &topologyDesc;
   int64_t chips = topology->numChips();
+  // The degrees that split the model and tile the topology.
   auto validDegrees = [&] {
-    return joinDegrees(
-        validTensorParallelDegrees(module, chips, options.sequenceParallel));
+    SmallVector<int64_t> valid;
+    for (int64_t d :
+         validTensorParallelDegrees(module, chips, options.sequenceParallel))
+      if (chips % d == 0)
+        valid.push_back(d);
+    return joinDegrees(valid);
   };
   if (options.tp < 1)
     return module.emitError()
@@ -306,6 +311,14 @@ LogicalResult loom::shardHeads(ModuleOp module,
                            << " ways: " << message
                            << "; valid tensor-parallel degrees on "
                            << topology->name << ": " << validDegrees();
+  // Groups of tp chips (times the stages) must tile the topology, or no
+  // later pass can lay the plan out.
+  if (chips % options.tp != 0)
+    return module.emitError()
+           << "tp = " << options.tp << " does not divide the " << chips
+           << " chips of " << topology->name
+           << ", which tensor-parallel groups must tile; valid degrees: "
+           << validDegrees();
 
   HeadSharder(module, options.tp, options.sequenceParallel).run();
   module->setAttr(kParallelAttrName,
