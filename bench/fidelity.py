@@ -78,6 +78,39 @@ SCHEDULES = {"matmul": matmul_schedule, "all_gather": collective_schedule,
              "reduce_scatter": collective_schedule, "all_reduce": collective_schedule}
 
 
+SECTIONS = ("single_op", "other_ops", "end_to_end")
+CASE_KEYS = {"id", "kind", "source", "op", "config", "timing", "value", "unit"}
+UNITS = {"s", "bytes/s", "tokens/s", "samples/s"}
+
+
+def check(data, path):
+    """Exits with the JSON path of the first thing wrong with the file."""
+    def fail(where, what):
+        sys.exit(f"fidelity: {path}: {where}: {what}")
+    if data.get("format") != "loom-measurements/1":
+        fail("$.format", "expected 'loom-measurements/1'")
+    sources, seen = data.get("sources", {}), set()
+    for section in SECTIONS:
+        for i, case in enumerate(data.get(section, [])):
+            where = f"$.{section}[{i}]"
+            missing = CASE_KEYS - case.keys()
+            if missing:
+                fail(where, f"missing {', '.join(sorted(missing))}")
+            if case["id"] in seen:
+                fail(where + ".id", f"'{case['id']}' appears twice")
+            seen.add(case["id"])
+            if case["kind"] not in ("measurement", "estimate"):
+                fail(where + ".kind", "must be 'measurement' or 'estimate'")
+            if case["source"].get("ref") not in sources:
+                fail(where + ".source.ref", f"unknown source '{case['source'].get('ref')}'")
+            if not isinstance(case["value"], (int, float)) or case["value"] <= 0:
+                fail(where + ".value", "must be a positive number")
+            if case["unit"] not in UNITS:
+                fail(where + ".unit", f"must be one of {', '.join(sorted(UNITS))}")
+            if section == "single_op" and (case["op"] not in SCHEDULES or case["unit"] != "s"):
+                fail(where, f"no schedule for op '{case['op']}' timed in '{case['unit']}'")
+
+
 def simulate(loom_sim, schedule, workdir, name):
     path = os.path.join(workdir, name + ".json")
     with open(path, "w") as f:
@@ -101,10 +134,12 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[-1])
     loom_sim, path = sys.argv[1], sys.argv[2]
-    with open(path) as f:
-        data = json.load(f)
-    if data.get("format") != "loom-measurements/1":
-        sys.exit(f"fidelity: {path}: $.format: expected 'loom-measurements/1'")
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as error:
+        sys.exit(f"fidelity: {path}: {error}")
+    check(data, path)
 
     print(f"Single-op cases of {os.path.basename(path)}, simulated by loom-sim on {data['target']}:\n")
     print("| case | measured | loom-sim | error |")
@@ -112,16 +147,15 @@ def main():
     errors = []
     with tempfile.TemporaryDirectory() as workdir:
         for case in data["single_op"]:
-            build = SCHEDULES.get(case["op"])
-            if build is None or case["unit"] != "s":
-                sys.exit(f"fidelity: {case['id']}: no schedule for op '{case['op']}' in '{case['unit']}'")
-            predicted = simulate(loom_sim, build(data["target"], case), workdir, case["id"])
+            schedule = SCHEDULES[case["op"]](data["target"], case)
+            predicted = simulate(loom_sim, schedule, workdir, case["id"])
             error = predicted / case["value"] - 1
             errors.append(abs(error))
             approx = "~" if case.get("approximate") else ""
             print(f"| {case['id']} | {approx}{show(case['value'], 's')} | "
                   f"{show(predicted, 's')} | {100 * error:+.0f}% |")
-    gmean = math.exp(sum(math.log(e) for e in errors) / len(errors))
+    # An exact prediction counts as 0.01%, so that the logarithm exists.
+    gmean = math.exp(sum(math.log(max(e, 1e-4)) for e in errors) / len(errors))
     print(f"\nGeometric mean of |error| over {len(errors)} cases: {100 * gmean:.1f}%")
     print("(error = loom-sim / measured - 1; ~ marks a value the source gives approximately)")
 
