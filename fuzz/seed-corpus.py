@@ -39,7 +39,8 @@ mini = f"{root}/fuzz/mini-llama.json"
 put("config", "mini-llama.json", read(mini))
 # target: the bundled targets and every target file among the test inputs.
 for f in sorted(glob.glob(f"{root}/targets/*.json")):
-    put("target", "targets-" + os.path.basename(f), read(f))
+    if not f.endswith("-measurements.json"):  # bench data, not a target
+        put("target", "targets-" + os.path.basename(f), read(f))
 # schedule: every schedule file among the test inputs.
 for f in sorted(glob.glob(f"{root}/test/**/Inputs/*.json", recursive=True)):
     text = read(f)
