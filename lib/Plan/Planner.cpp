@@ -464,6 +464,26 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   return result;
 }
 
+std::string loom::checkRequest(const PlanRequest &request, bool search,
+                               bool slicesGiven, const PlanOptions &options,
+                               bool topGiven) {
+  for (auto [flag, degree] : {std::pair{"tp", request.tp},
+                              {"stages", request.stages},
+                              {"data-parallel", request.dataParallel}})
+    if (degree < 1)
+      return "--" + std::string(flag) + " must be at least 1, got " +
+             std::to_string(degree);
+  if (search && slicesGiven)
+    return "--search chooses the slices of each plan; drop --slices or "
+           "--search";
+  if (topGiven && !search)
+    return "--simulate-top applies only with --search";
+  if (options.simulateTop < 0)
+    return "--simulate-top must be 0 or more, got " +
+           std::to_string(options.simulateTop);
+  return "";
+}
+
 PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
                               bool search, const PlanOptions &options) {
   PlanResult result;

@@ -112,27 +112,20 @@ int main(int argc, char **argv) {
   request.fixTp = tp.getNumOccurrences() > 0;
   request.fixStages = stages.getNumOccurrences() > 0;
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
-  // Checked before any product of the degrees is formed.
-  for (const cl::opt<int64_t> *degree : {&tp, &stages, &dataParallel})
-    if (*degree < 1)
-      return fail("--" + degree->ArgStr + " must be at least 1, got " +
-                  Twine(degree->getValue()));
-  if (searchFlag && slices.getNumOccurrences())
-    return fail("--search chooses the slices of each plan; drop --slices or "
-                "--search");
-  if (top.getNumOccurrences() && !searchFlag)
-    return fail("--simulate-top applies only with --search");
-  if (top < 0)
-    return fail("--simulate-top must be 0 or more, got " + Twine(top));
+  loom::PlanOptions options;
+  options.trace = !traceFile.empty() || !svgFile.empty();
+  options.simulateTop = top;
+  options.rankOnly = searchFlag && jsonFlag; // a search's JSON is its ranking
+  std::string why =
+      loom::checkRequest(request, searchFlag, slices.getNumOccurrences() > 0,
+                         options, top.getNumOccurrences() > 0);
+  if (!why.empty())
+    return fail(why);
 
   mlir::DialectRegistry registry;
   loom::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  loom::PlanOptions options;
-  options.trace = !traceFile.empty() || !svgFile.empty();
-  options.simulateTop = top;
-  options.rankOnly = searchFlag && jsonFlag; // a search's JSON is its ranking
   loom::PlanResult result =
       loom::planOrSearch(request, context, searchFlag, options);
   loom::printReport(result, jsonFlag, outs());

@@ -145,6 +145,14 @@ struct PlanResult {
 PlanResult planOrSearch(const PlanRequest &request, mlir::MLIRContext &context,
                         bool search, const PlanOptions &options);
 
+/// Why a request cannot be planned as given, before any product of its
+/// degrees is formed: a degree below 1, slices given to a search (which
+/// chooses them), or a simulate-top without a search or below 0. Empty
+/// when it can. `slicesGiven` and `topGiven` say whether the user set them.
+std::string checkRequest(const PlanRequest &request, bool search,
+                         bool slicesGiven, const PlanOptions &options,
+                         bool topGiven);
+
 } // namespace loom
 
 #endif // LOOM_PLAN_PLANNER_H
