@@ -28,8 +28,7 @@ using namespace loom;
 namespace {
 
 bool isCommunication(Operation *op) {
-  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-             LocalShardOp>(op);
+  return isa<CollectiveOpInterface, LocalShardOp>(op);
 }
 
 /// The ops whose costs are compared: everything but layers (they are sums)

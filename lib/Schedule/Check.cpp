@@ -26,6 +26,34 @@ std::string schedule::jsonPath(const Place &place) {
   return path;
 }
 
+std::string schedule::describeTask(const Schedule &schedule, int64_t chip,
+                                   int64_t task) {
+  const Task &t = schedule.chips[chip].tasks[task];
+  std::string text = "chip " + std::to_string(schedule.chips[chip].id) +
+                     " task " + std::to_string(task) + " (";
+  switch (t.kind) {
+  case TaskKind::Compute:
+    text += "compute '" + t.name + "'";
+    break;
+  case TaskKind::Send:
+    text += "send to " + std::to_string(t.peer) + ", tag " +
+            std::to_string(t.tag);
+    break;
+  case TaskKind::Recv:
+    text += "recv from " + std::to_string(t.peer) + ", tag " +
+            std::to_string(t.tag);
+    break;
+  case TaskKind::Collective:
+    text += name(t.collective).str() + ", tag " + std::to_string(t.tag);
+    break;
+  case TaskKind::Alloc:
+  case TaskKind::Free:
+    text += name(t.kind).str();
+    break;
+  }
+  return text + ")";
+}
+
 namespace {
 
 /// A message's (sender, receiver, tag).
@@ -57,7 +85,6 @@ private:
     report(place, message);
     return false;
   }
-  std::string describe(Ref r) const;
 
   bool checkSize();
   bool checkChips();
@@ -77,33 +104,6 @@ private:
   std::map<int64_t, size_t> collectiveOf; ///< tag -> index into collectives
   std::vector<Collective> collectives;
 };
-
-std::string Checker::describe(Ref r) const {
-  const Task &t = task(r);
-  std::string text = "chip " + std::to_string(schedule.chips[r.chip].id) +
-                     " task " + std::to_string(r.task) + " (";
-  switch (t.kind) {
-  case TaskKind::Compute:
-    text += "compute '" + t.name + "'";
-    break;
-  case TaskKind::Send:
-    text += "send to " + std::to_string(t.peer) + ", tag " +
-            std::to_string(t.tag);
-    break;
-  case TaskKind::Recv:
-    text += "recv from " + std::to_string(t.peer) + ", tag " +
-            std::to_string(t.tag);
-    break;
-  case TaskKind::Collective:
-    text += name(t.collective).str() + ", tag " + std::to_string(t.tag);
-    break;
-  case TaskKind::Alloc:
-  case TaskKind::Free:
-    text += name(t.kind).str();
-    break;
-  }
-  return text + ")";
-}
 
 bool Checker::checkSize() {
   base.reserve(schedule.chips.size());
@@ -352,7 +352,7 @@ bool Checker::checkAcyclic() {
       Ref r{int64_t(c), int64_t(i)};
       if (indegree[global(r)] == 0)
         continue;
-      blocked += (listed++ ? "; " : " ") + describe(r);
+      blocked += (listed++ ? "; " : " ") + describeTask(schedule, c, i);
     }
   return fail({}, "has a dependency cycle; blocked tasks:" + blocked);
 }

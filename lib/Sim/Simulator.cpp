@@ -550,34 +550,17 @@ void Engine::finish(int32_t t, uint8_t engine) {
 
 std::string Engine::describe(int32_t t) const {
   const Task &task = tasks[t];
-  const schedule::Task &spec = *task.spec;
-  std::string text = llvm::formatv("chip {0} task {1} ({2}", chips[task.chip].id,
-                                   task.local, schedule::name(spec.kind));
-  switch (spec.kind) {
-  case TaskKind::Recv:
-    text += llvm::formatv(" from {0}, tag {1}: its send never runs", spec.peer,
-                          spec.tag)
-                .str();
-    break;
-  case TaskKind::Send:
-    text += llvm::formatv(" to {0}, tag {1}", spec.peer, spec.tag).str();
-    break;
-  case TaskKind::Collective:
-    text += llvm::formatv(" {0}, tag {1}: {2} of {3} chips arrived",
-                          schedule::name(spec.collective), spec.tag,
+  std::string text = schedule::describeTask(schedule, task.chip, task.local);
+  if (task.spec->kind == TaskKind::Recv)
+    text += ": its send never runs";
+  if (task.spec->kind == TaskKind::Collective)
+    text += llvm::formatv(": {0} of {1} chips arrived",
                           instances[task.collective].arrived,
                           instances[task.collective].group.size())
                 .str();
-    break;
-  case TaskKind::Compute:
-    text += " '" + spec.name + "'";
-    break;
-  default:
-    break;
-  }
   if (task.waiting > 0)
     text += llvm::formatv(", waiting on {0} dependencies", task.waiting).str();
-  return text + ")";
+  return text;
 }
 
 SimResult Engine::run() {

@@ -61,6 +61,10 @@ using Locator =
 bool checkSchedule(const Schedule &schedule, const Machine &machine,
                    Locator report);
 
+/// How a task reads in messages: "chip 3 task 12 (recv from 2, tag 7)",
+/// for the `task`-th task of the `chip`-th entry of Schedule::chips.
+std::string describeTask(const Schedule &schedule, int64_t chip, int64_t task);
+
 /// checkSchedule with the problem as an error "$.path: message".
 llvm::Error checkSchedule(const Schedule &schedule, const Machine &machine);
 
