@@ -200,6 +200,18 @@ TEST(TargetDesc, PodsAndSlicesAreBoundedTori) {
     (*root.getArray("topologies"))[7].getAsObject()->operator[]("shape") =
         std::move(shape);
   };
+  // A chip count past 2^53 is refused before it is read as an integer (a
+  // cast of 1e300 to int64_t would be undefined; the fuzzer found one).
+  EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
+              setMaxChips(root, 1e300);
+            }),
+            "edited.json: $.pod.max_chips.value: must be at most 2^53 chips, "
+            "got 1e+300");
+  EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
+              (*section(root, "chip").getObject("mxu_columns"))["value"] = 1e300;
+            }),
+            "edited.json: $.chip.mxu_columns.value: must be at most 2^53 "
+            "elements, got 1e+300");
   // A pod of at most 2^16 chips.
   EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
               setMaxChips(root, 65537);

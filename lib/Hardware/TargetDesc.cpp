@@ -93,6 +93,15 @@ namespace {
 /// and per-link state, small.
 constexpr int64_t kMaxPodChips = int64_t(1) << 16;
 
+/// A whole-number figure as an integer. figure() has refused (and the
+/// reader failed on) one that is not whole or is above 2^53; casting such a
+/// double, or an infinite one, would be undefined, so it reads as 0.
+int64_t wholeFigure(double value) {
+  return value >= 0 && value <= 9007199254740992.0 && value == std::floor(value)
+             ? static_cast<int64_t>(value)
+             : 0;
+}
+
 /// Whether a torus of `shape` has at most `maxChips` chips, without
 /// overflow.
 bool fitsChips(llvm::ArrayRef<int64_t> shape, int64_t maxChips) {
@@ -337,7 +346,7 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
 
   if (const Object *chip = r.object(root->get("chip"), "$.chip")) {
     auto v = r.section(*chip, "$.chip", chipKeys);
-    t.mxuTile = static_cast<int64_t>(v["mxu_columns"]);
+    t.mxuTile = wholeFigure(v["mxu_columns"]);
     t.peakFlopsBf16 = v["peak_bf16"];
     t.peakOpsInt8 = v["peak_int8"];
     t.hbmBytes = v["hbm_capacity"];
@@ -389,7 +398,7 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
   llvm::SmallVector<int64_t, 3> largest;
   if (const Object *pod = r.object(root->get("pod"), "$.pod")) {
     auto v = r.section(*pod, "$.pod", podKeys, {"max_topology_shape"});
-    t.maxChips = static_cast<int64_t>(v["max_chips"]);
+    t.maxChips = wholeFigure(v["max_chips"]);
     if (!r.failed() && t.maxChips > kMaxPodChips)
       r.fail("$.pod.max_chips.value",
              llvm::formatv("must be at most {0} chips (the largest TPU pod "
