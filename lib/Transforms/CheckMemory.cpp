@@ -1,7 +1,6 @@
 //===- CheckMemory.cpp - does every stage fit in HBM ----------------------===//
 
 #include "loom/Dialect/Loom/LoomOps.h"
-#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Support/Quantity.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"

@@ -2,7 +2,6 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModelCost.h"
-#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/CostModel.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"

@@ -1,7 +1,6 @@
 //===- PartitionLayers.cpp - layers to pipeline stages --------------------===//
 
 #include "loom/Dialect/Loom/LoomOps.h"
-#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Partition/PartitionLayers.h"
 #include "loom/Support/Quantity.h"
 #include "loom/Transforms/Passes.h"

@@ -1,7 +1,6 @@
 //===- SplitTokens.cpp - token slices and patches for the pipeline --------===//
 
 #include "loom/Dialect/Loom/LoomOps.h"
-#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Partition/SplitTokens.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"
