@@ -212,6 +212,17 @@ TEST(TargetDesc, PodsAndSlicesAreBoundedTori) {
             }),
             "edited.json: $.chip.mxu_columns.value: must be at most 2^53 "
             "elements, got 1e+300");
+  // A number past the double range reads as infinity: refused (found by the
+  // target fuzzer).
+  std::string text = readSourceFile("targets/tpu-v5e.json");
+  llvm::StringRef peak = "\"value\": 197e12";
+  size_t at = text.find(peak.str());
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, peak.size(), "\"value\": 2e5679");
+  llvm::Expected<TargetDesc> infinite = parseTargetDesc(text, "edited.json");
+  ASSERT_FALSE(bool(infinite));
+  EXPECT_EQ(llvm::toString(infinite.takeError()),
+            "edited.json: $.chip.peak_bf16.value: must be a finite number");
   // A pod of at most 2^16 chips.
   EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
               setMaxChips(root, 65537);

@@ -291,6 +291,11 @@ private:
     double value = positive(o, "value", path);
     if (failed())
       return value;
+    // JSON reads a number past the double range (2e5679) as infinity.
+    if (!std::isfinite(value)) {
+      fail(path + ".value", "must be a finite number");
+      return 1;
+    }
     // Bounds that keep every time the cost model and the simulator derive
     // finite: no rate below one per second, no hop slower than a second,
     // no efficiency below 1%; counts and sizes are whole, and at most 2^53,
