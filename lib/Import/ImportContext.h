@@ -1,0 +1,211 @@
+//===- ImportContext.h - what the family builders share ---------*- C++ -*-===//
+//
+// Private to lib/Import. The graph builder the family builders use, the
+// function being built, and the config and options of one import. Each
+// family's builder lives in the file of its kind (DecoderModels.cpp,
+// DiffusionModels.cpp) and is registered in ModelImporter.cpp's family
+// table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_IMPORT_IMPORTCONTEXT_H
+#define LOOM_LIB_IMPORT_IMPORTCONTEXT_H
+
+#include "ConfigReader.h"
+#include "loom/Dialect/Loom/LoomAttributes.h"
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Import/ModelImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace loom::importer {
+
+using namespace mlir;
+
+using Mode = ImportOptions::Mode;
+
+/// Builds loom ops at the end of a block, with the shorthand the family
+/// builders share.
+class GraphBuilder {
+public:
+  GraphBuilder(OpBuilder &builder, Location loc)
+      : b(builder), loc(loc), bf16(builder.getBF16Type()) {}
+
+  RankedTensorType type(ArrayRef<int64_t> shape, Type element = {}) {
+    return RankedTensorType::get(shape, element ? element : bf16);
+  }
+  static ArrayRef<int64_t> shape(Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  }
+  RankedTensorType withLast(Value v, int64_t last) {
+    SmallVector<int64_t> dims(shape(v));
+    dims.back() = last;
+    return type(dims);
+  }
+
+  Value linear(LinearRole role, Value x, int64_t out, bool bias = true,
+               bool tied = false) {
+    return LinearOp::create(b, loc, withLast(x, out), role, x, bias, tied);
+  }
+  Value act(ActivationKind kind, Value x) {
+    return ActivationOp::create(b, loc, kind, x);
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value rmsNorm(Value x, std::optional<int64_t> group = std::nullopt) {
+    auto op = RMSNormOp::create(b, loc, x);
+    if (group)
+      op.setGroup(*group);
+    return op;
+  }
+  Value layerNorm(Value x, bool affine) {
+    auto op = LayerNormOp::create(b, loc, x);
+    op.setAffine(affine);
+    return op;
+  }
+  Value rope(Value x, int64_t headDim, double theta) {
+    return RoPEOp::create(b, loc, x, b.getI64IntegerAttr(headDim),
+                          b.getF64FloatAttr(theta));
+  }
+  Value modulate(Value x, Value shift, Value scale) {
+    return ModulateOp::create(b, loc, x, shift, scale);
+  }
+  Value gate(Value x, Value g) { return GateOp::create(b, loc, x, g); }
+  SmallVector<Value> chunk(Value x, int64_t count) {
+    SmallVector<Type> types(count, withLast(x, shape(x).back() / count));
+    auto op = ChunkOp::create(b, loc, types, x);
+    return SmallVector<Value>(op.getResults());
+  }
+  Value attention(Value q, Value k, Value v, int64_t heads, int64_t kvHeads,
+                  int64_t headDim, bool causal, bool cross, int64_t cached) {
+    auto op = AttentionOp::create(b, loc, q, k, v, heads, kvHeads, headDim);
+    if (causal)
+      op.setCausal(true);
+    if (cross)
+      op.setCross(true);
+    if (cached)
+      op.setCached(cached);
+    return op;
+  }
+  /// A DiT block's full self-attention over `h`: q, k, v (biased when
+  /// `bias`), attention and the (always biased) output projection.
+  Value selfAttention(Value h, int64_t heads, int64_t headDim, bool bias) {
+    int64_t hidden = heads * headDim;
+    Value q = linear(LinearRole::q, h, hidden, bias);
+    Value k = linear(LinearRole::k, h, hidden, bias);
+    Value v = linear(LinearRole::v, h, hidden, bias);
+    Value a = attention(q, k, v, heads, heads, headDim, false, false, 0);
+    return linear(LinearRole::o, a, hidden);
+  }
+  /// Two linears with an activation between: the timestep, pooled-text and
+  /// caption MLPs of the DiT families.
+  Value mlp2(Value x, int64_t hidden, int64_t out, ActivationKind kind,
+             LinearRole role = LinearRole::cond) {
+    Value h = act(kind, linear(role, x, hidden));
+    return linear(role, h, out);
+  }
+  /// fc1, activation, fc2.
+  Value feedForward(Value x, int64_t inner, ActivationKind kind) {
+    Value h = act(kind, linear(LinearRole::fc1, x, inner));
+    return linear(LinearRole::fc2, h, shape(x).back());
+  }
+  /// `silu(c)` then a modulation linear to `count * hidden`, split in `count`.
+  SmallVector<Value> adaLN(Value c, int64_t hidden, int64_t count) {
+    Value m = linear(LinearRole::modulation, act(ActivationKind::silu, c),
+                     count * hidden);
+    return chunk(m, count);
+  }
+
+  /// A loom.layer whose body `body` builds from the block arguments and
+  /// returns the values to yield.
+  SmallVector<Value>
+  layer(int64_t index, StringRef kind, ValueRange inputs,
+        const std::function<SmallVector<Value>(ValueRange)> &body) {
+    auto block = std::make_unique<Block>();
+    for (Value input : inputs)
+      block->addArgument(input.getType(), loc);
+    SmallVector<Value> results;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(block.get());
+      results = body(block->getArguments());
+      YieldOp::create(b, loc, results);
+    }
+    auto op = LayerOp::create(b, loc, ValueRange(results).getTypes(), index,
+                              inputs, b.getStringAttr(kind), IntegerAttr());
+    op.getBody().push_back(block.release());
+    return SmallVector<Value>(op.getResults());
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type bf16;
+};
+
+/// The function being built: its arguments are declared first, then the
+/// body is built, then the results close it.
+struct ModelFunction {
+  ModelFunction(ModuleOp module, StringRef name, OpBuilder &builder,
+                Location loc)
+      : builder(builder), loc(loc) {
+    builder.setInsertionPointToEnd(module.getBody());
+    func = func::FuncOp::create(builder, loc, name,
+                                builder.getFunctionType({}, {}));
+    builder.setInsertionPointToEnd(func.addEntryBlock());
+  }
+  Value argument(Type type, StringRef argName) {
+    unsigned index = func.getNumArguments();
+    (void)func.insertArgument(index, type, {}, loc);
+    func.setArgAttr(index, kArgNameAttrName, builder.getStringAttr(argName));
+    return func.getArgument(index);
+  }
+  void finish(ValueRange results) {
+    func::ReturnOp::create(builder, loc, results);
+    func.setType(builder.getFunctionType(func.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
+  }
+  OpBuilder &builder;
+  Location loc;
+  func::FuncOp func;
+};
+
+/// Everything a family builder needs: the config, the options, and where
+/// to put ops.
+struct ImportContext {
+  ConfigReader &config;
+  const ImportOptions &options;
+  ModelFunction &fn;
+  GraphBuilder &g;
+  /// What becomes the module's #loom.model.
+  struct {
+    ModelMode mode = ModelMode::prefill;
+    int64_t batch = 1, seq = 1, resolution = 0, textTokens = 0, steps = 0;
+  } model = {};
+};
+
+/// Reports at `divisorKey` unless `divisorKey`'s value divides `key`'s.
+void requireDivisible(ConfigReader &c, StringRef key, int64_t value,
+                      StringRef divisorKey, int64_t divisor);
+
+/// Reports at `key` when it names a variant other than the one the
+/// builder models (absent means the default, which is that one).
+void requireVariant(ConfigReader &c, StringRef key, StringRef modelled);
+
+/// A family builder: reads the config, builds the function body and fills
+/// `ic.model`. Returns failure (after located diagnostics) on a bad config.
+using FamilyBuilder = LogicalResult (*)(ImportContext &);
+
+// DecoderModels.cpp
+LogicalResult buildLlama(ImportContext &ic);
+LogicalResult buildGPT(ImportContext &ic);
+// DiffusionModels.cpp
+LogicalResult buildDiT(ImportContext &ic);
+LogicalResult buildPixArt(ImportContext &ic);
+LogicalResult buildSD3(ImportContext &ic);
+LogicalResult buildFlux(ImportContext &ic);
+
+} // namespace loom::importer
+
+#endif // LOOM_LIB_IMPORT_IMPORTCONTEXT_H
