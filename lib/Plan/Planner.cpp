@@ -164,6 +164,18 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     out.failure = diagnostics.errorText();
     return planned;
   }
+  // The ideal time, from the whole batch before any replica takes its share.
+  {
+    CostModel model(*desc);
+    ModelAttr modelInfo = getModel(*module);
+    double oneChip = 0;
+    for (auto func : module->getOps<func::FuncOp>())
+      for (Operation &op : func.getBody().front())
+        if (auto cost = dyn_cast<CostOpInterface>(op))
+          oneChip += estimateTime(model, cost);
+    out.ideal = oneChip * (modelInfo.isDiffusion() ? modelInfo.getSteps() : 1) /
+                out.chips;
+  }
   // Each data-parallel replica runs its share of the batch.
   if (request.dataParallel > 1) {
     int64_t batch = getModel(*module).getBatch();
@@ -256,7 +268,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   // No success with a wrong answer: a figure out of range shows as a time
   // that is not a number, which no ranking or report may use.
   if (!std::isfinite(out.predicted) || !std::isfinite(out.roofline) ||
-      !std::isfinite(out.bubble)) {
+      !std::isfinite(out.bubble) || !std::isfinite(out.ideal)) {
     out.failure = "the cost model's prediction is not a finite time; the "
                   "target's figures are out of range";
     return planned;

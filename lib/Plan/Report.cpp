@@ -35,6 +35,34 @@ double meanExposed(const sim::SimResult &r) {
 
 } // namespace
 
+PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
+  PlanEfficiency e;
+  if (!p.simulated) {
+    e.efficiency = p.predicted > 0 ? p.ideal / p.predicted : 0;
+    return e;
+  }
+  const sim::SimResult &s = *p.simulated;
+  double all = s.makespan * p.chips;
+  if (all <= 0)
+    return e;
+  double compute = 0, exposed = 0;
+  for (const auto &chip : s.chips) {
+    compute += chip.computeBusy;
+    exposed += chip.exposedComm;
+  }
+  // Chip-seconds: each simulated chip's run is compute, exposed
+  // communication and idle; the ideal is the part of the compute a perfect
+  // split would keep, the chips the schedule never uses are all "other".
+  double idle = s.makespan * s.chips.size() - compute - exposed;
+  e.measured = true;
+  e.efficiency = p.ideal / s.makespan;
+  e.bubble = std::max(0.0, idle) / all;
+  e.exposed = exposed / all;
+  e.other = 1 - e.efficiency - e.bubble - e.exposed;
+  e.unusedChips = double(p.chips - int64_t(s.chips.size())) / p.chips;
+  return e;
+}
+
 std::string loom::planName(const PlanOutcome &p) {
   return fmt::format("tp {} x {} stage{} x dp {}{}", p.request.tp,
                      p.request.stages, p.request.stages == 1 ? "" : "s",
@@ -90,6 +118,21 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                       meanExposed(s) * 1e3,
                       100 * meanExposed(s) / std::max(s.makespan, 1e-30));
   }
+  PlanEfficiency e = getEfficiency(p);
+  os << fmt::format("  efficiency: {:.1f}% of the ideal {:.3f} ms (the "
+                    "model's one-chip time over {} chip{})",
+                    100 * e.efficiency, p.ideal * 1e3, p.chips,
+                    p.chips == 1 ? "" : "s");
+  if (!e.measured)
+    os << ", predicted\n";
+  else
+    os << fmt::format("; the rest: pipeline bubble {:.1f}%, exposed "
+                      "communication {:.1f}%, other {:.1f}%{}\n",
+                      100 * e.bubble, 100 * e.exposed, 100 * e.other,
+                      e.unusedChips > 0
+                          ? fmt::format(" ({:.1f}% idle chips)",
+                                        100 * e.unusedChips)
+                          : "");
   os << fmt::format(
       "  lower bound: {:.3f} ms ({} of the whole topology); plan "
       "at {:.2f}x\n",
@@ -113,6 +156,16 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     j.attribute("predicted_s", p.predicted);
     j.attribute("bubble", p.bubble);
     j.attribute("roofline_s", p.roofline);
+    j.attribute("ideal_s", p.ideal);
+    PlanEfficiency e = getEfficiency(p);
+    j.attribute("efficiency", e.efficiency);
+    if (e.measured)
+      j.attributeObject("loss", [&] {
+        j.attribute("bubble", e.bubble);
+        j.attribute("exposed_comm", e.exposed);
+        j.attribute("other", e.other);
+        j.attribute("unused_chips", e.unusedChips);
+      });
     if (p.simulated) {
       j.attribute("simulated_s", p.simulated->makespan);
       j.attribute("mfu", meanMFU(*p.simulated));
@@ -138,18 +191,19 @@ void loom::printSearchTable(const PlanRequest &request,
                     plans.front().modelName, request.topology,
                     plans.size() == 1 ? "s" : "", search.rejected,
                     simulatedCount);
-  os << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>8}\n", "rank",
-                    "plan", "slices", "predicted ms", "simulated ms", "MFU",
-                    "x bound");
+  os << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>11} {:>8}\n",
+                    "rank", "plan", "slices", "predicted ms", "simulated ms",
+                    "MFU", "efficiency", "x bound");
   for (auto [i, p] : enumerate(plans)) {
     double time = p.simulated ? p.simulated->makespan : p.predicted;
     os << fmt::format(
-        "{:>4}  {:<26} {:>7} {:>13.3f} {:>13} {:>7} {:>8.2f}\n", i + 1,
+        "{:>4}  {:<26} {:>7} {:>13.3f} {:>13} {:>7} {:>11} {:>8.2f}\n", i + 1,
         planName(p), p.sliceLengths.size(), p.predicted * 1e3,
         p.simulated ? fmt::format("{:.3f}", p.simulated->makespan * 1e3)
                     : std::string("-"),
         p.simulated ? fmt::format("{:.1f}%", 100 * meanMFU(*p.simulated))
                     : std::string("-"),
+        fmt::format("{:.1f}%", 100 * getEfficiency(p).efficiency),
         time / p.roofline);
   }
 }

@@ -60,6 +60,12 @@ struct PlanOutcome {
   /// weights read once over all chips' HBM bandwidth, whichever is higher.
   double roofline = 0;
   bool rooflineIsMemory = false;
+  /// The ideal time (issue 18's definition): the whole model's per-op
+  /// roofline times on one chip (what loom-estimate prices: the full batch,
+  /// every step, no collectives), summed and divided by the topology's
+  /// chips. Plans of one model on one topology share it, so ideal /
+  /// simulated ranks them as their times do.
+  double ideal = 0;
   double modelFlops = 0;
   /// Bytes of the model's weights (one copy), and of HBM on all the
   /// topology's chips.

@@ -18,6 +18,26 @@
 
 namespace loom {
 
+/// A plan's parallel efficiency, ideal / time, and where the rest of its
+/// time goes. With a simulation the four parts are fractions of the
+/// simulated time and sum to 1, averaged over all the topology's chips:
+/// - bubble: a chip's TensorCore idle with no data of its own moving (it
+///   waits for a stage upstream: pipeline fill and drain, and stages of
+///   unequal time);
+/// - exposed: idle while its own sends, receives or collectives run
+///   (loom-sim's exposed communication);
+/// - other: computing beyond the ideal (work tensor parallelism repeats on
+///   every chip, MXU padding of smaller shards, weights re-read per slice)
+///   and chips the plan leaves idle (`unusedChips`, a part of `other`).
+/// Without a simulation only the efficiency against the prediction is
+/// known.
+struct PlanEfficiency {
+  double efficiency = 0;
+  bool measured = false;
+  double bubble = 0, exposed = 0, other = 0, unusedChips = 0;
+};
+PlanEfficiency getEfficiency(const PlanOutcome &plan);
+
 /// "tp 4 x 4 stages x dp 1 + sp".
 std::string planName(const PlanOutcome &plan);
 
