@@ -6,7 +6,10 @@
 #   (d) the same pipeline with Loom's dynamic-programming slices,
 #   (e) the --search winner,
 # next to the lower bound (all FLOPs over the slice's peak, or the weights
-# read once over its HBM bandwidth) and each plan's ratio to it.
+# read once over its HBM bandwidth) and each plan's ratio to it, and each
+# plan's parallel efficiency (the ideal, the model's one-chip time over the
+# chips, divided by the simulated time) with the rest of its run split into
+# pipeline bubble, exposed communication and other (README, "efficiency").
 # Usage: bench/plan_quality.sh [build-dir] > bench/plan_quality.md
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,19 +26,25 @@ if isinstance(p, list):
     p = p[0]
 t = p.get("simulated_s", p["predicted_s"])
 plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
-print("| %s | tp %d x %s x dp %d, %s | %.1f | %.1f | %.2fx |" % (
+loss = p.get("loss")
+split = ("%.0f / %.0f / %.0f%%" % (100 * loss["bubble"], 100 * loss["exposed_comm"],
+         100 * loss["other"])) if loss else "-"
+print("| %s | tp %d x %s x dp %d, %s | %.1f | %.1f | %.2fx | %.1f%% | %s |" % (
     label, p["tp"], plural(p["stages"], "stage"), p["data_parallel"],
     plural(len(p["slices"]), "slice"),
-    p["predicted_s"] * 1e3, t * 1e3, t / p["roofline_s"]))' "$label"
+    p["predicted_s"] * 1e3, t * 1e3, t / p["roofline_s"],
+    100 * p["efficiency"], split))' "$label"
   else
-    echo "| $label | does not fit | | | |"
+    echo "| $label | does not fit | | | | | |"
   fi
 }
 
 bound() {
   "$plan" "$@" --json 2>/dev/null | python3 -c '
 import json, sys
-print("%.1f" % (json.load(sys.stdin)["roofline_s"] * 1e3))'
+p = json.load(sys.stdin)
+print("Lower bound: %.1f ms. Ideal: %.1f ms." % (p["roofline_s"] * 1e3,
+                                                 p["ideal_s"] * 1e3))'
 }
 
 model() { # title, model args, tp alone, tp, stages
@@ -43,10 +52,10 @@ model() { # title, model args, tp alone, tp, stages
   echo
   echo "### $title"
   echo
-  echo "Lower bound: $(bound $args --tp "$tp" --stages "$stages") ms."
+  bound $args --tp "$tp" --stages "$stages"
   echo
-  echo "| plan | layout | predicted ms | simulated ms | x bound |"
-  echo "|---|---|---:|---:|---:|"
+  echo "| plan | layout | predicted ms | simulated ms | x bound | efficiency | bubble / exposed / other |"
+  echo "|---|---|---:|---:|---:|---:|---:|"
   row "(a) tensor parallel alone" $args --tp "$tpAlone" --stages 1
   row "(b) pipeline, no slicing" $args --tp "$tp" --stages "$stages" --slices 1
   row "(c) uniform slices" $args --tp "$tp" --stages "$stages" --slices $((2 * stages))
@@ -58,7 +67,11 @@ echo "# Plan quality"
 echo
 echo "Made by \`bench/plan_quality.sh\` on $(date -u +%Y-%m-%d). Times are the"
 echo "simulator's (loom-sim's engine, in process); predicted is the cost"
-echo "model's. One replica, batch as imported."
+echo "model's. One replica, batch as imported. Efficiency is the ideal (the"
+echo "model's per-op time on one chip over the topology's chips) over the"
+echo "simulated time; the last column splits the rest of the run, in"
+echo "chip-seconds, into pipeline bubble, exposed communication and other"
+echo "(README, \"efficiency\")."
 model "LLaMA-65B prefill, 2048 tokens, v5e-16" "--model llama-65b --target v5e-16" 16 4 4
 model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8
 model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4
