@@ -1,6 +1,7 @@
 //===- PlannerTest.cpp - the planner runs each plan's pipeline once -------===//
 
 #include "loom/Plan/Planner.h"
+#include "loom/Plan/Report.h"
 #include "loom/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -139,6 +140,49 @@ TEST_F(Planner, SimulationsBeyondTheKeptModulesPlanAgain) {
   });
   ASSERT_GT(simulated, 16);
   EXPECT_EQ(runs.lookup("loom-shard-heads"), candidates + simulated - 16);
+}
+
+TEST_F(Planner, ASearchReportsItsProgressUpToItsLastStep) {
+  PlanOptions options;
+  options.simulateTop = 2;
+  std::vector<std::pair<int64_t, int64_t>> calls;
+  options.progress = [&](int64_t done, int64_t total) {
+    calls.emplace_back(done, total);
+  };
+  SearchResult search = searchPlans(llama7b("v5e-8"), context, options);
+  ASSERT_FALSE(calls.empty());
+  int64_t candidates = search.ranked.size() + search.rejected;
+  // One step per candidate planned and per plan simulated, counted up to
+  // the total announced from the start.
+  EXPECT_EQ(int64_t(calls.size()), candidates + 2);
+  for (auto [i, call] : llvm::enumerate(calls)) {
+    EXPECT_EQ(call.first, int64_t(i) + 1);
+    EXPECT_EQ(call.second, candidates + 2);
+  }
+}
+
+TEST(SearchProgress, QuietForASecondThenOneLineRewrittenThenCleared) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  double clock = 0;
+  SearchProgress progress(os, [&] { return clock; });
+  clock = 0.5;
+  progress(1, 10);
+  EXPECT_EQ(text, "");
+  clock = 1.5;
+  progress(2, 10);
+  progress(3, 10);
+  EXPECT_EQ(text, "\rloom-plan: searching: plans evaluated 2 of 10"
+                  "\rloom-plan: searching: plans evaluated 3 of 10");
+  progress.finish();
+  EXPECT_EQ(text.substr(text.size() - 62), "\r" + std::string(60, ' ') + "\r");
+  // A search faster than a second prints nothing at all.
+  std::string quiet;
+  llvm::raw_string_ostream qs(quiet);
+  SearchProgress fast(qs, [] { return 0.0; });
+  fast(1, 2);
+  fast.finish();
+  EXPECT_EQ(quiet, "");
 }
 
 } // namespace

@@ -164,6 +164,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     out.failure = diagnostics.errorText();
     return planned;
   }
+  out.modelName = getModel(*module).getName().str();
   // The ideal time, from the whole batch before any replica takes its share.
   {
     CostModel model(*desc);
@@ -195,7 +196,6 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   }
   (*module)->setAttr(kTargetAttrName, *targetAttr);
   ModelAttr modelInfo = getModel(*module);
-  out.modelName = modelInfo.getName().str();
   if (modelInfo.isDiffusion())
     out.steps = modelInfo.getSteps();
   // The workload, before any split: FLOPs and weights of one forward pass
@@ -381,6 +381,8 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     plans[*worst].module = nullptr;
     kept.erase(worst);
   };
+  // Every candidate layout first, so that progress can say of how many.
+  std::vector<PlanRequest> candidates;
   for (int64_t tp : degrees)
     for (int64_t stages = 1; stages <= layers; ++stages) {
       // (The lowering lays replicas out only when tp x stages divides the
@@ -399,15 +401,26 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         candidate.dataParallel = dp;
         candidate.slices = "auto";
         candidate.import.batch = batch;
-        Planned planned = planModule(candidate, context, options);
-        if (!planned.outcome.failure.empty()) {
-          ++result.rejected;
-          continue;
-        }
-        plans.push_back(std::move(planned));
-        keepModule(plans.size() - 1);
+        candidates.push_back(std::move(candidate));
       }
     }
+  int64_t steps = candidates.size() +
+                  std::min<int64_t>(simulateTop, candidates.size()),
+          done = 0;
+  auto progress = [&] {
+    if (options.progress)
+      options.progress(++done, steps);
+  };
+  for (const PlanRequest &candidate : candidates) {
+    Planned planned = planModule(candidate, context, options);
+    progress();
+    if (!planned.outcome.failure.empty()) {
+      ++result.rejected;
+      continue;
+    }
+    plans.push_back(std::move(planned));
+    keepModule(plans.size() - 1);
+  }
   auto byPlannedPrediction = [](const Planned &a, const Planned &b) {
     return byPrediction(a.outcome, b.outcome);
   };
@@ -432,6 +445,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
       continue;
     }
     simulate(plans[i], /*trace=*/false);
+    progress();
     if (!plans[i].outcome.failure.empty()) {
       // The simulation refused it (an HBM overflow, say): it does not fit.
       plans.erase(plans.begin() + i);
@@ -489,7 +503,8 @@ std::string loom::checkRequest(const PlanRequest &request, bool search,
     return "--search chooses the slices of each plan; drop --slices or "
            "--search";
   if (topGiven && !search)
-    return "--simulate-top applies only with --search";
+    return "--simulate-top applies only to a search (--search, or no --tp, "
+           "--stages, --data-parallel or --slices)";
   if (options.simulateTop < 0)
     return "--simulate-top must be 0 or more, got " +
            std::to_string(options.simulateTop);
@@ -529,12 +544,15 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
   }
   if (result.chosen.failure.empty())
     return result;
-  // Say what would fit.
+  // Say what would fit, with every degree free.
   PlanOptions rank = options;
   rank.simulateTop = 0;
   rank.rankOnly = true;
   rank.trace = false;
-  SearchResult fits = searchPlans(result.chosen.request, context, rank);
+  rank.progress = nullptr;
+  PlanRequest free = result.chosen.request;
+  free.fixTp = free.fixStages = free.fixDataParallel = false;
+  SearchResult fits = searchPlans(free, context, rank);
   result.fitting = fits.ranked.size();
   if (!fits.ranked.empty())
     result.suggestion = std::move(fits.ranked.front());

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 using namespace llvm;
 using namespace loom;
@@ -233,8 +234,40 @@ void loom::printReport(const PlanResult &result, bool json, raw_ostream &os) {
   }
 }
 
+SearchProgress::SearchProgress(raw_ostream &os, std::function<double()> now)
+    : os(os), now(now ? std::move(now) : [] {
+        return std::chrono::duration<double>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+      }) {
+  start = this->now();
+}
+
+void SearchProgress::operator()(int64_t done, int64_t total) {
+  if (!shown && now() - start < 1.0)
+    return;
+  shown = true;
+  os << fmt::format("\rloom-plan: searching: plans evaluated {} of {}", done,
+                    total);
+  os.flush();
+}
+
+void SearchProgress::finish() {
+  if (!shown)
+    return;
+  // Clear the progress line, so the report starts on a clean one.
+  os << "\r" << std::string(60, ' ') << "\r";
+  os.flush();
+  shown = false;
+}
+
 void loom::printFailure(const PlanResult &result, raw_ostream &os) {
   const PlanOutcome &chosen = result.chosen;
+  // Neither the target nor the model could be read: no layout is to blame.
+  if (chosen.modelName.empty()) {
+    os << "loom-plan: error: " << chosen.failure << "\n";
+    return;
+  }
   if (result.noneFits) {
     os << "loom-plan: error: no plan of " << chosen.request.model << " fits "
        << chosen.request.topology
@@ -246,7 +279,9 @@ void loom::printFailure(const PlanResult &result, raw_ostream &os) {
     os << "loom-plan: note: " << planName(*result.suggestion)
        << " fits (predicted "
        << fmt::format("{:.3f}", result.suggestion->predicted * 1e3)
-       << " ms); --search ranks all " << result.fitting << " that do\n";
+       << " ms); with no --tp, --stages, --data-parallel or --slices, loom-plan "
+          "searches all "
+       << result.fitting << " that do\n";
 }
 
 bool loom::writePlanFiles(const PlanResult &result, StringRef traceFile,

@@ -2,7 +2,8 @@
 //
 // Name a model and a topology; get a plan (tensor parallelism, pipeline stages,
 // slices), its per-chip memory, the cost model's prediction and the
-// simulator's result side by side. With --search, Loom chooses the plan.
+// simulator's result side by side. With no layout given (or with --search),
+// Loom chooses the plan.
 // Options become a PlanRequest; lib/Plan plans, simulates and reports it.
 //
 //===----------------------------------------------------------------------===//
@@ -44,13 +45,18 @@ static cl::opt<int64_t> steps("steps", cl::cat(category),
                               cl::desc("DiTs: denoising steps"));
 static cl::opt<int64_t> textLen("text-len", cl::cat(category),
                                 cl::desc("DiTs with text: text tokens"));
-static cl::opt<int64_t> tp("tp", cl::init(1), cl::cat(category),
-                           cl::desc("Tensor-parallel degree (default 1)"));
-static cl::opt<int64_t> stages("stages", cl::init(1), cl::cat(category),
-                               cl::desc("Pipeline stages (default 1)"));
-static cl::opt<int64_t> dataParallel("data-parallel", cl::init(1),
-                                     cl::cat(category),
-                                     cl::desc("Data-parallel replicas"));
+static cl::opt<int64_t>
+    tp("tp", cl::init(1), cl::cat(category),
+       cl::desc("Tensor-parallel degree (1 when another layout option is "
+                "given; with none, the search chooses)"));
+static cl::opt<int64_t>
+    stages("stages", cl::init(1), cl::cat(category),
+           cl::desc("Pipeline stages (1 when another layout option is "
+                    "given; with none, the search chooses)"));
+static cl::opt<int64_t>
+    dataParallel("data-parallel", cl::init(1), cl::cat(category),
+                 cl::desc("Data-parallel replicas (1 when another layout "
+                          "option is given; with none, the search chooses)"));
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));
@@ -59,8 +65,9 @@ static cl::opt<bool>
                      cl::desc("Megatron sequence parallelism"));
 static cl::opt<bool> searchFlag(
     "search", cl::cat(category),
-    cl::desc("Choose tp, stages and data parallelism (any of --tp, --stages "
-             "and --data-parallel given stays fixed)"));
+    cl::desc("Choose tp, stages and data parallelism (the default when "
+             "none of --tp, --stages, --data-parallel and --slices is given; "
+             "with --search, any of them given stays fixed)"));
 static cl::opt<int64_t>
     top("simulate-top", cl::init(3), cl::cat(category),
         cl::desc("--search: simulate this many of the best plans (those "
@@ -83,8 +90,9 @@ int main(int argc, char **argv) {
       "Imports the model, shards attention heads across chips, cuts the "
       "layers into pipeline stages and the sequence into slices, checks "
       "memory, lowers the plan to per-chip programs and simulates them; "
-      "prints the plan, the prediction and the simulated result. --search "
-      "chooses the plan.\n");
+      "prints the plan, the prediction and the simulated result. With no "
+      "layout option (--tp, --stages, --data-parallel, --slices), or with "
+      "--search, it searches every layout and reports the best.\n");
   auto fail = [](const Twine &message) {
     errs() << "loom-plan: " << message << "\n";
     return 1;
@@ -112,12 +120,19 @@ int main(int argc, char **argv) {
   request.fixTp = tp.getNumOccurrences() > 0;
   request.fixStages = stages.getNumOccurrences() > 0;
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
+  // A layout given by hand is planned as given; none at all is searched.
+  bool layoutGiven = request.fixTp || request.fixStages ||
+                     request.fixDataParallel || slices.getNumOccurrences() > 0;
+  bool search = searchFlag || !layoutGiven;
   loom::PlanOptions options;
   options.trace = !traceFile.empty() || !svgFile.empty();
   options.simulateTop = top;
-  options.rankOnly = searchFlag && jsonFlag; // a search's JSON is its ranking
+  options.rankOnly = search && jsonFlag; // a search's JSON is its ranking
+  loom::SearchProgress progress(errs());
+  if (errs().is_displayed())
+    options.progress = std::ref(progress);
   std::string why =
-      loom::checkRequest(request, searchFlag, slices.getNumOccurrences() > 0,
+      loom::checkRequest(request, search, slices.getNumOccurrences() > 0,
                          options, top.getNumOccurrences() > 0);
   if (!why.empty())
     return fail(why);
@@ -127,7 +142,8 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
   loom::PlanResult result =
-      loom::planOrSearch(request, context, searchFlag, options);
+      loom::planOrSearch(request, context, search, options);
+  progress.finish();
   loom::printReport(result, jsonFlag, outs());
   if (!result.ok()) {
     loom::printFailure(result, errs());

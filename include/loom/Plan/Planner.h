@@ -102,6 +102,11 @@ struct PlanOptions {
   /// Search: stop at the ranking (no winner's report, no simulation beyond
   /// the top).
   bool rankOnly = false;
+  /// Search: called after each candidate is planned and each simulated,
+  /// with how many of the search's steps are done (the candidates, then at
+  /// most simulateTop simulations; a simulation that fails may leave the
+  /// last steps unreported).
+  std::function<void(int64_t done, int64_t total)> progress;
   /// Called with every pass manager the planner runs, before it runs: a
   /// place for instrumentation (timing, IR printing, tests).
   std::function<void(mlir::PassManager &)> instrument;

@@ -14,6 +14,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <string>
 
 namespace loom {
@@ -55,6 +56,24 @@ void printSearchTable(const PlanRequest &request, const SearchResult &search,
 /// Everything `result` has to report on stdout: with a search, the table
 /// (or its JSON array) and "winner:"; then the chosen plan when it works.
 void printReport(const PlanResult &result, bool json, llvm::raw_ostream &os);
+
+/// A search's progress on a terminal: once the search has run for a
+/// second, "plans evaluated N of M" on one line rewritten in place, cleared
+/// by finish(). Quiet for searches faster than that. `now` (seconds) is the
+/// steady clock unless a test gives another.
+class SearchProgress {
+public:
+  explicit SearchProgress(llvm::raw_ostream &os,
+                          std::function<double()> now = {});
+  void operator()(int64_t done, int64_t total);
+  void finish();
+
+private:
+  llvm::raw_ostream &os;
+  std::function<double()> now;
+  double start;
+  bool shown = false;
+};
 
 /// Why `result` has no plan to report, and which plan would fit.
 void printFailure(const PlanResult &result, llvm::raw_ostream &os);
