@@ -2,7 +2,7 @@
 # Plan quality: for each model, the simulated time of
 #   (a) tensor parallelism alone,
 #   (b) a layer pipeline without token slicing (one slice, GPipe-style),
-#   (c) the same pipeline with uniform slices (2 per stage),
+#   (c) the same pipeline with the best uniform slices (1 to 8 per stage),
 #   (d) the same pipeline with Loom's dynamic-programming slices,
 #   (e) the --search winner,
 # next to the lower bound (all FLOPs over the slice's peak, or the weights
@@ -47,6 +47,21 @@ print("Lower bound: %.1f ms. Ideal: %.1f ms." % (p["roofline_s"] * 1e3,
                                                  p["ideal_s"] * 1e3))'
 }
 
+best_uniform() { # model args, tp, stages: the count of equal slices, among
+  # 1 to 8 per stage, whose simulated time is shortest (TeraPipe's slices
+  # are then compared with the best a uniform slicing can do).
+  local args=$1 tp=$2 stages=$3 best="" bestTime=""
+  for per in 1 2 3 4 6 8; do
+    local n=$((per * stages)) out t
+    out=$("$plan" $args --tp "$tp" --stages "$stages" --slices "$n" --json 2>/dev/null) || continue
+    t=$(echo "$out" | python3 -c 'import json, sys; p = json.load(sys.stdin); print(p.get("simulated_s", p["predicted_s"]))')
+    if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $t < $bestTime else 1)"; then
+      best=$n bestTime=$t
+    fi
+  done
+  echo "${best:-$stages}"
+}
+
 model() { # title, model args, tp alone, tp, stages
   local title=$1 args=$2 tpAlone=$3 tp=$4 stages=$5
   echo
@@ -58,7 +73,7 @@ model() { # title, model args, tp alone, tp, stages
   echo "|---|---|---:|---:|---:|---:|---:|"
   row "(a) tensor parallel alone" $args --tp "$tpAlone" --stages 1
   row "(b) pipeline, no slicing" $args --tp "$tp" --stages "$stages" --slices 1
-  row "(c) uniform slices" $args --tp "$tp" --stages "$stages" --slices $((2 * stages))
+  row "(c) best uniform slices" $args --tp "$tp" --stages "$stages" --slices "$(best_uniform "$args" "$tp" "$stages")"
   row "(d) Loom's slices" $args --tp "$tp" --stages "$stages" --slices auto
   row "(e) --search winner" $args --search
 }
