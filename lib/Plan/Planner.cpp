@@ -164,7 +164,24 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     out.failure = diagnostics.errorText();
     return planned;
   }
-  out.modelName = getModel(*module).getName().str();
+  {
+    ModelAttr imported = getModel(*module);
+    out.modelName = imported.getName().str();
+    ImportOptions &given = out.imported;
+    given.mode = imported.isDiffusion() ? ImportOptions::Mode::Diffusion
+                 : imported.getMode() == ModelMode::decode
+                     ? ImportOptions::Mode::Decode
+                     : ImportOptions::Mode::Prefill;
+    given.batch = imported.getBatch();
+    if (imported.isDiffusion()) {
+      given.resolution = imported.getResolution();
+      given.steps = imported.getSteps();
+      if (imported.getTextTokens())
+        given.textLen = imported.getTextTokens();
+    } else {
+      given.seqLen = imported.getSeq();
+    }
+  }
   // The ideal time, from the whole batch before any replica takes its share.
   {
     CostModel model(*desc);
@@ -242,6 +259,12 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     return planned;
   }
   out.layers = view->layers.size();
+  for (LayerOp layer : view->layers) {
+    size_t stage = layer.getStage().value_or(0);
+    if (stage >= out.stageLayers.size())
+      out.stageLayers.resize(stage + 1, {layer.getIndex(), layer.getIndex()});
+    out.stageLayers[stage].second = layer.getIndex();
+  }
   PipelineAttr pipeline = getPipeline(view->func);
   out.tokens = pipeline.getTokens();
   out.sliceLengths.assign(pipeline.getSlices().begin(),

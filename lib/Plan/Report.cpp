@@ -261,6 +261,21 @@ void SearchProgress::finish() {
   shown = false;
 }
 
+void loom::printReplay(const SavedPlan &saved, const PlanOutcome &now,
+                       raw_ostream &os) {
+  auto compare = [](double before, double after) {
+    if (before == after)
+      return fmt::format("{:.3f} ms, the same", after * 1e3);
+    return fmt::format("{:.3f} ms, {:+.2f}% against the file's {:.3f} ms",
+                       after * 1e3, 100 * (after - before) / before,
+                       before * 1e3);
+  };
+  os << "  replayed:   predicted " << compare(saved.predicted, now.predicted);
+  if (saved.simulated && now.simulated)
+    os << "; simulated " << compare(*saved.simulated, now.simulated->makespan);
+  os << "\n";
+}
+
 void loom::printFailure(const PlanResult &result, raw_ostream &os) {
   const PlanOutcome &chosen = result.chosen;
   // Neither the target nor the model could be read: no layout is to blame.

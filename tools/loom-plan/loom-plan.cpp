@@ -9,20 +9,33 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/InitAll.h"
+#include "loom/Plan/PlanFile.h"
 #include "loom/Plan/Planner.h"
 #include "loom/Plan/Report.h"
 #include "loom/Support/CommandLine.h"
+#include "loom/Support/OutputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
 
 static cl::OptionCategory category("loom-plan options");
-static cl::opt<std::string> model("model", cl::Required, cl::cat(category),
+static cl::opt<std::string> model("model", cl::cat(category),
                                   cl::value_desc("name|config.json"),
-                                  cl::desc("A bundled model or a config.json"));
+                                  cl::desc("A bundled model or a config.json "
+                                           "(required unless --plan)"));
+static cl::opt<std::string>
+    planFile("plan", cl::cat(category), cl::value_desc("plan.json"),
+             cl::desc("Plan, lower and simulate again the plan a --save-plan "
+                      "wrote (with --target-file, on that target's figures); "
+                      "no model, workload or layout options"));
+static cl::opt<std::string>
+    savePlan("save-plan", cl::cat(category), cl::value_desc("plan.json"),
+             cl::desc("Write the reported plan as a plan file "
+                      "(docs/plan-format.md)"));
 static cl::opt<std::string>
     topology("target", cl::init("v5e-16"), cl::cat(category),
              cl::value_desc("topology"),
@@ -124,6 +137,33 @@ int main(int argc, char **argv) {
   bool layoutGiven = request.fixTp || request.fixStages ||
                      request.fixDataParallel || slices.getNumOccurrences() > 0;
   bool search = searchFlag || !layoutGiven;
+  std::optional<loom::SavedPlan> saved;
+  if (!planFile.empty()) {
+    // The file is the whole request; only the target's figures may change.
+    for (cl::Option *o : std::initializer_list<cl::Option *>{
+             &model, &topology, &mode, &batch, &seqLen, &resolution, &steps,
+             &textLen, &tp, &stages, &dataParallel, &slices, &sequenceParallel,
+             &searchFlag, &top})
+      if (o->getNumOccurrences())
+        return fail("--plan replays the plan file's model, workload and "
+                    "layout; drop --" + o->ArgStr);
+    auto buffer = MemoryBuffer::getFile(planFile, /*IsText=*/true);
+    if (!buffer)
+      return fail("error: cannot read '" + planFile +
+                  "': " + buffer.getError().message());
+    Expected<loom::SavedPlan> read =
+        loom::readPlanFile((*buffer)->getBuffer(), planFile);
+    if (!read)
+      return fail("error: " + toString(read.takeError()));
+    saved = std::move(*read);
+    request = saved->request;
+    if (targetFile.getNumOccurrences())
+      request.targetFile = targetFile;
+    search = false;
+  } else if (model.empty()) {
+    return fail("error: give --model (a bundled model or a config.json) or "
+                "--plan (a saved plan)");
+  }
   loom::PlanOptions options;
   options.trace = !traceFile.empty() || !svgFile.empty();
   options.simulateTop = top;
@@ -149,7 +189,17 @@ int main(int argc, char **argv) {
     loom::printFailure(result, errs());
     return 1;
   }
+  if (saved && !jsonFlag)
+    loom::printReplay(*saved, result.chosen, outs());
+  if (!savePlan.empty() && options.rankOnly)
+    return fail("error: --save-plan with a search's --json: the JSON is the "
+                "ranking, with no chosen plan to save; drop --json or give "
+                "the layout");
   bool written =
       options.rankOnly || loom::writePlanFiles(result, traceFile, svgFile);
+  if (written && !savePlan.empty())
+    written = loom::writeOutputFile("loom-plan", savePlan, [&](raw_ostream &os) {
+      loom::writePlanFile(result.chosen, os);
+    });
   return written ? 0 : 1;
 }

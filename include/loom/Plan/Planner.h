@@ -75,6 +75,11 @@ struct PlanOutcome {
   double estimatedTasks = 0;
   /// One line per stage from loom-check-memory.
   std::vector<std::string> memory;
+  /// The first and last layer of each stage.
+  std::vector<std::pair<int64_t, int64_t>> stageLayers;
+  /// The workload as imported, every option the model's default filled in
+  /// (the whole batch), so that a saved plan replays without defaults.
+  ImportOptions imported;
   std::optional<sim::SimResult> simulated;
   schedule::Schedule schedule;
 };

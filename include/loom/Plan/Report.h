@@ -9,6 +9,7 @@
 #ifndef LOOM_PLAN_REPORT_H
 #define LOOM_PLAN_REPORT_H
 
+#include "loom/Plan/PlanFile.h"
 #include "loom/Plan/Planner.h"
 
 #include "llvm/Support/JSON.h"
@@ -74,6 +75,11 @@ private:
   double start;
   bool shown = false;
 };
+
+/// How a replayed plan file's times compare with the run: the same, or
+/// by how much each differs (another target file, another Loom version).
+void printReplay(const SavedPlan &saved, const PlanOutcome &now,
+                 llvm::raw_ostream &os);
 
 /// Why `result` has no plan to report, and which plan would fit.
 void printFailure(const PlanResult &result, llvm::raw_ostream &os);

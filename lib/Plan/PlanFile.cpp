@@ -1,0 +1,228 @@
+//===- PlanFile.cpp - a chosen plan as a file, and back -------------------===//
+
+#include "loom/Plan/PlanFile.h"
+
+#include "loom/Support/JsonReader.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace loom;
+
+static StringRef modeName(ImportOptions::Mode mode) {
+  switch (mode) {
+  case ImportOptions::Mode::Prefill:
+    return "prefill";
+  case ImportOptions::Mode::Decode:
+    return "decode";
+  case ImportOptions::Mode::Diffusion:
+    return "diffusion";
+  }
+  llvm_unreachable("unknown mode");
+}
+
+void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
+  const PlanRequest &r = p.request;
+  json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("format", kPlanFormat);
+    j.attribute("model", r.model);
+    j.attributeObject("workload", [&] {
+      const ImportOptions &w = p.imported;
+      j.attribute("mode", modeName(w.mode));
+      for (auto [key, value] : {std::pair{"batch", w.batch},
+                                {"seq", w.seqLen},
+                                {"resolution", w.resolution},
+                                {"steps", w.steps},
+                                {"text_len", w.textLen}})
+        if (value)
+          j.attribute(key, *value);
+    });
+    j.attributeObject("target", [&] {
+      j.attribute("topology", r.topology);
+      j.attribute("name", p.targetName);
+      if (!r.targetFile.empty())
+        j.attribute("file", r.targetFile);
+    });
+    j.attributeObject("layout", [&] {
+      j.attribute("tp", r.tp);
+      j.attribute("stages", r.stages);
+      j.attribute("data_parallel", r.dataParallel);
+      j.attribute("sequence_parallel", r.sequenceParallel);
+      j.attributeArray("slices", [&] {
+        for (int64_t l : p.sliceLengths)
+          j.value(l);
+      });
+    });
+    // What the plan came to; a reader replays the plan from the above.
+    j.attributeObject("result", [&] {
+      j.attribute("model_name", p.modelName);
+      j.attribute("chips", p.chips);
+      j.attribute("patches", p.patches);
+      j.attributeArray("stages", [&] {
+        for (auto [i, layers] : enumerate(p.stageLayers))
+          j.object([&] {
+            j.attributeArray("layers", [&] {
+              j.value(layers.first);
+              j.value(layers.second);
+            });
+            if (i < p.memory.size())
+              j.attribute("memory", p.memory[i]);
+          });
+      });
+      j.attribute("predicted_s", p.predicted);
+      if (p.simulated)
+        j.attribute("simulated_s", p.simulated->makespan);
+      j.attribute("ideal_s", p.ideal);
+    });
+  });
+  os << "\n";
+}
+
+namespace {
+
+/// The reader of one plan file: every key known, every value checked.
+struct PlanFileReader {
+  explicit PlanFileReader(StringRef fileName) : json(fileName) {}
+
+  std::optional<int64_t> optionalInteger(const json::Object &o, StringRef key,
+                                         const JsonPath &path) {
+    if (!o.get(key))
+      return std::nullopt;
+    return json.integer(o, key, path, 1);
+  }
+  bool boolean(const json::Object &o, StringRef key, const JsonPath &path) {
+    const json::Value *value = o.get(key);
+    if (!value) {
+      json.fail(JsonReader::at(path, key), "missing required key");
+      return false;
+    }
+    if (std::optional<bool> b = value->getAsBoolean())
+      return *b;
+    json.fail(JsonReader::at(path, key), "must be true or false");
+    return false;
+  }
+  double seconds(const json::Object &o, StringRef key, const JsonPath &path) {
+    const json::Value *value = o.get(key);
+    std::optional<double> number = value ? value->getAsNumber() : std::nullopt;
+    if (!number || !(*number >= 0) || !std::isfinite(*number)) {
+      json.fail(JsonReader::at(path, key),
+                value ? "must be a finite time in seconds, 0 or more"
+                      : "missing required key");
+      return 0;
+    }
+    return *number;
+  }
+
+  void workload(const json::Object &o, const JsonPath &path,
+                ImportOptions &w) {
+    json.keys(o, path, {"mode", "batch", "seq", "resolution", "steps",
+                        "text_len"},
+              {"mode", "batch"});
+    std::string mode = json.string(o, "mode", path);
+    if (std::optional<ImportOptions::Mode> parsed = parseImportMode(mode))
+      w.mode = *parsed;
+    else if (!json.failed())
+      json.fail(JsonReader::at(path, "mode"),
+                "must be prefill, decode or diffusion, got \"" + mode + "\"");
+    w.batch = json.integer(o, "batch", path, 1);
+    w.seqLen = optionalInteger(o, "seq", path);
+    w.resolution = optionalInteger(o, "resolution", path);
+    w.steps = optionalInteger(o, "steps", path);
+    w.textLen = optionalInteger(o, "text_len", path);
+  }
+
+  void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {
+    json.keys(o, path,
+              {"tp", "stages", "data_parallel", "sequence_parallel", "slices"},
+              {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
+    r.tp = json.integer(o, "tp", path, 1);
+    r.stages = json.integer(o, "stages", path, 1);
+    r.dataParallel = json.integer(o, "data_parallel", path, 1);
+    r.sequenceParallel = boolean(o, "sequence_parallel", path);
+    JsonPath slicesPath = JsonReader::at(path, "slices");
+    const json::Array *slices = json.array(o.get("slices"), slicesPath);
+    if (!slices)
+      return;
+    if (slices->empty())
+      json.fail(slicesPath, "must list at least one slice length");
+    SmallVector<std::string> lengths;
+    for (auto [i, value] : enumerate(*slices))
+      lengths.push_back(
+          std::to_string(json.integer(value, JsonReader::at(slicesPath, i), 1)));
+    r.slices = join(lengths, ",");
+  }
+
+  void result(const json::Object &o, const JsonPath &path, SavedPlan &saved) {
+    json.keys(o, path,
+              {"model_name", "chips", "patches", "stages", "predicted_s",
+               "simulated_s", "ideal_s"},
+              {"predicted_s"});
+    saved.predicted = seconds(o, "predicted_s", path);
+    if (o.get("simulated_s"))
+      saved.simulated = seconds(o, "simulated_s", path);
+  }
+
+  JsonReader json;
+};
+
+} // namespace
+
+Expected<SavedPlan> loom::readPlanFile(StringRef text, StringRef fileName) {
+  Expected<json::Value> document = parseJson(text);
+  if (!document) {
+    std::string message = toString(document.takeError());
+    auto [line, column] = takeJsonErrorPosition(message);
+    return createStringError(
+        inconvertibleErrorCode(),
+        line ? formatv("{0}:{1}:{2}: invalid JSON: {3}", fileName, line,
+                       column, message)
+                   .str()
+             : (fileName + ": invalid JSON: " + message).str());
+  }
+  PlanFileReader reader(fileName);
+  JsonReader &json = reader.json;
+  SavedPlan saved;
+  PlanRequest &r = saved.request;
+  JsonPath root("$");
+  const json::Object *top = json.object(&*document, root);
+  if (top) {
+    json.keys(*top, root,
+              {"format", "model", "workload", "target", "layout", "result"},
+              {"format", "model", "workload", "target", "layout"});
+    std::string format = json.string(*top, "format", root);
+    if (!json.failed() && format != kPlanFormat)
+      json.fail(JsonReader::at(root, "format"),
+                "is \"" + format + "\"; this loom-plan reads \"" +
+                    kPlanFormat.str() + "\" files");
+    r.model = json.string(*top, "model", root);
+    if (!json.failed() && r.model.empty())
+      json.fail(JsonReader::at(root, "model"), "must name a model");
+    JsonPath workload = JsonReader::at(root, "workload");
+    if (const json::Object *o = json.object(top->get("workload"), workload))
+      reader.workload(*o, workload, r.import);
+    JsonPath target = JsonReader::at(root, "target");
+    if (const json::Object *o = json.object(top->get("target"), target)) {
+      json.keys(*o, target, {"topology", "name", "file"}, {"topology"});
+      r.topology = json.string(*o, "topology", target);
+      if (o->get("name"))
+        saved.targetName = json.string(*o, "name", target);
+      if (o->get("file"))
+        r.targetFile = json.string(*o, "file", target);
+    }
+    JsonPath layout = JsonReader::at(root, "layout");
+    if (const json::Object *o = json.object(top->get("layout"), layout))
+      reader.layout(*o, layout, r);
+    JsonPath result = JsonReader::at(root, "result");
+    if (top->get("result"))
+      if (const json::Object *o = json.object(top->get("result"), result))
+        reader.result(*o, result, saved);
+  }
+  if (json.failed())
+    return json.takeError();
+  return saved;
+}
