@@ -32,7 +32,9 @@ def Loom_LinearRoleAttr : EnumAttr<Loom_Dialect, Loom_LinearRole, "role">;
 
 def Loom_ActivationKind : I32EnumAttr<"ActivationKind", "elementwise activation", [
     I32EnumAttrCase<"gelu", 0>, I32EnumAttrCase<"gelu_tanh", 1>,
-    I32EnumAttrCase<"silu", 2>, I32EnumAttrCase<"relu", 3>]> {
+    I32EnumAttrCase<"silu", 2>, I32EnumAttrCase<"relu", 3>,
+    // c * tanh(x / c): Gemma 2's logit soft-capping (numerics; vector work).
+    I32EnumAttrCase<"softcap", 4>]> {
   let cppNamespace = "::loom";
   let genSpecializedAttr = 0;
 }
@@ -394,6 +396,11 @@ def Loom_AttentionOp : Loom_Op<"attention",
     or a later TeraPipe slice). A causal attention keeps a KV cache of
     `cached + Sk` tokens.
 
+    `window = W` makes a causal attention local (sliding-window attention,
+    Mistral, Gemma 2/3's local layers): a query sees at most the W latest
+    keys, itself included, so it visits at most W keys, reads at most W
+    cached tokens' K/V, and the layer's KV cache holds at most W tokens.
+
     ```mlir
     %a = loom.attention %q, %k, %v {heads = 64, kv_heads = 8, head_dim = 128, causal}
         : tensor<1x2048x8192xbf16>, tensor<1x2048x1024xbf16> -> tensor<1x2048x8192xbf16>
@@ -404,7 +411,8 @@ def Loom_AttentionOp : Loom_Op<"attention",
                        ConfinedAttr<I64Attr, [IntPositive]>:$kv_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
                        UnitAttr:$causal, UnitAttr:$cross,
-                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$cached);
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$cached,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)
@@ -413,6 +421,14 @@ def Loom_AttentionOp : Loom_Op<"attention",
   let extraClassDeclaration = [{
     /// Query/key pairs visited per head and batch element.
     int64_t getScorePairs();
+    /// Keys visited by `queries` causal queries after `before` earlier
+    /// tokens, each seeing itself and the ones before it, at most `window`
+    /// of them (0: no window). Saturating, as every cost figure.
+    static int64_t countCausalPairs(int64_t queries, int64_t before,
+                                    int64_t window);
+    /// Earlier tokens whose K/V stay visible: all `cached`, or at most the
+    /// window.
+    int64_t getVisibleCached();
   }];
 }
 

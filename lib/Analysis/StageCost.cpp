@@ -57,6 +57,7 @@ void LayerSliceCost::addOp(Operation &op) {
     double kvPerToken = double(getNumElements(kType)) / kType.getDimSize(1);
     term.contextBytes = 2.0 * kvPerToken * getElementBytes(kType);
     term.cached = attn.getCached();
+    term.window = attn.getWindow().value_or(0);
     term.tokenBytes = getTensorBytes(op.getOperandTypes()) +
                       getTensorBytes(op.getResultTypes());
     terms.push_back(term);
@@ -97,8 +98,11 @@ void LayerSliceCost::forEachWork(
       break;
     case Term::Kind::CausalAttention: {
       // The slice sees the cached tokens and the sequence before it.
-      double seen = double(term.cached) + context;
-      double pairs = double(length) * seen + double(length) * (length + 1) / 2;
+      // A local (windowed) layer sees at most the window of them.
+      int64_t before = term.cached + context;
+      double pairs =
+          AttentionOp::countCausalPairs(length, before, term.window);
+      double seen = term.window ? std::min(before, term.window) : before;
       work.flops = term.pairFlops * pairs;
       work.bytes = term.tokenBytes * fraction + term.contextBytes * seen;
       break;

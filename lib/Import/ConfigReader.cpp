@@ -15,7 +15,7 @@ Location ConfigReader::fileLoc() const {
 // text; config.json files are flat enough for that to be the right one.
 Location ConfigReader::keyLoc(StringRef key) const {
   std::string quoted = ("\"" + key + "\"").str();
-  size_t offset = text.find(quoted);
+  size_t offset = text.find(quoted, searchFrom);
   if (offset == StringRef::npos)
     return fileLoc();
   StringRef before = text.take_front(offset);
@@ -48,17 +48,17 @@ static InFlightDiagnostic unlessAfter(bool fieldFailed, InFlightDiagnostic diag)
 }
 
 InFlightDiagnostic ConfigReader::error(StringRef key) {
-  failed = true;
-  return unlessAfter(fieldFailed, mlir::emitError(keyLoc(key)));
+  flags->failed = true;
+  return unlessAfter(flags->fieldFailed, mlir::emitError(keyLoc(key)));
 }
 
 InFlightDiagnostic ConfigReader::error() {
-  failed = true;
-  return unlessAfter(fieldFailed, mlir::emitError(fileLoc()));
+  flags->failed = true;
+  return unlessAfter(flags->fieldFailed, mlir::emitError(fileLoc()));
 }
 
 InFlightDiagnostic ConfigReader::fieldError(StringRef key) {
-  failed = fieldFailed = true;
+  flags->failed = flags->fieldFailed = true;
   return mlir::emitError(keyLoc(key));
 }
 
@@ -150,4 +150,47 @@ std::string ConfigReader::string(StringRef key) {
     return text->str();
   wrongType(key, "a string", *value);
   return "";
+}
+
+SmallVector<std::string> ConfigReader::stringArray(StringRef key) {
+  const llvm::json::Value *value = present(key);
+  if (!value)
+    return {};
+  SmallVector<std::string> result;
+  const llvm::json::Array *array = value->getAsArray();
+  if (array)
+    for (const llvm::json::Value &element : *array)
+      if (std::optional<StringRef> s = element.getAsString())
+        result.push_back(s->str());
+  if (!array || result.size() != array->size()) {
+    wrongType(key, "an array of strings", *value);
+    return {};
+  }
+  return result;
+}
+
+void ConfigReader::requireObject(StringRef key) {
+  const llvm::json::Value *value = present(key);
+  if (value && !value->getAsObject())
+    wrongType(key, "an object", *value);
+}
+
+std::unique_ptr<ConfigReader> ConfigReader::nested(StringRef key) {
+  const llvm::json::Value *value = present(key);
+  if (!value) {
+    fieldError(key) << "missing required field '" << key << "'";
+    return nullptr;
+  }
+  const llvm::json::Object *inner = value->getAsObject();
+  if (!inner) {
+    wrongType(key, "an object", *value);
+    return nullptr;
+  }
+  auto reader =
+      std::make_unique<ConfigReader>(*inner, text, fileName, context);
+  reader->flags = flags;
+  std::string quoted = ("\"" + key + "\"").str();
+  size_t at = text.find(quoted, searchFrom);
+  reader->searchFrom = at == StringRef::npos ? searchFrom : at + quoted.size();
+  return reader;
 }

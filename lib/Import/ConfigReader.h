@@ -8,6 +8,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -22,7 +23,13 @@ public:
   ConfigReader(const llvm::json::Object &object, llvm::StringRef text,
                llvm::StringRef fileName, mlir::MLIRContext *context)
       : object(object), text(text), fileName(fileName.str()),
-        context(context) {}
+        context(context), flags(std::make_shared<Flags>()) {}
+
+  /// A reader of the object at `key` (e.g. a multimodal config's
+  /// `text_config`), locating its fields after that key in the same file
+  /// and sharing this reader's errors. Null (after an error) when the
+  /// field is missing or not an object.
+  std::unique_ptr<ConfigReader> nested(llvm::StringRef key);
 
   /// A required integer in (0, kMaxDimension].
   int64_t positive(llvm::StringRef key);
@@ -42,6 +49,10 @@ public:
   llvm::SmallVector<int64_t> positiveArray(llvm::StringRef key);
   /// An optional number; `fallback` when absent or null.
   double number(llvm::StringRef key, double fallback);
+  /// An optional array of strings; empty when absent or null.
+  llvm::SmallVector<std::string> stringArray(llvm::StringRef key);
+  /// Reports a present, non-null `key` that is not a JSON object.
+  void requireObject(llvm::StringRef key);
   /// An optional boolean; `fallback` when absent or null.
   bool boolean(llvm::StringRef key, bool fallback);
   /// An optional string; empty when absent or null.
@@ -59,7 +70,7 @@ public:
   /// Reports a field that is missing, of the wrong type or out of range.
   mlir::InFlightDiagnostic fieldError(llvm::StringRef key);
 
-  bool ok() const { return !failed; }
+  bool ok() const { return !flags->failed; }
   mlir::Location fileLoc() const;
 
 private:
@@ -72,7 +83,13 @@ private:
   llvm::StringRef text;
   std::string fileName;
   mlir::MLIRContext *context;
-  bool failed = false, fieldFailed = false;
+  /// Where this reader's keys start in `text` (after the key of a nested
+  /// object).
+  size_t searchFrom = 0;
+  struct Flags {
+    bool failed = false, fieldFailed = false;
+  };
+  std::shared_ptr<Flags> flags;
 };
 
 } // namespace loom

@@ -80,14 +80,8 @@ public:
   }
   Value attention(Value q, Value k, Value v, int64_t heads, int64_t kvHeads,
                   int64_t headDim, bool causal, bool cross, int64_t cached) {
-    auto op = AttentionOp::create(b, loc, q, k, v, heads, kvHeads, headDim);
-    if (causal)
-      op.setCausal(true);
-    if (cross)
-      op.setCross(true);
-    if (cached)
-      op.setCached(cached);
-    return op;
+    return AttentionOp::create(b, loc, q, k, v, heads, kvHeads, headDim, causal,
+                               cross, cached, /*window=*/IntegerAttr());
   }
   /// A DiT block's full self-attention over `h`: q, k, v (biased when
   /// `bias`), attention and the (always biased) output projection.
@@ -200,6 +194,14 @@ using FamilyBuilder = LogicalResult (*)(ImportContext &);
 // DecoderModels.cpp
 LogicalResult buildLlama(ImportContext &ic);
 LogicalResult buildGPT(ImportContext &ic);
+LogicalResult buildMistral(ImportContext &ic);
+LogicalResult buildQwen2(ImportContext &ic);
+LogicalResult buildQwen3(ImportContext &ic);
+LogicalResult buildGemma(ImportContext &ic);
+LogicalResult buildGemma2(ImportContext &ic);
+LogicalResult buildGemma3(ImportContext &ic);
+LogicalResult buildGemma3Text(ImportContext &ic);
+LogicalResult buildPhi3(ImportContext &ic);
 // DiffusionModels.cpp
 LogicalResult buildDiT(ImportContext &ic);
 LogicalResult buildPixArt(ImportContext &ic);

@@ -76,6 +76,14 @@ static const Family modelTypes[] = {
     {"llama", buildLlama, "llama"},
     {"gpt2", buildGPT, "gpt"},
     {"gpt", buildGPT, "gpt"},
+    {"mistral", buildMistral, "mistral"},
+    {"qwen2", buildQwen2, "qwen2"},
+    {"qwen3", buildQwen3, "qwen3"},
+    {"gemma", buildGemma, "gemma"},
+    {"gemma2", buildGemma2, "gemma2"},
+    {"gemma3", buildGemma3, "gemma3"},
+    {"gemma3_text", buildGemma3Text, "gemma3"},
+    {"phi3", buildPhi3, "phi3"},
 };
 static const Family classNames[] = {
     {"DiTTransformer2DModel", buildDiT, "dit"},

@@ -65,6 +65,7 @@ private:
     double contextBytes = 0;   ///< causal: K/V bytes read per cached token
     int64_t cached = 0;        ///< causal: tokens cached before the sequence
                                ///< (decode), seen by every slice
+    int64_t window = 0;        ///< causal: sliding window (0: none)
     unsigned elementBits = 16;
     CollectiveKind collective = CollectiveKind::AllReduce;
   };

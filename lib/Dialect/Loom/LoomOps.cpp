@@ -446,6 +446,10 @@ int64_t ActivationOp::getFlops() {
   case ActivationKind::relu:
     flops = 1;
     break;
+  case ActivationKind::softcap:
+    // Divide, tanh, multiply.
+    flops = 3;
+    break;
   }
   return perElement(flops, getResult());
 }
@@ -635,7 +639,40 @@ LogicalResult AttentionOp::verify() {
                          << " (earlier tokens belong in 'cached')";
   if (getCross() && getCached() != 0)
     return emitOpError() << "cross attention has no cached context";
+  if (getWindow() && !getCausal())
+    return emitOpError() << "a sliding window (window = " << *getWindow()
+                         << ") needs a causal attention: it keeps the latest "
+                            "keys before each query";
   return verifyFloat(*this, getQ(), "q");
+}
+
+/// a + (a+1) + ... + b for 0 <= a <= b, halving whichever factor is even.
+static Count rangeSum(int64_t a, int64_t b) {
+  int64_t n = b - a + 1;
+  if (n % 2 == 0)
+    return Count(n / 2) * (Count(a) + b);
+  // n odd: a + b is even; halve it without overflowing.
+  return Count(n) * (a / 2 + b / 2 + (a % 2 & b % 2));
+}
+
+int64_t AttentionOp::countCausalPairs(int64_t queries, int64_t before,
+                                      int64_t window) {
+  if (queries <= 0)
+    return 0;
+  // Query j (1-based) sees before + j keys, or the window when fewer.
+  int64_t first = (Count(before) + 1).get(), last = (Count(before) + queries).get();
+  if (window <= 0 || window >= last)
+    return rangeSum(first, last).get();
+  if (window <= first)
+    return (Count(queries) * window).get();
+  return (rangeSum(first, window) + Count(last - window) * window).get();
+}
+
+int64_t AttentionOp::getVisibleCached() {
+  int64_t cached = getCached();
+  if (std::optional<uint64_t> window = getWindow())
+    return std::min<int64_t>(cached, *window);
+  return cached;
 }
 
 int64_t AttentionOp::getScorePairs() {
@@ -643,11 +680,7 @@ int64_t AttentionOp::getScorePairs() {
   int64_t cached = getCached();
   if (!getCausal())
     return (Count(queries) * (Count(cached) + keys)).get();
-  // Query i sees the cached keys and keys 1..i: q * (q + 1) / 2 of the
-  // latter, halving whichever factor is even.
-  Count triangle = queries % 2 == 0 ? Count(queries / 2) * (Count(queries) + 1)
-                                    : Count(queries) * (queries / 2 + 1);
-  return (Count(queries) * cached + triangle).get();
+  return countCausalPairs(queries, cached, getWindow().value_or(0));
 }
 
 // QK^T and PV: 2 matmuls of 2 * head_dim FLOPs per visited pair and head.
@@ -677,15 +710,19 @@ static int64_t cachedKVBytes(AttentionOp op, int64_t tokens) {
 
 int64_t AttentionOp::getBytesRead() {
   return (Count(getTensorBytes(getOperandTypes())) +
-          cachedKVBytes(*this, getCached()))
+          cachedKVBytes(*this, getVisibleCached()))
       .get();
 }
 
+// A local (windowed) layer keeps only the window: a rolling buffer, as
+// Mistral's reference code and transformers' hybrid cache do.
 int64_t AttentionOp::getKVCacheBytes() {
   if (!getCausal())
     return 0;
-  return cachedKVBytes(*this,
-                       (Count(getCached()) + shapeOf(getK())[1]).get());
+  int64_t tokens = (Count(getCached()) + shapeOf(getK())[1]).get();
+  if (std::optional<uint64_t> window = getWindow())
+    tokens = std::min<int64_t>(tokens, *window);
+  return cachedKVBytes(*this, tokens);
 }
 
 LogicalResult JointAttentionOp::verify() {
