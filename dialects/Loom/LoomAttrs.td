@@ -180,7 +180,8 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
 
 def Loom_SplitKind : I32EnumAttr<"SplitKind", "how a weight is split", [
     I32EnumAttrCase<"column", 0>, I32EnumAttrCase<"row", 1>,
-    I32EnumAttrCase<"vocab", 2>, I32EnumAttrCase<"heads", 3>]> {
+    I32EnumAttrCase<"vocab", 2>, I32EnumAttrCase<"heads", 3>,
+    I32EnumAttrCase<"experts", 4>]> {
   let cppNamespace = "::loom";
   let genSpecializedAttr = 0;
 }

@@ -24,7 +24,9 @@ def Loom_LinearRole : I32EnumAttr<"LinearRole", "what a projection is for", [
     I32EnumAttrCase<"fc2", 9>, I32EnumAttrCase<"modulation", 10>,
     I32EnumAttrCase<"embed", 11>, I32EnumAttrCase<"cond", 12>,
     I32EnumAttrCase<"context", 13>, I32EnumAttrCase<"lm_head", 14>,
-    I32EnumAttrCase<"proj_out", 15>]> {
+    I32EnumAttrCase<"proj_out", 15>,
+    // DeepSeek MLA's low-rank down projections (q_a_proj, kv_a_proj_with_mqa).
+    I32EnumAttrCase<"q_down", 16>, I32EnumAttrCase<"kv_down", 17>]> {
   let cppNamespace = "::loom";
   let genSpecializedAttr = 0;
 }
@@ -519,5 +521,7 @@ def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards",
                                         "AllToAll"> {
   let description = [{ Result type equals the operand type; `dim` names the exchanged dimension. }];
 }
+
+include "Loom/LoomMoEOps.td"
 
 #endif // LOOM_OPS_TD

@@ -65,6 +65,10 @@ void LayerSliceCost::addOp(Operation &op) {
   }
   term.flops = cost.getPaddedFlops(tile);
   term.fixedBytes = cost.getParameterBytes();
+  // Routed experts: only the weights of the experts a pass touches are read.
+  if (isa<MoEExpertsOp>(op))
+    term.fixedBytes = cost.getBytesRead() -
+                      double(getTensorBytes(op.getOperandTypes()));
   if (!llvm::any_of(op.getResultTypes(), isTokenTensor)) {
     // Per-sample work (adaLN vectors, embedders): every slice repeats it.
     term.fixedBytes = moved;

@@ -456,6 +456,10 @@ static std::pair<bool, bool> scanAttention(Operation *op) {
       anyCausal |= attention.getCausal();
     }
     anyAttention |= isa<JointAttentionOp>(inner);
+    if (auto latent = dyn_cast<LatentAttentionOp>(inner)) {
+      anyAttention = true;
+      anyCausal |= latent.getCausal();
+    }
   });
   return {anyAttention, anyCausal};
 }
@@ -514,8 +518,13 @@ static LogicalResult verifyModel(Operation *op, ModelAttr model) {
     seen = getPipelineTokens(fn);
     break;
   case ModelMode::decode:
-    fn->walk([&](AttentionOp attention) {
-      seen = attention.getCached();
+    fn->walk([&](Operation *inner) {
+      if (auto attention = dyn_cast<AttentionOp>(inner))
+        seen = attention.getCached();
+      else if (auto latent = dyn_cast<LatentAttentionOp>(inner))
+        seen = latent.getCached();
+      else
+        return WalkResult::advance();
       return WalkResult::interrupt();
     });
     break;

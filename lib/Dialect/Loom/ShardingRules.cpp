@@ -79,6 +79,9 @@ static LinearSplit splitOf(LinearRole role) {
   case LinearRole::cond:
   case LinearRole::context:
   case LinearRole::proj_out:
+  // MLA's low-rank down projections are small and feed every head.
+  case LinearRole::q_down:
+  case LinearRole::kv_down:
     return LinearSplit::Replicated;
   }
   return LinearSplit::Replicated;
