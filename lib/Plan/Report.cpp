@@ -300,7 +300,8 @@ void loom::printFailure(const PlanResult &result, raw_ostream &os) {
 }
 
 bool loom::writePlanFiles(const PlanResult &result, StringRef traceFile,
-                          StringRef svgFile) {
+                          StringRef svgFile,
+                          const sim::TraceFilter &traceFilter) {
   if (traceFile.empty() && svgFile.empty())
     return true;
   const PlanOutcome &plan = result.chosen;
@@ -311,7 +312,7 @@ bool loom::writePlanFiles(const PlanResult &result, StringRef traceFile,
   }
   if (!traceFile.empty() &&
       !writeOutputFile("loom-plan", traceFile, [&](raw_ostream &os) {
-        sim::writeTrace(*plan.simulated, plan.schedule, os);
+        sim::writeTrace(*plan.simulated, plan.schedule, os, traceFilter);
       }))
     return false;
   return svgFile.empty() ||

@@ -12,6 +12,7 @@
 #include "loom/Plan/PlanFile.h"
 #include "loom/Plan/Planner.h"
 #include "loom/Plan/Report.h"
+#include "loom/Sim/TraceOptions.h"
 #include "loom/Support/CommandLine.h"
 #include "loom/Support/OutputFile.h"
 
@@ -91,6 +92,7 @@ static cl::opt<std::string> traceFile("trace", cl::cat(category),
 static cl::opt<std::string> svgFile("svg", cl::cat(category),
                                     cl::value_desc("file"),
                                     cl::desc("Write an SVG timeline"));
+static loom::sim::TraceOptions traceOptions(category);
 static cl::opt<bool> jsonFlag("json", cl::cat(category),
                               cl::desc("Print the result as JSON"));
 
@@ -171,9 +173,11 @@ int main(int argc, char **argv) {
   loom::SearchProgress progress(errs());
   if (errs().is_displayed())
     options.progress = std::ref(progress);
-  std::string why =
-      loom::checkRequest(request, search, slices.getNumOccurrences() > 0,
-                         options, top.getNumOccurrences() > 0);
+  loom::sim::TraceFilter traceFilter;
+  std::string why = traceOptions.getFilter(!traceFile.empty(), traceFilter);
+  if (why.empty())
+    why = loom::checkRequest(request, search, slices.getNumOccurrences() > 0,
+                             options, top.getNumOccurrences() > 0);
   if (!why.empty())
     return fail(why);
 
@@ -196,7 +200,7 @@ int main(int argc, char **argv) {
                 "ranking, with no chosen plan to save; drop --json or give "
                 "the layout");
   bool written =
-      options.rankOnly || loom::writePlanFiles(result, traceFile, svgFile);
+      options.rankOnly || loom::writePlanFiles(result, traceFile, svgFile, traceFilter);
   if (written && !savePlan.empty())
     written = loom::writeOutputFile("loom-plan", savePlan, [&](raw_ostream &os) {
       loom::writePlanFile(result.chosen, os);

@@ -2,6 +2,7 @@
 
 #include "loom/Schedule/Schedule.h"
 #include "loom/Sim/Report.h"
+#include "loom/Sim/TraceOptions.h"
 #include "loom/Support/OutputFile.h"
 #include "loom/Sim/Simulator.h"
 #include "loom/Hardware/TargetDesc.h"
@@ -35,6 +36,7 @@ static cl::opt<std::string> traceFile("trace", cl::cat(category),
 static cl::opt<std::string> svgFile("svg", cl::cat(category),
                                     cl::value_desc("file"),
                                     cl::desc("Write an SVG timeline"));
+static loom::sim::TraceOptions traceOptions(category);
 
 
 int main(int argc, char **argv) {
@@ -60,6 +62,13 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  loom::sim::TraceFilter traceFilter;
+  std::string badFilter =
+      traceOptions.getFilter(!traceFile.empty(), traceFilter);
+  if (!badFilter.empty()) {
+    errs() << "loom-sim: " << badFilter << "\n";
+    return 1;
+  }
   if (checkOnly && (!traceFile.empty() || !svgFile.empty() || json)) {
     errs() << "loom-sim: --check runs nothing, so it takes no --trace, --svg "
               "or --json\n";
@@ -131,7 +140,7 @@ int main(int argc, char **argv) {
   }
   if (!traceFile.empty() &&
       !loom::writeOutputFile("loom-sim", traceFile, [&](raw_ostream &os) {
-        loom::sim::writeTrace(*result, *schedule, os);
+        loom::sim::writeTrace(*result, *schedule, os, traceFilter);
       }))
     return 1;
   if (!svgFile.empty() && !loom::writeOutputFile("loom-sim", svgFile, [&](raw_ostream &os) {

@@ -11,6 +11,7 @@
 
 #include "loom/Plan/PlanFile.h"
 #include "loom/Plan/Planner.h"
+#include "loom/Sim/Timeline.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -89,7 +90,8 @@ void printFailure(const PlanResult &result, llvm::raw_ostream &os);
 /// file is named but the plan was too large to simulate, or a file cannot
 /// be written.
 bool writePlanFiles(const PlanResult &result, llvm::StringRef traceFile,
-                    llvm::StringRef svgFile);
+                    llvm::StringRef svgFile,
+                    const sim::TraceFilter &traceFilter = {});
 
 } // namespace loom
 
