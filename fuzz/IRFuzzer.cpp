@@ -1,6 +1,8 @@
 //===- IRFuzzer.cpp - fuzzes loom IR parsing, verification and planning ---===//
 //
-// The input is loom IR text. It is parsed and verified; a module that
+// The input is loom IR text. Text nested deeper than Loom's tools read
+// (loom/Support/NestingLimit.h) is refused, as they refuse it, before MLIR's
+// parser sees it; the rest is parsed and verified; a module that
 // verifies goes through a fixed pipeline of the planning passes and the
 // lowering, registered by loom::registerAllPasses and named by a pipeline
 // string (as loom-opt takes it). A pass may refuse the module; a pipeline
@@ -11,6 +13,7 @@
 #include "FuzzSupport.h"
 
 #include "loom/InitAll.h"
+#include "loom/Support/NestingLimit.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -39,6 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // MLIR's lexer reads up to a terminating NUL, as every file buffer has;
   // libFuzzer's bytes have none.
   std::string text(asText(data, size));
+  if (loom::findIRNestingError(text))
+    return 0;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, config);
   if (!module || failed(mlir::verify(*module)))

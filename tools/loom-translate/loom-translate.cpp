@@ -6,13 +6,20 @@
 // The target travels with the program (#loom.target carries its figures),
 // so no flag names it.
 //
+// --sched-to-json parses its input itself (MLIR's TranslateFromMLIR
+// registration would too) so that input nested deeper than MLIR's parser
+// can recurse is refused first (loom/Support/NestingLimit.h).
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Sched/ScheduleIR.h"
 #include "loom/InitAll.h"
 #include "loom/Support/CommandLine.h"
+#include "loom/Support/NestingLimit.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/ParseUtilities.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/SourceMgr.h"
@@ -24,9 +31,28 @@ static void registerDialects(DialectRegistry &registry) {
 }
 
 static void registerScheduleTranslations() {
-  TranslateFromMLIRRegistration toJson(
+  TranslateRegistration toJson(
       "sched-to-json", "write the sched.program as a schedule file",
-      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+         llvm::raw_ostream &os, MLIRContext *context) -> LogicalResult {
+        // What a TranslateFromMLIRRegistration does (register the dialects,
+        // parse, verify), with the nesting check before the parse.
+        DialectRegistry registry;
+        registerDialects(registry);
+        context->appendDialectRegistry(registry);
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+        if (failed(loom::checkIRNesting(buffer->getMemBufferRef(),
+                                        llvm::errs())))
+          return failure();
+        auto *noImplicitModule = static_cast<llvm::cl::opt<bool> *>(
+            llvm::cl::getRegisteredOptions().lookup("no-implicit-module"));
+        OwningOpRef<Operation *> op = parseSourceFileForTool(
+            sourceMgr, ParserConfig(context),
+            /*insertImplicitModule=*/!noImplicitModule ||
+                !noImplicitModule->getValue());
+        if (!op || failed(verify(*op)))
+          return failure();
         loom::sched::ProgramOp program;
         op->walk([&](loom::sched::ProgramOp p) {
           program = p;
@@ -37,8 +63,7 @@ static void registerScheduleTranslations() {
                                     "planned model with convert-loom-to-sched";
         loom::schedule::writeSchedule(loom::sched::exportSchedule(program), os);
         return success();
-      },
-      registerDialects);
+      });
 
   TranslateToMLIRRegistration fromJson(
       "json-to-sched", "read a schedule file into a sched.program",
