@@ -25,17 +25,26 @@ p = json.load(sys.stdin)
 if isinstance(p, list):
     p = p[0]
 t = p.get("simulated_s", p["predicted_s"])
+# A program past the simulator's task limit is reported from the cost model.
+shown = "%.1f" % (t * 1e3) if "simulated_s" in p else "not simulated"
 plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
 loss = p.get("loss")
 split = ("%.0f / %.0f / %.0f%%" % (100 * loss["bubble"], 100 * loss["exposed_comm"],
          100 * loss["other"])) if loss else "-"
-print("| %s | tp %d x %s x dp %d, %s | %.1f | %.1f | %.2fx | %.1f%% | %s |" % (
+print("| %s | tp %d x %s x dp %d, %s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
     label, p["tp"], plural(p["stages"], "stage"), p["data_parallel"],
     plural(len(p["slices"]), "slice"),
-    p["predicted_s"] * 1e3, t * 1e3, t / p["roofline_s"],
+    p["predicted_s"] * 1e3, shown, t / p["roofline_s"],
     100 * p["efficiency"], split))' "$label"
   else
-    echo "| $label | does not fit | | | | | |"
+    # Say why (the stale K/V of PipeFusion, for a video) and what would fit.
+    local why
+    # The first stage's figures stand for the others.
+    why=$("$plan" "$@" 2>&1 >/dev/null | sed -n 's/^loom-plan: \(error: \)\{0,1\}//p' |
+          tr '\n' ' ' | sed 's/; stage [1-9][0-9]* (layers.* note:/; note:/' |
+          sed 's/ (largest layer: [^)]*)//g; s/this plan cannot work: //' |
+          sed 's/|/\\|/g; s/ *$//' || true)
+    echo "| $label | does not fit: $why | | | | | |"
   fi
 }
 
@@ -91,3 +100,6 @@ model "LLaMA-65B prefill, 2048 tokens, v5e-16" "--model llama-65b --target v5e-1
 model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8
 model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4
 model "Flux-dev, 1024 px, 28 steps, v5e-16" "--model flux-dev --target v5e-16" 8 4 4
+model "Flux.1-schnell, 1024 px, 4 steps, v5e-4" "--model flux-schnell --target v5e-4 --steps 4" 4 2 2
+model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-16" "--model wan21-t2v-14b --target v5e-16 --frames 81 --height 720 --width 1280 --steps 50" 8 8 2
+model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-64" "--model wan21-t2v-14b --target v5e-64 --frames 81 --height 720 --width 1280 --steps 50" 8 8 8

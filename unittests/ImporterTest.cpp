@@ -69,7 +69,9 @@ TEST(BundledModels, AreCompiledInByName) {
        {"dit-xl-2", "flux-dev", "gpt3-175b", "llama-65b", "llama-7b",
         "llama2-70b", "pixart-alpha-xl-2-1024", "sd3-medium", "llama3.1-8b",
         "llama3.1-70b", "mistral-7b-v0.1", "qwen2.5-7b", "qwen3-8b",
-        "gemma-7b", "gemma2-9b", "gemma3-12b", "phi3-mini-4k"})
+        "gemma-7b", "gemma2-9b", "gemma3-12b", "phi3-mini-4k", "cogvideox-5b",
+        "flux-schnell", "hunyuan-video", "pixart-sigma-xl-2-1024",
+        "sd35-medium", "wan21-t2v-1-3b", "wan21-t2v-14b"})
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end())
         << name;
 }
@@ -173,8 +175,10 @@ TEST_F(ImporterTest, DiffusionResolutionSetsTokens) {
 
 TEST_F(ImporterTest, UnknownNameListsTheBundledModels) {
   EXPECT_FALSE(importModel("llama-3000b", {}, &context));
-  EXPECT_NE(allDiagnostics().find("neither a bundled model (dit-xl-2, "),
+  EXPECT_NE(allDiagnostics().find("neither a bundled model ("),
             std::string::npos) << allDiagnostics();
+  EXPECT_NE(allDiagnostics().find("dit-xl-2, flux-dev, "), std::string::npos)
+      << allDiagnostics();
 }
 
 } // namespace

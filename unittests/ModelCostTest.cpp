@@ -102,6 +102,68 @@ TEST(ModelCost, ParameterTotalsMatchTheReferenceModules) {
   }
 }
 
+// The diffusion transformers of issue 16 against their publishers'
+// figures; where a published name is looser than its rounding (Wan 2.1
+// "1.3B", CogVideoX "5B"), against a count of the released checkpoint.
+TEST(ModelCost, DiffusionTransformerTotalsMatchPublishedFigures) {
+  struct Figure {
+    const char *model;
+    double parameters;
+    const char *source;
+    double tolerance;
+    /// Stored tensors that are buffers in diffusers, not nn.Parameters,
+    /// but that the published figure counts.
+    double buffers = 0;
+  };
+  const Figure figures[] = {
+      // Stability AI, SD3.5 Medium model card: "2.5 billion parameters"
+      // (two significant digits, [2.45B, 2.55B)). It counts the stored
+      // pos_embed table of 384 x 384 x 1536 (a persistent buffer in
+      // diffusers' PatchEmbed); the nn.Parameters alone are 2.243B.
+      {"sd35-medium", 2.5e9, "SD3.5 Medium model card", 0.05 / 2.5,
+       384.0 * 384 * 1536},
+      // Black Forest Labs, FLUX.1 [schnell] model card: "a 12 billion
+      // parameter rectified flow transformer".
+      {"flux-schnell", 12e9, "FLUX.1-schnell model card", 0.01},
+      // Chen et al. 2024, "PixArt-Sigma" (arXiv 2403.04692): 0.6B, one
+      // significant digit.
+      {"pixart-sigma-xl-2-1024", 0.6e9, "PixArt-Sigma paper", 0.05 / 0.6},
+      // Wan2.1-T2V-1.3B: the name rounds down 9%; a third-party runtime
+      // contract pins the released transformer at 1,418,996,800 parameters
+      // (its bf16 file is 2.84 GB).
+      {"wan21-t2v-1-3b", 1418996800.0, "Wan2.1-T2V-1.3B checkpoint count",
+       0.01},
+      // Wan2.1-T2V-14B: "14B" (two significant digits, [13.5B, 14.5B));
+      // the checkpoint header holds 1095 tensors of 14,288,491,584
+      // elements.
+      {"wan21-t2v-14b", 14e9, "Wan 2.1 model card", 0.5 / 14},
+      // Kong et al. 2024, "HunyuanVideo" (arXiv 2412.03603): "13B" (two
+      // significant digits).
+      {"hunyuan-video", 13e9, "HunyuanVideo paper", 0.5 / 13},
+      // CogVideoX-5B: the name is 11% below the transformer; finetrainers'
+      // full fine-tuning log of THUDM/CogVideoX-5b reports
+      // "trainable parameters": 5570283072.
+      {"cogvideox-5b", 5570283072.0, "CogVideoX-5b full fine-tuning log",
+       0.01},
+  };
+  for (const Figure &f : figures) {
+    CostTotals total = totalsOf(f.model);
+    EXPECT_LT(relativeError(total.parameters + f.buffers, f.parameters),
+              f.tolerance)
+        << f.model << ": " << total.parameters << " + " << f.buffers
+        << " vs " << f.parameters << " (" << f.source << ")";
+  }
+  // models/PARAMS.md's module-by-module counts, exactly.
+  const Exact exact[] = {
+      {"sd35-medium", 2243171520},    {"flux-schnell", 11891178560},
+      {"pixart-sigma-xl-2-1024", 610856096},
+      {"wan21-t2v-1-3b", 1418996800}, {"wan21-t2v-14b", 14288491584},
+      {"hunyuan-video", 12821012544}, {"cogvideox-5b", 5570283072},
+  };
+  for (const Exact &e : exact)
+    EXPECT_EQ(totalsOf(e.model).parameters, e.parameters) << e.model;
+}
+
 struct DecoderFigures {
   const char *model;
   int64_t layers, hidden, heads, vocab;

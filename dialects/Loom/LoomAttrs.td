@@ -133,7 +133,9 @@ def Loom_ModelAttr : AttrDef<Loom_Dialect, "Model"> {
     `seq` cached ones; `diffusion`: `steps` denoising steps of a DiT), the
     batch, the sequence (prompt tokens, cached tokens in decode, image
     tokens of a DiT) and, for DiTs, the image side in pixels and the text
-    tokens. The verifier holds it against the graph: the batch and sequence
+    tokens. A square image is written `resolution = R`; any other size as
+    `height` and `width` in pixels, and a video adds `frames` (issue 16).
+    The verifier holds it against the graph: the batch and sequence
     against the model function's tensors, the mode against its attention.
 
     ```mlir
@@ -147,7 +149,10 @@ def Loom_ModelAttr : AttrDef<Loom_Dialect, "Model"> {
                         "int64_t":$seq,
                         DefaultValuedParameter<"int64_t", "0">:$resolution,
                         DefaultValuedParameter<"int64_t", "0">:$text_tokens,
-                        DefaultValuedParameter<"int64_t", "0">:$steps);
+                        DefaultValuedParameter<"int64_t", "0">:$steps,
+                        DefaultValuedParameter<"int64_t", "0">:$height,
+                        DefaultValuedParameter<"int64_t", "0">:$width,
+                        DefaultValuedParameter<"int64_t", "0">:$frames);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -210,9 +210,14 @@ def Loom_PatchifyOp : Loom_Op<"patchify", [],
     `C*p*p x D` weight and a `D` bias, plus the fixed 2-D sin-cos position
     embedding of DiT (no parameters). Learned positions, as in SD3, are a
     separate `loom.position_embed`.
+
+    A video latent `[B, C, F, H, W]` is cut into `patch_t x p x p` patches
+    (a Conv3d of stride `(patch_t, p, p)`, `patch_t` 1 when absent):
+    `(F/patch_t)*(H/p)*(W/p)` tokens, a `C*patch_t*p*p x D` weight.
   }];
   let arguments = (ins Loom_Tensor:$input,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$patch_size);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$patch_size,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$patch_t);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
@@ -221,10 +226,12 @@ def Loom_PatchifyOp : Loom_Op<"patchify", [],
 def Loom_UnpatchifyOp : Loom_Op<"unpatchify"> {
   let summary = "Patch tokens back to an image latent";
   let description = [{
-    `[B, (H/p)*(W/p), p*p*C] -> [B, C, H, W]`; a pure rearrangement.
+    `[B, (H/p)*(W/p), p*p*C] -> [B, C, H, W]`; a pure rearrangement. For
+    a video, `[B, (F/patch_t)*(H/p)*(W/p), patch_t*p*p*C] -> [B, C, F, H, W]`.
   }];
   let arguments = (ins Loom_Tensor:$input,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$patch_size);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$patch_size,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$patch_t);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;

@@ -132,6 +132,26 @@ SmallVector<int64_t> ConfigReader::positiveArray(StringRef key) {
   return result;
 }
 
+SmallVector<int64_t> ConfigReader::indexArray(StringRef key, int64_t bound) {
+  const llvm::json::Value *value = present(key);
+  if (!value)
+    return {};
+  SmallVector<int64_t> result;
+  const llvm::json::Array *array = value->getAsArray();
+  if (array)
+    for (const llvm::json::Value &element : *array)
+      if (std::optional<int64_t> n = element.getAsInteger();
+          n && *n >= 0 && *n < bound)
+        result.push_back(*n);
+  if (!array || result.size() != array->size()) {
+    wrongType(key,
+              ("an array of indices from 0 to " + llvm::Twine(bound - 1)).str(),
+              *value);
+    return {};
+  }
+  return result;
+}
+
 bool ConfigReader::boolean(StringRef key, bool fallback) {
   const llvm::json::Value *value = present(key);
   if (!value)

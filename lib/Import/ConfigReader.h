@@ -47,6 +47,9 @@ public:
   /// An optional non-empty array of integers > 0; empty when absent or
   /// null.
   llvm::SmallVector<int64_t> positiveArray(llvm::StringRef key);
+  /// An optional array of indices in [0, bound); empty when
+  /// absent, null or empty.
+  llvm::SmallVector<int64_t> indexArray(llvm::StringRef key, int64_t bound);
   /// An optional number; `fallback` when absent or null.
   double number(llvm::StringRef key, double fallback);
   /// An optional array of strings; empty when absent or null.

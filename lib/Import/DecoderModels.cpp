@@ -33,6 +33,9 @@ static DecoderShape decoderShape(ImportContext &ic, ConfigReader &config,
                          "not to decoder LLMs";
   for (auto [given, what] :
        {std::pair(ic.options.resolution.has_value(), "an image resolution"),
+        std::pair(ic.options.height.has_value() || ic.options.width.has_value(),
+                  "an image height and width"),
+        std::pair(ic.options.frames.has_value(), "a number of video frames"),
         std::pair(ic.options.steps.has_value(), "a number of denoising steps"),
         std::pair(ic.options.textLen.has_value(), "a text length")})
     if (given)

@@ -176,8 +176,71 @@ struct ImportContext {
   struct {
     ModelMode mode = ModelMode::prefill;
     int64_t batch = 1, seq = 1, resolution = 0, textTokens = 0, steps = 0;
+    int64_t height = 0, width = 0, frames = 0;
   } model = {};
 };
+
+/// How a diffusion model's pipeline turns pixels into patch tokens: the
+/// VAE's compression in space (and in time for video, whose causal VAE
+/// keeps the first frame and compresses each later group of
+/// `vaeTemporal`), the patch, and the size the pipeline runs by default.
+struct LatentGeometry {
+  int64_t vaeSpatial = 8, patch = 2;
+  /// 0 for an image model.
+  int64_t vaeTemporal = 0, patchT = 1;
+  int64_t defaultHeight = 1024, defaultWidth = 1024, defaultFrames = 0;
+  /// Latent frames that patch_t does not divide are padded up (CogVideoX
+  /// 1.5's pipeline) rather than refused.
+  bool padLatentFrames = false;
+  /// A bound on the patch grid's side (SD3's pos_embed_max_size), or 0.
+  int64_t maxGrid = 0;
+  StringRef maxGridKey;
+  /// The config field the default size comes from, if any: blamed when
+  /// that size does not divide.
+  StringRef sampleKey;
+  bool video() const { return vaeTemporal > 0; }
+};
+
+/// The latent and token geometry of one denoising step.
+struct DiffusionShape {
+  int64_t batch, textTokens, steps;
+  /// Latent frames (0 for an image), height and width; patch tokens.
+  int64_t frames, height, width, tokens;
+  int64_t patch, patchT;
+  /// The latent `[batch, channels, (frames,) height, width]`.
+  SmallVector<int64_t> latentShape(int64_t channels) const {
+    if (frames)
+      return {batch, channels, frames, height, width};
+    return {batch, channels, height, width};
+  }
+};
+
+/// Reads the size options against `geometry`, fills `ic.model` and returns
+/// the shape of one step; `defaultText` 0 means the model has no text.
+DiffusionShape diffusionShape(ImportContext &ic, const LatentGeometry &geometry,
+                              int64_t defaultBatch, int64_t defaultSteps,
+                              int64_t defaultText);
+
+/// The patch embedding of a latent argument named "latent".
+Value patchTokens(ImportContext &ic, const DiffusionShape &s, int64_t channels,
+                  int64_t hidden, Value *latent = nullptr);
+
+/// Projection of tokens to patches and unpatchify to the latent.
+Value unpatchTokens(ImportContext &ic, Value tokens, const DiffusionShape &s,
+                    int64_t outChannels);
+
+/// Sinusoidal features of a per-sample scalar (256 wide), then the
+/// two-layer SiLU MLP (diffusers TimestepEmbedding).
+Value embedScalar(ImportContext &ic, Value scalar, int64_t hidden);
+
+/// The dual-stream and single-stream blocks of Flux and HunyuanVideo.
+struct StreamBlocks {
+  int64_t heads, headDim, doubleLayers, singleLayers, mlpHidden;
+  double ropeTheta;
+  StringRef doubleKind, singleKind;
+};
+Value streamBlocks(ImportContext &ic, const DiffusionShape &s,
+                   const StreamBlocks &blocks, Value x, Value ctx, Value cond);
 
 /// Reports at `divisorKey` unless `divisorKey`'s value divides `key`'s.
 void requireDivisible(ConfigReader &c, StringRef key, int64_t value,
@@ -207,6 +270,10 @@ LogicalResult buildDiT(ImportContext &ic);
 LogicalResult buildPixArt(ImportContext &ic);
 LogicalResult buildSD3(ImportContext &ic);
 LogicalResult buildFlux(ImportContext &ic);
+// VideoModels.cpp
+LogicalResult buildWan(ImportContext &ic);
+LogicalResult buildHunyuanVideo(ImportContext &ic);
+LogicalResult buildCogVideoX(ImportContext &ic);
 
 } // namespace loom::importer
 

@@ -90,6 +90,9 @@ static const Family classNames[] = {
     {"PixArtTransformer2DModel", buildPixArt, "pixart"},
     {"SD3Transformer2DModel", buildSD3, "sd3"},
     {"FluxTransformer2DModel", buildFlux, "flux"},
+    {"WanTransformer3DModel", buildWan, "wan"},
+    {"HunyuanVideoTransformer3DModel", buildHunyuanVideo, "hunyuan_video"},
+    {"CogVideoXTransformer3DModel", buildCogVideoX, "cogvideox"},
 };
 
 static std::string keyList(ArrayRef<Family> families) {
@@ -168,6 +171,9 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
   for (auto [flag, what] : {std::pair{options.batch, "batch"},
                             {options.seqLen, "sequence length"},
                             {options.resolution, "resolution"},
+                            {options.height, "height"},
+                            {options.width, "width"},
+                            {options.frames, "frames"},
                             {options.steps, "steps"},
                             {options.textLen, "text length"}})
     if (flag && *flag <= 0) {
@@ -181,6 +187,9 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
        {std::tuple{options.batch, "batch", int64_t(4096)},
         {options.seqLen, "sequence length", int64_t(1) << 20},
         {options.resolution, "resolution", int64_t(1) << 16},
+        {options.height, "height", int64_t(1) << 16},
+        {options.width, "width", int64_t(1) << 16},
+        {options.frames, "frames", int64_t(1) << 14},
         {options.steps, "steps", int64_t(10000)},
         {options.textLen, "text length", int64_t(1) << 16}})
     if (flag && *flag > limit) {
@@ -205,7 +214,8 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
                      ModelAttr::get(context, modelName, family->family,
                                     ic.model.mode, ic.model.batch, ic.model.seq,
                                     ic.model.resolution, ic.model.textTokens,
-                                    ic.model.steps));
+                                    ic.model.steps, ic.model.height,
+                                    ic.model.width, ic.model.frames));
   if (failed(mlir::verify(*module)))
     return nullptr;
   // The verifier bounds each op and layer; the whole model must fit too, so

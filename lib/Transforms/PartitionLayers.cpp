@@ -80,6 +80,7 @@ struct PartitionLayersPass
     SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
     int64_t tokens = getPipelineTokens(view->func);
     PartitionProblem problem;
+    SmallVector<double> staleKV;
     problem.stages = stages;
     problem.capacity = desc.hbmBytes;
     for (LayerOp layer : view->layers) {
@@ -91,8 +92,14 @@ struct PartitionLayersPass
         return signalPassFailure();
       }
       problem.layers.push_back({seconds, footprint.weights + footprint.kvCache});
-      problem.perStageBytes =
-          std::max(problem.perStageBytes, footprint.workingSet);
+      staleKV.push_back(view->diffusion ? footprint.kvCache : 0);
+      // A diffusion model's activations are those of one PipeFusion patch,
+      // which loom-split-tokens sizes to fit (patches of 8 tokens at the
+      // least); a causal model's slices are not chosen for memory.
+      double activations = footprint.workingSet;
+      if (view->diffusion)
+        activations *= std::min(1.0, 8.0 / double(tokens));
+      problem.perStageBytes = std::max(problem.perStageBytes, activations);
     }
     problem.prologue = {view->prologueSeconds, view->prologueWeights};
     problem.epilogue = {view->epilogueSeconds, view->epilogueWeights};
@@ -103,13 +110,30 @@ struct PartitionLayersPass
       PartitionProblem unlimited = problem;
       unlimited.capacity = std::numeric_limits<double>::infinity();
       std::optional<Partition> best = partitionLayers(unlimited);
-      double worst = best ? *llvm::max_element(best->stageBytes) : 0;
-      view->func.emitError()
-          << "no cut of " << layers << " layers into " << stages
-          << (stages == 1 ? " stage" : " stages") << " fits in " << formatQuantity(desc.hbmBytes, "B")
-          << " of HBM per chip: the fastest cut needs up to "
-          << formatQuantity(worst, "B")
-          << " on a stage; use more stages or tensor parallelism";
+      double worst = 0, worstKV = 0;
+      if (best)
+        for (int64_t s = 0; s < stages; ++s) {
+          if (best->stageBytes[s] < worst)
+            continue;
+          worst = best->stageBytes[s];
+          int64_t end = s + 1 < stages ? best->firstLayer[s + 1] : layers;
+          worstKV = 0;
+          for (int64_t i = best->firstLayer[s]; i < end; ++i)
+            worstKV += staleKV[i];
+        }
+      InFlightDiagnostic diag = view->func.emitError();
+      diag << "no cut of " << layers << " layers into " << stages
+           << (stages == 1 ? " stage" : " stages") << " fits in "
+           << formatQuantity(desc.hbmBytes, "B")
+           << " of HBM per chip: the fastest cut needs up to "
+           << formatQuantity(worst, "B") << " on a stage";
+      // PipeFusion keeps every layer's K/V of the previous step: patches
+      // cannot shrink it, only more chips per layer (or sequence
+      // parallelism, which splits the sequence) can.
+      if (worstKV > 0)
+        diag << ", " << formatQuantity(worstKV, "B")
+             << " of it PipeFusion's stale K/V of the previous step";
+      diag << "; use more stages or tensor parallelism";
       return signalPassFailure();
     }
 

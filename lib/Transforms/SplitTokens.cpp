@@ -4,8 +4,12 @@
 #include "loom/Partition/SplitTokens.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"
+#include "loom/Support/Quantity.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -18,6 +22,32 @@ using namespace mlir;
 using namespace loom;
 
 namespace {
+
+/// What each stage holds whatever the patches (weights and the stale K/V of
+/// the previous step), and the activations of a layer over the whole
+/// sequence, which a patch holds its share of (loom-check-memory's sums).
+struct StageMemory {
+  StageMemory(const ModelView &view, int64_t stages, double capacity)
+      : fixed(stages, 0.0), activations(stages, 0.0), capacity(capacity) {
+    for (LayerOp layer : view.layers) {
+      int64_t s = static_cast<int64_t>(layer.getStage().value_or(0));
+      LayerFootprint f = layerFootprint(layer, /*patches=*/true);
+      fixed[s] += f.weights + f.kvCache;
+      activations[s] = std::max(activations[s], f.workingSet);
+    }
+    fixed.front() += view.prologueWeights;
+    fixed.back() += view.epilogueWeights;
+  }
+  /// Whether every stage fits with `patches` equal patches.
+  bool fits(int64_t patches) const {
+    for (auto [f, a] : llvm::zip(fixed, activations))
+      if (f + a / double(patches) > capacity)
+        return false;
+    return true;
+  }
+  SmallVector<double> fixed, activations;
+  double capacity;
+};
 
 struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
   using SplitTokensBase::SplitTokensBase;
@@ -59,7 +89,9 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return signalPassFailure();
     }
     FailureOr<SmallVector<int64_t>> lengths =
-        patches ? choosePatches(func, pipeline, tokens, cost)
+        patches ? choosePatches(func, pipeline, tokens, cost,
+                                StageMemory(*view, stages,
+                                            analysis.getTargetDesc().hbmBytes))
                 : chooseSlices(func, tokens, stages, cost);
     if (failed(lengths))
       return signalPassFailure();
@@ -205,7 +237,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
   FailureOr<SmallVector<int64_t>> choosePatches(func::FuncOp func,
                                                 PipelineAttr pipeline,
                                                 int64_t tokens,
-                                                const StageSliceCost &cost) {
+                                                const StageSliceCost &cost,
+                                                const StageMemory &memory) {
     FailureOr<SmallVector<int64_t>> given = requested(func, tokens, true);
     if (failed(given))
       return failure();
@@ -232,17 +265,34 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     };
     int64_t chosen = given->empty() ? 0 : given->size();
     if (!chosen) {
-      // Patches of at least 8 tokens (a whole image when it has fewer).
-      chosen = 1;
-      double best = total(1);
-      for (int64_t m = 2; m <= tokens; ++m) {
-        if (tokens % m != 0 || tokens / m < 8)
+      // Patches of at least 8 tokens (a whole image when it has fewer),
+      // the fastest whose activations fit beside the weights and the stale
+      // K/V (a video's sequence may need many).
+      double best = std::numeric_limits<double>::infinity();
+      for (int64_t m = 1; m <= tokens; ++m) {
+        if (tokens % m != 0 || (m > 1 && tokens / m < 8) || !memory.fits(m))
           continue;
         double t = total(m);
         if (t < best * (1 - 1e-9)) {
           best = t;
           chosen = m;
         }
+      }
+      if (!chosen) {
+        // Even the smallest patches leave too little: the stale K/V (or the
+        // weights) alone are the problem, which patches cannot solve.
+        int64_t worst = 0;
+        for (int64_t s = 1; s < stages; ++s)
+          if (memory.fixed[s] > memory.fixed[worst])
+            worst = s;
+        func.emitError() << fmt::format(
+            "no PipeFusion patching fits in {} of HBM per chip: stage {} "
+            "holds {} of weights and stale K/V of the previous step before "
+            "any activations; use more stages or tensor parallelism, or "
+            "sequence parallelism to split the stale K/V",
+            formatQuantity(memory.capacity, "B"), worst,
+            formatQuantity(memory.fixed[worst], "B"));
+        return failure();
       }
     }
     if (report) {

@@ -53,6 +53,15 @@ static cl::opt<int64_t> seqLen("seq", cl::cat(category),
 static cl::opt<int64_t> resolution("resolution", cl::cat(category),
                                    cl::desc("DiTs: image side in pixels "
                                             "(default: sample_size * 8)"));
+static cl::opt<int64_t> height("height", cl::cat(category),
+                               cl::desc("DiTs: image or video height in pixels "
+                                        "(with --width)"));
+static cl::opt<int64_t> width("width", cl::cat(category),
+                              cl::desc("DiTs: image or video width in pixels "
+                                       "(with --height)"));
+static cl::opt<int64_t> frames("frames", cl::cat(category),
+                               cl::desc("Video DiTs: frames (default: the "
+                                        "pipeline's)"));
 static cl::opt<int64_t> steps("steps", cl::cat(category),
                               cl::desc("DiTs: denoising steps, recorded for "
                                        "the planners (default: the "
@@ -96,6 +105,9 @@ int main(int argc, char **argv) {
   options.batch = loom::givenOption(batch);
   options.seqLen = loom::givenOption(seqLen);
   options.resolution = loom::givenOption(resolution);
+  options.height = loom::givenOption(height);
+  options.width = loom::givenOption(width);
+  options.frames = loom::givenOption(frames);
   options.steps = loom::givenOption(steps);
   options.textLen = loom::givenOption(textLen);
 

@@ -55,6 +55,15 @@ static cl::opt<int64_t> seqLen("seq", cl::cat(category),
                                cl::desc("LLMs: prompt (or cached) tokens"));
 static cl::opt<int64_t> resolution("resolution", cl::cat(category),
                                    cl::desc("DiTs: image side in pixels"));
+static cl::opt<int64_t> height("height", cl::cat(category),
+                               cl::desc("DiTs: image or video height in pixels "
+                                        "(with --width)"));
+static cl::opt<int64_t> width("width", cl::cat(category),
+                              cl::desc("DiTs: image or video width in pixels "
+                                       "(with --height)"));
+static cl::opt<int64_t> frames("frames", cl::cat(category),
+                               cl::desc("Video DiTs: frames (default: the "
+                                        "pipeline's)"));
 static cl::opt<int64_t> steps("steps", cl::cat(category),
                               cl::desc("DiTs: denoising steps"));
 static cl::opt<int64_t> textLen("text-len", cl::cat(category),
@@ -130,6 +139,9 @@ int main(int argc, char **argv) {
   request.import.batch = loom::givenOption(batch);
   request.import.seqLen = loom::givenOption(seqLen);
   request.import.resolution = loom::givenOption(resolution);
+  request.import.height = loom::givenOption(height);
+  request.import.width = loom::givenOption(width);
+  request.import.frames = loom::givenOption(frames);
   request.import.steps = loom::givenOption(steps);
   request.import.textLen = loom::givenOption(textLen);
   request.fixTp = tp.getNumOccurrences() > 0;

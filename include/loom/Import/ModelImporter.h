@@ -1,8 +1,8 @@
 //===- ModelImporter.h - model configs to loom IR ---------------*- C++ -*-===//
 //
 // Reads the config.json files users already have (Hugging Face transformers
-// LLaMA and GPT-2 style; diffusers DiT, PixArt-alpha, SD3 and Flux
-// transformers) or a bundled model name, and builds the loom graph of one
+// LLaMA and GPT-2 style; diffusers DiT, PixArt, SD3, Flux, Wan, HunyuanVideo
+// and CogVideoX transformers) or a bundled model name, and builds the loom graph of one
 // forward pass.
 //
 //===----------------------------------------------------------------------===//
@@ -36,8 +36,10 @@ struct ImportOptions {
   std::optional<int64_t> batch;
   /// LLMs: prompt tokens (prefill) or cached tokens (decode).
   std::optional<int64_t> seqLen;
-  /// DiTs: image side in pixels.
+  /// DiTs: image side in pixels (the square shorthand of height = width).
   std::optional<int64_t> resolution;
+  /// DiTs: image or video height and width in pixels, and video frames.
+  std::optional<int64_t> height, width, frames;
   /// DiTs: denoising steps, recorded on the module for the planners.
   std::optional<int64_t> steps;
   /// DiTs with text conditioning: text tokens.

@@ -335,13 +335,23 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 StringRef name, StringRef family,
                                 ModelMode mode, int64_t batch, int64_t seq,
                                 int64_t resolution, int64_t textTokens,
-                                int64_t steps) {
+                                int64_t steps, int64_t height, int64_t width,
+                                int64_t frames) {
   if (batch < 1 || seq < 1)
     return emitError() << "a model's batch and seq must be positive, got "
                        << batch << " and " << seq;
   if (resolution < 0 || textTokens < 0 || steps < 0)
     return emitError()
            << "a model's resolution, text_tokens and steps cannot be negative";
+  if (height < 0 || width < 0 || frames < 0)
+    return emitError() << "a model's height, width and frames cannot be "
+                          "negative";
+  if (resolution > 0 && (height > 0 || width > 0))
+    return emitError() << "a model has a square resolution or a height and "
+                          "width, not both";
+  if ((height > 0) != (width > 0) || (frames > 0 && height == 0))
+    return emitError() << "a model's height and width go together, and "
+                          "frames need both";
   bool diffusion = mode == ModelMode::diffusion;
   if (diffusion != (steps > 0))
     return emitError() << (diffusion ? "mode diffusion needs steps"

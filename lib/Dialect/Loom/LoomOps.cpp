@@ -284,26 +284,54 @@ int64_t LinearOp::getBytesRead() {
       .get();
 }
 
+/// Checks a latent `[B, C, H, W]` or video latent `[B, C, F, H, W]`
+/// against patches of `patchT x p x p` and returns the token count.
+static FailureOr<int64_t> patchTokens(Operation *op, Value latent, int64_t p,
+                                      std::optional<int64_t> patchT,
+                                      StringRef name) {
+  int64_t rank = tensorType(latent).getRank();
+  if (rank != 4 && rank != 5)
+    return op->emitOpError()
+           << "expects " << name << " of rank 4 [batch, channels, height, "
+           << "width] or 5 [batch, channels, frames, height, width], got "
+           << shapeString(shapeOf(latent));
+  if (patchT && rank == 4)
+    return op->emitOpError() << "has patch_t but an image (rank 4) " << name;
+  ArrayRef<int64_t> in = shapeOf(latent);
+  int64_t h = in[rank - 2], w = in[rank - 1], pt = patchT.value_or(1);
+  if (h % p != 0 || w % p != 0)
+    return op->emitOpError() << "expects height and width divisible by "
+                             << "patch_size " << p << ", got " << h << "x" << w;
+  Count patches = Count(h / p) * (w / p);
+  if (rank == 5) {
+    if (in[2] % pt != 0)
+      return op->emitOpError() << "expects frames divisible by patch_t " << pt
+                               << ", got " << in[2];
+    patches = patches * (in[2] / pt);
+  }
+  return patches.get();
+}
+
 LogicalResult PatchifyOp::verify() {
-  if (failed(verifyRank(*this, getInput(), 4, "input", "[batch, channels, height, width]")) ||
-      failed(verifyRank(*this, getResult(), 3, "result", "[batch, patches, hidden]")))
+  if (failed(verifyRank(*this, getResult(), 3, "result", "[batch, patches, hidden]")))
+    return failure();
+  FailureOr<int64_t> patches =
+      patchTokens(*this, getInput(), getPatchSize(), getPatchT(), "input");
+  if (failed(patches))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getResult());
-  int64_t p = getPatchSize();
-  if (in[2] % p != 0 || in[3] % p != 0)
-    return emitOpError() << "expects height and width divisible by patch_size "
-                         << p << ", got " << in[2] << "x" << in[3];
-  int64_t patches = (Count(in[2] / p) * (in[3] / p)).get();
-  if (out[0] != in[0] || out[1] != patches)
+  if (out[0] != in[0] || out[1] != *patches)
     return emitOpError() << "expects result shape [" << in[0] << ", "
-                         << describeCount(patches) << ", hidden], got "
+                         << describeCount(*patches) << ", hidden], got "
                          << shapeString(out);
   return verifyFloat(*this, getResult(), "the result");
 }
 
 static int64_t patchInputs(PatchifyOp op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput());
-  return (Count(in[1]) * op.getPatchSize() * op.getPatchSize()).get();
+  return (Count(in[1]) * op.getPatchSize() * op.getPatchSize() *
+          op.getPatchT().value_or(1))
+      .get();
 }
 
 // Convolution as a matmul, plus its bias and the sin-cos position add.
@@ -329,22 +357,21 @@ int64_t PatchifyOp::getParameterCount() {
 }
 
 LogicalResult UnpatchifyOp::verify() {
-  if (failed(verifyRank(*this, getInput(), 3, "input", "[batch, patches, p*p*channels]")) ||
-      failed(verifyRank(*this, getResult(), 4, "result", "[batch, channels, height, width]")))
+  if (failed(verifyRank(*this, getInput(), 3, "input", "[batch, patches, p*p*channels]")))
+    return failure();
+  int64_t p = getPatchSize();
+  FailureOr<int64_t> patches =
+      patchTokens(*this, getResult(), p, getPatchT(), "result");
+  if (failed(patches))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getResult());
-  int64_t p = getPatchSize();
-  if (out[2] % p != 0 || out[3] % p != 0)
-    return emitOpError() << "expects height and width divisible by patch_size "
-                         << p << ", got " << out[2] << "x" << out[3];
-  int64_t patches = (Count(out[2] / p) * (out[3] / p)).get();
   if (tensorType(getInput()).getElementType() !=
       tensorType(getResult()).getElementType())
     return emitOpError() << "expects input and result of the same element type";
-  int64_t features = (Count(p) * p * out[1]).get();
-  if (in[0] != out[0] || in[1] != patches || in[2] != features)
+  int64_t features = (Count(p) * p * out[1] * getPatchT().value_or(1)).get();
+  if (in[0] != out[0] || in[1] != *patches || in[2] != features)
     return emitOpError() << "expects input shape [" << out[0] << ", "
-                         << describeCount(patches) << ", "
+                         << describeCount(*patches) << ", "
                          << describeCount(features) << "] for result "
                          << shapeString(out) << ", got " << shapeString(in);
   return success();

@@ -193,7 +193,7 @@ func.func @linear_unknown_role(%x: tensor<1x8x64xbf16>) {
 // -----
 
 func.func @patchify_input_rank(%x: tensor<2x4x8xbf16>) {
-  // expected-error @+1 {{'loom.patchify' op expects input of rank 4 [batch, channels, height, width], got [2, 4, 8]}}
+  // expected-error @+1 {{'loom.patchify' op expects input of rank 4 [batch, channels, height, width] or 5 [batch, channels, frames, height, width], got [2, 4, 8]}}
   %0 = loom.patchify %x {patch_size = 2} : tensor<2x4x8xbf16> -> tensor<2x16x64xbf16>
   return
 }
@@ -249,7 +249,7 @@ func.func @unpatchify_input_rank(%x: tensor<32x32xbf16>) {
 // -----
 
 func.func @unpatchify_result_rank(%x: tensor<2x16x32xbf16>) {
-  // expected-error @+1 {{'loom.unpatchify' op expects result of rank 4 [batch, channels, height, width], got [2, 8, 64]}}
+  // expected-error @+1 {{'loom.unpatchify' op expects result of rank 4 [batch, channels, height, width] or 5 [batch, channels, frames, height, width], got [2, 8, 64]}}
   %0 = loom.unpatchify %x {patch_size = 2} : tensor<2x16x32xbf16> -> tensor<2x8x64xbf16>
   return
 }
@@ -1029,5 +1029,37 @@ func.func @gather_wrap(%x: tensor<1x4x8xbf16>) {
 func.func @reshape_wrap(%x: tensor<4294967296x4294967297xbf16>) {
   // expected-error @+1 {{'loom.reshape' op cannot reshape 'tensor<4294967296x4294967297xbf16>' to 'tensor<4294967296xbf16>': element count or type differs}}
   %0 = loom.reshape %x : tensor<4294967296x4294967297xbf16> -> tensor<4294967296xbf16>
+  return
+}
+
+// -----
+
+func.func @patchify_video_frames(%x: tensor<1x16x5x8x8xbf16>) {
+  // expected-error @+1 {{'loom.patchify' op expects frames divisible by patch_t 2, got 5}}
+  %0 = loom.patchify %x {patch_size = 2, patch_t = 2} : tensor<1x16x5x8x8xbf16> -> tensor<1x32x64xbf16>
+  return
+}
+
+// -----
+
+func.func @patchify_video_tokens(%x: tensor<1x16x4x8x8xbf16>) {
+  // expected-error @+1 {{'loom.patchify' op expects result shape [1, 32, hidden], got [1, 16, 64]}}
+  %0 = loom.patchify %x {patch_size = 2, patch_t = 2} : tensor<1x16x4x8x8xbf16> -> tensor<1x16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @patchify_image_patch_t(%x: tensor<1x16x8x8xbf16>) {
+  // expected-error @+1 {{'loom.patchify' op has patch_t but an image (rank 4) input}}
+  %0 = loom.patchify %x {patch_size = 2, patch_t = 2} : tensor<1x16x8x8xbf16> -> tensor<1x16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @unpatchify_video_features(%x: tensor<1x32x64xbf16>) {
+  // expected-error @+1 {{'loom.unpatchify' op expects input shape [1, 32, 128] for result [1, 16, 4, 8, 8], got [1, 32, 64]}}
+  %0 = loom.unpatchify %x {patch_size = 2, patch_t = 2} : tensor<1x32x64xbf16> -> tensor<1x16x4x8x8xbf16>
   return
 }

@@ -210,3 +210,19 @@ func.func @f() attributes {loom.split = #loom.split<row, 2>} {
 func.func @f(%x: tensor<1xi32> {loom.label = "x"}) {
   return
 }
+
+// -----
+
+// A video DiT's workload: frames, height and width in pixels (issue 16).
+// CHECK: #loom.model<name = "wan", family = "wan", mode = diffusion, batch = 2, seq = 75600, text_tokens = 512, steps = 50, height = 720, width = 1280, frames = 81>
+module attributes {loom.model = #loom.model<name = "wan", family = "wan", mode = diffusion, batch = 2, seq = 75600, text_tokens = 512, steps = 50, height = 720, width = 1280, frames = 81>} {}
+
+// -----
+
+// expected-error @+1 {{a model has a square resolution or a height and width, not both}}
+module attributes {loom.model = #loom.model<name = "x", family = "sd3", mode = diffusion, batch = 1, seq = 4, steps = 2, resolution = 64, height = 64, width = 32>} {}
+
+// -----
+
+// expected-error @+1 {{a model's height and width go together, and frames need both}}
+module attributes {loom.model = #loom.model<name = "x", family = "wan", mode = diffusion, batch = 1, seq = 4, steps = 2, frames = 9>} {}
