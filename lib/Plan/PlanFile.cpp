@@ -13,6 +13,21 @@
 using namespace llvm;
 using namespace loom;
 
+/// The workload's integer options, by their key in the file: one list for
+/// the writer and the reader, so that an option added to ImportOptions is
+/// saved and read back once it is added here.
+static const std::pair<StringLiteral, std::optional<int64_t> ImportOptions::*>
+    kWorkloadIntegers[] = {
+        {"batch", &ImportOptions::batch},
+        {"seq", &ImportOptions::seqLen},
+        {"resolution", &ImportOptions::resolution},
+        {"height", &ImportOptions::height},
+        {"width", &ImportOptions::width},
+        {"frames", &ImportOptions::frames},
+        {"steps", &ImportOptions::steps},
+        {"text_len", &ImportOptions::textLen},
+};
+
 static StringRef modeName(ImportOptions::Mode mode) {
   switch (mode) {
   case ImportOptions::Mode::Prefill:
@@ -34,13 +49,9 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
     j.attributeObject("workload", [&] {
       const ImportOptions &w = p.imported;
       j.attribute("mode", modeName(w.mode));
-      for (auto [key, value] : {std::pair{"batch", w.batch},
-                                {"seq", w.seqLen},
-                                {"resolution", w.resolution},
-                                {"steps", w.steps},
-                                {"text_len", w.textLen}})
-        if (value)
-          j.attribute(key, *value);
+      for (auto [key, member] : kWorkloadIntegers)
+        if (w.*member)
+          j.attribute(key, *(w.*member));
     });
     j.attributeObject("target", [&] {
       j.attribute("topology", r.topology);
@@ -120,20 +131,18 @@ struct PlanFileReader {
 
   void workload(const json::Object &o, const JsonPath &path,
                 ImportOptions &w) {
-    json.keys(o, path, {"mode", "batch", "seq", "resolution", "steps",
-                        "text_len"},
-              {"mode", "batch"});
+    SmallVector<StringRef> known = {"mode"};
+    for (auto [key, member] : kWorkloadIntegers)
+      known.push_back(key);
+    json.keys(o, path, known, {"mode", "batch"});
     std::string mode = json.string(o, "mode", path);
     if (std::optional<ImportOptions::Mode> parsed = parseImportMode(mode))
       w.mode = *parsed;
     else if (!json.failed())
       json.fail(JsonReader::at(path, "mode"),
                 "must be prefill, decode or diffusion, got \"" + mode + "\"");
-    w.batch = json.integer(o, "batch", path, 1);
-    w.seqLen = optionalInteger(o, "seq", path);
-    w.resolution = optionalInteger(o, "resolution", path);
-    w.steps = optionalInteger(o, "steps", path);
-    w.textLen = optionalInteger(o, "text_len", path);
+    for (auto [key, member] : kWorkloadIntegers)
+      w.*member = optionalInteger(o, key, path);
   }
 
   void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {

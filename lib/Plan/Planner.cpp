@@ -174,7 +174,16 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
                      : ImportOptions::Mode::Prefill;
     given.batch = imported.getBatch();
     if (imported.isDiffusion()) {
-      given.resolution = imported.getResolution();
+      // A square image keeps --resolution; other images and videos have
+      // their height and width, and videos their frames.
+      if (imported.getResolution()) {
+        given.resolution = imported.getResolution();
+      } else {
+        given.height = imported.getHeight();
+        given.width = imported.getWidth();
+        if (imported.getFrames())
+          given.frames = imported.getFrames();
+      }
       given.steps = imported.getSteps();
       if (imported.getTextTokens())
         given.textLen = imported.getTextTokens();
