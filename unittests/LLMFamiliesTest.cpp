@@ -121,4 +121,23 @@ TEST(LLMFamilies, DecodeReadsAndKeepsOnlyTheWindowOnLocalLayers) {
   EXPECT_EQ(at20k, int64_t(32) * 2 * 8 * 128 * 2 * 4096);
 }
 
+TEST(LLMFamilies, Int8WeightsAndCacheHalveTheirBytes) {
+  // Llama 3.1 8B: the projections' weights (the LM head too) take one byte
+  // with --weights-dtype int8; the token embedding (a gather) and the norms
+  // stay bf16.
+  int64_t total = 8030261248, embedding = int64_t(128256) * 4096,
+          norms = int64_t(32) * 2 * 4096 + 4096;
+  ImportOptions int8;
+  int8.weights = ImportOptions::Precision::Int8;
+  int8.kvCache = ImportOptions::Precision::Int8;
+  int8.mode = ImportOptions::Mode::Decode;
+  int8.seqLen = 1000;
+  CostTotals quantized = llmTotals("llama3.1-8b", int8);
+  EXPECT_EQ(quantized.parameters, total);
+  EXPECT_EQ(quantized.parameterBytes,
+            2 * (embedding + norms) + (total - embedding - norms));
+  // 32 layers * 2 (K, V) * 8 heads * 128 * 1001 tokens, one byte each.
+  EXPECT_EQ(quantized.kvCacheBytes, int64_t(32) * 2 * 8 * 128 * 1001);
+}
+
 } // namespace

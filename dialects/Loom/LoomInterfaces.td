@@ -58,6 +58,15 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
       }]>,
     InterfaceMethod<"Bytes of KV cache held after the op runs.",
       "int64_t", "getKVCacheBytes", (ins), [{}], [{ return 0; }]>,
+    InterfaceMethod<[{
+        Element width in bits the op computes in, which picks the MXU's
+        peak (8: int8, e.g. an int8 x int8 matmul; else the bf16 rate).
+        By default its first result's.
+      }], "unsigned", "getComputeBits", (ins), [{}], [{
+        if ($_op->getNumResults() == 0)
+          return 16;
+        return 8 * ::loom::getElementBytes($_op->getResult(0).getType());
+      }]>,
   ];
 
   // Every figure is computed in a saturating ::loom::Count; an op (or a

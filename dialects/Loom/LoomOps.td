@@ -173,7 +173,8 @@ def Loom_PositionEmbedOp : Loom_Op<"position_embed", [SameOperandsAndResultType,
 }
 
 def Loom_LinearOp : Loom_Op<"linear", [],
-    ["getParameterCount", "getBytesRead", "getPaddedFlops"], ["whyNotShardable", "applyShardingRule"]> {
+    ["getParameterCount", "getBytesRead", "getPaddedFlops", "getParameterBytes",
+     "getComputeBits"], ["whyNotShardable", "applyShardingRule"]> {
   let summary = "A dense projection with a role";
   let description = [{
     `[..., In] -> [..., Out]` with an `In x Out` weight and, with `bias`, an
@@ -182,13 +183,20 @@ def Loom_LinearOp : Loom_Op<"linear", [],
     split for q/k/v/gate/up/fc1, row split for o/down/fc2, ...).
     `tied` marks a weight shared with the token embedding (GPT-2 style
     LM head): it is read but not counted again as a parameter.
+    `weight_type` is the weight's (and bias's) element type when it differs
+    from the activations' (`i8`: int8 weights, one byte each); with
+    `compute_type = i8` the matmul runs int8 x int8 at the MXU's int8 rate
+    (activations quantized on the fly). Loom sets them only as the user
+    asks (loom-import --weights-dtype, --activations-dtype).
 
     ```mlir
     %q = loom.linear q %h : tensor<1x2048x8192xbf16> -> tensor<1x2048x8192xbf16>
     ```
   }];
   let arguments = (ins Loom_LinearRoleAttr:$role, Loom_Tensor:$input,
-                       UnitAttr:$bias, UnitAttr:$tied);
+                       UnitAttr:$bias, UnitAttr:$tied,
+                       OptionalAttr<TypeAttr>:$weight_type,
+                       OptionalAttr<TypeAttr>:$compute_type);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $role $input attr-dict `:` type($input) `->` type($result)
@@ -199,6 +207,8 @@ def Loom_LinearOp : Loom_Op<"linear", [],
     int64_t getOutFeatures();
     /// Rows of the matmul: the product of the leading dimensions.
     int64_t getRows();
+    /// Bytes per weight element: weight_type's, else the input's.
+    int64_t getWeightElementBytes();
   }];
 }
 
@@ -410,6 +420,10 @@ def Loom_AttentionOp : Loom_Op<"attention",
     keys, itself included, so it visits at most W keys, reads at most W
     cached tokens' K/V, and the layer's KV cache holds at most W tokens.
 
+    `kv_type` is the element type of the KV cache when it differs from k and
+    v's (`i8`: an int8 cache, as loom-import --kv-dtype int8 asks): the
+    cache's bytes and the cached K/V read are priced at its width.
+
     ```mlir
     %a = loom.attention %q, %k, %v {heads = 64, kv_heads = 8, head_dim = 128, causal}
         : tensor<1x2048x8192xbf16>, tensor<1x2048x1024xbf16> -> tensor<1x2048x8192xbf16>
@@ -421,7 +435,8 @@ def Loom_AttentionOp : Loom_Op<"attention",
                        ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
                        UnitAttr:$causal, UnitAttr:$cross,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$cached,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
+                       OptionalAttr<TypeAttr>:$kv_type);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)
@@ -438,6 +453,8 @@ def Loom_AttentionOp : Loom_Op<"attention",
     /// Earlier tokens whose K/V stay visible: all `cached`, or at most the
     /// window.
     int64_t getVisibleCached();
+    /// Bytes per element of the KV cache: kv_type's, else k's.
+    int64_t getKVElementBytes();
   }];
 }
 

@@ -87,6 +87,8 @@ def Sched_ComputeOp : Sched_TaskOp<"compute"> {
     `flops` and HBM `bytes` of one loom `op` of `layer` (-1 outside the
     layers) on `slice` (a token slice or a PipeFusion patch; `step` for
     diffusion steps). Compute tasks of a chip run one at a time, in order.
+    `bits` is the element width it computes in: 8 runs at the MXU's int8
+    rate (int8 x int8 matmuls), otherwise the bf16 rate.
   }];
   let arguments = (ins StrAttr:$name, Variadic<Sched_TokenType>:$deps,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$flops,
@@ -95,7 +97,9 @@ def Sched_ComputeOp : Sched_TaskOp<"compute"> {
                        ConfinedAttr<I64Attr, [IntMinValue<-1>]>:$layer,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$slice,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>,
-                                         "0">:$step);
+                                         "0">:$step,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>,
+                                         "16">:$bits);
   let assemblyFormat = "$name (`deps` `(` $deps^ `)`)? attr-dict";
 }
 

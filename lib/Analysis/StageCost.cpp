@@ -35,8 +35,7 @@ void LayerSliceCost::addOp(Operation &op) {
   Term term;
   term.kind = Term::Kind::Compute;
   term.op = &op;
-  if (op.getNumResults() > 0)
-    term.elementBits = 8 * getElementBytes(op.getResult(0).getType());
+  term.elementBits = cost.getComputeBits();
   double moved = cost.getBytesRead() + cost.getBytesWritten();
   if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
     term.kind = Term::Kind::Collective;
@@ -55,7 +54,7 @@ void LayerSliceCost::addOp(Operation &op) {
         double(cost.getPaddedFlops(tile)) / double(attn.getScorePairs());
     auto kType = cast<RankedTensorType>(attn.getK().getType());
     double kvPerToken = double(getNumElements(kType)) / kType.getDimSize(1);
-    term.contextBytes = 2.0 * kvPerToken * getElementBytes(kType);
+    term.contextBytes = 2.0 * kvPerToken * attn.getKVElementBytes();
     term.cached = attn.getCached();
     term.window = attn.getWindow().value_or(0);
     term.tokenBytes = getTensorBytes(op.getOperandTypes()) +

@@ -48,7 +48,9 @@ public:
 
   Value linear(LinearRole role, Value x, int64_t out, bool bias = true,
                bool tied = false) {
-    return LinearOp::create(b, loc, withLast(x, out), role, x, bias, tied);
+    return LinearOp::create(b, loc, withLast(x, out), role, x, bias, tied,
+                            /*weight_type=*/TypeAttr(),
+                            /*compute_type=*/TypeAttr());
   }
   Value act(ActivationKind kind, Value x) {
     return ActivationOp::create(b, loc, kind, x);
@@ -81,7 +83,8 @@ public:
   Value attention(Value q, Value k, Value v, int64_t heads, int64_t kvHeads,
                   int64_t headDim, bool causal, bool cross, int64_t cached) {
     return AttentionOp::create(b, loc, q, k, v, heads, kvHeads, headDim, causal,
-                               cross, cached, /*window=*/IntegerAttr());
+                               cross, cached, /*window=*/IntegerAttr(),
+                               /*kv_type=*/TypeAttr());
   }
   /// A DiT block's full self-attention over `h`: q, k, v (biased when
   /// `bias`), attention and the (always biased) output projection.

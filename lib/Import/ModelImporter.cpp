@@ -42,6 +42,52 @@ std::optional<ImportOptions::Mode> loom::parseImportMode(StringRef mode) {
       .Default(std::nullopt);
 }
 
+std::optional<ImportOptions::Precision> loom::parsePrecision(StringRef text) {
+  return llvm::StringSwitch<std::optional<ImportOptions::Precision>>(text)
+      .Case("bf16", ImportOptions::Precision::BF16)
+      .Case("int8", ImportOptions::Precision::Int8)
+      .Default(std::nullopt);
+}
+
+StringRef loom::stringifyPrecision(ImportOptions::Precision precision) {
+  return precision == ImportOptions::Precision::Int8 ? "int8" : "bf16";
+}
+
+std::string loom::setPrecisions(ImportOptions &options, StringRef weights,
+                                StringRef kvCache, StringRef activations) {
+  for (auto [text, flag, field] :
+       {std::tuple{weights, "--weights-dtype", &options.weights},
+        {kvCache, "--kv-dtype", &options.kvCache},
+        {activations, "--activations-dtype", &options.activations}}) {
+    if (text.empty())
+      continue;
+    std::optional<ImportOptions::Precision> parsed = parsePrecision(text);
+    if (!parsed)
+      return (Twine(flag) + " must be bf16 or int8, got '" + text + "'").str();
+    *field = *parsed;
+  }
+  return "";
+}
+
+/// Marks the precision the user chose: int8 weights on every projection,
+/// an int8 KV cache on every causal attention, int8 x int8 matmuls.
+static void applyPrecision(func::FuncOp func, const ImportOptions &options) {
+  using P = ImportOptions::Precision;
+  Builder b(func.getContext());
+  TypeAttr i8 = TypeAttr::get(b.getI8Type());
+  func.walk([&](Operation *op) {
+    if (auto linear = dyn_cast<LinearOp>(op)) {
+      if (options.weights == P::Int8)
+        linear.setWeightTypeAttr(i8);
+      if (options.activations == P::Int8)
+        linear.setComputeTypeAttr(i8);
+    } else if (auto attention = dyn_cast<AttentionOp>(op)) {
+      if (options.kvCache == P::Int8 && attention.getCausal())
+        attention.setKvTypeAttr(i8);
+    }
+  });
+}
+
 void loom::importer::requireDivisible(ConfigReader &c, StringRef key,
                                       int64_t value, StringRef divisorKey,
                                       int64_t divisor) {
@@ -198,6 +244,13 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
           << ")";
       return nullptr;
     }
+  if (options.activations == ImportOptions::Precision::Int8 &&
+      options.weights != ImportOptions::Precision::Int8) {
+    mlir::emitError(fileLoc) << "int8 activations need int8 weights (an "
+                                "int8 x int8 matmul); add --weights-dtype "
+                                "int8";
+    return nullptr;
+  }
   ConfigReader config(*object, text, fileName, context);
   const Family *family = selectFamily(config);
   if (!family)
@@ -210,6 +263,7 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
   ImportContext ic{config, options, fn, graph};
   if (failed(family->build(ic)) || !config.ok())
     return nullptr;
+  applyPrecision(fn.func, options);
   (*module)->setAttr(kModelAttrName,
                      ModelAttr::get(context, modelName, family->family,
                                     ic.model.mode, ic.model.batch, ic.model.seq,

@@ -71,18 +71,27 @@ std::string loom::planName(const PlanOutcome &p) {
                      p.request.sequenceParallel ? " + sp" : "");
 }
 
+/// The precision the user chose (Loom never changes it).
+static std::string precisionName(const ImportOptions &o) {
+  return fmt::format("weights {}, KV cache {}, activations {}",
+                     stringifyPrecision(o.weights).str(),
+                     stringifyPrecision(o.kvCache).str(),
+                     stringifyPrecision(o.activations).str());
+}
+
 void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   const PlanRequest &r = p.request;
   os << fmt::format("Loom plan for {} on {} ({}, {} chips)\n", p.modelName,
                     r.topology, p.targetName, p.chips);
   bool one = p.sliceLengths.size() == 1;
   os << fmt::format(
-      "  plan:       {}, {} layers; {} {} of {} {} in all{}\n", planName(p),
-      p.layers, p.sliceLengths.size(),
+      "  plan:       {}, {} layers; {} {} of {} {} in all{}; {}\n",
+      planName(p), p.layers, p.sliceLengths.size(),
       p.patches ? (one ? "patch" : "patches") : (one ? "slice" : "slices"),
       p.tokens, p.tokens == 1 ? "token" : "tokens",
       p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
-                : "");
+                : "",
+      precisionName(r.import));
   int64_t used = r.tp * r.stages * r.dataParallel;
   if (used < p.chips)
     os << fmt::format("  idle chips: {} of {}{}\n", p.chips - used, p.chips,
@@ -172,6 +181,12 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
       j.attribute("mfu", meanMFU(*p.simulated));
       j.attribute("exposed_comm_s", meanExposed(*p.simulated));
     }
+    j.attributeObject("precision", [&] {
+      j.attribute("weights", stringifyPrecision(p.request.import.weights));
+      j.attribute("kv_cache", stringifyPrecision(p.request.import.kvCache));
+      j.attribute("activations",
+                  stringifyPrecision(p.request.import.activations));
+    });
     j.attributeArray("memory", [&] {
       for (const std::string &line : p.memory)
         j.value(line);

@@ -114,10 +114,12 @@ struct Field {
 
 // The fields a task may have; a task's kind says which it must.
 enum TaskField { Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, To, From,
-                 Tag, CollectiveName, Group, What, Alloc, Deps, NumFields };
+                 Tag, CollectiveName, Group, What, Alloc, Deps, Bits,
+                 NumFields };
 constexpr llvm::StringLiteral taskFieldNames[NumFields] = {
     "kind", "name", "op",  "layer", "slice", "step", "flops", "bytes",
-    "to",   "from", "tag", "collective", "group", "what", "alloc", "deps"};
+    "to",   "from", "tag", "collective", "group", "what", "alloc", "deps",
+    "bits"};
 
 /// Reads a schedule document in one pass over the text, without building a
 /// document tree: a 1.4-million-task file would otherwise spend most of its
@@ -456,7 +458,7 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   llvm::SmallVector<TaskField, 10> allowed;
   switch (*kind) {
   case TaskKind::Compute:
-    allowed = {Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, Deps};
+    allowed = {Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, Deps, Bits};
     break;
   case TaskKind::Send:
     allowed = {Kind, To, Bytes, Tag, Deps};
@@ -485,8 +487,9 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   for (int f = 0; f < NumFields; ++f)
     if (fields[f].present() && !llvm::is_contained(allowed, TaskField(f)))
       unknownKey(taskFieldNames[f]);
+  // `bits` is optional (16 when absent).
   for (TaskField f : allowed)
-    if (!fields[f].present())
+    if (!fields[f].present() && f != Bits)
       fail(JsonPath(path, taskFieldNames[f]), "missing required key");
   if (!failed.empty())
     return;
@@ -502,6 +505,7 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     task.slice = integer(fields[Slice], at(Slice), 0);
     task.step = integer(fields[Step], at(Step), 0);
     task.flops = integer(fields[Flops], at(Flops), 0);
+    task.bits = fields[Bits].present() ? integer(fields[Bits], at(Bits), 1) : 16;
     break;
   case TaskKind::Send:
     task.peer = integer(fields[To], at(To), 0);
@@ -860,6 +864,8 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
                   j.attribute("slice", task.slice);
                   j.attribute("step", task.step);
                   j.attribute("flops", task.flops);
+                  if (task.bits != 16)
+                    j.attribute("bits", task.bits);
                   break;
                 case TaskKind::Send:
                   j.attribute("to", task.peer);

@@ -528,7 +528,7 @@ void Engine::advance(int32_t c) {
   ++chip.next;
   tasks[t].start = now;
   const schedule::Task &spec = *tasks[t].spec;
-  double seconds = model.computeTime(spec.flops, spec.bytes);
+  double seconds = model.computeTime(spec.flops, spec.bytes, spec.bits);
   chip.stats.computeBusy += seconds;
   chip.stats.flops += spec.flops;
   push(now + seconds, Event::Kind::ComputeDone, t);

@@ -66,6 +66,17 @@ static cl::opt<int64_t> steps("steps", cl::cat(category),
                               cl::desc("DiTs: denoising steps, recorded for "
                                        "the planners (default: the "
                                        "diffusers pipeline's)"));
+static cl::opt<std::string>
+    weightsDtype("weights-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
+                 cl::desc("Element type of the projections' weights "
+                          "(default bf16)"));
+static cl::opt<std::string>
+    kvDtype("kv-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
+            cl::desc("Element type of the KV cache (default bf16)"));
+static cl::opt<std::string> activationsDtype(
+    "activations-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
+    cl::desc("int8: the projections multiply int8 activations by int8 "
+             "weights at the MXU's int8 rate (needs --weights-dtype int8)"));
 static cl::opt<int64_t> textLen("text-len", cl::cat(category),
                                 cl::desc("DiTs with text: text tokens "
                                          "(default: PixArt 120, SD3 333, "
@@ -110,6 +121,12 @@ int main(int argc, char **argv) {
   options.frames = loom::givenOption(frames);
   options.steps = loom::givenOption(steps);
   options.textLen = loom::givenOption(textLen);
+  if (std::string bad = loom::setPrecisions(options, weightsDtype, kvDtype,
+                                             activationsDtype);
+      !bad.empty()) {
+    errs() << "loom-import: " << bad << "\n";
+    return 1;
+  }
 
   mlir::MLIRContext context;
   // Prints errors as file:line:col with the offending line of the config.

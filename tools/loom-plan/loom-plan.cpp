@@ -66,6 +66,17 @@ static cl::opt<int64_t> frames("frames", cl::cat(category),
                                         "pipeline's)"));
 static cl::opt<int64_t> steps("steps", cl::cat(category),
                               cl::desc("DiTs: denoising steps"));
+static cl::opt<std::string>
+    weightsDtype("weights-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
+                 cl::desc("Element type of the projections' weights "
+                          "(default bf16)"));
+static cl::opt<std::string>
+    kvDtype("kv-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
+            cl::desc("Element type of the KV cache (default bf16)"));
+static cl::opt<std::string> activationsDtype(
+    "activations-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
+    cl::desc("int8: the projections multiply int8 activations by int8 "
+             "weights at the MXU's int8 rate (needs --weights-dtype int8)"));
 static cl::opt<int64_t> textLen("text-len", cl::cat(category),
                                 cl::desc("DiTs with text: text tokens"));
 static cl::opt<int64_t>
@@ -144,6 +155,12 @@ int main(int argc, char **argv) {
   request.import.frames = loom::givenOption(frames);
   request.import.steps = loom::givenOption(steps);
   request.import.textLen = loom::givenOption(textLen);
+  if (std::string bad = loom::setPrecisions(request.import, weightsDtype, kvDtype,
+                                             activationsDtype);
+      !bad.empty()) {
+    errs() << "loom-plan: " << bad << "\n";
+    return 1;
+  }
   request.fixTp = tp.getNumOccurrences() > 0;
   request.fixStages = stages.getNumOccurrences() > 0;
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;

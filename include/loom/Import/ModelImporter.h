@@ -44,7 +44,25 @@ struct ImportOptions {
   std::optional<int64_t> steps;
   /// DiTs with text conditioning: text tokens.
   std::optional<int64_t> textLen;
+  /// Precision, as the user chooses it (Loom never changes it): the
+  /// weights of every projection, the KV cache, and the activations a
+  /// projection multiplies (int8 activations need int8 weights: an
+  /// int8 x int8 matmul at the MXU's int8 rate).
+  enum class Precision { BF16, Int8 };
+  Precision weights = Precision::BF16;
+  Precision kvCache = Precision::BF16;
+  Precision activations = Precision::BF16;
 };
+
+/// Parses a --weights-dtype / --kv-dtype / --activations-dtype value:
+/// "bf16" or "int8".
+std::optional<ImportOptions::Precision> parsePrecision(llvm::StringRef text);
+/// "bf16" or "int8".
+llvm::StringRef stringifyPrecision(ImportOptions::Precision precision);
+/// Sets the three precisions from the tools' flags (empty: bf16); returns
+/// a message naming the bad flag, or "".
+std::string setPrecisions(ImportOptions &options, llvm::StringRef weights,
+                          llvm::StringRef kvCache, llvm::StringRef activations);
 
 /// Parses a --mode value: "prefill", "decode" or "diffusion".
 std::optional<ImportOptions::Mode> parseImportMode(llvm::StringRef mode);

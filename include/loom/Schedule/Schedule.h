@@ -44,6 +44,8 @@ struct Task {
   std::string op;
   int64_t flops = 0;
   int64_t layer = -1, slice = 0, step = 0;
+  /// Element width the work computes in (8: the int8 MXU rate).
+  int64_t bits = 16;
   // Send (peer = receiver), recv (peer = sender).
   int64_t peer = -1;
   int64_t tag = 0;

@@ -217,7 +217,7 @@ private:
         return ComputeOp::create(b, loc(), token, name, deps, toInt(work.flops),
                                  toInt(work.bytes),
                                  work.op->getName().getStringRef(), layer,
-                                 unit.index, unit.step);
+                                 unit.index, unit.step, work.elementBits);
       });
     });
     return last;

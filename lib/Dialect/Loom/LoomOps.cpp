@@ -87,6 +87,15 @@ static LogicalResult verifyPerSample(Operation *op, Value x, Value vec,
   return success();
 }
 
+/// A precision Loom prices: int8 or bf16.
+static LogicalResult verifyStorageType(Operation *op, std::optional<Type> type,
+                                       StringRef name) {
+  if (!type || type->isInteger(8) || type->isBF16())
+    return success();
+  return op->emitOpError() << "expects " << name << " i8 or bf16, got "
+                           << *type;
+}
+
 static LogicalResult verifyNotScalar(Operation *op, Value value) {
   if (tensorType(value).getRank() > 0)
     return success();
@@ -245,6 +254,13 @@ LogicalResult LinearOp::verify() {
                          << shapeString(out.getShape());
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "expects input and result of the same element type";
+  if (failed(verifyStorageType(*this, getWeightType(), "weight_type")) ||
+      failed(verifyStorageType(*this, getComputeType(), "compute_type")))
+    return failure();
+  if (getComputeType() && getComputeType()->isInteger(8) &&
+      !(getWeightType() && getWeightType()->isInteger(8)))
+    return emitOpError() << "computes int8 x int8 (compute_type = i8) but "
+                            "its weights are not int8 (weight_type = i8)";
   return verifyFloat(*this, getInput(), "the input");
 }
 
@@ -275,12 +291,28 @@ int64_t LinearOp::getParameterCount() {
       .get();
 }
 
+int64_t LinearOp::getWeightElementBytes() {
+  if (std::optional<Type> type = getWeightType())
+    return getElementBytes(*type);
+  return getElementBytes(getInput().getType());
+}
+
+int64_t LinearOp::getParameterBytes() {
+  return (Count(getParameterCount()) * getWeightElementBytes()).get();
+}
+
+unsigned LinearOp::getComputeBits() {
+  if (std::optional<Type> type = getComputeType())
+    return 8 * getElementBytes(*type);
+  return 8 * getElementBytes(getResult().getType());
+}
+
 // A tied weight is still read, though it is counted once as a parameter.
 int64_t LinearOp::getBytesRead() {
   Count weights = Count(getInFeatures()) * getOutFeatures() +
                   (getBias() ? getOutFeatures() : 0);
   return (Count(getTensorBytes(getInput().getType())) +
-          weights * getElementBytes(getInput().getType()))
+          weights * getWeightElementBytes())
       .get();
 }
 
@@ -666,6 +698,11 @@ LogicalResult AttentionOp::verify() {
                          << " (earlier tokens belong in 'cached')";
   if (getCross() && getCached() != 0)
     return emitOpError() << "cross attention has no cached context";
+  if (failed(verifyStorageType(*this, getKvType(), "kv_type")))
+    return failure();
+  if (getKvType() && !getCausal())
+    return emitOpError() << "has a KV cache type but no KV cache (only a "
+                            "causal attention keeps one)";
   if (getWindow() && !getCausal())
     return emitOpError() << "a sliding window (window = " << *getWindow()
                          << ") needs a causal attention: it keeps the latest "
@@ -729,10 +766,15 @@ int64_t AttentionOp::getPaddedFlops(int64_t tile) {
                         padTo(getHeadDim(), tile), getScorePairs());
 }
 
+int64_t AttentionOp::getKVElementBytes() {
+  if (std::optional<Type> type = getKvType())
+    return getElementBytes(*type);
+  return getElementBytes(getK().getType());
+}
+
 static int64_t cachedKVBytes(AttentionOp op, int64_t tokens) {
   ArrayRef<int64_t> k = shapeOf(op.getK());
-  return (Count(2) * k[0] * tokens * k[2] * getElementBytes(op.getK().getType()))
-      .get();
+  return (Count(2) * k[0] * tokens * k[2] * op.getKVElementBytes()).get();
 }
 
 int64_t AttentionOp::getBytesRead() {

@@ -84,9 +84,7 @@ double loom::estimateTime(const CostModel &model, CostOpInterface op,
   // Keeping a local piece of a replicated tensor moves nothing.
   if (isa<LocalShardOp, YieldOp>(op.getOperation()))
     return 0;
-  unsigned bits = 16;
-  if (op->getNumResults() > 0)
-    bits = 8 * getElementBytes(op->getResult(0).getType());
   return model.computeTime(op.getPaddedFlops(model.getTarget().mxuTile),
-                           op.getBytesRead() + op.getBytesWritten(), bits);
+                           op.getBytesRead() + op.getBytesWritten(),
+                           op.getComputeBits());
 }

@@ -50,6 +50,7 @@ sched::exportSchedule(ProgramOp program,
             task.slice = o.getSlice();
             task.step = o.getStep();
             task.flops = o.getFlops();
+            task.bits = o.getBits();
             task.bytes = o.getBytes();
           })
           .Case([&](SendOp o) {
@@ -140,7 +141,7 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
       case file::TaskKind::Compute:
         done = ComputeOp::create(cb, loc, token, task.name, deps, task.flops,
                                  task.bytes, task.op, task.layer, task.slice,
-                                 task.step);
+                                 task.step, task.bits);
         break;
       case file::TaskKind::Send:
         done = SendOp::create(cb, loc, token, task.peer, deps, task.bytes,
