@@ -25,7 +25,7 @@ p = json.load(sys.stdin)
 if isinstance(p, list):
     p = p[0]
 t = p.get("simulated_s", p["predicted_s"])
-# A program past the simulator's task limit is reported from the cost model.
+# A program past the simulator task limit is reported from the cost model.
 shown = "%.1f" % (t * 1e3) if "simulated_s" in p else "not simulated"
 plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
 loss = p.get("loss")

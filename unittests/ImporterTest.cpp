@@ -181,4 +181,38 @@ TEST_F(ImporterTest, UnknownNameListsTheBundledModels) {
       << allDiagnostics();
 }
 
+// A video DiT's tokens follow the causal VAE (first frame alone, then 4x in
+// time, 8x in space) and the 1x2x2 patch; the workload records the size.
+TEST_F(ImporterTest, VideoSizeSetsTokensAndTheWorkload) {
+  const char *tinyWan = R"({
+    "_class_name": "WanTransformer3DModel",
+    "num_attention_heads": 2, "attention_head_dim": 16, "ffn_dim": 64,
+    "num_layers": 2, "text_dim": 32, "freq_dim": 8, "patch_size": [1, 2, 2]
+  })";
+  ImportOptions options;
+  options.frames = 17;
+  options.height = 96;
+  options.width = 160;
+  options.textLen = 8;
+  OwningOpRef<ModuleOp> module = import(tinyWan, options);
+  ASSERT_TRUE(module) << allDiagnostics();
+  ModelAttr info = getModel(*module);
+  ASSERT_TRUE(info);
+  // (17 - 1) / 4 + 1 = 5 latent frames, 12 x 20 latent pixels, 6 x 10 patches.
+  EXPECT_EQ(info.getSeq(), 5 * 6 * 10);
+  EXPECT_EQ(info.getFrames(), 17);
+  EXPECT_EQ(info.getHeight(), 96);
+  EXPECT_EQ(info.getWidth(), 160);
+  EXPECT_EQ(info.getResolution(), 0);
+  PatchifyOp patchify = collect<PatchifyOp>(*module).front();
+  EXPECT_EQ(cast<RankedTensorType>(patchify.getInput().getType()).getShape(),
+            ArrayRef<int64_t>({2, 16, 5, 12, 20}));
+  EXPECT_EQ(patchify.getPatchT(), std::optional<uint64_t>(1));
+
+  options.frames = 16;
+  EXPECT_FALSE(import(tinyWan, options));
+  EXPECT_NE(allDiagnostics().find("frames 16 is not 4k + 1"),
+            std::string::npos) << allDiagnostics();
+}
+
 } // namespace

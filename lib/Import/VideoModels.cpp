@@ -327,9 +327,12 @@ LogicalResult loom::importer::buildCogVideoX(ImportContext &ic) {
   bool learned = c.boolean("use_learned_positional_embeddings", false);
   requireVariant(c, "activation_fn", "gelu-approximate");
   requireVariant(c, "timestep_activation_fn", "silu");
-  refuseUnless(c, "patch_bias", c.boolean("patch_bias", true),
-               "false is not modelled (every released CogVideoX has a "
-               "patch bias)");
+  // CogVideoX 1.5 writes patch_bias false, but its patch embedding is then
+  // a Linear with a bias anyway (CogVideoXPatchEmbed); only the 1.0 Conv2d
+  // drops it.
+  refuseUnless(c, "patch_bias", c.boolean("patch_bias", true) || temporalPatch,
+               "false without 'patch_size_t' (a Conv2d patch embedding "
+               "without bias) is not modelled");
   refuseUnless(c, "temporal_compression_ratio", temporal == 4,
                "must be 4, the CogVideoX VAE's");
   // diffusers raises for learned positions without rotary ones.
