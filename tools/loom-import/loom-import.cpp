@@ -71,6 +71,11 @@ static cl::opt<int64_t> textLen("text-len", cl::cat(category),
                                          "(default: PixArt 120, SD3 333, "
                                          "Flux 512)"));
 
+static cl::opt<double> expertImbalance(
+    "expert-imbalance", cl::cat(category), cl::init(1.0),
+    cl::desc("Mixtures of experts: the busiest expert's load as a multiple "
+             "of the average (default 1: uniform routing)"));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -110,6 +115,7 @@ int main(int argc, char **argv) {
   options.frames = loom::givenOption(frames);
   options.steps = loom::givenOption(steps);
   options.textLen = loom::givenOption(textLen);
+  options.expertImbalance = expertImbalance;
 
   mlir::MLIRContext context;
   // Prints errors as file:line:col with the offending line of the config.

@@ -44,6 +44,9 @@ struct ImportOptions {
   std::optional<int64_t> steps;
   /// DiTs with text conditioning: text tokens.
   std::optional<int64_t> textLen;
+  /// Mixtures of experts: the busiest expert's load as a multiple of the
+  /// average (1: uniform routing). Recorded on each loom.moe_route.
+  double expertImbalance = 1.0;
 };
 
 /// Parses a --mode value: "prefill", "decode" or "diffusion".
