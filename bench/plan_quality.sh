@@ -103,3 +103,46 @@ model "Flux-dev, 1024 px, 28 steps, v5e-16" "--model flux-dev --target v5e-16" 8
 model "Flux.1-schnell, 1024 px, 4 steps, v5e-4" "--model flux-schnell --target v5e-4 --steps 4" 4 2 2
 model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-16" "--model wan21-t2v-14b --target v5e-16 --frames 81 --height 720 --width 1280 --steps 50" 8 8 2
 model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-64" "--model wan21-t2v-14b --target v5e-64 --frames 81 --height 720 --width 1280 --steps 50" 8 8 8
+
+# Mixtures of experts (issue 17): the layout with its expert-parallel
+# degree, experts sliced by width (ep 1) against split whole (ep = tp),
+# and the --search winner.
+moerow() { # label, loom-plan arguments...
+  local label=$1; shift
+  if out=$("$plan" "$@" --json 2>/dev/null); then
+    echo "$out" | python3 -c '
+import json, sys
+label = sys.argv[1]
+p = json.load(sys.stdin)
+if isinstance(p, list):
+    p = p[0]
+t = p.get("simulated_s", p["predicted_s"])
+plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
+print("| %s | tp %d (ep %d) x %s x dp %d, %s | %d | %.1f | %.1f | %.2fx |" % (
+    label, p["tp"], p.get("ep", 1), plural(p["stages"], "stage"),
+    p["data_parallel"], plural(len(p["slices"]), "slice"),
+    p.get("experts_per_chip", 0), p["predicted_s"] * 1e3, t * 1e3,
+    t / p["roofline_s"]))' "$label"
+  else
+    echo "| $label | does not fit | | | | |"
+  fi
+}
+
+moe() { # title, model args, tp, stages (for the fixed rows)
+  local title=$1 args=$2 tp=$3 stages=$4
+  echo
+  echo "### $title"
+  echo
+  echo "| plan | layout | experts per chip | predicted ms | simulated ms | x bound |"
+  echo "|---|---|---:|---:|---:|---:|"
+  moerow "(a) experts sliced by width" $args --tp "$tp" --ep 1 --stages "$stages"
+  moerow "(b) expert parallel" $args --tp "$tp" --ep "$tp" --stages "$stages"
+  moerow "(e) --search winner" $args --search
+}
+
+if [ "${LOOM_BENCH_MOE:-1}" = 1 ]; then
+  moe "Mixtral-8x7B prefill, 2048 tokens, v5e-8" "--model mixtral-8x7b --target v5e-8" 8 1
+  moe "Mixtral-8x7B prefill, 2048 tokens, v5e-16" "--model mixtral-8x7b --target v5e-16" 8 2
+  moe "DeepSeek-V3 decode, batch 256, 4096 cached, v5e-256" \
+    "--model deepseek-v3 --target v5e-256 --mode decode --batch 256 --seq 4096" 64 4
+fi

@@ -71,7 +71,8 @@ TEST(BundledModels, AreCompiledInByName) {
         "llama3.1-70b", "mistral-7b-v0.1", "qwen2.5-7b", "qwen3-8b",
         "gemma-7b", "gemma2-9b", "gemma3-12b", "phi3-mini-4k", "cogvideox-5b",
         "flux-schnell", "hunyuan-video", "pixart-sigma-xl-2-1024",
-        "sd35-medium", "wan21-t2v-1-3b", "wan21-t2v-14b"})
+        "sd35-medium", "wan21-t2v-1-3b", "wan21-t2v-14b", "mixtral-8x7b",
+        "qwen3-30b-a3b", "deepseek-v3"})
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end())
         << name;
 }

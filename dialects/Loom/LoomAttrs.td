@@ -178,7 +178,10 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$tp,
                         DefaultValuedParameter<"int64_t", "1">:$dp,
-                        Loom_FlagParameter:$sequence_parallel);
+                        Loom_FlagParameter:$sequence_parallel,
+                        // loom-shard-experts: the routed experts of each
+                        // MoE layer are split over ep chips of the tp group.
+                        DefaultValuedParameter<"int64_t", "1">:$ep);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

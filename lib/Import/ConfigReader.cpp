@@ -214,3 +214,20 @@ std::unique_ptr<ConfigReader> ConfigReader::nested(StringRef key) {
   reader->searchFrom = at == StringRef::npos ? searchFrom : at + quoted.size();
   return reader;
 }
+
+int64_t ConfigReader::nonNegative(StringRef key, int64_t fallback) {
+  const llvm::json::Value *value = present(key);
+  if (!value)
+    return fallback;
+  std::optional<int64_t> number = value->getAsInteger();
+  if (!number || *number < 0) {
+    wrongType(key, "a non-negative integer", *value);
+    return fallback;
+  }
+  if (*number > kMaxDimension) {
+    fieldError(key) << "'" << key << "' = " << *number
+                    << " is larger than Loom models (" << kMaxDimension << ")";
+    return fallback;
+  }
+  return *number;
+}

@@ -50,6 +50,8 @@ public:
   /// An optional array of indices in [0, bound); empty when
   /// absent, null or empty.
   llvm::SmallVector<int64_t> indexArray(llvm::StringRef key, int64_t bound);
+  /// An optional integer >= 0; `fallback` when absent or null.
+  int64_t nonNegative(llvm::StringRef key, int64_t fallback);
   /// An optional number; `fallback` when absent or null.
   double number(llvm::StringRef key, double fallback);
   /// An optional array of strings; empty when absent or null.

@@ -13,16 +13,10 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::importer;
 
-namespace {
-struct DecoderShape {
-  int64_t batch, newTokens, cached;
-};
-} // namespace
-
-/// Prompt length, new tokens and cached tokens for the mode, checked
-/// against the position limit.
-static DecoderShape decoderShape(ImportContext &ic, ConfigReader &config,
-                                 StringRef maxKey, int64_t maxPositions) {
+DecoderShape loom::importer::decoderShape(ImportContext &ic,
+                                          ConfigReader &config,
+                                          StringRef maxKey,
+                                          int64_t maxPositions) {
   int64_t batch = ic.options.batch.value_or(1);
   bool decode = ic.options.mode == Mode::Decode;
   // Decode appends one token, so by default the cache leaves room for it.
@@ -52,9 +46,8 @@ static DecoderShape decoderShape(ImportContext &ic, ConfigReader &config,
   return {batch, decode ? 1 : seq, decode ? seq : 0};
 }
 
-/// The token ids argument and their embedding.
-static Value embedTokens(ImportContext &ic, const DecoderShape &s,
-                         int64_t vocab, int64_t hidden) {
+Value loom::importer::embedTokens(ImportContext &ic, const DecoderShape &s,
+                                  int64_t vocab, int64_t hidden) {
   GraphBuilder &g = ic.g;
   Value tokens = ic.fn.argument(
       g.type({s.batch, s.newTokens}, g.b.getI32Type()), "input_ids");
@@ -66,33 +59,6 @@ static Value embedTokens(ImportContext &ic, const DecoderShape &s,
 // The LLaMA skeleton and the families derived from it
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// What a LLaMA-derived family's config makes of the shared skeleton: pre-
-/// norm attention and gated MLP blocks, RoPE, grouped-query attention.
-/// Each field is read by the family's reader below from the fields its
-/// transformers modelling code reads.
-struct DecoderSpec {
-  StringRef kind;
-  int64_t hidden = 0, inter = 0, heads = 0, kvHeads = 0, headDim = 0,
-          layers = 0, vocab = 0, maxPos = 0;
-  double theta = 10000.0, localTheta = 0;
-  bool tied = false;
-  /// Biases: on q, k, v (qwen2, llama's attention_bias), on o (llama's
-  /// attention_bias), on gate, up, down (llama's mlp_bias).
-  bool qkvBias = false, oBias = false, mlpBias = false;
-  /// RMSNorm over each head of q and k before RoPE (qwen3, gemma3).
-  bool qkNorm = false;
-  /// A norm after attention and after the MLP as well (gemma2/3: four
-  /// norms per layer).
-  bool sandwichNorms = false;
-  /// The MLP's gate activation: silu (SwiGLU) or gelu_tanh (GeGLU).
-  ActivationKind act = ActivationKind::silu;
-  /// Per layer: the sliding window of a local layer, 0 for a global one.
-  SmallVector<int64_t> windows;
-  /// Final logit soft-capping (gemma2): c * tanh(logits / c).
-  bool finalSoftcap = false;
-};
-} // namespace
 
 /// The transformers activations of a gated MLP, as a GLU gate. `what`
 /// names the family's MLP for the diagnostic.
@@ -141,17 +107,8 @@ static int64_t readHeadDim(ConfigReader &c, int64_t hidden, int64_t heads,
   return headDim;
 }
 
-/// The fields every LLaMA-derived config has; `defaults` gives the
-/// family's config-class defaults where transformers has them (0: the
-/// field is required).
-struct SizeDefaults {
-  int64_t hidden = 0, inter = 0, layers = 0, heads = 0, kvHeads = 0,
-          vocab = 0, maxPos = 2048, headDim = 0;
-  double theta = 10000.0;
-  bool tied = false;
-};
-
-static void readSizes(ConfigReader &c, DecoderSpec &s, const SizeDefaults &d) {
+void loom::importer::readSizes(ConfigReader &c, DecoderSpec &s,
+                               const SizeDefaults &d) {
   auto size = [&](StringRef key, int64_t fallback) {
     return fallback ? c.positive(key, fallback) : c.positive(key);
   };
@@ -227,9 +184,8 @@ static void refuseBidirectional(ConfigReader &c) {
            "EmbeddingGemma) is not supported: Loom models causal decoders";
 }
 
-/// Builds the decoder of `s`: embedding, the layers, final norm, LM head.
-static LogicalResult buildDecoder(ImportContext &ic, ConfigReader &c,
-                                  const DecoderSpec &s) {
+LogicalResult loom::importer::buildDecoder(ImportContext &ic, ConfigReader &c,
+                                           const DecoderSpec &s) {
   if (!c.ok())
     return failure();
   DecoderShape shape = decoderShape(ic, c, "max_position_embeddings", s.maxPos);
@@ -262,6 +218,8 @@ static LogicalResult buildDecoder(ImportContext &ic, ConfigReader &c,
         o = g.rmsNorm(o);
       Value r = g.add(in, o);
       Value h2 = g.rmsNorm(r);
+      if (s.mlp)
+        return {g.add(r, s.mlp(i, h2))};
       Value gate = g.linear(LinearRole::gate, h2, s.inter, s.mlpBias);
       Value up = g.linear(LinearRole::up, h2, s.inter, s.mlpBias);
       Value m = s.act == ActivationKind::silu

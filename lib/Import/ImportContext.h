@@ -257,7 +257,61 @@ void requireVariant(ConfigReader &c, StringRef key, StringRef modelled);
 /// `ic.model`. Returns failure (after located diagnostics) on a bad config.
 using FamilyBuilder = LogicalResult (*)(ImportContext &);
 
-// DecoderModels.cpp
+// DecoderModels.cpp, shared with MoEModels.cpp
+/// A decoder's batch, the tokens it computes and those it has cached.
+struct DecoderShape {
+  int64_t batch, newTokens, cached;
+};
+/// Prompt length, new tokens and cached tokens for the mode, checked
+/// against the position limit; fills ic.model.
+DecoderShape decoderShape(ImportContext &ic, ConfigReader &config,
+                          StringRef maxKey, int64_t maxPositions);
+/// The token ids argument and their embedding.
+Value embedTokens(ImportContext &ic, const DecoderShape &s, int64_t vocab,
+                  int64_t hidden);
+/// What a LLaMA-derived family's config makes of the shared skeleton: pre-
+/// norm attention and gated MLP blocks, RoPE, grouped-query attention.
+/// Each field is read by the family's reader below from the fields its
+/// transformers modelling code reads.
+struct DecoderSpec {
+  StringRef kind;
+  int64_t hidden = 0, inter = 0, heads = 0, kvHeads = 0, headDim = 0,
+          layers = 0, vocab = 0, maxPos = 0;
+  double theta = 10000.0, localTheta = 0;
+  bool tied = false;
+  /// Biases: on q, k, v (qwen2, llama's attention_bias), on o (llama's
+  /// attention_bias), on gate, up, down (llama's mlp_bias).
+  bool qkvBias = false, oBias = false, mlpBias = false;
+  /// RMSNorm over each head of q and k before RoPE (qwen3, gemma3).
+  bool qkNorm = false;
+  /// A norm after attention and after the MLP as well (gemma2/3: four
+  /// norms per layer).
+  bool sandwichNorms = false;
+  /// The MLP's gate activation: silu (SwiGLU) or gelu_tanh (GeGLU).
+  ActivationKind act = ActivationKind::silu;
+  /// Per layer: the sliding window of a local layer, 0 for a global one.
+  SmallVector<int64_t> windows;
+  /// Final logit soft-capping (gemma2): c * tanh(logits / c).
+  bool finalSoftcap = false;
+  /// When set, builds layer i's MLP on its normed input in place of the
+  /// dense gated MLP (mixtures of experts, MoEModels.cpp).
+  std::function<Value(int64_t, Value)> mlp;
+};
+
+/// The fields every LLaMA-derived config has; `defaults` gives the
+/// family's config-class defaults where transformers has them (0: the
+/// field is required).
+struct SizeDefaults {
+  int64_t hidden = 0, inter = 0, layers = 0, heads = 0, kvHeads = 0,
+          vocab = 0, maxPos = 2048, headDim = 0;
+  double theta = 10000.0;
+  bool tied = false;
+};
+void readSizes(ConfigReader &c, DecoderSpec &s, const SizeDefaults &d);
+/// Builds the decoder of `s`: embedding, the layers, final norm, LM head.
+LogicalResult buildDecoder(ImportContext &ic, ConfigReader &c,
+                           const DecoderSpec &s);
+
 LogicalResult buildLlama(ImportContext &ic);
 LogicalResult buildGPT(ImportContext &ic);
 LogicalResult buildMistral(ImportContext &ic);
@@ -277,6 +331,10 @@ LogicalResult buildFlux(ImportContext &ic);
 LogicalResult buildWan(ImportContext &ic);
 LogicalResult buildHunyuanVideo(ImportContext &ic);
 LogicalResult buildCogVideoX(ImportContext &ic);
+// MoEModels.cpp
+LogicalResult buildMixtral(ImportContext &ic);
+LogicalResult buildQwenMoE(ImportContext &ic);
+LogicalResult buildDeepSeekV3(ImportContext &ic);
 
 } // namespace loom::importer
 

@@ -130,6 +130,10 @@ static const Family modelTypes[] = {
     {"gemma3", buildGemma3, "gemma3"},
     {"gemma3_text", buildGemma3Text, "gemma3"},
     {"phi3", buildPhi3, "phi3"},
+    {"mixtral", buildMixtral, "mixtral"},
+    {"qwen2_moe", buildQwenMoE, "qwen2_moe"},
+    {"qwen3_moe", buildQwenMoE, "qwen3_moe"},
+    {"deepseek_v3", buildDeepSeekV3, "deepseek_v3"},
 };
 static const Family classNames[] = {
     {"DiTTransformer2DModel", buildDiT, "dit"},

@@ -11,6 +11,7 @@
 #include "loom/Support/Quantity.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/PlanPipeline.h"
+#include "loom/Transforms/ShardExperts.h"
 #include "loom/Transforms/ShardHeads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -247,6 +248,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   PassManager pm(&context);
   PlanPipelineOptions pipelineOptions;
   pipelineOptions.tp = request.tp;
+  pipelineOptions.ep = request.ep;
   pipelineOptions.sequenceParallel = request.sequenceParallel;
   pipelineOptions.stages = request.stages;
   pipelineOptions.dataParallel = request.dataParallel;
@@ -274,6 +276,16 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
       out.stageLayers.resize(stage + 1, {layer.getIndex(), layer.getIndex()});
     out.stageLayers[stage].second = layer.getIndex();
   }
+  // The routed experts a chip holds (the layers of one stage).
+  view->func.walk([&](MoEExpertsOp experts) {
+    auto layer = experts->getParentOfType<LayerOp>();
+    if (layer && layer.getStage().value_or(0) != 0)
+      return;
+    out.experts = experts.getExperts();
+    out.expertsPerChip = experts.getLocalExperts();
+    out.expertReplicas = request.tp / request.ep;
+    out.expertBytesPerChip += CostOpInterface(experts).getParameterBytes();
+  });
   PipelineAttr pipeline = getPipeline(view->func);
   out.tokens = pipeline.getTokens();
   out.sliceLengths.assign(pipeline.getSlices().begin(),
@@ -375,6 +387,11 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   int64_t chips = target->getNumChips();
   // The model's valid tensor-parallel degrees and its layer count.
   SmallVector<int64_t> degrees;
+  // Per tp, the expert-parallel degrees (just 1 for a dense model).
+  std::map<int64_t, SmallVector<int64_t>> expertDegreesOf;
+  auto expertDegrees = [&](int64_t tp) -> ArrayRef<int64_t> {
+    return expertDegreesOf[tp];
+  };
   int64_t layers = 0, batch = 1;
   {
     Captured quiet(context);
@@ -386,6 +403,8 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         validTensorParallelDegrees(*module, chips, request.sequenceParallel);
     module->walk([&](LayerOp) { ++layers; });
     batch = getModel(*module).getBatch();
+    for (int64_t tp : degrees)
+      expertDegreesOf[tp] = validExpertParallelDegrees(*module, tp);
   }
   int64_t simulateTop = std::max<int64_t>(options.simulateTop, 0);
   // The planned modules of the best plans by prediction (within the
@@ -424,16 +443,20 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         continue;
       // Data parallelism splits the batch.
       for (int64_t dp = 1; dp <= batch && dp <= chips / (tp * stages); ++dp) {
-        if (batch % dp != 0 ||
-            (request.fixDataParallel && dp != request.dataParallel))
-          continue;
-        PlanRequest candidate = request;
-        candidate.tp = tp;
-        candidate.stages = stages;
-        candidate.dataParallel = dp;
-        candidate.slices = "auto";
-        candidate.import.batch = batch;
-        candidates.push_back(std::move(candidate));
+        for (int64_t ep : expertDegrees(tp)) {
+          if (batch % dp != 0 ||
+              (request.fixDataParallel && dp != request.dataParallel) ||
+              (request.fixEp && ep != request.ep))
+            continue;
+          PlanRequest candidate = request;
+          candidate.tp = tp;
+          candidate.ep = ep;
+          candidate.stages = stages;
+          candidate.dataParallel = dp;
+          candidate.slices = "auto";
+          candidate.import.batch = batch;
+          candidates.push_back(std::move(candidate));
+        }
       }
     }
   int64_t steps = candidates.size() +

@@ -65,10 +65,12 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 }
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {} x {} stage{} x dp {}{}", p.request.tp,
+  return fmt::format("tp {} x {} stage{} x dp {}{}{}", p.request.tp,
                      p.request.stages, p.request.stages == 1 ? "" : "s",
                      p.request.dataParallel,
-                     p.request.sequenceParallel ? " + sp" : "");
+                     p.request.sequenceParallel ? " + sp" : "",
+                     p.request.ep > 1 ? fmt::format(" (ep {})", p.request.ep)
+                                      : "");
 }
 
 /// The precision the user chose (Loom never changes it).
@@ -103,6 +105,28 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                        [](int64_t l) { return std::to_string(l); }),
              ", ")
      << "]\n";
+  if (p.experts > 0) {
+    // Which experts each chip of a tensor-parallel group holds, so that a
+    // replicated expert shows.
+    int64_t replicas = p.expertReplicas, per = p.expertsPerChip;
+    os << fmt::format("  experts:    {} routed per MoE layer; ep {}: {} per "
+                      "chip{}, {:.2f} GB of expert weights per chip (first "
+                      "stage)\n",
+                      p.experts, r.ep, per,
+                      replicas > 1 ? fmt::format(", each split over {} chips",
+                                                 replicas)
+                                   : "",
+                      p.expertBytesPerChip / 1e9);
+    if (r.ep == 1)
+      os << "              every chip holds a 1/" << r.tp
+         << " slice of every expert\n";
+    else
+      for (int64_t rank = 0; rank < r.tp; ++rank) {
+        int64_t first = (rank / replicas) * per;
+        os << fmt::format("              rank {:>3}: experts {}-{}\n", rank,
+                          first, first + per - 1);
+      }
+  }
   os << "  memory per chip:\n";
   for (const std::string &line : p.memory)
     os << "    " << line << "\n";
@@ -158,6 +182,11 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     j.attribute("stages", p.request.stages);
     j.attribute("data_parallel", p.request.dataParallel);
     j.attribute("sequence_parallel", p.request.sequenceParallel);
+    if (p.experts > 0) {
+      j.attribute("ep", p.request.ep);
+      j.attribute("experts_per_chip", p.expertsPerChip);
+      j.attribute("expert_bytes_per_chip", p.expertBytesPerChip);
+    }
     j.attribute("tokens", p.tokens);
     j.attributeArray("slices", [&] {
       for (int64_t l : p.sliceLengths)

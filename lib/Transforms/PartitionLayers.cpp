@@ -155,7 +155,8 @@ struct PartitionLayersPass
     module->setAttr(kParallelAttrName,
                     ParallelAttr::get(module.getContext(), layout.getTp(),
                                       dataParallel,
-                                      layout.getSequenceParallel()));
+                                      layout.getSequenceParallel(),
+                                      layout.getEp()));
 
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();

@@ -21,6 +21,11 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   shard.tp = options.tp;
   shard.sequenceParallel = options.sequenceParallel;
   pm.addPass(createShardHeads(shard));
+  if (options.ep != 1) {
+    ShardExpertsOptions experts;
+    experts.ep = options.ep;
+    pm.addPass(createShardExperts(experts));
+  }
   PartitionLayersOptions partition;
   partition.stages = options.stages;
   partition.dataParallel = options.dataParallel;

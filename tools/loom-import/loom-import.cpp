@@ -82,6 +82,11 @@ static cl::opt<int64_t> textLen("text-len", cl::cat(category),
                                          "(default: PixArt 120, SD3 333, "
                                          "Flux 512)"));
 
+static cl::opt<double> expertImbalance(
+    "expert-imbalance", cl::cat(category), cl::init(1.0),
+    cl::desc("Mixtures of experts: the busiest expert's load as a multiple "
+             "of the average (default 1: uniform routing)"));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -127,6 +132,7 @@ int main(int argc, char **argv) {
     errs() << "loom-import: " << bad << "\n";
     return 1;
   }
+  options.expertImbalance = expertImbalance;
 
   mlir::MLIRContext context;
   // Prints errors as file:line:col with the offending line of the config.

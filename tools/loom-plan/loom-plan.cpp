@@ -91,6 +91,15 @@ static cl::opt<int64_t>
     dataParallel("data-parallel", cl::init(1), cl::cat(category),
                  cl::desc("Data-parallel replicas (1 when another layout "
                           "option is given; with none, the search chooses)"));
+static cl::opt<int64_t>
+    ep("ep", cl::init(1), cl::cat(category),
+       cl::desc("Expert-parallel degree, MoE models: experts split over ep "
+                "chips of the tensor-parallel group (1 when another layout "
+                "option is given; with none, the search chooses)"));
+static cl::opt<double> expertImbalance(
+    "expert-imbalance", cl::init(1.0), cl::cat(category),
+    cl::desc("MoE models: the busiest expert's load as a multiple of the "
+             "average (default 1: uniform routing)"));
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));
@@ -137,6 +146,8 @@ int main(int argc, char **argv) {
   request.topology = topology;
   request.targetFile = targetFile;
   request.tp = tp;
+  request.ep = ep;
+  request.import.expertImbalance = expertImbalance;
   request.stages = stages;
   request.dataParallel = dataParallel;
   request.slices = slices;
@@ -162,10 +173,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   request.fixTp = tp.getNumOccurrences() > 0;
+  request.fixEp = ep.getNumOccurrences() > 0;
   request.fixStages = stages.getNumOccurrences() > 0;
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
   // A layout given by hand is planned as given; none at all is searched.
-  bool layoutGiven = request.fixTp || request.fixStages ||
+  bool layoutGiven = request.fixTp || request.fixEp || request.fixStages ||
                      request.fixDataParallel || slices.getNumOccurrences() > 0;
   bool search = searchFlag || !layoutGiven;
   std::optional<loom::SavedPlan> saved;

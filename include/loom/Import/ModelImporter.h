@@ -52,6 +52,9 @@ struct ImportOptions {
   Precision weights = Precision::BF16;
   Precision kvCache = Precision::BF16;
   Precision activations = Precision::BF16;
+  /// Mixtures of experts: the busiest expert's load as a multiple of the
+  /// average (1: uniform routing). Recorded on each loom.moe_route.
+  double expertImbalance = 1.0;
 };
 
 /// Parses a --weights-dtype / --kv-dtype / --activations-dtype value:

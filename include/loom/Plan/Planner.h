@@ -37,11 +37,15 @@ struct PlanRequest {
   /// `dataParallel` replicas share equally.
   ImportOptions import;
   int64_t tp = 1, stages = 1, dataParallel = 1;
+  /// Expert parallelism (MoE models): experts split over ep chips of the
+  /// tensor-parallel group.
+  int64_t ep = 1;
   std::string slices = "auto";
   bool sequenceParallel = false;
   /// searchPlans keeps a degree the user gave at its value and chooses the
   /// others.
   bool fixTp = false, fixStages = false, fixDataParallel = false;
+  bool fixEp = false;
 };
 
 struct PlanOutcome {
@@ -80,6 +84,11 @@ struct PlanOutcome {
   /// The workload as imported, every option the model's default filled in
   /// (the whole batch), so that a saved plan replays without defaults.
   ImportOptions imported;
+  /// Mixtures of experts: routed experts per MoE layer, those each chip
+  /// holds (each on `expertReplicas` chips, with 1/expertReplicas of its
+  /// width) and the bytes of expert weights a chip holds over its layers.
+  int64_t experts = 0, expertsPerChip = 0, expertReplicas = 1;
+  double expertBytesPerChip = 0;
   std::optional<sim::SimResult> simulated;
   schedule::Schedule schedule;
 };

@@ -119,6 +119,30 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardExperts : Pass<"loom-shard-experts", "mlir::ModuleOp"> {
+  let summary = "Expert parallelism: routed experts split over the tp group";
+  let description = [{
+    Runs after loom-shard-heads. Each mixture-of-experts layer's routed
+    experts are split over `ep` chips of the tensor-parallel group (ep
+    divides tp and every layer's expert count; when ep < tp each expert's
+    width is also split tp / ep ways): chip r holds experts
+    [(r / (tp/ep)) * E/ep, ...) whole or in part, as its
+    `#loom.split<experts, ep, replicas = tp/ep>` says. Each chip routes its
+    1/tp share of the tokens (`shard` on loom.moe_route) into a dispatch
+    buffer of one row group per chip, exchanged by a `loom.all_to_all` on
+    dim 0 before the experts and another after them (dispatch and combine).
+    The buffer is sized for the busiest chip, whose busiest expert receives
+    `imbalance` times the average load (loom-import --expert-imbalance).
+    Attention and the shared experts stay as loom-shard-heads split them;
+    loom-partition-layers' data parallelism replicates the whole group.
+    Records `ep` in `loom.parallel`.
+  }];
+  let options = [
+    Option<"ep", "ep", "int64_t", /*default=*/"1",
+           "Expert-parallel degree (chips the experts are split over)">,
+  ];
+}
+
 def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
   let summary = "Cut the layers into contiguous pipeline stages";
   let description = [{

@@ -361,10 +361,14 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
-                     int64_t dp, bool sequenceParallel) {
+                     int64_t dp, bool sequenceParallel, int64_t ep) {
   if (tp < 1 || dp < 1)
     return emitError() << "tp and dp must be positive, got " << tp << " and "
                        << dp;
+  if (ep < 1 || tp % ep != 0)
+    return emitError() << "ep " << ep << " must divide tp " << tp
+                       << ": expert parallelism runs over the "
+                          "tensor-parallel group's chips";
   if (sequenceParallel && tp < 2)
     return emitError() << "sequence_parallel splits activations across the "
                           "tensor-parallel group, so it needs tp >= 2";
@@ -383,7 +387,7 @@ ParallelAttr loom::getParallel(Operation *module) {
 ParallelAttr loom::getParallelOrDefault(Operation *module) {
   if (ParallelAttr parallel = getParallel(module))
     return parallel;
-  return ParallelAttr::get(module->getContext(), 1, 1, false);
+  return ParallelAttr::get(module->getContext(), 1, 1, false, 1);
 }
 PipelineAttr loom::getPipeline(Operation *func) {
   return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);
