@@ -87,6 +87,6 @@ double loom::estimateTime(const CostModel &model, CostOpInterface op,
   unsigned bits = 16;
   if (op->getNumResults() > 0)
     bits = 8 * getElementBytes(op->getResult(0).getType());
-  return model.computeTime(op.getPaddedFlops(model.getTarget().mxuTile),
-                           op.getBytesRead() + op.getBytesWritten(), bits);
+  return model.taskTime(op.getPaddedFlops(model.getTarget().mxuTile),
+                        op.getBytesRead() + op.getBytesWritten(), bits);
 }
