@@ -31,6 +31,18 @@ const TargetDesc &v5e() {
   return *target;
 }
 
+/// v5e's figures without its calibration and at the flat 0.8 MXU fraction
+/// the file also records: the formulas' structure on round numbers.
+const TargetDesc &nominalV5e() {
+  static const TargetDesc nominal = [] {
+    TargetDesc t = v5e();
+    t.calibration = Calibration();
+    t.flopEfficiency = 0.8;
+    return t;
+  }();
+  return nominal;
+}
+
 std::string readSourceFile(const char *relative) {
   auto buffer = llvm::MemoryBuffer::getFile(std::string(LOOM_SOURCE_DIR) + "/" +
                                             relative);
@@ -278,7 +290,7 @@ TEST(TargetDesc, BundledTargetsAreFoundByName) {
 //===----------------------------------------------------------------------===//
 
 TEST(CostModel, RooflineTakesTheSlowerOfComputeAndMemory) {
-  CostModel model(v5e());
+  CostModel model(nominalV5e());
   // 1.576e12 FLOPs / 157.6e12 FLOP/s = 10 ms; 1 MB of traffic is far less.
   EXPECT_DOUBLE_EQ(model.computeTime(1.576e12, 1e6), 0.01);
   // 737.28e6 bytes / 737.28e9 B/s = 1 ms; 1 MFLOP is far less.
@@ -288,7 +300,7 @@ TEST(CostModel, RooflineTakesTheSlowerOfComputeAndMemory) {
 }
 
 TEST(CostModel, MatmulDimensionsPadToTheMXU) {
-  CostModel model(v5e());
+  CostModel model(nominalV5e());
   EXPECT_EQ(model.padToMXU(100), 128);
   EXPECT_EQ(model.padToMXU(128), 128);
   EXPECT_EQ(model.padToMXU(129), 256);
@@ -303,7 +315,7 @@ TEST(CostModel, MatmulDimensionsPadToTheMXU) {
 }
 
 TEST(CostModel, HopsFollowDimensionOrderAndTheWrapRule) {
-  CostModel model(v5e());
+  CostModel model(nominalV5e());
   // 16x16 wraps: row 0 to row 15 is one hop through the wraparound link.
   EXPECT_EQ(model.hops({16, 16}, {0, 0}, {15, 0}), 1);
   // 4x4 does not wrap: three hops along the line.
@@ -314,7 +326,7 @@ TEST(CostModel, HopsFollowDimensionOrderAndTheWrapRule) {
 }
 
 TEST(CostModel, PointToPoint) {
-  CostModel model(v5e());
+  CostModel model(nominalV5e());
   // 4x4 corner to corner: 6 hops x 1 us + 4.5 MB / 4.5e10 B/s = 106 us.
   EXPECT_DOUBLE_EQ(model.pointToPointTime({4, 4}, {0, 0}, {3, 3}, 4.5e6),
                    106e-6);
@@ -325,7 +337,7 @@ TEST(CostModel, PointToPoint) {
 }
 
 TEST(CostModel, CollectivesOnARingWithWraparound) {
-  CostModel model(v5e());
+  CostModel model(nominalV5e());
   GroupAxis ring16{16, true};
   // AllGather of 90 MB over a 16-chip ring: 15 steps of 1 us, and 15/16 of
   // the data enters each chip over two links (9e10 B/s):
@@ -344,7 +356,7 @@ TEST(CostModel, CollectivesOnARingWithWraparound) {
 }
 
 TEST(CostModel, CollectivesOnALineWithoutWraparound) {
-  CostModel model(v5e());
+  CostModel model(nominalV5e());
   GroupAxis line8{8, false};
   // The end chips take in over one link: 7/8 * 4.5e7 / 4.5e10 = 875 us,
   // 7 steps.
@@ -358,7 +370,7 @@ TEST(CostModel, CollectivesOnALineWithoutWraparound) {
 }
 
 TEST(CostModel, BlocksRunAsRingsOverTheirHamiltonianCycle) {
-  CostModel model(v5e());
+  CostModel model(nominalV5e());
   // A 4x4 block (16 chips, no wraparound) has a cycle of neighbours: a ring
   // of 16, 15 steps, 9e10 B/s in: 937.5 + 15 us.
   EXPECT_TRUE(CostModel::isRing({{4, false}, {4, false}}));
@@ -371,11 +383,45 @@ TEST(CostModel, BlocksRunAsRingsOverTheirHamiltonianCycle) {
 }
 
 TEST(CostModel, SmallCollectivesAreLatencyBound) {
-  CostModel model(v5e());
+  CostModel model(nominalV5e());
   // 1 kB over a 16-ring: the 15 steps' latency is 99% of the time.
   double t = model.collectiveTime(CollectiveKind::AllGather, {{16, true}}, 1e3);
   EXPECT_GT(15e-6 / t, 0.99);
   EXPECT_EQ(model.collectiveTime(CollectiveKind::AllReduce, {{1, false}}, 1e9), 0);
+}
+
+TEST(CostModel, CalibrationAddsFixedCostsAndLinkEfficiencies) {
+  // The bundled v5e carries bench/calibrate.py's fit (targets/tpu-v5e.json).
+  const TargetDesc &t = v5e();
+  const Calibration &c = t.calibration;
+  EXPECT_EQ(c.file, "targets/tpu-v5e.json");
+  EXPECT_EQ(c.name, "tpu-v5e-published");
+  EXPECT_EQ(c.version, 1);
+  EXPECT_FALSE(c.isNominal());
+  EXPECT_GT(c.programDispatch, 5e-5);
+  EXPECT_LT(c.lineEfficiency, c.ringEfficiency);
+  CostModel model(t);
+  // A task is its kernel step plus the roofline.
+  EXPECT_DOUBLE_EQ(model.taskTime(1.97e12, 0),
+                   c.kernelStep + 1.97e12 / (197e12 * t.flopEfficiency));
+  // A matmul's rows pad to the 8 sublanes: 3 rows cost as 8 (on the MXU).
+  EXPECT_DOUBLE_EQ(model.matmulTime(3, 4096, 4096, 2) - c.kernelStep,
+                   std::max(2.0 * 8 * 4096 * 4096 / (197e12 * t.flopEfficiency),
+                            2.0 * (3 * 4096 + 4096 * 4096 + 3 * 4096) /
+                                (819.2e9 * t.hbmEfficiency)));
+  // A collective pays its synchronisation once, its links at the ring's or
+  // the line's efficiency; an all-reduce is one collective.
+  double ring = c.collectiveSync + 15e-6 + 15.0 / 16 * 9e7 / (2 * c.ringEfficiency * 4.5e10);
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllGather, {{16, true}}, 9e7), ring);
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllReduce, {{16, true}}, 9e7),
+                   2 * ring - c.collectiveSync);
+  double line = c.collectiveSync + 3e-6 + 3.0 / 4 * 4.5e7 / (c.lineEfficiency * 4.5e10);
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllGather, {{4, false}}, 4.5e7), line);
+  // A message runs at the line's efficiency.
+  EXPECT_DOUBLE_EQ(model.pointToPointTime({4, 4}, {0, 0}, {0, 1}, 4.5e6),
+                   1e-6 + 4.5e6 / (c.lineEfficiency * 4.5e10));
+  // v5p has no published measurements: nominal.
+  EXPECT_TRUE(lookupTarget("tpu-v5p")->calibration.isNominal());
 }
 
 //===----------------------------------------------------------------------===//

@@ -66,6 +66,35 @@ def Loom_InterconnectAttr : AttrDef<Loom_Dialect, "Interconnect"> {
   let genVerifyDecl = 1;
 }
 
+def Loom_CalibrationAttr : AttrDef<Loom_Dialect, "Calibration"> {
+  let mnemonic = "calibration";
+  let summary = "Which fit of the cost model's fixed costs and efficiencies a target carries";
+  let description = [{
+    The target file the figures came from, the calibration's name and
+    version (version 0: nominal, no fit), and the constants
+    bench/calibrate.py fitted from published measurements: the program's
+    dispatch, a compute task's fixed step, a collective step's
+    synchronisation (seconds) and the fraction of a link's bandwidth a
+    collective reaches on a ring and on a line. targets/README.md,
+    "Calibration", and include/loom/Hardware/CostModel.h say how each is
+    used.
+
+    ```mlir
+    #loom.calibration<file = "targets/tpu-v5e.json", name = "tpu-v5e-published", version = 1, program_dispatch = 1.05e-04, kernel_step = 2.6e-07, collective_sync = 2.3e-06, link_efficiency_ring = 0.95, link_efficiency_line = 0.82>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"target file">:$file,
+                        StringRefParameter<"calibration name">:$name,
+                        "int64_t":$version,
+                        Loom_FigureParameter:$program_dispatch,
+                        Loom_FigureParameter:$kernel_step,
+                        Loom_FigureParameter:$collective_sync,
+                        Loom_FigureParameter:$link_efficiency_ring,
+                        Loom_FigureParameter:$link_efficiency_line);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
   let mnemonic = "target";
   let summary = "The TPU target and topology a module is planned for, with its figures";
@@ -92,7 +121,8 @@ def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
                         ArrayRefParameter<"int64_t", "topology shape">:$shape,
                         ArrayRefParameter<"int64_t", "axes with wraparound links">:$wrapAxes,
                         "ChipAttr":$chip,
-                        "InterconnectAttr":$ici);
+                        "InterconnectAttr":$ici,
+                        "CalibrationAttr":$calibration);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

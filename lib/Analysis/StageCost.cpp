@@ -124,7 +124,7 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   forEachWork(length, context, [&](const SliceWork &work) {
     total += work.collective
                  ? model.collectiveTime(work.kind, axes, work.bytes)
-                 : model.computeTime(work.flops, work.bytes, work.elementBits);
+                 : model.taskTime(work.flops, work.bytes, work.elementBits);
   });
   return total;
 }
@@ -134,7 +134,8 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
                                int64_t stages)
     : stageLayers(stages), boundaryBytes(std::max<int64_t>(stages - 1, 0)),
       tokens(tokens), hopLatency(model.getTarget().hopLatency),
-      linkBandwidth(model.getTarget().linkBandwidth) {
+      linkBandwidth(model.linkEfficiency(/*ring=*/false) *
+                    model.getTarget().linkBandwidth) {
   for (LayerOp layer : layers) {
     int64_t stage = LayerOp(layer).getStage().value_or(0);
     stageLayers[stage].emplace_back(layer, model, axes, tokens);

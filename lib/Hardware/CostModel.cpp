@@ -21,9 +21,10 @@ double CostModel::computeTime(double flops, double bytes,
 
 double CostModel::matmulTime(int64_t m, int64_t k, int64_t n,
                              int64_t bytesPerElement) const {
-  double flops = 2.0 * m * padToMXU(k) * padToMXU(n);
+  int64_t rows = (m + kSublanes - 1) / kSublanes * kSublanes;
+  double flops = 2.0 * rows * padToMXU(k) * padToMXU(n);
   double bytes = double(bytesPerElement) * (m * k + k * n + m * n);
-  return computeTime(flops, bytes, 8 * bytesPerElement);
+  return taskTime(flops, bytes, 8 * bytesPerElement);
 }
 
 int64_t CostModel::hops(llvm::ArrayRef<int64_t> topology,
@@ -49,7 +50,8 @@ double CostModel::pointToPointTime(llvm::ArrayRef<int64_t> topology,
   int64_t n = hops(topology, from, to);
   if (n == 0)
     return 0; // same chip: no link is used
-  return n * target.hopLatency + bytes / target.linkBandwidth;
+  return n * target.hopLatency +
+         bytes / (linkEfficiency(/*ring=*/false) * target.linkBandwidth);
 }
 
 bool CostModel::isRing(llvm::ArrayRef<GroupAxis> axes) {
@@ -77,20 +79,24 @@ double CostModel::collectiveTime(CollectiveKind kind,
   if (n == 1)
     return 0;
   bool ring = isRing(axes);
-  double w = target.linkBandwidth, alpha = target.hopLatency;
+  double w = linkEfficiency(ring) * target.linkBandwidth;
+  double alpha = target.hopLatency;
+  // The collective's start/done synchronisation, once (calibration).
+  double sync = target.calibration.collectiveSync;
   switch (kind) {
   case CollectiveKind::AllGather:
   case CollectiveKind::ReduceScatter:
     // n - 1 steps; a ring sends half of each step's chunk each way, so every
     // chip takes in data over two links; a line's end chips have one.
-    return (n - 1) * alpha + (n - 1.0) / n * bytes / ((ring ? 2 : 1) * w);
+    return sync + (n - 1) * alpha + (n - 1.0) / n * bytes / ((ring ? 2 : 1) * w);
   case CollectiveKind::AllReduce:
-    return 2 * collectiveTime(CollectiveKind::AllGather, axes, bytes);
+    // ReduceScatter then AllGather, as one collective: one synchronisation.
+    return 2 * collectiveTime(CollectiveKind::AllGather, axes, bytes) - sync;
   case CollectiveKind::AllToAll:
     // Every chip sends bytes/n straight to every other; the busiest link
     // carries n^2/8 (ring, ties split both ways) or n^2/4 (line, the middle
     // link) of those chunks. The farthest chunk crosses n/2 or n-1 links.
-    return (ring ? n / 2 : n - 1) * alpha +
+    return sync + (ring ? n / 2 : n - 1) * alpha +
            bytes * n / ((ring ? 8.0 : 4.0) * w);
   }
   return 0;

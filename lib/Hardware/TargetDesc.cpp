@@ -163,6 +163,13 @@ constexpr KeySpec podKeys[] = {
     {"bisection_bandwidth", Kind::Figure, "bytes/s", false},
     {"allreduce_bandwidth", Kind::Figure, "bytes/s", false},
 };
+constexpr KeySpec calibrationKeys[] = {
+    {"program_dispatch", Kind::Figure, "s", true},
+    {"kernel_step", Kind::Figure, "s", true},
+    {"collective_sync", Kind::Figure, "s", true},
+    {"link_efficiency_ring", Kind::Figure, "fraction", true},
+    {"link_efficiency_line", Kind::Figure, "fraction", true},
+};
 constexpr KeySpec efficiencyKeys[] = {
     {"mxu_fraction", Kind::Choice, "fraction", true},
     {"hbm_bandwidth_fraction", Kind::Choice, "fraction", true},
@@ -249,13 +256,15 @@ private:
 
   double choice(const Object &o, const std::string &path,
                 llvm::StringRef unit) {
-    keys(o, path, {"nominal", "measured", "assumed", "use", "why", "note"},
+    keys(o, path,
+         {"nominal", "measured", "assumed", "fitted", "use", "why", "note"},
          {"use", "why"});
     std::string use = string(o, "use", path);
     nonEmpty(o, "why", path);
     double chosen = 1;
     bool found = false, any = false;
-    for (llvm::StringRef variant : {"nominal", "measured", "assumed"}) {
+    for (llvm::StringRef variant :
+         {"nominal", "measured", "assumed", "fitted"}) {
       const Value *v = o.get(variant);
       if (!v)
         continue;
@@ -271,7 +280,8 @@ private:
       }
     }
     if (!any)
-      fail(path, "a choice needs a nominal, measured or assumed figure");
+      fail(path, "a choice needs a nominal, measured, assumed or fitted "
+                 "figure");
     else if (!found)
       fail(path + ".use", "names '" + use +
                               "', which is not one of this figure's variants");
@@ -280,7 +290,8 @@ private:
 
   double figure(const Object &o, const std::string &path,
                 llvm::StringRef unit) {
-    keys(o, path, {"value", "unit", "source", "note"},
+    // fitted_from: the measurement ids bench/calibrate.py fitted it from.
+    keys(o, path, {"value", "unit", "source", "note", "fitted_from"},
          {"value", "unit", "source"});
     std::string actual = string(o, "unit", path);
     if (!failed() && actual != unit)
@@ -339,7 +350,10 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
   llvm::StringRef sections[] = {"format", "name", "description", "chip",
                                 "interconnect", "host", "pod", "topologies",
                                 "efficiency"};
-  r.keys(*root, "$", sections, sections);
+  llvm::SmallVector<llvm::StringRef> known(std::begin(sections),
+                                           std::end(sections));
+  known.push_back("calibration");
+  r.keys(*root, "$", known, sections);
   if (r.failed())
     return r.takeError();
   std::string format = r.string(*root, "format", "$");
@@ -455,6 +469,23 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
     t.flopEfficiency = v["mxu_fraction"];
     t.hbmEfficiency = v["hbm_bandwidth_fraction"];
   }
+
+  t.calibration.file = fileName.str();
+  if (const Value *calibration = root->get("calibration"))
+    if (const Object *cal = r.object(calibration, "$.calibration")) {
+      auto v = r.section(*cal, "$.calibration", calibrationKeys,
+                         {"name", "version", "fitted_by"});
+      t.calibration.name = r.string(*cal, "name", "$.calibration");
+      r.nonEmpty(*cal, "name", "$.calibration");
+      // Version 0 is the nominal, uncalibrated model.
+      t.calibration.version = r.integer(*cal, "version", "$.calibration", 1);
+      r.nonEmpty(*cal, "fitted_by", "$.calibration");
+      t.calibration.programDispatch = v["program_dispatch"];
+      t.calibration.kernelStep = v["kernel_step"];
+      t.calibration.collectiveSync = v["collective_sync"];
+      t.calibration.ringEfficiency = v["link_efficiency_ring"];
+      t.calibration.lineEfficiency = v["link_efficiency_line"];
+    }
 
   if (r.failed())
     return r.takeError();

@@ -85,6 +85,7 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   const PlanRequest &r = p.request;
   os << fmt::format("Loom plan for {} on {} ({}, {} chips)\n", p.modelName,
                     r.topology, p.targetName, p.chips);
+  os << "  figures:    " << sim::describeCalibration(p.calibration) << "\n";
   bool one = p.sliceLengths.size() == 1;
   os << fmt::format(
       "  plan:       {}, {} layers; {} {} of {} {} in all{}; {}\n",
@@ -178,6 +179,11 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
   j.object([&] {
     j.attribute("model", p.modelName);
     j.attribute("topology", p.request.topology);
+    j.attribute("target_file", p.calibration.file);
+    j.attributeObject("calibration", [&] {
+      j.attribute("name", p.calibration.name);
+      j.attribute("version", p.calibration.version);
+    });
     j.attribute("tp", p.request.tp);
     j.attribute("stages", p.request.stages);
     j.attribute("data_parallel", p.request.dataParallel);
@@ -236,6 +242,8 @@ void loom::printSearchTable(const PlanRequest &request,
                     plans.front().modelName, request.topology,
                     plans.size() == 1 ? "s" : "", search.rejected,
                     simulatedCount);
+  os << "figures: " << sim::describeCalibration(plans.front().calibration)
+     << "\n";
   os << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>11} {:>8}\n",
                     "rank", "plan", "slices", "predicted ms", "simulated ms",
                     "MFU", "efficiency", "x bound");

@@ -619,7 +619,7 @@ void StreamReader::figures(const JsonPath &path, Fn onFigure) {
 
 void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
   bool sawName = false, sawShape = false, sawTopology = false, sawWrap = false,
-       sawChip = false, sawIci = false;
+       sawChip = false, sawIci = false, sawCalibration = false;
   TargetDesc figs;
   std::string topologyName;
   llvm::SmallVector<int64_t, 3> wrapAxes;
@@ -633,10 +633,11 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
                  : field == "wrap_axes" ? &sawWrap
                  : field == "chip"      ? &sawChip
                  : field == "ici"       ? &sawIci
+                 : field == "calibration" ? &sawCalibration
                                         : nullptr;
     if (!seen) {
       fail(path, "unknown key (known here: name, topology, shape, wrap_axes, "
-                 "chip, ici)");
+                 "chip, ici, calibration)");
       return;
     }
     if (!firstTime(*seen, path))
@@ -668,6 +669,42 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
                              !figs.hbmBandwidth || !figs.hbmEfficiency))
         fail(path, "needs peak_bf16, peak_int8, mxu_tile, mxu_efficiency, "
                    "hbm_capacity, hbm_bandwidth and hbm_efficiency");
+      return;
+    }
+    if (field == "calibration") {
+      // Optional: figures without it are nominal (version 0).
+      Calibration &c = figs.calibration;
+      bool named = false;
+      figures(path, [&](const std::string &name, const Field &f) {
+        JsonPath at(path, name);
+        if (name == "file" || name == "name") {
+          (name == "file" ? c.file : c.name) = stringField(f, at).str();
+          named |= name == "name";
+          return;
+        }
+        if (name == "version") {
+          c.version = integer(f, at, 0);
+          return;
+        }
+        double *into = name == "program_dispatch"     ? &c.programDispatch
+                       : name == "kernel_step"          ? &c.kernelStep
+                       : name == "collective_sync"      ? &c.collectiveSync
+                       : name == "link_efficiency_ring" ? &c.ringEfficiency
+                       : name == "link_efficiency_line" ? &c.lineEfficiency
+                                                        : nullptr;
+        if (!into)
+          return fail(at, "unknown key (known here: file, name, version, "
+                          "program_dispatch, kernel_step, collective_sync, "
+                          "link_efficiency_ring, link_efficiency_line)");
+        bool fraction = llvm::StringRef(name).starts_with("link_efficiency");
+        if (f.type != Field::Type::Number || !std::isfinite(f.number) ||
+            f.number < 0 || f.number > 1 || (fraction && f.number == 0))
+          return fail(at, fraction ? "must be a fraction in (0, 1], got " + f.show()
+                                   : "must be seconds in [0, 1], got " + f.show());
+        *into = f.number;
+      });
+      if (failed.empty() && !named)
+        fail(path, "needs a name");
       return;
     }
     if (field == "ici") {
@@ -709,6 +746,9 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
     fail(targetPath, "gives some of the target's figures; give topology, "
                      "wrap_axes, chip and ici together, or none for a "
                      "bundled target");
+  if (failed.empty() && sawCalibration && given == 0)
+    fail(JsonPath(targetPath, "calibration"),
+         "comes with the target's figures (topology, wrap_axes, chip, ici)");
   if (failed.empty() && given == 4) {
     for (int64_t axis : wrapAxes)
       if (axis >= int64_t(result.shape.size()))
@@ -845,6 +885,17 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
       j.attributeObject("ici", [&] {
         j.attribute("link_bandwidth", f.linkBandwidth);
         j.attribute("hop_latency", f.hopLatency);
+      });
+      const Calibration &c = f.calibration;
+      j.attributeObject("calibration", [&] {
+        j.attribute("file", c.file);
+        j.attribute("name", c.name);
+        j.attribute("version", c.version);
+        j.attribute("program_dispatch", c.programDispatch);
+        j.attribute("kernel_step", c.kernelStep);
+        j.attribute("collective_sync", c.collectiveSync);
+        j.attribute("link_efficiency_ring", c.ringEfficiency);
+        j.attribute("link_efficiency_line", c.lineEfficiency);
       });
     });
     j.attributeArray("chips", [&] {

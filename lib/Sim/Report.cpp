@@ -24,11 +24,25 @@ double mfu(const ChipStats &chip, const SimResult &result) {
 
 } // namespace
 
+std::string sim::describeCalibration(const Calibration &calibration) {
+  std::string file =
+      calibration.file.empty() ? "a target file not recorded" : calibration.file;
+  if (calibration.isNominal())
+    return fmt::format("{}, nominal figures (no calibration)", file);
+  return fmt::format("{}, calibration {} version {}", file, calibration.name,
+                     calibration.version);
+}
+
 void sim::printReport(const SimResult &result,
                       const schedule::Schedule &schedule,
                       llvm::raw_ostream &os) {
   os << fmt::format("makespan: {:.3f} ms ({} chips, {} events)\n",
                     result.makespan * 1e3, result.chips.size(), result.events);
+  os << "figures: " << describeCalibration(result.calibration);
+  if (result.dispatch > 0)
+    os << fmt::format("; includes the program's dispatch, {:.3f} ms",
+                      result.dispatch * 1e3);
+  os << "\n";
   double busy = 0, flops = 0, exposed = 0, peak = 0;
   for (const ChipStats &chip : result.chips) {
     busy += chip.computeBusy;
@@ -75,7 +89,13 @@ void sim::writeReportJSON(const SimResult &result,
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("target", schedule.targetName);
+    j.attribute("target_file", result.calibration.file);
+    j.attributeObject("calibration", [&] {
+      j.attribute("name", result.calibration.name);
+      j.attribute("version", result.calibration.version);
+    });
     j.attribute("makespan_s", result.makespan);
+    j.attribute("dispatch_s", result.dispatch);
     j.attribute("events", int64_t(result.events));
     if (!result.failure.empty())
       j.attribute("failure", result.failure);

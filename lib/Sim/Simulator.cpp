@@ -43,6 +43,8 @@ struct Task {
 struct Flow {
   llvm::SmallVector<int32_t, 4> links;
   double remaining, rate = 0, updated = 0, latency;
+  /// Fraction of each link's bandwidth the flow can use (calibration).
+  double efficiency = 1;
   uint32_t version = 0;
   bool active = true;
   enum class Owner { Message, Step } owner;
@@ -159,7 +161,7 @@ private:
   void finish(int32_t t, uint8_t engine);
   void advance(int32_t chip);
   void startFlow(int64_t from, int64_t to, double bytes, Flow::Owner owner,
-                 int32_t id);
+                 int32_t id, bool ring);
   void rerate(int32_t link);
   /// Flows that start or end change their links' shares; the shares are
   /// recomputed once per link when the clock is about to move on, so that
@@ -325,7 +327,7 @@ void Engine::load() {
 }
 
 void Engine::startFlow(int64_t from, int64_t to, double bytes,
-                       Flow::Owner owner, int32_t id) {
+                       Flow::Owner owner, int32_t id, bool ring) {
   Flow flow;
   llvm::SmallVector<int64_t, 8> path;
   route(from, to, path);
@@ -334,6 +336,11 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
   flow.remaining = bytes;
   flow.updated = now;
   flow.latency = flow.links.size() * target.hopLatency;
+  // A collective's first step also carries its start/done synchronisation
+  // (calibration), once.
+  if (owner == Flow::Owner::Step && instances[id].step == 0)
+    flow.latency += target.calibration.collectiveSync;
+  flow.efficiency = model.linkEfficiency(ring);
   flow.owner = owner;
   flow.id = id;
   int32_t f = flows.size();
@@ -361,7 +368,8 @@ void Engine::rerate(int32_t l) {
     Flow &flow = flows[f];
     double rate = std::numeric_limits<double>::infinity();
     for (int32_t other : flow.links)
-      rate = std::min(rate, target.linkBandwidth / links[other].flows.size());
+      rate = std::min(rate, flow.efficiency * target.linkBandwidth /
+                                links[other].flows.size());
     if (rate == flow.rate)
       continue;
     flow.remaining -= flow.rate * (now - flow.updated);
@@ -419,7 +427,8 @@ void Engine::startStep(int32_t i) {
   int64_t n = instance.group.size();
   auto flowTo = [&](int64_t a, int64_t b, double bytes) {
     ++instance.pending;
-    startFlow(instance.group[a], instance.group[b], bytes, Flow::Owner::Step, i);
+    startFlow(instance.group[a], instance.group[b], bytes, Flow::Owner::Step, i,
+              instance.ring);
   };
   // Guard against the last flow arriving while this step is being set up.
   ++instance.pending;
@@ -463,7 +472,8 @@ void Engine::onReady(int32_t t) {
       tasks[recv].inFlight = true;
       commBegin(tasks[recv].chip);
     }
-    startFlow(chip.id, spec.peer, spec.bytes, Flow::Owner::Message, t);
+    startFlow(chip.id, spec.peer, spec.bytes, Flow::Owner::Message, t,
+              /*ring=*/false);
     return;
   }
   case TaskKind::Recv:
@@ -528,7 +538,7 @@ void Engine::advance(int32_t c) {
   ++chip.next;
   tasks[t].start = now;
   const schedule::Task &spec = *tasks[t].spec;
-  double seconds = model.computeTime(spec.flops, spec.bytes, spec.bits);
+  double seconds = model.taskTime(spec.flops, spec.bytes, spec.bits);
   chip.stats.computeBusy += seconds;
   chip.stats.flops += spec.flops;
   push(now + seconds, Event::Kind::ComputeDone, t);
@@ -564,6 +574,8 @@ std::string Engine::describe(int32_t t) const {
 }
 
 SimResult Engine::run() {
+  // The host launches the program on every chip before any of it runs.
+  now = model.programDispatch();
   for (size_t t = 0; t < tasks.size(); ++t)
     if (tasks[t].waiting == 0 && !tasks[t].ready)
       onReady(t);
@@ -597,6 +609,8 @@ SimResult Engine::run() {
   }
   SimResult result;
   result.makespan = now;
+  result.dispatch = model.programDispatch();
+  result.calibration = target.calibration;
   result.events = events;
   result.peakFlops = target.peakFlopsBf16;
   if (failure.empty() && finished < tasks.size()) {

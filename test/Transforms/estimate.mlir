@@ -3,33 +3,36 @@
 // RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-estimate=remarks=true | FileCheck %s
 
 // The roofline (CostModel.h), with the v5e figures the target carries
-// (targets/tpu-v5e.json): compute at peak_bf16 x mxu_efficiency = 197e12 x
-// 0.8 = 157.6e12 FLOP/s on FLOPs padded to the MXU's 128 x 128 tile, HBM
-// at hbm_bandwidth x hbm_efficiency = 819.2e9 x 0.9 = 737.28e9 B/s; each
-// op takes the slower of the two, and a layer the sum of its ops.
+// (targets/tpu-v5e.json, calibration tpu-v5e-published version 1): compute
+// at peak_bf16 x mxu_efficiency = 197e12 x 0.9568 = 188.4896e12 FLOP/s on
+// FLOPs padded to the MXU's 128 x 128 tile, HBM at hbm_bandwidth x
+// hbm_efficiency = 819.2e9 x 0.9 = 737.28e9 B/s; each op (one kernel) takes
+// its kernel_step, 0.2672 us, plus the slower of the two, and a layer the
+// sum of its ops.
 //
 // One chip, 256 tokens of hidden 256 (a 1 x 256 x 256 bf16 tensor is
 // 131072 B):
 //   rms_norm   4 x 65536 FLOPs; 131072 in + 512 scale + 131072 out
 //              = 262656 B                                     0.356250 us
-//   linear q   2 x 256 x 256 x 256 = 33554432 FLOPs (0.212909 us);
+//   linear q   2 x 256 x 256 x 256 = 33554432 FLOPs (0.178017 us);
 //              131072 in + 131072 weights + 131072 out = 393216 B
 //                                                             0.533333 us
 //   attention  causal, 8 heads of 32: 256 x 257 / 2 = 32896 query/key
 //              pairs x 4 x 8 x 128 (head_dim padded from 32 to the tile)
-//              = 134742016 FLOPs                              0.854962 us
+//              = 134742016 FLOPs                              0.714851 us
 //              (q, k, v and out: 524288 B, 0.711111 us; unpadded it
 //              would be HBM-bound)
 //   linear o   as q                                           0.533333 us
 //   add        two 131072 B in, one out: 393216 B             0.533333 us
-//   total                                                     2.811212 us
-// Of it, the padded FLOPs (202178560) take 1.282859 us at the MXU's rate:
-// 46%. Unpadded the layer has 101122048 FLOPs; it moves 1966592 B.
+//   5 kernel steps                                            1.336000 us
+//   total                                                     4.007101 us
+// Of it, the padded FLOPs (202178560) take 1.072623 us at the MXU's rate:
+// 27%. Unpadded the layer has 101122048 FLOPs; it moves 1966592 B.
 // CHECK-LABEL: func.func @one_chip
-// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 2.81121203{{[0-9]*}} : f64}
+// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 4.0071011{{[0-9]*}} : f64}
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [1, 1]>} {
   func.func @one_chip(%x: tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
-    // expected-remark @+1 {{layer 0: 2.8 us on v5e-1 (46% of it MXU-bound work); 101122048 FLOPs, 1966592 bytes moved}}
+    // expected-remark @+1 {{layer 0: 4.0 us on v5e-1 (27% of it MXU-bound work); 101122048 FLOPs, 1966592 bytes moved}}
     %y = loom.layer 0 (%x) : (tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
     ^bb0(%in: tensor<1x256x256xbf16>):
       %n = loom.rms_norm %in : tensor<1x256x256xbf16>
@@ -46,15 +49,18 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [1, 1]>} {
 // -----
 
 // A sharded module's collectives run on its tensor-parallel group, priced
-// with the ICI figures (link_bandwidth 45e9 B/s, hop_latency 1 us). tp = 2
-// on v5e-4 (2 x 2, no wraparound): a line of 2 chips. An all-reduce is two
-// all-gathers of (n - 1) hops + (n - 1) / n x bytes / bandwidth:
-//   2 x (1 us + 1/2 x 131072 B / 45e9 B/s) = 2 x 2.456356 = 4.912711 us
+// with the ICI figures (link_bandwidth 45e9 B/s, hop_latency 1 us) and the
+// calibration (collective_sync 2.365 us once per collective; a line's links
+// at 0.829 of their bandwidth). tp = 2 on v5e-4 (2 x 2, no wraparound): a
+// line of 2 chips. An all-gather is sync + (n - 1) hops + (n - 1) / n x
+// bytes / (efficiency x bandwidth), an all-reduce two of them with one sync:
+//   2 x (2.365 + 1 + 1/2 x 131072 B / (0.829 x 45e9 B/s)) - 2.365
+//   = 2 x 5.121762 - 2.365 = 7.878524 us
 // CHECK-LABEL: func.func @line_of_two
-// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 4.91271111{{[0-9]*}} : f64}
+// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 7.8785236{{[0-9]*}} : f64}
 module attributes {loom.parallel = #loom.parallel<tp = 2>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   func.func @line_of_two(%x: tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
-    // expected-remark @+1 {{layer 0: 4.9 us on v5e-4 (0% of it MXU-bound work); 0 FLOPs, 262144 bytes moved}}
+    // expected-remark @+1 {{layer 0: 7.9 us on v5e-4 (0% of it MXU-bound work); 0 FLOPs, 262144 bytes moved}}
     %y = loom.layer 0 (%x) : (tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
     ^bb0(%in: tensor<1x256x256xbf16>):
       %r = loom.all_reduce %in {group = "tp", group_size = 2} : tensor<1x256x256xbf16> -> tensor<1x256x256xbf16>
@@ -67,13 +73,14 @@ module attributes {loom.parallel = #loom.parallel<tp = 2>, loom.target = #loom.t
 // -----
 
 // tp = 4 fills v5e-4's 2 x 2 block, a ring: each chip takes in data over
-// two links, and an all-gather has 3 steps:
-//   2 x (3 us + 3/4 x 131072 B / (2 x 45e9 B/s)) = 2 x 4.092267 = 8.184533 us
+// two links at the ring's 0.9556, and an all-gather has 3 steps:
+//   2 x (2.365 + 3 + 3/4 x 131072 B / (2 x 0.9556 x 45e9 B/s)) - 2.365
+//   = 2 x 6.508017 - 2.365 = 10.651033 us
 // CHECK-LABEL: func.func @ring_of_four
-// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 8.18453333{{[0-9]*}} : f64}
+// CHECK: loom.layer 0(%{{.*}}) {loom.time_us = 10.651033{{[0-9]*}} : f64}
 module attributes {loom.parallel = #loom.parallel<tp = 4>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   func.func @ring_of_four(%x: tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
-    // expected-remark @+1 {{layer 0: 8.2 us on v5e-4}}
+    // expected-remark @+1 {{layer 0: 10.7 us on v5e-4}}
     %y = loom.layer 0 (%x) : (tensor<1x256x256xbf16>) -> tensor<1x256x256xbf16> {
     ^bb0(%in: tensor<1x256x256xbf16>):
       %r = loom.all_reduce %in {group = "tp", group_size = 4} : tensor<1x256x256xbf16> -> tensor<1x256x256xbf16>

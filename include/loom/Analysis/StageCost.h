@@ -106,6 +106,7 @@ private:
   /// full sequence.
   std::vector<double> boundaryBytes;
   int64_t tokens;
+  /// A message's: the hop, and the link at its (line) efficiency.
   double hopLatency, linkBandwidth;
 };
 

@@ -27,6 +27,18 @@
 //   For small messages the latency term dominates (below ~45 kB per step
 //   on v5e, as the book observes). loom-sim executes exactly these steps
 //   over the real links, so uncontended it agrees with these formulas.
+// - Calibration (the target's `calibration` section, fitted by
+//   bench/calibrate.py from targets/tpu-v5e-measurements.json; each
+//   constant's cases are listed beside it in the target file):
+//   a program pays `program_dispatch` once (the host's launch of a jitted
+//   call); every compute task, one fused kernel, pays `kernel_step` before
+//   its roofline time (issuing its first DMAs and waiting on them); every
+//   collective pays `collective_sync` once (its start/done synchronisation)
+//   besides the hop latency of each step; and a link carries `link_efficiency_ring` or
+//   `link_efficiency_line` of its bandwidth in a collective on a ring or a
+//   line (point-to-point messages: the line figure). The message-size
+//   dependence of a collective's achieved bandwidth is these fixed costs
+//   against its bytes. A nominal target has none of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,8 +74,31 @@ public:
   double computeTime(double flops, double bytes,
                      unsigned elementBits = 16) const;
 
-  /// Roofline time of an m x k x n matmul (2 FLOPs per multiply-add, k and
-  /// n padded to the MXU), reading both operands and writing the result.
+  /// Time of one compute task (a fused kernel): its fixed step cost, then
+  /// the roofline. The simulator runs every compute task for this long.
+  double taskTime(double flops, double bytes, unsigned elementBits = 16) const {
+    return target.calibration.kernelStep +
+           computeTime(flops, bytes, elementBits);
+  }
+
+  /// The host's launch of one program, paid once per run of a schedule.
+  double programDispatch() const { return target.calibration.programDispatch; }
+
+  /// Fraction of a link's bandwidth a collective step (or a message, as a
+  /// line) achieves.
+  double linkEfficiency(bool ring) const {
+    return ring ? target.calibration.ringEfficiency
+                : target.calibration.lineEfficiency;
+  }
+
+  /// Rows of a matmul's streamed operand pad to the MXU's 8 sublanes: it
+  /// takes bf16[8,128] tiles (JAX "How to Scale Your Model", Part 2,
+  /// Appendix B; jax _src/pallas/mosaic/tpu_info.py, num_sublanes 8).
+  static constexpr int64_t kSublanes = 8;
+
+  /// Task time of an m x k x n matmul (2 FLOPs per multiply-add, m padded
+  /// to the sublanes, k and n to the MXU), reading both operands and
+  /// writing the result.
   double matmulTime(int64_t m, int64_t k, int64_t n,
                     int64_t bytesPerElement = 2) const;
 

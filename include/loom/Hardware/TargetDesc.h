@@ -28,6 +28,26 @@ struct TopologyDesc {
   int64_t numChips() const;
 };
 
+/// The constants bench/calibrate.py fits from published measurements
+/// (targets/README.md, "Calibration"), and which fit they are. A target
+/// without a calibration section is nominal: no fixed costs, links at the
+/// bandwidth the file gives.
+struct Calibration {
+  /// The target file the figures were read from ("targets/tpu-v5e.json" for
+  /// a bundled one); empty when not known (IR written by hand).
+  std::string file;
+  /// The fit's name and version; "nominal" and 0 for an uncalibrated target.
+  std::string name = "nominal";
+  int64_t version = 0;
+  double programDispatch = 0; ///< s, once per program (host launch)
+  double kernelStep = 0;      ///< s, once per compute task (kernel step)
+  double collectiveSync = 0;  ///< s, once per collective (start/done sync)
+  double ringEfficiency = 1;  ///< fraction of link bandwidth, ring steps
+  double lineEfficiency = 1;  ///< the same on a line (no wraparound)
+
+  bool isNominal() const { return version == 0; }
+};
+
 /// The figures of one chip kind and its interconnect, in SI units (bytes,
 /// seconds, FLOP/s). Where the file holds a nominal and a measured figure,
 /// these are the ones it says to use.
@@ -70,6 +90,8 @@ struct TargetDesc {
   int64_t maxChips = 0;
 
   std::vector<TopologyDesc> topologies;
+
+  Calibration calibration;
 
   /// The topology with this name ("v5e-16") or shape; null when there is none.
   const TopologyDesc *findTopology(llvm::StringRef name) const;

@@ -54,6 +54,8 @@ struct PlanOutcome {
   /// it); empty when it can.
   std::string failure;
   std::string modelName, targetName;
+  /// The target file and calibration the plan was priced with.
+  Calibration calibration;
   int64_t chips = 0, layers = 0, tokens = 0;
   std::vector<int64_t> sliceLengths;
   bool patches = false;

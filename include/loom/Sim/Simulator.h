@@ -58,7 +58,12 @@ struct LinkStats {
 };
 
 struct SimResult {
+  /// From the host's launch to the last task's end: includes `dispatch`.
   double makespan = 0;
+  /// The program's launch (the target's calibration), before any task runs.
+  double dispatch = 0;
+  /// Which target file and calibration priced the run, for the reports.
+  Calibration calibration;
   std::vector<ChipStats> chips;
   /// The links that carried anything, busiest first.
   std::vector<LinkStats> links;

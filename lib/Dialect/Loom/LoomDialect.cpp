@@ -118,6 +118,38 @@ InterconnectAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        {"hop_latency", hopLatency.convertToDouble()}});
 }
 
+LogicalResult
+CalibrationAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        StringRef file, StringRef name, int64_t version,
+                        APFloat programDispatch, APFloat kernelStep,
+                        APFloat collectiveSync, APFloat ringEfficiency,
+                        APFloat lineEfficiency) {
+  if (name.empty() || version < 0)
+    return emitError() << "a calibration needs a name and a version >= 0";
+  // Fixed costs may be zero (a nominal target has none), at most a second.
+  for (auto [key, figure] : {std::pair<StringRef, APFloat>{"program_dispatch",
+                                                           programDispatch},
+                             {"kernel_step", kernelStep},
+                             {"collective_sync", collectiveSync}}) {
+    double value = figure.convertToDouble();
+    if (!std::isfinite(value) || value < 0 || value > 1)
+      return emitError() << key << " must be in [0, 1] s, got " << value;
+  }
+  return checkFigures(
+      emitError,
+      {{"link_efficiency_ring", ringEfficiency.convertToDouble()},
+       {"link_efficiency_line", lineEfficiency.convertToDouble()}},
+      {"link_efficiency_ring", "link_efficiency_line"});
+}
+
+static CalibrationAttr makeCalibration(MLIRContext *context,
+                                       const Calibration &c) {
+  return CalibrationAttr::get(
+      context, c.file, c.name, c.version, APFloat(c.programDispatch),
+      APFloat(c.kernelStep), APFloat(c.collectiveSync),
+      APFloat(c.ringEfficiency), APFloat(c.lineEfficiency));
+}
+
 //===----------------------------------------------------------------------===//
 // TargetAttr
 //===----------------------------------------------------------------------===//
@@ -130,7 +162,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef name, StringRef topology,
                                  ArrayRef<int64_t> shape,
                                  ArrayRef<int64_t> wrapAxes, ChipAttr chip,
-                                 InterconnectAttr ici) {
+                                 InterconnectAttr ici,
+                                 CalibrationAttr calibration) {
   if (name.empty() || topology.empty())
     return emitError() << "a target needs a name and a topology name";
   if (shape.empty())
@@ -151,8 +184,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         (i > 0 && axis <= wrapAxes[i - 1]))
       return emitError() << "wrap_axes must list axes of the " << shape.size()
                          << "-D shape in increasing order";
-  if (!chip || !ici)
-    return emitError() << "a target needs its chip and ici figures";
+  if (!chip || !ici || !calibration)
+    return emitError() << "a target needs its chip, ici and calibration";
   return success();
 }
 
@@ -172,11 +205,17 @@ TargetAttr TargetAttr::getChecked(function_ref<InFlightDiagnostic()> emitError,
   auto ici = InterconnectAttr::getChecked(emitError, context,
                                           APFloat(target.linkBandwidth),
                                           APFloat(target.hopLatency));
-  if (!chip || !ici)
+  const Calibration &c = target.calibration;
+  auto calibration = CalibrationAttr::getChecked(
+      emitError, context, c.file, c.name, c.version,
+      APFloat(c.programDispatch), APFloat(c.kernelStep),
+      APFloat(c.collectiveSync), APFloat(c.ringEfficiency),
+      APFloat(c.lineEfficiency));
+  if (!chip || !ici || !calibration)
     return {};
   return TargetAttr::getChecked(emitError, context, target.name,
                                 topology.name, topology.shape, wrapAxes, chip,
-                                ici);
+                                ici, calibration);
 }
 
 TargetAttr TargetAttr::get(MLIRContext *context, const TargetDesc &target,
@@ -199,6 +238,15 @@ TargetDesc TargetAttr::getDesc() const {
   desc.hbmEfficiency = chip.getHbmEfficiency().convertToDouble();
   desc.linkBandwidth = getIci().getLinkBandwidth().convertToDouble();
   desc.hopLatency = getIci().getHopLatency().convertToDouble();
+  CalibrationAttr c = getCalibration();
+  desc.calibration.file = c.getFile().str();
+  desc.calibration.name = c.getName().str();
+  desc.calibration.version = c.getVersion();
+  desc.calibration.programDispatch = c.getProgramDispatch().convertToDouble();
+  desc.calibration.kernelStep = c.getKernelStep().convertToDouble();
+  desc.calibration.collectiveSync = c.getCollectiveSync().convertToDouble();
+  desc.calibration.ringEfficiency = c.getLinkEfficiencyRing().convertToDouble();
+  desc.calibration.lineEfficiency = c.getLinkEfficiencyLine().convertToDouble();
   desc.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
   desc.wrap.sizes.assign(getWrapAxes().begin(), getWrapAxes().end());
   desc.maxChips = getNumChips();
@@ -236,6 +284,20 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   std::optional<SmallVector<int64_t>> shape, wrapAxes;
   ChipAttr chip;
   InterconnectAttr ici;
+  CalibrationAttr calibration;
+  // `calibration = "nominal"`: a bundled target's figures without its fit.
+  bool nominal = false;
+  auto parseCalibration = [&]() -> ParseResult {
+    std::string word;
+    if (succeeded(parser.parseOptionalString(&word))) {
+      if (word == "nominal")
+        return nominal = true, success();
+      return parser.emitError(parser.getCurrentLocation(),
+                              "a calibration is \"nominal\" or a "
+                              "#loom.calibration");
+    }
+    return parser.parseAttribute(calibration);
+  };
   auto parseInts = [&](std::optional<SmallVector<int64_t>> &into) {
     into.emplace();
     return parser.parseCommaSeparatedList(
@@ -260,10 +322,11 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
         : key == "wrap_axes" ? parseInts(wrapAxes)
         : key == "chip"      ? parser.parseAttribute(chip)
         : key == "ici"       ? parser.parseAttribute(ici)
+        : key == "calibration" ? parseCalibration()
                              : (parser.emitError(keyLoc)
                                     << "unknown key '" << key
                                     << "' (known: topology, shape, wrap_axes, "
-                                       "chip, ici)",
+                                       "chip, ici, calibration)",
                                 failure());
     if (failed(parsed))
       return {};
@@ -277,10 +340,14 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
       return error() << "target '" << name << "' needs a shape", Attribute();
     if (topology.empty())
       topology = joinShape(*shape);
+    // Figures given without a calibration are nominal.
+    if (!calibration || nominal)
+      calibration = makeCalibration(context, Calibration());
     return getChecked(error, context, name, topology, *shape,
-                      wrapAxes.value_or(SmallVector<int64_t>()), chip, ici);
+                      wrapAxes.value_or(SmallVector<int64_t>()), chip, ici,
+                      calibration);
   }
-  if (chip || ici || wrapAxes)
+  if (chip || ici || wrapAxes || calibration)
     return error() << "target '" << name
                    << "' gives some of its figures; give shape, wrap_axes, "
                       "chip and ici together, or none for a bundled target",
@@ -315,7 +382,12 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
     return error() << "target '" << name << "' needs a topology or a shape",
            Attribute();
   }
-  return TargetAttr::get(context, *bundled, *found);
+  if (!nominal)
+    return TargetAttr::get(context, *bundled, *found);
+  TargetDesc figures = *bundled;
+  figures.calibration = Calibration();
+  figures.calibration.file = bundled->calibration.file;
+  return TargetAttr::get(context, figures, *found);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
@@ -324,7 +396,8 @@ void TargetAttr::print(AsmPrinter &printer) const {
   llvm::interleaveComma(getShape(), printer);
   printer << "], wrap_axes = [";
   llvm::interleaveComma(getWrapAxes(), printer);
-  printer << "], chip = " << getChip() << ", ici = " << getIci() << ">";
+  printer << "], chip = " << getChip() << ", ici = " << getIci()
+          << ", calibration = " << getCalibration() << ">";
 }
 
 //===----------------------------------------------------------------------===//

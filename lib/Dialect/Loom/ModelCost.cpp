@@ -84,7 +84,7 @@ double loom::estimateTime(const CostModel &model, CostOpInterface op,
   // Keeping a local piece of a replicated tensor moves nothing.
   if (isa<LocalShardOp, YieldOp>(op.getOperation()))
     return 0;
-  return model.computeTime(op.getPaddedFlops(model.getTarget().mxuTile),
-                           op.getBytesRead() + op.getBytesWritten(),
-                           op.getComputeBits());
+  return model.taskTime(op.getPaddedFlops(model.getTarget().mxuTile),
+                        op.getBytesRead() + op.getBytesWritten(),
+                        op.getComputeBits());
 }

@@ -4,7 +4,7 @@
 
 // A bundled target's short form is completed from its file: every figure
 // the target is priced with travels in the attribute.
-// CHECK: module attributes {loom.target = #loom.target<"tpu-v5e", topology = "v5e-256", shape = [16, 16], wrap_axes = [0, 1], chip = #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.8, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1.0e-06>>}
+// CHECK: module attributes {loom.target = #loom.target<"tpu-v5e", topology = "v5e-256", shape = [16, 16], wrap_axes = [0, 1], chip = #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.9568, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1.0e-06>, calibration = #loom.calibration<file = "targets/tpu-v5e.json", name = "tpu-v5e-published", version = 1, program_dispatch = 0.000112, kernel_step = 2.672e-07, collective_sync = 2.365e-06, link_efficiency_ring = 0.9556, link_efficiency_line = 0.829>>}
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [16, 16]>} {
 }
 
@@ -17,15 +17,36 @@ module attributes {loom.target = #loom.target<"tpu-v5e", topology = "v5e-128">} 
 
 // -----
 
+// v5p has no published measurements to fit: its figures are nominal.
 // CHECK: #loom.target<"tpu-v5p", topology = "v5p-128", shape = [4, 4, 4], wrap_axes = [0, 1, 2],
+// CHECK-SAME: calibration = #loom.calibration<file = "targets/tpu-v5p.json", name = "nominal", version = 0, program_dispatch = 0.0,
 module attributes {loom.target = #loom.target<"tpu-v5p", shape = [4, 4, 4]>} {
 }
 
 // -----
 
 // A target no file describes, written in full.
-// CHECK: #loom.target<"lab-tpu", topology = "2x4", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e+14, peak_int8 = 2.0e+14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e+10, hbm_bandwidth = 1.5e+12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e+11, hop_latency = 2.5e-06>>
+// CHECK: #loom.target<"lab-tpu", topology = "2x4", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e+14, peak_int8 = 2.0e+14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e+10, hbm_bandwidth = 1.5e+12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e+11, hop_latency = 2.5e-06>, calibration = #loom.calibration<file = "", name = "nominal", version = 0, program_dispatch = 0.0, kernel_step = 0.0, collective_sync = 0.0, link_efficiency_ring = 1.0, link_efficiency_line = 1.0>>
 module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>>} {
+}
+
+// -----
+
+// A calibrated target in full: which fit priced it travels with its figures.
+// CHECK: calibration = #loom.calibration<file = "lab.json", name = "lab-fit", version = 3, program_dispatch = 5.0e-05, kernel_step = 1.0e-07, collective_sync = 2.0e-06, link_efficiency_ring = 0.9, link_efficiency_line = 0.8>>
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, calibration = #loom.calibration<file = "lab.json", name = "lab-fit", version = 3, program_dispatch = 5.0e-5, kernel_step = 1.0e-7, collective_sync = 2.0e-6, link_efficiency_ring = 0.9, link_efficiency_line = 0.8>>} {
+}
+
+// -----
+
+// expected-error @+1 {{link_efficiency_line is a fraction of peak, at most 1; got 1.2}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, calibration = #loom.calibration<file = "lab.json", name = "lab-fit", version = 3, program_dispatch = 5.0e-5, kernel_step = 1.0e-7, collective_sync = 2.0e-6, link_efficiency_ring = 0.9, link_efficiency_line = 1.2>>} {
+}
+
+// -----
+
+// expected-error @+1 {{program_dispatch must be in [0, 1] s, got -1}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, calibration = #loom.calibration<file = "lab.json", name = "lab-fit", version = 3, program_dispatch = -1.0, kernel_step = 1.0e-7, collective_sync = 2.0e-6, link_efficiency_ring = 0.9, link_efficiency_line = 0.8>>} {
 }
 
 // -----
@@ -54,7 +75,7 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2], ici = #
 
 // -----
 
-// expected-error @+1 {{unknown key 'slice' (known: topology, shape, wrap_axes, chip, ici)}}
+// expected-error @+1 {{unknown key 'slice' (known: topology, shape, wrap_axes, chip, ici, calibration)}}
 module attributes {loom.target = #loom.target<"tpu-v5e", slice = "v5e-16">} {
 }
 

@@ -2,7 +2,7 @@
 // of 32, o projection; hidden 128) over 256 tokens, cut into 2 stages on
 // v5e-4: what loom-partition-layers leaves for loom-split-tokens. The
 // slices it gets are worked by hand in ../split-tokens.mlir.
-module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2], calibration = "nominal">} {
   func.func @causal(%x: tensor<1x256x128xbf16>) -> tensor<1x256x128xbf16> attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [256]>} {
     %0 = loom.layer 0 (%x) {stage = 0} : (tensor<1x256x128xbf16>) -> tensor<1x256x128xbf16> {
     ^bb0(%in: tensor<1x256x128xbf16>):

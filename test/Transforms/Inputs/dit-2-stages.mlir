@@ -3,7 +3,7 @@
 // denoising steps, cut into 2 stages on v5e-4: what loom-partition-layers
 // leaves for loom-split-tokens. The patches it gets are worked by hand in
 // ../split-tokens.mlir.
-module attributes {loom.model = #loom.model<name = "toy-dit", family = "dit", mode = diffusion, batch = 1, seq = 64, steps = 4>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+module attributes {loom.model = #loom.model<name = "toy-dit", family = "dit", mode = diffusion, batch = 1, seq = 64, steps = 4>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2], calibration = "nominal">} {
   func.func @toy_dit(%x: tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [64], patches, steps = 4>} {
     %0 = loom.layer 0 (%x) {stage = 0} : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
     ^bb0(%in: tensor<1x64x256xbf16>):
