@@ -169,7 +169,8 @@ TEST_F(MoEImportTest, RefusesAtTheField) {
   std::string qwen = R"({"model_type": "qwen3_moe", "hidden_size": 64,
     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
     "num_hidden_layers": 2, "vocab_size": 100, "num_experts": 8,
-    "num_experts_per_tok": 9, "moe_intermediate_size": 16})";
+    "num_experts_per_tok": 9, "moe_intermediate_size": 16,
+    "intermediate_size": 128})";
   EXPECT_EQ(importError(qwen),
             "config.json:4:5: 'num_experts_per_tok' 9 exceeds the 8 experts "
             "of 'num_experts'");

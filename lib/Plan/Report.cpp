@@ -54,7 +54,9 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
   // Chip-seconds: each simulated chip's run is compute, exposed
   // communication and idle; the ideal is the part of the compute a perfect
   // split would keep, the chips the schedule never uses are all "other".
-  double idle = s.makespan * s.chips.size() - compute - exposed;
+  // The host's program dispatch, before any task starts, is no stage's
+  // waiting: it counts as "other".
+  double idle = (s.makespan - s.dispatch) * s.chips.size() - compute - exposed;
   e.measured = true;
   e.efficiency = p.ideal / s.makespan;
   e.bubble = std::max(0.0, idle) / all;

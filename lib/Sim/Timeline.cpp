@@ -262,6 +262,7 @@ void sim::writeSVG(const SimResult &result, const schedule::Schedule &schedule,
     exposed += chip.exposedComm;
   }
   double all = std::max(result.makespan * result.chips.size(), 1e-30);
+  double dispatch = result.dispatch * result.chips.size();
   double height = top + laneHeight * lanes.size() + 30;
   os << fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
                     "height=\"{}\" font-family=\"sans-serif\" "
@@ -271,10 +272,11 @@ void sim::writeSVG(const SimResult &result, const schedule::Schedule &schedule,
       "<text x=\"4\" y=\"16\">makespan {:.3f} ms on {} chips in {} lanes "
       "(one per tensor-parallel group, shown by its first chip). Of the "
       "chips' time: compute {:.1f}%, exposed communication {:.1f}%, idle "
-      "(pipeline bubble) {:.1f}%.</text>\n",
+      "(pipeline bubble) {:.1f}%, host dispatch {:.1f}%.</text>\n",
       result.makespan * 1e3, result.chips.size(), lanes.size(),
       100 * compute / all, 100 * exposed / all,
-      100 * std::max(0.0, 1 - (compute + exposed) / all));
+      100 * std::max(0.0, 1 - (compute + exposed + dispatch) / all),
+      100 * dispatch / all);
   static const char *colours[] = {"#3b6fb6", "#e08a2c", "#b0b0b0"};
   static const char *legend[] = {"compute (TensorCore)",
                                  "send / collective (ICI)",

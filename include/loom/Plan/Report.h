@@ -31,7 +31,8 @@ namespace loom {
 ///   (loom-sim's exposed communication);
 /// - other: computing beyond the ideal (work tensor parallelism repeats on
 ///   every chip, MXU padding of smaller shards, weights re-read per slice)
-///   and chips the plan leaves idle (`unusedChips`, a part of `other`).
+///   the host's program dispatch, and chips the plan leaves idle
+///   (`unusedChips`, a part of `other`).
 /// Without a simulation only the efficiency against the prediction is
 /// known.
 struct PlanEfficiency {

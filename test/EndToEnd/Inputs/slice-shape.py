@@ -1,0 +1,18 @@
+"""Prints the shape of the token slices of a module's #loom.pipeline: their
+total, and whether they are equal but for a short tail or non-increasing."""
+import re
+import sys
+
+text = open(sys.argv[1]).read()
+m = re.search(r"#loom\.pipeline<stages = \d+, slices = \[([0-9, ]+)\]", text)
+if not m:
+    sys.exit("no #loom.pipeline with slices")
+s = [int(x) for x in m.group(1).split(",")]
+print("total %d;" % sum(s), end=" ")
+head = s[:-2] if len(s) > 2 else s[:1]
+if len(set(head)) == 1 and all(x <= head[0] for x in s):
+    print("equal but the last 2 or fewer")
+elif all(a >= b for a, b in zip(s, s[1:])) and s[0] > s[-1]:
+    print("non-increasing, first longer than last")
+else:
+    print("other: %s" % s)
