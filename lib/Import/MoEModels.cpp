@@ -133,8 +133,12 @@ LogicalResult loom::importer::buildQwenMoE(ImportContext &ic) {
   bool qwen3 = c.string("model_type") == "qwen3_moe";
   DecoderSpec s;
   s.kind = qwen3 ? "qwen3_moe" : "qwen2_moe";
-  readSizes(c, s, {/*hidden=*/0, /*inter=*/0, /*layers=*/0, /*heads=*/0,
-                   /*kvHeads=*/0, /*vocab=*/0, /*maxPos=*/32768});
+  // intermediate_size is the width of the dense layers only, so a config
+  // whose layers are all sparse may leave it out: the config classes'
+  // defaults (Qwen3MoeConfig 6144, Qwen2MoeConfig 22016).
+  readSizes(c, s, {/*hidden=*/0, /*inter=*/qwen3 ? 6144 : 22016,
+                   /*layers=*/0, /*heads=*/0, /*kvHeads=*/0, /*vocab=*/0,
+                   /*maxPos=*/32768});
   if (qwen3) {
     s.qkNorm = true;
     s.qkvBias = s.oBias = c.boolean("attention_bias", false);
