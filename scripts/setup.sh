@@ -10,9 +10,11 @@ LLVM_PREFIX=/usr/lib/llvm-22
 # -DLOOM_SANITIZE=ON).
 LOOM_CMAKE_ARGS=()
 
+# chromium: the headless browser that loads loom-plan --html's page in
+# test/Plan/html-report-chromium.test (Debian 12's package name).
 loom_packages=(cmake ninja-build g++ python3 ccache libgtest-dev libfmt-dev
                libbenchmark-dev llvm-22-dev llvm-22-tools libmlir-22-dev
-               mlir-22-tools)
+               mlir-22-tools chromium)
 
 loom_install_packages() {
   local missing=()

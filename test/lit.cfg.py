@@ -14,6 +14,7 @@ config.test_exec_root = os.path.join(config.loom_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%models", os.path.join(config.loom_src_root, "models")))
+config.substitutions.append(("%runtimes", os.path.join(config.loom_src_root, "docs", "runtimes")))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -32,3 +33,12 @@ if config.loom_sanitize:
         mlir_opt = "env LD_PRELOAD=%s %s" % (config.loom_sanitizer_preload, mlir_opt)
 config.substitutions.append(("%mlir_opt", mlir_opt))
 config.substitutions.append(("%loom_plugin", os.path.join(config.loom_obj_root, "lib", "LoomPlugin.so")))
+
+# loom-plan --html is checked in a real browser: Debian's chromium, headless
+# (scripts/setup.sh installs it). Where it cannot be installed the test is
+# UNSUPPORTED (it REQUIRES chromium).
+import shutil
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium))

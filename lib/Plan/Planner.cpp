@@ -170,6 +170,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   {
     ModelAttr imported = getModel(*module);
     out.modelName = imported.getName().str();
+    out.family = imported.getFamily().str();
     ImportOptions &given = out.imported;
     given.mode = imported.isDiffusion() ? ImportOptions::Mode::Diffusion
                  : imported.getMode() == ModelMode::decode

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/InitAll.h"
+#include "loom/Plan/Emit.h"
+#include "loom/Plan/HtmlReport.h"
 #include "loom/Plan/PlanFile.h"
 #include "loom/Plan/Planner.h"
 #include "loom/Plan/Report.h"
@@ -121,6 +123,20 @@ static cl::opt<std::string> traceFile("trace", cl::cat(category),
 static cl::opt<std::string> svgFile("svg", cl::cat(category),
                                     cl::value_desc("file"),
                                     cl::desc("Write an SVG timeline"));
+static cl::opt<std::string>
+    emitRuntime("emit", cl::cat(category), cl::value_desc("maxtext|maxdiffusion"),
+                cl::desc("Write the plan's SPMD part as MaxText / JetStream or "
+                         "MaxDiffusion config keys, with what the runtime "
+                         "cannot express and the time of the best plan it "
+                         "can (docs/runtimes/README.md); to stdout instead "
+                         "of the report, or to --emit-file"));
+static cl::opt<std::string> emitFile("emit-file", cl::cat(category),
+                                     cl::value_desc("file"),
+                                     cl::desc("Write --emit's config here"));
+static cl::opt<std::string>
+    htmlFile("html", cl::cat(category), cl::value_desc("file"),
+             cl::desc("Write a self-contained HTML report: the plan, the "
+                      "search's ranking, memory per stage, the timeline"));
 static loom::sim::TraceOptions traceOptions(category);
 static cl::opt<bool> jsonFlag("json", cl::cat(category),
                               cl::desc("Print the result as JSON"));
@@ -207,8 +223,20 @@ int main(int argc, char **argv) {
     return fail("error: give --model (a bundled model or a config.json) or "
                 "--plan (a saved plan)");
   }
+  std::optional<loom::Runtime> runtime;
+  if (!emitRuntime.empty() && !(runtime = loom::parseRuntime(emitRuntime)))
+    return fail("error: --emit must be maxtext or maxdiffusion, got '" +
+                emitRuntime + "'");
+  if (!emitFile.empty() && !runtime)
+    return fail("error: --emit-file needs --emit maxtext|maxdiffusion");
+  // --emit to stdout replaces the report there.
+  bool emitToStdout = runtime && emitFile.empty();
+  if (emitToStdout && jsonFlag)
+    return fail("error: --emit without --emit-file writes the config to "
+                "stdout; drop --json or give --emit-file");
   loom::PlanOptions options;
-  options.trace = !traceFile.empty() || !svgFile.empty();
+  options.trace =
+      !traceFile.empty() || !svgFile.empty() || !htmlFile.empty();
   options.simulateTop = top;
   options.rankOnly = search && jsonFlag; // a search's JSON is its ranking
   loom::SearchProgress progress(errs());
@@ -229,22 +257,39 @@ int main(int argc, char **argv) {
   loom::PlanResult result =
       loom::planOrSearch(request, context, search, options);
   progress.finish();
-  loom::printReport(result, jsonFlag, outs());
+  if (!emitToStdout)
+    loom::printReport(result, jsonFlag, outs());
   if (!result.ok()) {
     loom::printFailure(result, errs());
     return 1;
   }
-  if (saved && !jsonFlag)
+  if (saved && !jsonFlag && !emitToStdout)
     loom::printReplay(*saved, result.chosen, outs());
-  if (!savePlan.empty() && options.rankOnly)
-    return fail("error: --save-plan with a search's --json: the JSON is the "
-                "ranking, with no chosen plan to save; drop --json or give "
-                "the layout");
+  if ((!savePlan.empty() || !htmlFile.empty() || runtime) && options.rankOnly)
+    return fail("error: --save-plan, --html or --emit with a search's "
+                "--json: the JSON is the ranking, with no chosen plan; drop "
+                "--json or give the layout");
   bool written =
       options.rankOnly || loom::writePlanFiles(result, traceFile, svgFile, traceFilter);
   if (written && !savePlan.empty())
     written = loom::writeOutputFile("loom-plan", savePlan, [&](raw_ostream &os) {
       loom::writePlanFile(result.chosen, os);
     });
+  if (written && !htmlFile.empty())
+    written = loom::writeOutputFile("loom-plan", htmlFile, [&](raw_ostream &os) {
+      loom::writeHtmlReport(result, os);
+    });
+  if (written && runtime) {
+    std::string config;
+    raw_string_ostream configOs(config);
+    if (Error error =
+            loom::emitRuntimeConfig(*runtime, result.chosen, context, configOs))
+      return fail("error: " + toString(std::move(error)));
+    if (emitToStdout)
+      outs() << config;
+    else
+      written = loom::writeOutputFile("loom-plan", emitFile,
+                                      [&](raw_ostream &os) { os << config; });
+  }
   return written ? 0 : 1;
 }

@@ -56,6 +56,8 @@ struct PlanOutcome {
   std::string modelName, targetName;
   /// The target file and calibration the plan was priced with.
   Calibration calibration;
+  /// The model's family as loom-import records it ("llama", "flux", ...).
+  std::string family;
   int64_t chips = 0, layers = 0, tokens = 0;
   std::vector<int64_t> sliceLengths;
   bool patches = false;

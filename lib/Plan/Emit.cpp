@@ -1,0 +1,377 @@
+//===- Emit.cpp - a plan as the config keys of a TPU runtime --------------===//
+//
+// Key names come from the runtimes' own config files, listed with their
+// source in docs/runtimes/ (test/Plan/emit-*.test checks every key written
+// against those lists):
+// - MaxText: src/maxtext/configs/base.yml, whose children (such as
+//   inference/inference_jetstream.yml) inherit it through `base_config`;
+// - MaxDiffusion: src/maxdiffusion/configs/base_flux_dev.yml,
+//   base_flux_schnell.yml, base_wan_14b.yml and base_wan_1_3b.yml, the
+//   pipelines it has for models Loom plans.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Plan/Emit.h"
+
+#include "loom/Plan/Report.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+using namespace llvm;
+using namespace loom;
+
+std::optional<Runtime> loom::parseRuntime(StringRef name) {
+  if (name == "maxtext")
+    return Runtime::MaxText;
+  if (name == "maxdiffusion")
+    return Runtime::MaxDiffusion;
+  return std::nullopt;
+}
+
+namespace {
+
+bool isDiffusion(const PlanOutcome &p) {
+  return p.imported.mode == ImportOptions::Mode::Diffusion;
+}
+
+/// The MaxDiffusion config that runs the plan's model, or "" when it has
+/// none.
+StringRef maxDiffusionConfig(const PlanOutcome &p) {
+  if (p.family == "flux")
+    return StringRef(p.modelName).contains("schnell")
+               ? "base_flux_schnell.yml"
+               : "base_flux_dev.yml";
+  if (p.family == "wan")
+    return StringRef(p.modelName).contains("1-3b") ? "base_wan_1_3b.yml"
+                                                   : "base_wan_14b.yml";
+  return "";
+}
+
+/// The image or video size of a DiT workload.
+std::pair<int64_t, int64_t> imageSize(const PlanOutcome &p) {
+  const ImportOptions &w = p.imported;
+  if (w.height && w.width && *w.height && *w.width)
+    return {*w.height, *w.width};
+  int64_t side = w.resolution.value_or(0);
+  return {side, side};
+}
+
+int64_t usedChips(const PlanOutcome &p) {
+  return p.request.tp * p.request.stages * p.request.dataParallel;
+}
+
+std::string ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
+
+/// The plan's time: simulated when it was, predicted otherwise.
+std::string timeOf(const PlanOutcome &p) {
+  return p.simulated ? "simulated " + ms(p.simulated->makespan)
+                     : "predicted " + ms(p.predicted) + " (too large to simulate)";
+}
+
+double bestTime(const PlanOutcome &p) {
+  return p.simulated ? p.simulated->makespan : p.predicted;
+}
+
+/// A YAML number for a batch per device (MaxText and MaxDiffusion read
+/// floats): the shortest decimal that reads back as `value`.
+std::string yamlNumber(double value) {
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::string text = fmt::format("{:.{}g}", value, digits);
+    if (std::stod(text) == value) {
+      if (text.find_first_of(".e") == std::string::npos)
+        text += ".0";
+      return text;
+    }
+  }
+  return fmt::format("{}", value);
+}
+
+/// The best layout the runtime can run of `plan`'s workload on the same
+/// target: one stage, one slice (or patch), every chip in the tensor- and
+/// data-parallel degrees; the cost model ranks every such layout and
+/// planAndSimulate simulates the best that works.
+Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
+                                      mlir::MLIRContext &context) {
+  PlanRequest base = plan.request;
+  base.stages = 1;
+  base.slices = "1";
+  base.fixTp = base.fixStages = base.fixDataParallel = false;
+  if (runtime == Runtime::MaxDiffusion)
+    base.sequenceParallel = false;
+  int64_t batch = plan.imported.batch.value_or(1);
+  PlanOptions rank;
+  rank.simulate = Simulation::Never;
+  std::vector<PlanOutcome> fits;
+  std::string reasons;
+  for (int64_t tp = 1; tp <= plan.chips; ++tp) {
+    if (plan.chips % tp != 0 || batch % (plan.chips / tp) != 0)
+      continue;
+    PlanRequest candidate = base;
+    candidate.tp = tp;
+    candidate.dataParallel = plan.chips / tp;
+    PlanOutcome outcome = planAndSimulate(candidate, context, rank);
+    if (outcome.failure.empty())
+      fits.push_back(std::move(outcome));
+    else if (reasons.empty())
+      reasons = planName(outcome) + ": " + outcome.failure;
+  }
+  std::stable_sort(fits.begin(), fits.end(),
+                   [](const PlanOutcome &a, const PlanOutcome &b) {
+                     return a.predicted < b.predicted;
+                   });
+  PlanOptions run;
+  for (const PlanOutcome &fit : fits) {
+    PlanOutcome outcome = planAndSimulate(fit.request, context, run);
+    if (outcome.failure.empty())
+      return outcome;
+    if (reasons.empty())
+      reasons = planName(outcome) + ": " + outcome.failure;
+  }
+  return createStringError(
+      inconvertibleErrorCode(),
+      fmt::format("no layout {} can express (one stage, one {}, the tensor- "
+                  "and data-parallel degrees using all {} chips{}) fits {} "
+                  "on {}{}",
+                  runtime == Runtime::MaxText ? "MaxText" : "MaxDiffusion",
+                  plan.patches ? "patch" : "slice", plan.chips,
+                  batch == 1 ? ", the batch of 1 allowing no data parallelism"
+                             : "",
+                  plan.modelName, plan.request.topology,
+                  reasons.empty() ? "" : " (first refusal: " + reasons + ")"));
+}
+
+void writeHeader(Runtime runtime, const PlanOutcome &plan,
+                 const PlanOutcome &keys, ArrayRef<std::string> lost,
+                 StringRef configFile, raw_ostream &os) {
+  bool maxText = runtime == Runtime::MaxText;
+  os << fmt::format("# {} config written by loom-plan: {} on {} ({}, {} "
+                    "chips)\n",
+                    maxText ? "MaxText / JetStream" : "MaxDiffusion",
+                    plan.modelName, plan.request.topology, plan.targetName,
+                    plan.chips);
+  if (maxText)
+    os << "# Keys of src/maxtext/configs/base.yml (AI-Hypercomputer/maxtext), "
+          "inherited through\n# base_config: save this file in "
+          "src/maxtext/configs/ and give it as the config,\n# or pass each "
+          "key as key=value after inference/inference_jetstream.yml.\n";
+  else
+    os << fmt::format(
+        "# Keys of src/maxdiffusion/configs/{} (AI-Hypercomputer/"
+        "maxdiffusion):\n# pass each as key=value after that config.\n",
+        configFile);
+  os << fmt::format("# Loom's plan: {}, {} {}: {}.\n", planName(plan),
+                    plan.sliceLengths.size(),
+                    plan.patches ? (plan.sliceLengths.size() == 1 ? "patch"
+                                                                  : "patches")
+                                 : (plan.sliceLengths.size() == 1 ? "slice"
+                                                                  : "slices"),
+                    timeOf(plan));
+  if (lost.empty()) {
+    os << fmt::format("# {} expresses all of it; nothing is lost.\n",
+                      maxText ? "MaxText" : "MaxDiffusion");
+    return;
+  }
+  os << fmt::format("# {} cannot express:\n",
+                    maxText ? "MaxText" : "MaxDiffusion");
+  for (const std::string &what : lost)
+    os << "#   - " << what << "\n";
+  double full = bestTime(plan), restricted = bestTime(keys);
+  os << fmt::format("# These keys are the best plan it can run, as Loom "
+                    "plans it: {}, one {}: {}\n#   ({:+.1f}% against Loom's "
+                    "plan).\n",
+                    planName(keys), keys.patches ? "patch" : "slice",
+                    timeOf(keys), 100 * (restricted - full) / full);
+}
+
+void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
+                  ArrayRef<std::string> lost, raw_ostream &os) {
+  writeHeader(Runtime::MaxText, plan, keys, lost, "", os);
+  const PlanRequest &r = keys.request;
+  const ImportOptions &w = keys.imported;
+  bool decode = w.mode == ImportOptions::Mode::Decode;
+  int64_t seq = w.seqLen.value_or(0);
+  os << "base_config: \"inference/inference_jetstream.yml\"\n";
+  if (r.sequenceParallel)
+    os << "# Megatron sequence parallelism is MaxText's tensor_sequence axis: "
+          "heads and MLP\n# split as on the tensor axis, the norms' "
+          "activations split along the sequence.\n";
+  for (auto [key, value] :
+       {std::pair<StringRef, int64_t>{"ici_data_parallelism", r.dataParallel},
+        {"ici_fsdp_parallelism", 1},
+        {"ici_tensor_parallelism", r.sequenceParallel ? 1 : r.tp},
+        {"ici_tensor_sequence_parallelism", r.sequenceParallel ? r.tp : 1},
+        {"ici_sequence_parallelism", 1},
+        {"ici_context_parallelism", 1},
+        {"ici_expert_parallelism", 1},
+        {"ici_autoregressive_parallelism", 1},
+        {"ici_pipeline_parallelism", r.stages}})
+    os << key << ": " << value << "\n";
+  os << fmt::format("# the batch of {} over {} chips\n",
+                    w.batch.value_or(1), keys.chips);
+  os << "per_device_batch_size: "
+     << yamlNumber(double(w.batch.value_or(1)) / keys.chips) << "\n";
+  if (decode) {
+    os << fmt::format("# one new token after {} cached ones\n", seq);
+    os << "max_prefill_predict_length: " << seq << "\n";
+    os << "max_target_length: " << seq + 1 << "\n";
+  } else {
+    os << fmt::format("# a prompt of {} tokens; Loom priced the prefill: "
+                      "raise max_target_length by the\n# tokens to generate "
+                      "(the KV cache grows with it)\n",
+                      seq);
+    os << "max_prefill_predict_length: " << seq << "\n";
+    os << "max_target_length: " << seq << "\n";
+  }
+  os << "# the plan's precision: bf16 weights, activations and KV cache\n";
+  os << "dtype: \"bfloat16\"\n";
+  os << "weight_dtype: \"bfloat16\"\n";
+  os << "quantization: \"\"\n";
+  os << "quantize_kvcache: false\n";
+}
+
+void writeMaxDiffusion(const PlanOutcome &plan, const PlanOutcome &keys,
+                       ArrayRef<std::string> lost, raw_ostream &os) {
+  StringRef configFile = maxDiffusionConfig(plan);
+  writeHeader(Runtime::MaxDiffusion, plan, keys, lost, configFile, os);
+  bool bundled = StringRef(plan.request.model) == plan.modelName &&
+                 !StringRef(plan.request.model).ends_with(".json");
+  if (!bundled)
+    os << "# set pretrained_model_name_or_path to your checkpoint\n";
+  const PlanRequest &r = keys.request;
+  const ImportOptions &w = keys.imported;
+  bool wan = plan.family == "wan";
+  for (auto [key, value] :
+       {std::pair<StringRef, int64_t>{"ici_data_parallelism", r.dataParallel},
+        {"ici_fsdp_parallelism", 1},
+        {"ici_context_parallelism", 1},
+        {"ici_tensor_parallelism", r.tp}})
+    os << key << ": " << value << "\n";
+  int64_t batch = w.batch.value_or(1), prompts = batch;
+  if (wan) {
+    // MaxDiffusion's Wan pipeline doubles the batch itself for
+    // classifier-free guidance; Loom's batch counts both halves.
+    bool guided = batch % 2 == 0;
+    prompts = guided ? batch / 2 : batch;
+    os << fmt::format("# Loom's batch of {} is {} prompt{}{}\n", batch,
+                      prompts, prompts == 1 ? "" : "s",
+                      guided ? " with classifier-free guidance" : "");
+    os << "do_classifier_free_guidance: " << (guided ? "True" : "False")
+       << "\n";
+  }
+  os << "per_device_batch_size: " << yamlNumber(double(prompts) / keys.chips)
+     << "\n";
+  auto [height, width] = imageSize(keys);
+  if (wan) {
+    os << "height: " << height << "\n";
+    os << "width: " << width << "\n";
+    os << "num_frames: " << w.frames.value_or(1) << "\n";
+  } else {
+    os << "resolution: " << height << "\n";
+  }
+  os << "num_inference_steps: " << w.steps.value_or(1) << "\n";
+  if (w.textLen)
+    os << "max_sequence_length: " << *w.textLen << "\n";
+  os << "# the plan's precision: bf16 weights and activations\n";
+  os << "weights_dtype: 'bfloat16'\n";
+  os << "activations_dtype: 'bfloat16'\n";
+  os << "quantization: ''\n";
+}
+
+} // namespace
+
+std::string loom::checkRuntimeModel(Runtime runtime, const PlanOutcome &p) {
+  if (runtime == Runtime::MaxText) {
+    if (isDiffusion(p))
+      return fmt::format("--emit maxtext: {} is a diffusion transformer; "
+                         "MaxText runs decoder LLMs (use --emit "
+                         "maxdiffusion)",
+                         p.modelName);
+    return "";
+  }
+  if (!isDiffusion(p))
+    return fmt::format("--emit maxdiffusion: {} is a decoder LLM; "
+                       "MaxDiffusion runs diffusion models (use --emit "
+                       "maxtext)",
+                       p.modelName);
+  if (maxDiffusionConfig(p).empty())
+    return fmt::format("--emit maxdiffusion: MaxDiffusion has no pipeline "
+                       "for {} (family {}); of the models Loom plans it runs "
+                       "Flux.1 (base_flux_*.yml) and Wan 2.1 "
+                       "(base_wan_*.yml)",
+                       p.modelName, p.family);
+  auto [height, width] = imageSize(p);
+  if (p.family == "flux" && height != width)
+    return fmt::format("--emit maxdiffusion: MaxDiffusion's Flux configs "
+                       "take one square `resolution`; the plan's {}x{} "
+                       "cannot be set",
+                       width, height);
+  return "";
+}
+
+std::vector<std::string> loom::inexpressible(Runtime runtime,
+                                             const PlanOutcome &p) {
+  std::vector<std::string> lost;
+  const PlanRequest &r = p.request;
+  size_t units = p.sliceLengths.size();
+  if (runtime == Runtime::MaxText) {
+    if (units > 1)
+      lost.push_back(fmt::format(
+          "token-level pipelining (TeraPipe): the {} tokens in {} slices "
+          "flowing through the stages; MaxText has no such pipeline",
+          p.tokens, units));
+    if (r.stages > 1)
+      lost.push_back(fmt::format(
+          "{} pipeline stages over one sequence: MaxText's pipeline "
+          "(ici_pipeline_parallelism) streams microbatches of the batch "
+          "(num_pipeline_microbatches, a multiple of the stages) through "
+          "stages of equal layer counts, which Loom does not plan",
+          r.stages));
+  } else {
+    if (r.stages > 1 || units > 1)
+      lost.push_back(fmt::format(
+          "PipeFusion: {} stage{} with {} patch{} streaming across "
+          "denoising steps over stale K/V; MaxDiffusion has no pipeline "
+          "parallelism (its mesh axes are data, fsdp, context and tensor)",
+          r.stages, r.stages == 1 ? "" : "s", units, units == 1 ? "" : "es"));
+    if (r.sequenceParallel)
+      lost.push_back("Megatron sequence parallelism (reduce-scatter and "
+                     "all-gather around the norms); MaxDiffusion has no "
+                     "such axis");
+  }
+  if (usedChips(p) < p.chips)
+    lost.push_back(fmt::format(
+        "{} idle chips: the runtime's ici_* degrees multiply to every chip "
+        "of the slice",
+        p.chips - usedChips(p)));
+  return lost;
+}
+
+Error loom::emitRuntimeConfig(Runtime runtime, const PlanOutcome &plan,
+                              mlir::MLIRContext &context, raw_ostream &os) {
+  std::string why = checkRuntimeModel(runtime, plan);
+  if (!why.empty())
+    return createStringError(inconvertibleErrorCode(), why);
+  std::vector<std::string> lost = inexpressible(runtime, plan);
+  std::optional<PlanOutcome> restricted;
+  if (!lost.empty()) {
+    Expected<PlanOutcome> best = bestExpressible(runtime, plan, context);
+    if (!best)
+      return createStringError(
+          inconvertibleErrorCode(),
+          fmt::format("--emit {}: {}",
+                      runtime == Runtime::MaxText ? "maxtext" : "maxdiffusion",
+                      toString(best.takeError())));
+    restricted = std::move(*best);
+  }
+  const PlanOutcome &keys = restricted ? *restricted : plan;
+  if (runtime == Runtime::MaxText)
+    writeMaxText(plan, keys, lost, os);
+  else
+    writeMaxDiffusion(plan, keys, lost, os);
+  return Error::success();
+}
