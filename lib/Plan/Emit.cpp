@@ -227,11 +227,26 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
     os << "max_prefill_predict_length: " << seq << "\n";
     os << "max_target_length: " << seq << "\n";
   }
-  os << "# the plan's precision: bf16 weights, activations and KV cache\n";
+  using P = ImportOptions::Precision;
+  const ImportOptions &given = plan.request.import;
+  bool int8Weights = given.weights == P::Int8,
+       int8Kv = given.kvCache == P::Int8,
+       int8Activations = given.activations == P::Int8;
+  os << fmt::format("# the plan's precision: weights {}, KV cache {}, "
+                    "activations {}\n",
+                    stringifyPrecision(given.weights).str(),
+                    stringifyPrecision(given.kvCache).str(),
+                    stringifyPrecision(given.activations).str());
+  if (int8Weights && !int8Activations)
+    os << "# MaxText's \"int8\" quantizes the matmuls' activations too; int8 "
+          "weights alone are its\n# \"intmp\" with a quant_cfg_path, which "
+          "Loom does not write\n";
   os << "dtype: \"bfloat16\"\n";
   os << "weight_dtype: \"bfloat16\"\n";
-  os << "quantization: \"\"\n";
-  os << "quantize_kvcache: false\n";
+  os << "quantization: \"" << (int8Weights ? "int8" : "") << "\"\n";
+  os << "quantize_kvcache: " << (int8Kv ? "true" : "false") << "\n";
+  if (int8Kv)
+    os << "kv_quant_dtype: \"int8\"\n";
 }
 
 void writeMaxDiffusion(const PlanOutcome &plan, const PlanOutcome &keys,
@@ -304,6 +319,13 @@ std::string loom::checkRuntimeModel(Runtime runtime, const PlanOutcome &p) {
                        "Flux.1 (base_flux_*.yml) and Wan 2.1 "
                        "(base_wan_*.yml)",
                        p.modelName, p.family);
+  const ImportOptions &given = p.request.import;
+  if (given.weights != ImportOptions::Precision::BF16 ||
+      given.kvCache != ImportOptions::Precision::BF16 ||
+      given.activations != ImportOptions::Precision::BF16)
+    return "--emit maxdiffusion: the plan is not all bf16; MaxDiffusion "
+           "quantizes through qwix (use_qwix_quantization), which Loom does "
+           "not map: plan it in bf16";
   auto [height, width] = imageSize(p);
   if (p.family == "flux" && height != width)
     return fmt::format("--emit maxdiffusion: MaxDiffusion's Flux configs "
