@@ -28,6 +28,14 @@ static const std::pair<StringLiteral, std::optional<int64_t> ImportOptions::*>
         {"text_len", &ImportOptions::textLen},
 };
 
+/// The workload's precisions, by their key in the file.
+static const std::pair<StringLiteral, ImportOptions::Precision ImportOptions::*>
+    kWorkloadPrecisions[] = {
+        {"weights", &ImportOptions::weights},
+        {"kv_cache", &ImportOptions::kvCache},
+        {"activations", &ImportOptions::activations},
+};
+
 static StringRef modeName(ImportOptions::Mode mode) {
   switch (mode) {
   case ImportOptions::Mode::Prefill:
@@ -52,6 +60,10 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
       for (auto [key, member] : kWorkloadIntegers)
         if (w.*member)
           j.attribute(key, *(w.*member));
+      for (auto [key, member] : kWorkloadPrecisions)
+        j.attribute(key, stringifyPrecision(w.*member));
+      if (w.expertImbalance != 1.0)
+        j.attribute("expert_imbalance", w.expertImbalance);
     });
     j.attributeObject("target", [&] {
       j.attribute("topology", r.topology);
@@ -61,6 +73,7 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
     });
     j.attributeObject("layout", [&] {
       j.attribute("tp", r.tp);
+      j.attribute("ep", r.ep);
       j.attribute("stages", r.stages);
       j.attribute("data_parallel", r.dataParallel);
       j.attribute("sequence_parallel", r.sequenceParallel);
@@ -131,10 +144,30 @@ struct PlanFileReader {
 
   void workload(const json::Object &o, const JsonPath &path,
                 ImportOptions &w) {
-    SmallVector<StringRef> known = {"mode"};
+    SmallVector<StringRef> known = {"mode", "expert_imbalance"};
     for (auto [key, member] : kWorkloadIntegers)
       known.push_back(key);
+    for (auto [key, member] : kWorkloadPrecisions)
+      known.push_back(key);
     json.keys(o, path, known, {"mode", "batch"});
+    for (auto [key, member] : kWorkloadPrecisions) {
+      if (!o.get(key))
+        continue;
+      std::string text = json.string(o, key, path);
+      if (std::optional<ImportOptions::Precision> p = parsePrecision(text))
+        w.*member = *p;
+      else if (!json.failed())
+        json.fail(JsonReader::at(path, key),
+                  "must be bf16 or int8, got \"" + text + "\"");
+    }
+    if (o.get("expert_imbalance")) {
+      std::optional<double> f = o.get("expert_imbalance")->getAsNumber();
+      if (!f || !(*f >= 1) || !std::isfinite(*f))
+        json.fail(JsonReader::at(path, "expert_imbalance"),
+                  "must be a number, 1 or more");
+      else
+        w.expertImbalance = *f;
+    }
     std::string mode = json.string(o, "mode", path);
     if (std::optional<ImportOptions::Mode> parsed = parseImportMode(mode))
       w.mode = *parsed;
@@ -147,9 +180,12 @@ struct PlanFileReader {
 
   void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {
     json.keys(o, path,
-              {"tp", "stages", "data_parallel", "sequence_parallel", "slices"},
+              {"tp", "ep", "stages", "data_parallel", "sequence_parallel",
+               "slices"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
+    if (o.get("ep"))
+      r.ep = json.integer(o, "ep", path, 1);
     r.stages = json.integer(o, "stages", path, 1);
     r.dataParallel = json.integer(o, "data_parallel", path, 1);
     r.sequenceParallel = boolean(o, "sequence_parallel", path);
@@ -163,7 +199,9 @@ struct PlanFileReader {
     for (auto [i, value] : enumerate(*slices))
       lengths.push_back(
           std::to_string(json.integer(value, JsonReader::at(slicesPath, i), 1)));
-    r.slices = join(lengths, ",");
+    // "l1,l2,..." are lengths, but a lone number is a count of slices: one
+    // slice is the count 1 (its length is the whole sequence).
+    r.slices = lengths.size() == 1 ? "1" : join(lengths, ",");
   }
 
   void result(const json::Object &o, const JsonPath &path, SavedPlan &saved) {

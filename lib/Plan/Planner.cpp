@@ -172,6 +172,11 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     out.modelName = imported.getName().str();
     out.family = imported.getFamily().str();
     ImportOptions &given = out.imported;
+    // What #loom.model does not record: the precision and the routing.
+    given.weights = request.import.weights;
+    given.kvCache = request.import.kvCache;
+    given.activations = request.import.activations;
+    given.expertImbalance = request.import.expertImbalance;
     given.mode = imported.isDiffusion() ? ImportOptions::Mode::Diffusion
                  : imported.getMode() == ModelMode::decode
                      ? ImportOptions::Mode::Decode

@@ -200,9 +200,10 @@ int main(int argc, char **argv) {
   if (!planFile.empty()) {
     // The file is the whole request; only the target's figures may change.
     for (cl::Option *o : std::initializer_list<cl::Option *>{
-             &model, &topology, &mode, &batch, &seqLen, &resolution, &steps,
-             &textLen, &tp, &stages, &dataParallel, &slices, &sequenceParallel,
-             &searchFlag, &top})
+             &model, &topology, &mode, &batch, &seqLen, &resolution, &height,
+             &width, &frames, &steps, &textLen, &weightsDtype, &kvDtype,
+             &activationsDtype, &expertImbalance, &tp, &ep, &stages,
+             &dataParallel, &slices, &sequenceParallel, &searchFlag, &top})
       if (o->getNumOccurrences())
         return fail("--plan replays the plan file's model, workload and "
                     "layout; drop --" + o->ArgStr);
