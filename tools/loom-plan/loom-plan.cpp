@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Import/WorkloadOptions.h"
 #include "loom/InitAll.h"
 #include "loom/Plan/Emit.h"
 #include "loom/Plan/HtmlReport.h"
@@ -48,39 +49,7 @@ static cl::opt<std::string>
                cl::desc("Read --target's topology from this target file "
                         "(format: targets/README.md) instead of the "
                         "bundled ones"));
-static cl::opt<std::string>
-    mode("mode", cl::cat(category), cl::value_desc("prefill|decode|diffusion"),
-         cl::desc("prefill (LLMs' default), decode, or diffusion (DiTs')"));
-static cl::opt<int64_t> batch("batch", cl::cat(category),
-                              cl::desc("Batch size"));
-static cl::opt<int64_t> seqLen("seq", cl::cat(category),
-                               cl::desc("LLMs: prompt (or cached) tokens"));
-static cl::opt<int64_t> resolution("resolution", cl::cat(category),
-                                   cl::desc("DiTs: image side in pixels"));
-static cl::opt<int64_t> height("height", cl::cat(category),
-                               cl::desc("DiTs: image or video height in pixels "
-                                        "(with --width)"));
-static cl::opt<int64_t> width("width", cl::cat(category),
-                              cl::desc("DiTs: image or video width in pixels "
-                                       "(with --height)"));
-static cl::opt<int64_t> frames("frames", cl::cat(category),
-                               cl::desc("Video DiTs: frames (default: the "
-                                        "pipeline's)"));
-static cl::opt<int64_t> steps("steps", cl::cat(category),
-                              cl::desc("DiTs: denoising steps"));
-static cl::opt<std::string>
-    weightsDtype("weights-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
-                 cl::desc("Element type of the projections' weights "
-                          "(default bf16)"));
-static cl::opt<std::string>
-    kvDtype("kv-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
-            cl::desc("Element type of the KV cache (default bf16)"));
-static cl::opt<std::string> activationsDtype(
-    "activations-dtype", cl::value_desc("bf16|int8"), cl::cat(category),
-    cl::desc("int8: the projections multiply int8 activations by int8 "
-             "weights at the MXU's int8 rate (needs --weights-dtype int8)"));
-static cl::opt<int64_t> textLen("text-len", cl::cat(category),
-                                cl::desc("DiTs with text: text tokens"));
+static loom::WorkloadOptions workload(category);
 static cl::opt<int64_t>
     tp("tp", cl::init(1), cl::cat(category),
        cl::desc("Tensor-parallel degree (1 when another layout option is "
@@ -98,10 +67,6 @@ static cl::opt<int64_t>
        cl::desc("Expert-parallel degree, MoE models: experts split over ep "
                 "chips of the tensor-parallel group (1 when another layout "
                 "option is given; with none, the search chooses)"));
-static cl::opt<double> expertImbalance(
-    "expert-imbalance", cl::init(1.0), cl::cat(category),
-    cl::desc("MoE models: the busiest expert's load as a multiple of the "
-             "average (default 1: uniform routing)"));
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));
@@ -163,31 +128,12 @@ int main(int argc, char **argv) {
   request.targetFile = targetFile;
   request.tp = tp;
   request.ep = ep;
-  request.import.expertImbalance = expertImbalance;
   request.stages = stages;
   request.dataParallel = dataParallel;
   request.slices = slices;
   request.sequenceParallel = sequenceParallel;
-  std::optional<loom::ImportOptions::Mode> parsed = loom::parseImportMode(mode);
-  if (!mode.empty() && !parsed)
-    return fail("--mode must be prefill, decode or diffusion, got '" + mode +
-                "'");
-  if (!mode.empty())
-    request.import.mode = *parsed;
-  request.import.batch = loom::givenOption(batch);
-  request.import.seqLen = loom::givenOption(seqLen);
-  request.import.resolution = loom::givenOption(resolution);
-  request.import.height = loom::givenOption(height);
-  request.import.width = loom::givenOption(width);
-  request.import.frames = loom::givenOption(frames);
-  request.import.steps = loom::givenOption(steps);
-  request.import.textLen = loom::givenOption(textLen);
-  if (std::string bad = loom::setPrecisions(request.import, weightsDtype, kvDtype,
-                                             activationsDtype);
-      !bad.empty()) {
-    errs() << "loom-plan: " << bad << "\n";
-    return 1;
-  }
+  if (std::string bad = workload.get(request.import); !bad.empty())
+    return fail(bad);
   request.fixTp = tp.getNumOccurrences() > 0;
   request.fixEp = ep.getNumOccurrences() > 0;
   request.fixStages = stages.getNumOccurrences() > 0;
@@ -199,11 +145,10 @@ int main(int argc, char **argv) {
   std::optional<loom::SavedPlan> saved;
   if (!planFile.empty()) {
     // The file is the whole request; only the target's figures may change.
-    for (cl::Option *o : std::initializer_list<cl::Option *>{
-             &model, &topology, &mode, &batch, &seqLen, &resolution, &height,
-             &width, &frames, &steps, &textLen, &weightsDtype, &kvDtype,
-             &activationsDtype, &expertImbalance, &tp, &ep, &stages,
-             &dataParallel, &slices, &sequenceParallel, &searchFlag, &top})
+    SmallVector<const cl::Option *> given = workload.all();
+    given.append({&model, &topology, &tp, &ep, &stages, &dataParallel,
+                  &slices, &sequenceParallel, &searchFlag, &top});
+    for (const cl::Option *o : given)
       if (o->getNumOccurrences())
         return fail("--plan replays the plan file's model, workload and "
                     "layout; drop --" + o->ArgStr);

@@ -1,0 +1,117 @@
+//===- WorkloadOptions.h - the forward pass's command-line options -*- C++ -*-===//
+//
+// --mode, --batch, --seq, the image and video sizes, --steps, --text-len,
+// the precisions and --expert-imbalance: what loom-import and loom-plan
+// both take to say which forward pass to build. Construct one (a static in
+// the tool) in the tool's option category; after parsing, get() fills an
+// ImportOptions. One declaration, so that an option added for a model
+// family reaches both tools.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_IMPORT_WORKLOADOPTIONS_H
+#define LOOM_IMPORT_WORKLOADOPTIONS_H
+
+#include "loom/Import/ModelImporter.h"
+#include "loom/Support/CommandLine.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+
+namespace loom {
+
+struct WorkloadOptions {
+  explicit WorkloadOptions(llvm::cl::OptionCategory &category)
+      : mode("mode", llvm::cl::cat(category),
+             llvm::cl::value_desc("prefill|decode|diffusion"),
+             llvm::cl::desc("prefill: the whole prompt (LLM) or one "
+                            "denoising step (DiT), the default; decode: one "
+                            "new token per sequence after --seq cached "
+                            "tokens (LLMs); diffusion: prefill, refusing "
+                            "LLMs")),
+        batch("batch", llvm::cl::cat(category),
+              llvm::cl::desc("Batch size (default: 1 for LLMs and Flux, 2 "
+                             "for guided DiT, PixArt, SD3)")),
+        seqLen("seq", llvm::cl::cat(category),
+               llvm::cl::desc("LLMs: prompt tokens, or cached tokens in "
+                              "decode mode (default: 2048)")),
+        resolution("resolution", llvm::cl::cat(category),
+                   llvm::cl::desc("DiTs: square image side in pixels "
+                                  "(default: the model's)")),
+        height("height", llvm::cl::cat(category),
+               llvm::cl::desc("DiTs: image or video height in pixels (with "
+                              "--width)")),
+        width("width", llvm::cl::cat(category),
+              llvm::cl::desc("DiTs: image or video width in pixels (with "
+                             "--height)")),
+        frames("frames", llvm::cl::cat(category),
+               llvm::cl::desc("Video DiTs: frames (default: the "
+                              "pipeline's)")),
+        steps("steps", llvm::cl::cat(category),
+              llvm::cl::desc("DiTs: denoising steps (default: the diffusers "
+                             "pipeline's)")),
+        textLen("text-len", llvm::cl::cat(category),
+                llvm::cl::desc("DiTs with text: text tokens (default: the "
+                               "pipeline's, e.g. PixArt 120, SD3 333, Flux "
+                               "512)")),
+        weightsDtype("weights-dtype", llvm::cl::value_desc("bf16|int8"),
+                     llvm::cl::cat(category),
+                     llvm::cl::desc("Element type of the projections' "
+                                    "weights (default bf16)")),
+        kvDtype("kv-dtype", llvm::cl::value_desc("bf16|int8"),
+                llvm::cl::cat(category),
+                llvm::cl::desc("Element type of the KV cache (default "
+                               "bf16)")),
+        activationsDtype(
+            "activations-dtype", llvm::cl::value_desc("bf16|int8"),
+            llvm::cl::cat(category),
+            llvm::cl::desc("int8: the projections multiply int8 activations "
+                           "by int8 weights at the MXU's int8 rate (needs "
+                           "--weights-dtype int8)")),
+        expertImbalance(
+            "expert-imbalance", llvm::cl::cat(category), llvm::cl::init(1.0),
+            llvm::cl::desc("Mixtures of experts: the busiest expert's load "
+                           "as a multiple of the average (default 1: "
+                           "uniform routing)")) {}
+
+  /// Fills `options` from the options given (the rest keep the model's
+  /// defaults); returns a message naming a bad value, or "".
+  std::string get(ImportOptions &options) const {
+    if (!mode.empty()) {
+      std::optional<ImportOptions::Mode> parsed = parseImportMode(mode);
+      if (!parsed)
+        return "--mode must be prefill, decode or diffusion, got '" + mode +
+               "'";
+      options.mode = *parsed;
+    }
+    options.batch = givenOption(batch);
+    options.seqLen = givenOption(seqLen);
+    options.resolution = givenOption(resolution);
+    options.height = givenOption(height);
+    options.width = givenOption(width);
+    options.frames = givenOption(frames);
+    options.steps = givenOption(steps);
+    options.textLen = givenOption(textLen);
+    options.expertImbalance = expertImbalance;
+    return setPrecisions(options, weightsDtype, kvDtype, activationsDtype);
+  }
+
+  /// Every option, e.g. to refuse them beside a saved plan.
+  llvm::SmallVector<const llvm::cl::Option *> all() const {
+    return {&mode,    &batch,        &seqLen,  &resolution, &height,
+            &width,   &frames,       &steps,   &textLen,    &weightsDtype,
+            &kvDtype, &activationsDtype, &expertImbalance};
+  }
+
+  llvm::cl::opt<std::string> mode;
+  llvm::cl::opt<int64_t> batch, seqLen, resolution, height, width, frames,
+      steps, textLen;
+  llvm::cl::opt<std::string> weightsDtype, kvDtype, activationsDtype;
+  llvm::cl::opt<double> expertImbalance;
+};
+
+} // namespace loom
+
+#endif // LOOM_IMPORT_WORKLOADOPTIONS_H
