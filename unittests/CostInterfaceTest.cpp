@@ -12,6 +12,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "CostOpFixture.h"
+
 #include <gtest/gtest.h>
 
 using namespace mlir;
@@ -19,28 +21,7 @@ using namespace loom;
 
 namespace {
 
-class CostInterfaceTest : public ::testing::Test {
-protected:
-  CostInterfaceTest() { context.loadDialect<LoomDialect, func::FuncDialect>(); }
-
-  /// Parses `body` inside a function and returns the first op named `name`.
-  CostOpInterface parseOp(StringRef body, StringRef name) {
-    std::string text = ("func.func @f" + body).str();
-    module = parseSourceString<ModuleOp>(text, &context);
-    EXPECT_TRUE(module) << text;
-    CostOpInterface found;
-    if (module)
-      module->walk([&](CostOpInterface op) {
-        if (!found && op->getName().getStringRef() == name)
-          found = op;
-      });
-    EXPECT_TRUE(found) << name.str();
-    return found;
-  }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
+using CostInterfaceTest = CostOpFixture;
 
 TEST_F(CostInterfaceTest, LinearCountsMatmulWeightsAndBias) {
   CostOpInterface op = parseOp(R"(

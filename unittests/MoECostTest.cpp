@@ -13,6 +13,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "CostOpFixture.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,24 +24,8 @@ using namespace loom;
 
 namespace {
 
-class MoECostTest : public ::testing::Test {
+class MoECostTest : public CostOpFixture {
 protected:
-  MoECostTest() { context.loadDialect<LoomDialect, func::FuncDialect>(); }
-
-  CostOpInterface parseOp(StringRef body, StringRef name) {
-    std::string text = ("func.func @f" + body).str();
-    module = parseSourceString<ModuleOp>(text, &context);
-    EXPECT_TRUE(module) << text;
-    CostOpInterface found;
-    if (module)
-      module->walk([&](CostOpInterface op) {
-        if (!found && op->getName().getStringRef() == name)
-          found = op;
-      });
-    EXPECT_TRUE(found) << name.str();
-    return found;
-  }
-
   CostOpInterface experts(int64_t rows, int64_t tokens, int64_t ep = 1) {
     std::string type = "tensor<1x" + std::to_string(rows) + "x64xbf16>";
     return parseOp("(%b: " + type + ") {\n %y = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 224, tokens = " +
@@ -47,9 +33,6 @@ protected:
                        "} : " + type + "\n return\n }",
                    "loom.moe_experts");
   }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
 };
 
 // One expert: gate, up (64 x 224 each) and down (224 x 64), bf16.
