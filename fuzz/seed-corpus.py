@@ -65,3 +65,18 @@ put("ir", "planned-mini-llama-tp2-stages2.mlir", planned)
 lowered = tool("loom-opt", "--convert-loom-to-sched", stdin=planned)
 put("schedule", "lowered-mini-llama-tp2-stages2.json",
     tool("loom-translate", "--sched-to-json", stdin=lowered))
+# plan: plans as --save-plan writes them; the fuzzer replans the small ones.
+for name, args in [
+        ("llama-7b-tp2-stages2", ["llama-7b", "--target", "v5e-4", "--seq", "256", "--tp", "2", "--stages", "2"]),
+        ("llama-7b-int8-tp4", ["llama-7b", "--target", "v5e-4", "--seq", "128", "--tp", "4",
+                               "--weights-dtype", "int8", "--kv-dtype", "int8"]),
+        ("llama-7b-decode-slices", ["llama-7b", "--target", "v5e-4", "--mode", "decode", "--batch", "4",
+                                    "--seq", "512", "--stages", "2"]),
+        ("dit-xl-2-256px-stages2", ["dit-xl-2", "--target", "v5e-4", "--resolution", "256", "--steps", "2",
+                                    "--stages", "2"]),
+        ("mixtral-tp8-ep8", ["mixtral-8x7b", "--target", "v5e-8", "--seq", "256", "--tp", "8", "--ep", "8",
+                             "--expert-imbalance", "1.5"])]:
+    out = os.path.join(build, "fuzz-seed-plan.json")
+    tool("loom-plan", "--model", *args, "--save-plan", out)
+    put("plan", name + ".json", read(out))
+    os.remove(out)

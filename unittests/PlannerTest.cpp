@@ -74,6 +74,20 @@ TEST_F(Planner, ASimulatedPlanRunsThePipelineOnce) {
       << plan.memory[1];
 }
 
+// A library user need not register or load Loom's dialects first: the
+// planner loads what it builds (the plan fuzzer found the lowering's
+// crash in a bare context).
+TEST(PlannerLibrary, PlansInABareContext) {
+  MLIRContext bare(MLIRContext::Threading::DISABLED);
+  PlanRequest request = llama7b("v5e-4");
+  request.tp = 2;
+  request.stages = 2;
+  PlanOutcome plan = planAndSimulate(request, bare, PlanOptions());
+  ASSERT_EQ(plan.failure, "");
+  ASSERT_TRUE(plan.simulated.has_value());
+  EXPECT_GT(plan.simulated->makespan, 0);
+}
+
 TEST_F(Planner, APlanOverTheBudgetIsPredictedNotSimulated) {
   PlanRequest request;
   request.model = "dit-xl-2";

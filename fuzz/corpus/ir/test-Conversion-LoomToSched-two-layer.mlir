@@ -13,7 +13,12 @@
 // - The second slice's attention visits 32 x 32 + 32 x 33 / 2 = 1552 query/
 //   key pairs instead of 528: 4 x 2 heads x 128 (head_dim 64 padded to the
 //   MXU's 128) x 1552 = 1589248 FLOPs.
-// RUN: loom-import %S/Inputs/tiny-llama.json --seq 64 --target v5e-4 | loom-opt --loom-shard-heads=tp=2 --loom-partition-layers=stages=2 --loom-split-tokens=slices=2 --convert-loom-to-sched | FileCheck %s
+//
+// The input below is the plan as loom-shard-heads=tp=2,
+// loom-partition-layers=stages=2 and loom-split-tokens=slices=2 leave it
+// (Inputs/tiny-llama.json imported with --seq 64), written out so that only
+// the lowering is under test.
+// RUN: loom-opt %s --convert-loom-to-sched | FileCheck %s
 
 // CHECK: sched.program attributes {target = #loom.target<"tpu-v5e", topology = "v5e-4", shape = [2, 2], {{.*}}>} {
 // CHECK-NEXT: sched.chip 0 {
@@ -214,3 +219,56 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: }
+
+module attributes {loom.model = #loom.model<name = "tiny-llama", family = "llama", mode = prefill, batch = 1, seq = 64>, loom.parallel = #loom.parallel<tp = 2>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @tiny_llama(%arg0: tensor<1x64xi32> {loom.name = "input_ids"}) -> tensor<1x64x512xbf16> attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [32, 32]>} {
+    %0 = loom.embed %arg0 {loom.split = #loom.split<vocab, 2>, vocab = 512 : i64} : tensor<1x64xi32> -> tensor<1x64x256xbf16>
+    %1 = loom.all_reduce %0 {group = "tp", group_size = 2 : i64} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+    %2 = loom.layer 0(%1) {kind = "llama", stage = 0 : i64} : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%arg1: tensor<1x64x256xbf16>):
+      %6 = loom.rms_norm %arg1 : tensor<1x64x256xbf16>
+      %7 = loom.linear  q %6 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x128xbf16>
+      %8 = loom.linear  k %6 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x128xbf16>
+      %9 = loom.linear  v %6 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x128xbf16>
+      %10 = loom.rope %7 {head_dim = 64 : i64} : tensor<1x64x128xbf16>
+      %11 = loom.rope %8 {head_dim = 64 : i64} : tensor<1x64x128xbf16>
+      %12 = loom.attention %10, %11, %9 {causal, head_dim = 64 : i64, heads = 2 : i64, kv_heads = 2 : i64, loom.split = #loom.split<heads, 2>} : tensor<1x64x128xbf16>, tensor<1x64x128xbf16> -> tensor<1x64x128xbf16>
+      %13 = loom.linear  o %12 {loom.split = #loom.split<row, 2>} : tensor<1x64x128xbf16> -> tensor<1x64x256xbf16>
+      %14 = loom.all_reduce %13 {group = "tp", group_size = 2 : i64} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %15 = loom.add %arg1, %14 : tensor<1x64x256xbf16>, tensor<1x64x256xbf16>
+      %16 = loom.rms_norm %15 : tensor<1x64x256xbf16>
+      %17 = loom.linear  gate %16 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %18 = loom.linear  up %16 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %19 = loom.swiglu %17, %18 : tensor<1x64x256xbf16>
+      %20 = loom.linear  down %19 {loom.split = #loom.split<row, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %21 = loom.all_reduce %20 {group = "tp", group_size = 2 : i64} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %22 = loom.add %15, %21 : tensor<1x64x256xbf16>, tensor<1x64x256xbf16>
+      loom.yield %22 : tensor<1x64x256xbf16>
+    }
+    %3 = loom.layer 1(%2) {kind = "llama", stage = 1 : i64} : (tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {
+    ^bb0(%arg1: tensor<1x64x256xbf16>):
+      %6 = loom.rms_norm %arg1 : tensor<1x64x256xbf16>
+      %7 = loom.linear  q %6 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x128xbf16>
+      %8 = loom.linear  k %6 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x128xbf16>
+      %9 = loom.linear  v %6 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x128xbf16>
+      %10 = loom.rope %7 {head_dim = 64 : i64} : tensor<1x64x128xbf16>
+      %11 = loom.rope %8 {head_dim = 64 : i64} : tensor<1x64x128xbf16>
+      %12 = loom.attention %10, %11, %9 {causal, head_dim = 64 : i64, heads = 2 : i64, kv_heads = 2 : i64, loom.split = #loom.split<heads, 2>} : tensor<1x64x128xbf16>, tensor<1x64x128xbf16> -> tensor<1x64x128xbf16>
+      %13 = loom.linear  o %12 {loom.split = #loom.split<row, 2>} : tensor<1x64x128xbf16> -> tensor<1x64x256xbf16>
+      %14 = loom.all_reduce %13 {group = "tp", group_size = 2 : i64} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %15 = loom.add %arg1, %14 : tensor<1x64x256xbf16>, tensor<1x64x256xbf16>
+      %16 = loom.rms_norm %15 : tensor<1x64x256xbf16>
+      %17 = loom.linear  gate %16 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %18 = loom.linear  up %16 {loom.split = #loom.split<column, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %19 = loom.swiglu %17, %18 : tensor<1x64x256xbf16>
+      %20 = loom.linear  down %19 {loom.split = #loom.split<row, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %21 = loom.all_reduce %20 {group = "tp", group_size = 2 : i64} : tensor<1x64x256xbf16> -> tensor<1x64x256xbf16>
+      %22 = loom.add %15, %21 : tensor<1x64x256xbf16>, tensor<1x64x256xbf16>
+      loom.yield %22 : tensor<1x64x256xbf16>
+    }
+    %4 = loom.rms_norm %3 : tensor<1x64x256xbf16>
+    %5 = loom.linear  lm_head %4 {loom.split = #loom.split<vocab, 2>} : tensor<1x64x256xbf16> -> tensor<1x64x512xbf16>
+    return %5 : tensor<1x64x512xbf16>
+  }
+}
+

@@ -5,3 +5,4 @@ func.func @reshape_wrap(%x: tensor<4294967296x4294967297xbf16>) {
   %0 = loom.reshape %x : tensor<4294967296x4294967297xbf16> -> tensor<4294967296xbf16>
   return
 }
+

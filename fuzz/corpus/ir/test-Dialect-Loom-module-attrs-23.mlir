@@ -4,3 +4,4 @@
 func.func @f(%x: tensor<1xi32> {loom.label = "x"}) {
   return
 }
+

@@ -344,3 +344,19 @@ func.func @collectives(%x: tensor<1x8x64xbf16>) -> tensor<1x8x64xbf16> {
   %a = loom.all_to_all %s {group = "ep", group_size = 8, dim = 2} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
   return %a : tensor<1x8x64xbf16>
 }
+
+//===----------------------------------------------------------------------===//
+// A video latent: 1x2x2 patches over 5 latent frames (Wan, HunyuanVideo),
+// and 2x2x2 patches (CogVideoX 1.5).
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @video_patches
+// CHECK:         loom.patchify %{{.*}} {patch_size = 2 : i64, patch_t = 1 : i64} : tensor<1x16x5x8x8xbf16> -> tensor<1x80x64xbf16>
+// CHECK:         loom.patchify %{{.*}} {patch_size = 2 : i64, patch_t = 2 : i64} : tensor<1x16x4x8x8xbf16> -> tensor<1x32x64xbf16>
+// CHECK:         loom.unpatchify %{{.*}} {patch_size = 2 : i64, patch_t = 1 : i64} : tensor<1x80x64xbf16> -> tensor<1x16x5x8x8xbf16>
+func.func @video_patches(%v: tensor<1x16x5x8x8xbf16>, %w: tensor<1x16x4x8x8xbf16>) -> (tensor<1x16x5x8x8xbf16>, tensor<1x32x64xbf16>) {
+  %x = loom.patchify %v {patch_size = 2, patch_t = 1} : tensor<1x16x5x8x8xbf16> -> tensor<1x80x64xbf16>
+  %y = loom.patchify %w {patch_size = 2, patch_t = 2} : tensor<1x16x4x8x8xbf16> -> tensor<1x32x64xbf16>
+  %o = loom.unpatchify %x {patch_size = 2, patch_t = 1} : tensor<1x80x64xbf16> -> tensor<1x16x5x8x8xbf16>
+  return %o, %y : tensor<1x16x5x8x8xbf16>, tensor<1x32x64xbf16>
+}

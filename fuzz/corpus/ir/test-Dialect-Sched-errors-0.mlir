@@ -2,7 +2,7 @@
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
-    // expected-error @+1 {{'sched.send' op has no matching sched.recv on chip 1 (tag 7)}}
+    // expected-error @+1 {{'sched.send' op chip 1 never receives tag 7 from chip 0}}
     %s = sched.send to 1 {bytes = 64, tag = 7}
   }
   sched.chip 1 {

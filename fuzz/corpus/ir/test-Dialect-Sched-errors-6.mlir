@@ -5,7 +5,7 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
   }
   sched.chip 1 {
-    // expected-error @+1 {{'sched.collective' op disagrees with chip 0 on the kind, group or bytes of tag 5}}
+    // expected-error @+1 {{'sched.collective' op disagrees with chip 0 on the kind, group or bytes of collective tag 5}}
     %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 32, tag = 5}
   }
 }

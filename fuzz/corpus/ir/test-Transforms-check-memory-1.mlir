@@ -17,3 +17,4 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [1, 1]>} {
     return %a : tensor<1x8x64xbf16>
   }
 }
+

@@ -18,7 +18,8 @@ namespace loom {
 #include "loom/Conversion/Passes.h.inc"
 
 /// Lowers `module` (a planned loom model) to a sched.program in place. The
-/// C++ entry point of convert-loom-to-sched.
+/// C++ entry point of convert-loom-to-sched; it loads the sched dialect
+/// into the module's context.
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module);
 /// The same with the module's analysis, when the caller has one.
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,

@@ -339,6 +339,9 @@ private:
 } // namespace
 
 LogicalResult loom::lowerToSchedule(ModuleOp module) {
+  // Called outside a pass manager, nothing has loaded the dialect the
+  // lowering builds (the pass declares it as a dependent dialect).
+  module.getContext()->getOrLoadDialect<sched::SchedDialect>();
   ModelAnalysis analysis(module);
   return lowerToSchedule(module, analysis);
 }

@@ -1,5 +1,5 @@
 // Layers over per-sample vectors (no sequence dimension) pipeline as one
-// slice and lower too.
+// slice and lower too (split-tokens.mlir pins the slice on its own).
 // RUN: loom-opt %s --loom-partition-layers=stages=2 --loom-split-tokens --loom-check-memory | FileCheck %s
 // RUN: loom-opt %s --loom-shard-heads=tp=2 --loom-partition-layers=stages=2 --loom-split-tokens --convert-loom-to-sched | FileCheck %s --check-prefix=SCHED
 // CHECK: loom.pipeline = #loom.pipeline<stages = 2, slices = [1]>

@@ -1,4 +1,4 @@
-// RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-partition-layers=stages=2 --loom-split-tokens=slices=6 --loom-check-memory
+
 
 // Two stages need two layers.
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {

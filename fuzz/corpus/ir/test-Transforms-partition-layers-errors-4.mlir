@@ -18,3 +18,4 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     return %b : tensor<1x8x65536xbf16>
   }
 }
+

@@ -1,4 +1,8 @@
-// Pipelines of the bundled models: layers to stages, then slices.
+// End to end: pipelines of the bundled models, as imported, through
+// loom-shard-heads, loom-partition-layers, loom-split-tokens and
+// loom-check-memory. The passes' decisions are worked by hand on small
+// hand-written IR in test/Transforms/partition-layers.mlir,
+// split-tokens.mlir and check-memory.mlir.
 // RUN: loom-import llama-65b --target v5e-16 | loom-opt --loom-shard-heads=tp=4 --loom-partition-layers=stages=4 --loom-split-tokens=report=true --loom-check-memory 2>&1 | FileCheck %s --check-prefix=L65
 // RUN: loom-import gpt3-175b --target v5e-64 | loom-opt --loom-shard-heads=tp=8 --loom-partition-layers=stages=8 --loom-split-tokens=report=true --loom-check-memory 2>&1 | FileCheck %s --check-prefix=GPT3
 // RUN: loom-import dit-xl-2 --resolution 512 --target v5e-16 | loom-opt --loom-shard-heads=tp=4 --loom-partition-layers=stages=4 --loom-split-tokens=report=true --loom-check-memory 2>&1 | FileCheck %s --check-prefix=DIT

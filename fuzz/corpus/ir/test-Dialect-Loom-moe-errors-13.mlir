@@ -1,0 +1,8 @@
+
+
+func.func @mla_result_width(%q: tensor<2x1x96xbf16>, %c: tensor<2x1x40xbf16>) {
+  // expected-error @+1 {{'loom.latent_attention' op expects a result of width heads * v_head_dim = 64, got 48}}
+  %a = loom.latent_attention %q, %c {heads = 4, kv_lora_rank = 32, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, causal} : tensor<2x1x96xbf16>, tensor<2x1x40xbf16> -> tensor<2x1x48xbf16>
+  return
+}
+

@@ -1,0 +1,19 @@
+
+
+// ... or a collective's group.
+module attributes {loom.parallel = #loom.parallel<tp = 2>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @group_edit(%x: tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+    %a = loom.layer 0 (%x) : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+    ^bb0(%in: tensor<1x8x16xbf16>):
+      // expected-error @+1 {{'loom.all_reduce' op is sharded 4 ways, but the module's tensor parallelism (loom.parallel's tp) is 2; loom-partition-layers needs them to agree}}
+      %r = loom.all_reduce %in {group = "tp", group_size = 4} : tensor<1x8x16xbf16> -> tensor<1x8x16xbf16>
+      loom.yield %r : tensor<1x8x16xbf16>
+    }
+    %b = loom.layer 1 (%a) : (tensor<1x8x16xbf16>) -> tensor<1x8x16xbf16> {
+    ^bb0(%in: tensor<1x8x16xbf16>):
+      loom.yield %in : tensor<1x8x16xbf16>
+    }
+    return %b : tensor<1x8x16xbf16>
+  }
+}
+
