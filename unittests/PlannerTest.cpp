@@ -125,6 +125,57 @@ TEST_F(Planner, ASearchPlansEachCandidateOnceAndSimulatesItsTop) {
             search.ranked.front().simulated->makespan);
 }
 
+TEST_F(Planner, ASearchsSimulationsShareOneBudgetOfTasks) {
+  PlanOptions options;
+  options.simulateTop = 3;
+  options.rankOnly = true;
+  SearchResult all = searchPlans(llama7b("v5e-8"), context, options);
+  ASSERT_GE(all.ranked.size(), 3u);
+  // By prediction, the three simulated with the whole budget.
+  std::vector<PlanOutcome> best = all.ranked;
+  llvm::stable_sort(best, [](const PlanOutcome &a, const PlanOutcome &b) {
+    return a.predicted < b.predicted;
+  });
+  auto simulatedOf = [](const SearchResult &search) {
+    return llvm::count_if(search.ranked, [](const PlanOutcome &p) {
+      return p.simulated.has_value();
+    });
+  };
+  ASSERT_EQ(simulatedOf(all), 3);
+  // Room for the first two only: the third is not simulated, and neither
+  // is a smaller plan further down (the search stops at the first that
+  // does not fit what is left).
+  options.searchSimulationBudget =
+      best[0].estimatedTasks + best[1].estimatedTasks;
+  SearchResult two = searchPlans(llama7b("v5e-8"), context, options);
+  EXPECT_EQ(simulatedOf(two), 2);
+  auto sameLayout = [](const PlanOutcome &a, const PlanOutcome &b) {
+    return a.request.tp == b.request.tp &&
+           a.request.stages == b.request.stages &&
+           a.request.dataParallel == b.request.dataParallel;
+  };
+  for (const PlanOutcome &p : two.ranked) {
+    if (p.simulated) {
+      EXPECT_TRUE(sameLayout(p, best[0]) || sameLayout(p, best[1]))
+          << "tp " << p.request.tp << " x " << p.request.stages;
+    }
+  }
+  options.searchSimulationBudget = best[0].estimatedTasks - 1;
+  EXPECT_EQ(simulatedOf(searchPlans(llama7b("v5e-8"), context, options)), 0);
+}
+
+// Only the winner needs its schedule (its trace, timeline, report); the
+// other simulated plans do not keep theirs.
+TEST_F(Planner, OnlyTheWinnerKeepsItsSchedule) {
+  PlanOptions options;
+  options.simulateTop = 3;
+  SearchResult search = searchPlans(llama7b("v5e-8"), context, options);
+  ASSERT_TRUE(search.winner.has_value());
+  EXPECT_FALSE(search.winner->schedule.chips.empty());
+  for (const PlanOutcome &p : search.ranked)
+    EXPECT_TRUE(p.schedule.chips.empty());
+}
+
 TEST_F(Planner, AnUnsimulatedWinnerIsSimulatedFromItsPlannedModule) {
   PlanOptions options = counted();
   options.simulateTop = 0;

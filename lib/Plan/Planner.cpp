@@ -503,11 +503,23 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     lowerAndSimulate(planned, trace);
   };
   int64_t simulated = 0;
+  // Only the best simulated plan so far keeps its schedule (the winner's
+  // report, trace and timeline need it; a ranked plan does not): a large
+  // program's schedule takes hundreds of MB.
+  std::optional<size_t> bestSimulated;
+  // The search's simulations share one budget of tasks, so a search takes
+  // about the seconds and memory of one plan's simulation at most (the
+  // best plans of a large DiT each come near the budget).
+  double budgetLeft = options.searchSimulationBudget;
   for (size_t i = 0; i < plans.size() && simulated < simulateTop;) {
-    if (plans[i].outcome.estimatedTasks > kSimulationBudget) {
+    double tasks = plans[i].outcome.estimatedTasks;
+    if (tasks > kSimulationBudget) {
       ++i;
       continue;
     }
+    if (tasks > budgetLeft)
+      break;
+    budgetLeft -= tasks;
     simulate(plans[i], /*trace=*/false);
     progress();
     if (!plans[i].outcome.failure.empty()) {
@@ -515,6 +527,17 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
       plans.erase(plans.begin() + i);
       ++result.rejected;
       continue;
+    }
+    // (Erasing at i leaves the indices before it in place.)
+    auto makespan = [&](size_t k) {
+      return plans[k].outcome.simulated->makespan;
+    };
+    if (!bestSimulated || makespan(i) < makespan(*bestSimulated)) {
+      if (bestSimulated)
+        plans[*bestSimulated].outcome.schedule = {};
+      bestSimulated = i;
+    } else {
+      plans[i].outcome.schedule = {};
     }
     ++i;
     ++simulated;
@@ -549,6 +572,9 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     }
     result.winner = std::move(winner.outcome);
   }
+  // (Reserved: PlanOutcome's move may throw, so a growing vector would
+  // copy every outcome.)
+  result.ranked.reserve(plans.size());
   for (Planned &planned : plans)
     result.ranked.push_back(std::move(planned.outcome));
   return result;

@@ -80,8 +80,9 @@ static cl::opt<bool> searchFlag(
              "with --search, any of them given stays fixed)"));
 static cl::opt<int64_t>
     top("simulate-top", cl::init(3), cl::cat(category),
-        cl::desc("--search: simulate this many of the best plans (those "
-                 "whose programs have at most 4 million tasks)"));
+        cl::desc("--search: simulate up to this many of the best plans "
+                 "by prediction, while their programs' tasks add up to at "
+                 "most 4 million"));
 static cl::opt<std::string> traceFile("trace", cl::cat(category),
                                       cl::value_desc("file"),
                                       cl::desc("Write a Perfetto trace"));

@@ -115,8 +115,12 @@ struct PlanOptions {
   /// Record the simulated plan's trace (of the winner, with a search).
   bool trace = false;
   /// Search: simulate this many of the best plans by prediction (of those
-  /// within kSimulationBudget), and rank by the simulator where it ran.
+  /// within kSimulationBudget, while their tasks add up to at most
+  /// searchSimulationBudget), and rank by the simulator where it ran.
   int64_t simulateTop = 3;
+  /// Search: the tasks of the plans it simulates add up to at most this,
+  /// so a search costs about one large simulation at most.
+  double searchSimulationBudget = kSimulationBudget;
   /// Search: stop at the ranking (no winner's report, no simulation beyond
   /// the top).
   bool rankOnly = false;
@@ -139,9 +143,11 @@ PlanOutcome planAndSimulate(const PlanRequest &request,
 
 /// Every valid (data-parallel, tensor-parallel, stages) plan for the
 /// topology with automatic slices (those of `request` that are fixed held
-/// at its values), ranked by the cost model; the `options.simulateTop` best
-/// within kSimulationBudget are simulated (from the modules planned for the
-/// ranking, not planned again) and ranked by the simulator. Deterministic.
+/// at its values), ranked by the cost model; up to `options.simulateTop` of
+/// the best, while their tasks add up to at most
+/// `options.searchSimulationBudget`, are
+/// simulated (from the modules planned for the ranking, not planned again)
+/// and ranked by the simulator. Deterministic.
 struct SearchResult {
   /// The plans that fit, best first.
   std::vector<PlanOutcome> ranked;
