@@ -382,6 +382,23 @@ TEST(CostModel, BlocksRunAsRingsOverTheirHamiltonianCycle) {
   EXPECT_FALSE(CostModel::isRing({{3, false}, {3, false}}));
 }
 
+TEST(CostModel, AllToAllOverABlockLoadsEachAxisAsItsOwnRing) {
+  CostModel model(nominalV5e());
+  // 32 chips as a wrapped 16-ring by 2 (DeepSeek-V3's tp 32 on v5e-256):
+  // dimension-order routing sends each chunk along the 16-axis, then the
+  // 2-axis. Each 16-ring carries twice a 16-chip all-to-all's chunks of
+  // 9e6 / 32: 9e6 * 16 / 8 / 4.5e10 = 400 us (not the 800 us of a 32-ring);
+  // the 2-axis carries less (9e6 * 2 / 4 / 4.5e10). Farthest: 8 + 1 hops.
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllToAll,
+                                        {{16, true}, {2, false}}, 9e6),
+                   409e-6);
+  // A 4x4 block without wraparound: each axis a line of 4,
+  // 4.5e6 * 4 / 4 / 4.5e10 = 100 us, 3 + 3 hops.
+  EXPECT_DOUBLE_EQ(model.collectiveTime(CollectiveKind::AllToAll,
+                                        {{4, false}, {4, false}}, 4.5e6),
+                   106e-6);
+}
+
 TEST(CostModel, SmallCollectivesAreLatencyBound) {
   CostModel model(nominalV5e());
   // 1 kB over a 16-ring: the 15 steps' latency is 99% of the time.

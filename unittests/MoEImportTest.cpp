@@ -176,6 +176,47 @@ TEST_F(MoEImportTest, RefusesAtTheField) {
             "of 'num_experts'");
 }
 
+// DeepSeek-V3's released config stores FP8 weights (quantization_config).
+// The field would change the bytes read, so it is refused at the field for
+// every family alike, naming --weights-dtype, never priced as bf16 quietly.
+TEST_F(MoEImportTest, RefusesStoredQuantizationForEveryFamily) {
+  std::string fp8 = R"("quantization_config": {"activation_scheme": "dynamic",
+    "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128]})";
+  std::string expected =
+      "field 'quantization_config' (a checkpoint stored quantized) is not "
+      "supported: Loom prices the precision --weights-dtype chooses (bf16 or "
+      "int8, the rates of TPU v5e's MXU, which has no FP8), not the "
+      "checkpoint's storage (quant_method \"fp8\"); remove the field and "
+      "choose the precision with --weights-dtype";
+  std::string deepseek = R"({"model_type": "deepseek_v3", "hidden_size": 64,
+    "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100,
+    "intermediate_size": 128, "q_lora_rank": 32, "kv_lora_rank": 16,
+    "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8,
+    "n_routed_experts": 8, "num_experts_per_tok": 2,
+    "moe_intermediate_size": 16, "n_group": 4, "topk_group": 2, )";
+  EXPECT_EQ(importError(deepseek + fp8 + "}"),
+            "config.json:6:65: " + expected);
+  std::string mixtral = R"({"model_type": "mixtral", "hidden_size": 64,
+    "intermediate_size": 128, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 100,
+    "num_local_experts": 4, "num_experts_per_tok": 2, )";
+  EXPECT_EQ(importError(mixtral + fp8 + "}"),
+            "config.json:4:55: " + expected);
+  // A dense LLM and a diffusion transformer, the same way.
+  std::string llama = R"({"model_type": "llama", "hidden_size": 64,
+    "intermediate_size": 128, "num_attention_heads": 4,
+    "num_hidden_layers": 2, "vocab_size": 100, )";
+  EXPECT_EQ(importError(llama + fp8 + "}"), "config.json:3:48: " + expected);
+  std::string dit = R"({"_class_name": "DiTTransformer2DModel",
+    "num_attention_heads": 4, "attention_head_dim": 16, "num_layers": 2,
+    "in_channels": 4, "out_channels": 8, "patch_size": 2, "sample_size": 8, )";
+  EXPECT_EQ(importError(dit + fp8 + "}"), "config.json:3:77: " + expected);
+  // Without the field, the same configs import (the bundled DeepSeek-V3
+  // leaves it out; models/SOURCES.md says so).
+  EXPECT_EQ(importError(deepseek + R"("rms_norm_eps": 1e-06})"), "");
+  EXPECT_TRUE(importModel("deepseek-v3", ImportOptions(), &context));
+}
+
 TEST_F(MoEImportTest, ImbalanceIsRecordedAndBounded) {
   ImportOptions options;
   options.expertImbalance = 2.0;

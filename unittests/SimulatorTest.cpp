@@ -132,6 +132,34 @@ TEST(Simulator, UncontendedCollectivesMatchTheCostModel) {
             0.02);
 }
 
+// An all-to-all over a block of two axes: the simulator routes every chunk
+// over the torus, and the cost model's per-axis closed form must agree (it
+// once priced a 16x2 block as a 32-chip ring, twice the time).
+TEST(Simulator, AllToAllOverABlockMatchesTheCostModel) {
+  CostModel model(v5e());
+  // 16 x 2 of v5e-256 (chip id = 16 x + y), in the order of its cycle.
+  llvm::SmallVector<int64_t> block16x2;
+  for (int64_t x = 0; x < 16; ++x)
+    block16x2.push_back(16 * x);
+  for (int64_t x = 15; x >= 0; --x)
+    block16x2.push_back(16 * x + 1);
+  double wide = collectiveTime({16, 16}, block16x2, CollectiveKind::AllToAll,
+                               9000000);
+  EXPECT_LT(relative(wide, model.collectiveTime(CollectiveKind::AllToAll,
+                                                {{16, true}, {2, false}}, 9e6)),
+            0.02)
+      << wide;
+  // A 4x4 slice of v5e-16 (no wraparound), its cycle of neighbours.
+  double square = collectiveTime({4, 4}, {0, 1, 2, 3, 7, 6, 5, 9, 10, 11, 15,
+                                          14, 13, 12, 8, 4},
+                                 CollectiveKind::AllToAll, 4500000);
+  EXPECT_LT(relative(square, model.collectiveTime(CollectiveKind::AllToAll,
+                                                  {{4, false}, {4, false}},
+                                                  4.5e6)),
+            0.02)
+      << square;
+}
+
 // An all-to-all over a whole 16x16 slice starts 256 x 255 flows at one
 // instant, most of them sharing links; they end together too. Link shares
 // are recomputed once per instant, so the events grow with the flows (a

@@ -92,12 +92,25 @@ double CostModel::collectiveTime(CollectiveKind kind,
   case CollectiveKind::AllReduce:
     // ReduceScatter then AllGather, as one collective: one synchronisation.
     return 2 * collectiveTime(CollectiveKind::AllGather, axes, bytes) - sync;
-  case CollectiveKind::AllToAll:
-    // Every chip sends bytes/n straight to every other; the busiest link
-    // carries n^2/8 (ring, ties split both ways) or n^2/4 (line, the middle
-    // link) of those chunks. The farthest chunk crosses n/2 or n-1 links.
-    return sync + (ring ? n / 2 : n - 1) * alpha +
-           bytes * n / ((ring ? 8.0 : 4.0) * w);
+  case CollectiveKind::AllToAll: {
+    // Every chip sends bytes/n straight to every other, by dimension-order
+    // routing, so each axis's links carry their own share: the n/k lines of
+    // an axis of k chips each carry n/k chunks per (from, to) pair of the
+    // axis, and the busiest link of one carries k^2/8 (wrapping, ties split
+    // both ways) or k^2/4 (line, the middle link) pairs: bytes k/8 or
+    // bytes k/4 over the link. The axes' links work at once, so the busiest
+    // axis sets the time (on one axis, n = k: bytes n/8 or n/4). The
+    // farthest chunk crosses k/2 or k-1 links of each axis.
+    double busiest = 0;
+    int64_t farthest = 0;
+    for (const GroupAxis &axis : axes) {
+      if (axis.size <= 1)
+        continue;
+      busiest = std::max(busiest, axis.size / (axis.wraps ? 8.0 : 4.0));
+      farthest += axis.wraps ? axis.size / 2 : axis.size - 1;
+    }
+    return sync + farthest * alpha + bytes * busiest / w;
+  }
   }
   return 0;
 }

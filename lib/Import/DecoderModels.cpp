@@ -131,13 +131,8 @@ void loom::importer::readSizes(ConfigReader &c, DecoderSpec &s,
   c.requireObject("rope_scaling");
   c.requireObject("rope_parameters");
   s.theta = c.number("rope_theta", d.theta);
-  // Weights stored quantized change bytes; the precision is the user's
-  // choice of --weights-dtype, not the checkpoint's.
-  if (c.has("quantization_config"))
-    c.error("quantization_config")
-        << "field 'quantization_config' (a checkpoint stored quantized) is "
-           "not supported: Loom prices the precision given by "
-           "--weights-dtype; import the unquantized model's config";
+  // A checkpoint stored quantized (quantization_config) is refused for
+  // every family in importModelConfig.
 }
 
 /// `layer_types` (transformers v5, every family) when given: one of

@@ -259,6 +259,29 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
   const Family *family = selectFamily(config);
   if (!family)
     return nullptr;
+  // Weights stored quantized (DeepSeek-V3's FP8 blocks, an FP8 or int4
+  // re-upload of any family) would change the bytes read, so the field is
+  // refused for every family rather than priced as bf16. Precision is the
+  // user's --weights-dtype: TPU v5e's MXU multiplies bf16 or int8 and has
+  // no FP8 rate (Google Cloud TPU docs, 'TPU v5e', key specifications: peak
+  // compute bf16 197 TFLOPs and int8 393 TOPs only,
+  // https://cloud.google.com/tpu/docs/v5e), so an FP8 checkpoint is served
+  // converted to one of those two.
+  if (config.has("quantization_config")) {
+    std::string method;
+    if (const llvm::json::Object *q = object->getObject("quantization_config"))
+      if (std::optional<StringRef> m = q->getString("quant_method"))
+        method = (" (quant_method \"" + *m + "\")").str();
+    config.error("quantization_config")
+        << "field 'quantization_config' (a checkpoint stored quantized) is "
+           "not supported: Loom prices the precision --weights-dtype chooses "
+           "(bf16 or int8, the rates of TPU v5e's MXU, which has no FP8), "
+           "not the checkpoint's storage"
+        << method
+        << "; remove the field and choose the precision with "
+           "--weights-dtype";
+    return nullptr;
+  }
 
   OpBuilder builder(context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);

@@ -21,9 +21,12 @@
 //     AllGather = ReduceScatter = (n - 1) alpha + (n - 1)/n * V / W_group
 //     AllReduce = ReduceScatter + AllGather
 //     AllToAll (V = bytes each chip holds): every chip sends V/n straight
-//       to each other; the busiest link carries n^2/8 (ring) or n^2/4
-//       (line) such chunks: n/2 alpha + V n / (8 W), or
-//       (n - 1) alpha + V n / (4 W).
+//       to each other by dimension-order routing; on one axis the busiest
+//       link carries n^2/8 (wrapping) or n^2/4 (line) such chunks:
+//       n/2 alpha + V n / (8 W), or (n - 1) alpha + V n / (4 W). A group on
+//       several axes (k_i chips on axis i) loads each axis's links as k_i
+//       chips would, n/k_i times over, and the axes run at once:
+//       sum_i (k_i/2 or k_i - 1) alpha + V max_i (k_i/8 or k_i/4) / W.
 //   For small messages the latency term dominates (below ~45 kB per step
 //   on v5e, as the book observes). loom-sim executes exactly these steps
 //   over the real links, so uncontended it agrees with these formulas.
