@@ -53,6 +53,15 @@ Task compute(double flops, double bytes) {
   return t;
 }
 
+/// A collective's done (schedule version 2) after its start, the last
+/// task of `tasks`.
+void addDone(std::vector<Task> &tasks) {
+  Task done;
+  done.kind = TaskKind::CollectiveDone;
+  done.start = int64_t(tasks.size()) - 1;
+  tasks.push_back(done);
+}
+
 SimResult run(const Schedule &s) {
   auto result = sim::simulate(v5e(), s, /*recordTrace=*/false);
   EXPECT_TRUE(bool(result)) << llvm::toString(result.takeError());
@@ -99,6 +108,7 @@ double collectiveTime(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> gro
     t.bytes = bytes;
     t.tag = 0;
     s.chips[member].tasks.push_back(t);
+    addDone(s.chips[member].tasks);
   }
   SimResult r = run(s);
   EXPECT_TRUE(r.failure.empty()) << r.failure;
@@ -149,6 +159,7 @@ TEST(Simulator, AllToAllEventsGrowWithTheFlows) {
     t.group.assign(everyone.begin(), everyone.end());
     t.bytes = 1 << 20;
     s.chips[member].tasks.push_back(t);
+    addDone(s.chips[member].tasks);
   }
   SimResult r = run(s);
   EXPECT_TRUE(r.failure.empty()) << r.failure;
@@ -355,12 +366,14 @@ SimResult zipped(int64_t flops, int64_t bytes) {
     };
     t.push_back(compute(flops, 0));          // 0: A1
     t.push_back(compute(flops, 0));          // 1: B1
-    t.push_back(allReduce(0, bytes, 0));     // 2: A's all-reduce
-    t.push_back(allReduce(1, bytes, 1));     // 3: B's all-reduce
-    t.push_back(compute(flops, 0));          // 4: A2
-    t.back().deps = {2};
-    t.push_back(compute(flops, 0));          // 5: B2
+    t.push_back(allReduce(0, bytes, 0));     // 2: A's all-reduce starts
+    addDone(t);                              // 3: and is done
+    t.push_back(allReduce(1, bytes, 1));     // 4: B's
+    addDone(t);                              // 5
+    t.push_back(compute(flops, 0));          // 6: A2
     t.back().deps = {3};
+    t.push_back(compute(flops, 0));          // 7: B2
+    t.back().deps = {5};
   }
   return run(s);
 }

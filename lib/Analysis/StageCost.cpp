@@ -125,8 +125,9 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
                                  SmallVectorImpl<TaskTime> &times) const {
   forEachWork(length, context, [&](const SliceWork &work) {
     if (!work.collective) {
+      // The simulator runs a compute task for its kernel step and roofline.
       times.push_back(
-          {false, model.computeTime(work.flops, work.bytes, work.elementBits)});
+          {false, model.taskTime(work.flops, work.bytes, work.elementBits)});
       return;
     }
     times.push_back({true, model.collectiveTime(work.kind, axes, work.bytes),

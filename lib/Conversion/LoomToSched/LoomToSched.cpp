@@ -250,9 +250,14 @@ private:
     std::string name = taskName(item.where, work.op);
     return onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
       ValueRange deps = last[r] ? ValueRange(last[r]) : ValueRange();
-      if (work.collective)
-        return sched::CollectiveOp::create(b, loc(), token, work.kind, deps,
-                                           group, toInt(work.bytes), tag);
+      // A collective is asynchronous: its start, then its done, which the
+      // unit's next task waits for; the TensorCore goes on meanwhile with
+      // the compute tasks emitted after it (another unit's, interleaved).
+      if (work.collective) {
+        Value start = CollectiveStartOp::create(
+            b, loc(), token, work.kind, deps, group, toInt(work.bytes), tag);
+        return CollectiveDoneOp::create(b, loc(), token, start, ValueRange());
+      }
       return ComputeOp::create(b, loc(), token, name, deps, toInt(work.flops),
                                toInt(work.bytes),
                                work.op->getName().getStringRef(), item.layer,
