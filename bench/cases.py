@@ -133,7 +133,7 @@ class Case:
                     "layer": -1, "slice": 0, "step": 0, "flops": flops,
                     "bytes": nbytes, "deps": []}
             tasks.extend([task] * count)
-        return {"format": "loom-schedule", "version": 1,
+        return {"format": "loom-schedule", "version": 2,
                 "target": {"name": target, "shape": self.shape},
                 "chips": [{"id": 0, "tasks": tasks}]}
 
@@ -153,11 +153,13 @@ class Case:
                 group.append(_chip_id(coord, shape))
             for chip in group:
                 chips.append({"id": chip, "tasks": [{
-                    "kind": "collective", "collective": self.collective["kind"],
+                    "kind": "collective_start",
+                    "collective": self.collective["kind"],
                     "group": group, "tag": tag,
-                    "bytes": self.collective["bytes"], "deps": []}]})
+                    "bytes": self.collective["bytes"], "deps": []},
+                    {"kind": "collective_done", "start": 0, "deps": []}]})
         chips.sort(key=lambda chip: chip["id"])
-        return {"format": "loom-schedule", "version": 1,
+        return {"format": "loom-schedule", "version": 2,
                 "target": {"name": target, "shape": shape}, "chips": chips}
 
     def from_run(self, makespan, dispatch):

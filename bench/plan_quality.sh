@@ -4,7 +4,11 @@
 #   (b) a layer pipeline without token slicing (one slice, GPipe-style),
 #   (c) the same pipeline with the best uniform slices (1 to 8 per stage),
 #   (d) the same pipeline with Loom's dynamic-programming slices,
-#   (e) the --search winner,
+#   (e) the --search winner (which also chooses whether to interleave units
+#       so that collectives overlap compute, docs/overlap.md),
+#   (f) what JetStream / MaxText serving runs today: tensor parallelism
+#       over the whole slice with XLA-style overlap of its collectives, here
+#       two micro-batches interleaved (--interleave 2 on two slices),
 # next to the lower bound (all FLOPs over the slice's peak, or the weights
 # read once over its HBM bandwidth) and each plan's ratio to it, and each
 # plan's parallel efficiency (the ideal, the model's one-chip time over the
@@ -31,9 +35,10 @@ plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
 loss = p.get("loss")
 split = ("%.0f / %.0f / %.0f%%" % (100 * loss["bubble"], 100 * loss["exposed_comm"],
          100 * loss["other"])) if loss else "-"
-print("| %s | tp %d x %s x dp %d, %s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
+zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
+print("| %s | tp %d x %s x dp %d, %s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
     label, p["tp"], plural(p["stages"], "stage"), p["data_parallel"],
-    plural(len(p["slices"]), "slice"),
+    plural(len(p["slices"]), "slice"), zip,
     p["predicted_s"] * 1e3, shown, t / p["roofline_s"],
     100 * p["efficiency"], split))' "$label"
   else
@@ -85,6 +90,24 @@ model() { # title, model args, tp alone, tp, stages
   row "(c) best uniform slices" $args --tp "$tp" --stages "$stages" --slices "$(best_uniform "$args" "$tp" "$stages")"
   row "(d) Loom's slices" $args --tp "$tp" --stages "$stages" --slices auto
   row "(e) --search winner" $args --search
+  row "(f) tensor parallel + overlap (JetStream / MaxText)" $args --tp "$tpAlone" --stages 1 --slices 2 --interleave 2
+}
+
+efficiency() { # loom-plan arguments: "efficiency simulated_ms layout"
+  "$plan" "$@" --json 2>/dev/null | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+if isinstance(p, list):
+    p = p[0]
+zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
+print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s)" % (100 * p["efficiency"],
+      p.get("simulated_s", p["predicted_s"]) * 1e3, p["tp"], p["stages"],
+      p["data_parallel"], zip))'
+}
+
+overlap() { # title, model args: the search winner without and with overlap
+  local title=$1 args=$2
+  echo "| $title | $(efficiency $args --search --interleave 1) | $(efficiency $args --search) |"
 }
 
 echo "# Plan quality"
@@ -146,3 +169,17 @@ if [ "${LOOM_BENCH_MOE:-1}" = 1 ]; then
   moe "DeepSeek-V3 decode, batch 256, 4096 cached, v5e-256" \
     "--model deepseek-v3 --target v5e-256 --mode decode --batch 256 --seq 4096" 64 4
 fi
+
+echo
+echo "### Overlap (issue 18): each case's search winner before and after"
+echo
+echo "Before: the search with no overlap (\`--interleave 1\`, the plan space"
+echo "on main before issue 18); after: the search that also chooses to"
+echo "interleave (docs/overlap.md). Efficiency, simulated time, layout."
+echo
+echo "| case | before | after |"
+echo "|---|---|---|"
+overlap "LLaMA-65B, v5e-16" "--model llama-65b --target v5e-16"
+overlap "GPT-3 175B, v5e-64" "--model gpt3-175b --target v5e-64"
+overlap "DiT-XL/2, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512"
+overlap "Flux-dev, v5e-16" "--model flux-dev --target v5e-16"

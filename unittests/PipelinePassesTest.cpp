@@ -147,6 +147,24 @@ TEST(PipelinePasses, PipelineTimelines) {
   EXPECT_DOUBLE_EQ(playPipeline({uneven, uneven}, 1, 0).seconds, 7);
 }
 
+TEST(PipelinePasses, InterleavedTimelines) {
+  // The closed forms of SimulatorTest's zipped units (compute c, all-reduce
+  // r, A1 B1 | A2 B2 with each unit's all-reduce between): 4c when r <= c,
+  // 2r + 2c when r > c (the two all-reduces share the links); one unit
+  // alone is the sum of its tasks.
+  auto units = [](double c, double r) {
+    SmallVector<TaskTime> chain = {{false, c}, {true, r}, {false, c}};
+    return SmallVector<SmallVector<TaskTime>>{chain, chain};
+  };
+  EXPECT_DOUBLE_EQ(playInterleaved(units(2, 1)), 8);
+  EXPECT_DOUBLE_EQ(playInterleaved(units(1, 3)), 8);
+  EXPECT_DOUBLE_EQ(playInterleaved({units(1, 3).front()}), 5);
+  // Two collectives in a row in each unit, r <= c: the second of A's runs
+  // after the first, still under B's compute.
+  SmallVector<TaskTime> twice = {{false, 4}, {true, 1}, {true, 1}, {false, 4}};
+  EXPECT_DOUBLE_EQ(playInterleaved({twice, twice}), 16);
+}
+
 TEST(PipelinePasses, PartitionRefusesNonFiniteTimes) {
   // A target built in code skips the file loader's bounds; a peak of
   // 1e-300 FLOP/s makes every layer's time infinite.

@@ -197,6 +197,9 @@ TEST_F(Planner, SimulationsBeyondTheKeptModulesPlanAgain) {
   PlanRequest request = llama7b("v5e-16");
   request.import.seqLen = 256;
   request.import.batch = 4;
+  // Without overlap (an interleaved pipeline needs two slices, which the
+  // slicing may not give: those would be rejected).
+  request.fixInterleave = true;
   SearchResult search = searchPlans(request, context, options);
   ASSERT_EQ(search.rejected, 0);
   int candidates = search.ranked.size();

@@ -53,6 +53,15 @@ Task compute(double flops, double bytes) {
   return t;
 }
 
+/// A collective's done (schedule version 2) after its start, the last
+/// task of `tasks`.
+void addDone(std::vector<Task> &tasks) {
+  Task done;
+  done.kind = TaskKind::CollectiveDone;
+  done.start = int64_t(tasks.size()) - 1;
+  tasks.push_back(done);
+}
+
 SimResult run(const Schedule &s) {
   auto result = sim::simulate(v5e(), s, /*recordTrace=*/false);
   EXPECT_TRUE(bool(result)) << llvm::toString(result.takeError());
@@ -99,6 +108,7 @@ double collectiveTime(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> gro
     t.bytes = bytes;
     t.tag = 0;
     s.chips[member].tasks.push_back(t);
+    addDone(s.chips[member].tasks);
   }
   SimResult r = run(s);
   EXPECT_TRUE(r.failure.empty()) << r.failure;
@@ -177,6 +187,7 @@ TEST(Simulator, AllToAllEventsGrowWithTheFlows) {
     t.group.assign(everyone.begin(), everyone.end());
     t.bytes = 1 << 20;
     s.chips[member].tasks.push_back(t);
+    addDone(s.chips[member].tasks);
   }
   SimResult r = run(s);
   EXPECT_TRUE(r.failure.empty()) << r.failure;
@@ -360,6 +371,74 @@ TEST(Simulator, NonFiniteResultIsRefused) {
   EXPECT_EQ(llvm::toString(result.takeError()),
             "refusing the result: the makespan is not a finite number; the "
             "target's figures or the schedule's sizes are out of range");
+}
+
+/// Two units A and B zipped on chips 0 and 1 of a 2x2 topology, as
+/// convert-loom-to-sched{interleave=2} orders them: A1 B1 compute, each
+/// followed by its unit's all-reduce, then A2 B2 compute after their unit's
+/// all-reduce. Compute tasks take c each (kernel step and roofline), an
+/// all-reduce alone r; the program's dispatch comes before all of them.
+SimResult zipped(int64_t flops, int64_t bytes) {
+  Schedule s = emptySchedule({2, 2}, 2);
+  for (int64_t chip = 0; chip < 2; ++chip) {
+    std::vector<Task> &t = s.chips[chip].tasks;
+    auto allReduce = [](int64_t dep, int64_t bytes, int64_t tag) {
+      Task task;
+      task.kind = TaskKind::Collective;
+      task.collective = CollectiveKind::AllReduce;
+      task.group = {0, 1};
+      task.bytes = bytes;
+      task.tag = tag;
+      task.deps = {dep};
+      return task;
+    };
+    t.push_back(compute(flops, 0));          // 0: A1
+    t.push_back(compute(flops, 0));          // 1: B1
+    t.push_back(allReduce(0, bytes, 0));     // 2: A's all-reduce starts
+    addDone(t);                              // 3: and is done
+    t.push_back(allReduce(1, bytes, 1));     // 4: B's
+    addDone(t);                              // 5
+    t.push_back(compute(flops, 0));          // 6: A2
+    t.back().deps = {3};
+    t.push_back(compute(flops, 0));          // 7: B2
+    t.back().deps = {5};
+  }
+  return run(s);
+}
+
+TEST(Simulator, InterleavedUnitsHideCollectivesUnderCompute) {
+  // r <= c: A's all-reduce runs under B1 and B's under A2, so the chip
+  // computes without a gap: 4c, against 4c + 2r run one unit after the
+  // other; no communication is exposed.
+  CostModel model(v5e());
+  const int64_t flops = 80000000000, bytes = 8000000;
+  double c = model.taskTime(flops, 0);
+  double r = model.collectiveTime(CollectiveKind::AllReduce, {{2, false}}, 8e6);
+  ASSERT_LT(r, c);
+  SimResult hidden = zipped(flops, bytes);
+  EXPECT_TRUE(hidden.failure.empty()) << hidden.failure;
+  EXPECT_LT(relative(hidden.makespan - hidden.dispatch, 4 * c), 0.002)
+      << hidden.makespan;
+  EXPECT_LT(hidden.chips[0].exposedComm, 0.002 * c);
+}
+
+TEST(Simulator, InterleavedCollectivesShareTheLinks) {
+  // r > c: A's all-reduce runs alone from c to 2c, then shares the links
+  // with B's at half the rate each, so it ends at 2c + 2(r - c) = 2r; B's
+  // has done r - c by then and ends alone at 2r + c. A2 runs [2r, 2r + c],
+  // B2 [2r + c, 2r + 2c]: the makespan is 2r + 2c, and 2r - 2c of it is
+  // exposed communication (the chip idles from 2c to 2r).
+  CostModel model(v5e());
+  const int64_t flops = 10000000000, bytes = 40000000;
+  double c = model.taskTime(flops, 0);
+  double r = model.collectiveTime(CollectiveKind::AllReduce, {{2, false}}, 4e7);
+  ASSERT_GT(r, 1.5 * c);
+  SimResult shared = zipped(flops, bytes);
+  EXPECT_TRUE(shared.failure.empty()) << shared.failure;
+  EXPECT_LT(relative(shared.makespan - shared.dispatch, 2 * r + 2 * c), 0.01)
+      << shared.makespan;
+  EXPECT_LT(relative(shared.chips[0].exposedComm, 2 * r - 2 * c), 0.02)
+      << shared.chips[0].exposedComm;
 }
 
 } // namespace

@@ -122,9 +122,16 @@ def Sched_RecvOp : Sched_TaskOp<"recv"> {
   let assemblyFormat = "`from` $from (`deps` `(` $deps^ `)`)? attr-dict";
 }
 
-def Sched_CollectiveOp : Sched_TaskOp<"collective"> {
-  let summary = "This chip's part in a collective over a group";
+def Sched_CollectiveStartOp : Sched_TaskOp<"collective_start"> {
+  let summary = "Start this chip's part in a collective over a group";
   let description = [{
+    An asynchronous collective: it starts when `deps` are done and every
+    chip of `group` has started it, and runs on the ICI links beside the
+    TensorCore, which goes on with the compute tasks after it. Its token
+    is done when the collective is; the `sched.collective_done` that takes
+    it is where its result is there for the tasks that use it (as XLA's
+    all-reduce-start / all-reduce-done).
+
     `bytes` as the cost model counts them: the whole gathered array for an
     all-gather, the reduced input for a reduce-scatter or all-reduce, the
     bytes each chip holds for an all-to-all. Every chip of `group` has a
@@ -136,6 +143,18 @@ def Sched_CollectiveOp : Sched_TaskOp<"collective"> {
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$tag);
   let assemblyFormat = "`` $kind (`deps` `(` $deps^ `)`)? attr-dict";
+}
+
+def Sched_CollectiveDoneOp : Sched_TaskOp<"collective_done"> {
+  let summary = "The end of an asynchronous collective";
+  let description = [{
+    Done when the `sched.collective_start` whose token it takes (a use, so
+    a dependency) and `deps` are done; it takes no time and does not hold
+    the TensorCore. Each start has exactly one done, on its chip.
+  }];
+  let arguments = (ins Sched_TokenType:$start,
+                       Variadic<Sched_TokenType>:$deps);
+  let assemblyFormat = "$start (`deps` `(` $deps^ `)`)? attr-dict";
 }
 
 def Sched_AllocOp : Sched_TaskOp<"alloc"> {

@@ -4,6 +4,8 @@
 
 #include "loom/Dialect/Loom/ModelCost.h"
 
+#include <limits>
+
 
 using namespace mlir;
 using namespace loom;
@@ -119,6 +121,20 @@ void LayerSliceCost::forEachWork(
   }
 }
 
+void LayerSliceCost::appendTimes(int64_t length, int64_t context,
+                                 SmallVectorImpl<TaskTime> &times) const {
+  forEachWork(length, context, [&](const SliceWork &work) {
+    if (!work.collective) {
+      // The simulator runs a compute task for its kernel step and roofline.
+      times.push_back(
+          {false, model.taskTime(work.flops, work.bytes, work.elementBits)});
+      return;
+    }
+    times.push_back({true, model.collectiveTime(work.kind, axes, work.bytes),
+                     model.collectiveTime(work.kind, axes, 0)});
+  });
+}
+
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   double total = 0;
   forEachWork(length, context, [&](const SliceWork &work) {
@@ -174,6 +190,18 @@ double StageSliceCost::stageSeconds(int64_t stage, int64_t length,
   return total;
 }
 
+SmallVector<TaskTime> StageSliceCost::stageTasks(int64_t stage, int64_t length,
+                                                int64_t context) const {
+  SmallVector<TaskTime> times;
+  if (stage == 0 && prologue)
+    prologue->appendTimes(length, context, times);
+  for (const LayerSliceCost &layer : stageLayers[stage])
+    layer.appendTimes(length, context, times);
+  if (stage + 1 == getStages() && epilogue)
+    epilogue->appendTimes(length, context, times);
+  return times;
+}
+
 double StageSliceCost::operator()(int64_t length, int64_t context) const {
   double slowest = 0;
   for (int64_t s = 0; s < getStages(); ++s)
@@ -216,10 +244,117 @@ PipelinePrediction loom::playPipeline(ArrayRef<PipelineUnit> units,
   return prediction;
 }
 
+double loom::playInterleaved(ArrayRef<SmallVector<TaskTime>> chains) {
+  size_t n = chains.size();
+  // The compute tasks in zipped order: (unit, task).
+  SmallVector<std::pair<size_t, size_t>> order;
+  size_t longest = 0;
+  for (const SmallVector<TaskTime> &chain : chains)
+    longest = std::max(longest, chain.size());
+  for (size_t i = 0; i < longest; ++i)
+    for (size_t u = 0; u < n; ++u)
+      if (i < chains[u].size() && !chains[u][i].collective)
+        order.push_back({u, i});
+  // Per unit: its next task and whether that task runs; per running
+  // collective, the fraction of it left.
+  SmallVector<size_t> next(n, 0);
+  SmallVector<bool> running(n, false);
+  SmallVector<double> left(n, 0);
+  size_t pc = 0;
+  double now = 0, coreEnd = 0;
+  int64_t onCore = -1;
+  const double inf = std::numeric_limits<double>::infinity();
+  while (true) {
+    // Start whatever may start now.
+    for (size_t u = 0; u < n; ++u)
+      if (!running[u] && next[u] < chains[u].size() &&
+          chains[u][next[u]].collective) {
+        running[u] = true;
+        left[u] = 1;
+      }
+    if (onCore < 0 && pc < order.size()) {
+      auto [u, i] = order[pc];
+      if (!running[u] && next[u] == i) {
+        running[u] = true;
+        onCore = u;
+        coreEnd = now + chains[u][i].seconds;
+        ++pc;
+      }
+    }
+    // The next end: the core's, or the first collective's at its share.
+    int64_t sharing = 0;
+    for (size_t u = 0; u < n; ++u)
+      sharing += running[u] && int64_t(u) != onCore;
+    // A collective alone takes its seconds; shared by k, its latency plus
+    // k times the rest.
+    auto span = [&](size_t u) {
+      const TaskTime &task = chains[u][next[u]];
+      return task.latency + sharing * (task.seconds - task.latency);
+    };
+    double until = onCore >= 0 ? coreEnd : inf;
+    int64_t first = -1; // the collective that ends first, if before the core
+    for (size_t u = 0; u < n; ++u)
+      if (running[u] && int64_t(u) != onCore &&
+          now + left[u] * span(u) < until) {
+        until = now + left[u] * span(u);
+        first = u;
+      }
+    if (until == inf)
+      break;
+    for (size_t u = 0; u < n; ++u)
+      if (running[u] && int64_t(u) != onCore) {
+        double whole = span(u);
+        left[u] = whole > 0 ? left[u] - (until - now) / whole : 0;
+        // The first to end ends exactly (rounding must not keep it alive).
+        if (int64_t(u) == first || left[u] <= 1e-12) {
+          running[u] = false;
+          ++next[u];
+        }
+      }
+    now = until;
+    if (onCore >= 0 && coreEnd <= now) {
+      running[onCore] = false;
+      ++next[onCore];
+      onCore = -1;
+    }
+  }
+  return now;
+}
+
 PipelinePrediction loom::predictPipeline(
     const StageSliceCost &cost, PipelineAttr pipeline,
-    llvm::function_ref<double(int64_t stage, int64_t length)> transfer) {
+    llvm::function_ref<double(int64_t stage, int64_t length)> transfer,
+    int64_t interleave) {
   bool patches = pipeline.getMode() == PipelineMode::patches;
+  if (interleave > 1) {
+    // Groups of `interleave` units, each played zipped on every stage.
+    SmallVector<PipelineUnit> groups;
+    ArrayRef<int64_t> lengths = pipeline.getSlices();
+    int64_t context = 0;
+    for (size_t first = 0; first < lengths.size(); first += interleave) {
+      size_t end = std::min<size_t>(first + interleave, lengths.size());
+      PipelineUnit &group = groups.emplace_back();
+      for (int64_t s = 0; s < cost.getStages(); ++s) {
+        SmallVector<SmallVector<TaskTime>> chains;
+        int64_t seen = context;
+        for (size_t i = first; i < end; ++i) {
+          chains.push_back(
+              cost.stageTasks(s, lengths[i], patches ? 0 : seen));
+          seen += lengths[i];
+        }
+        group.work.push_back(playInterleaved(chains));
+        group.handover.push_back(transfer ? transfer(s, lengths[end - 1])
+                                          : cost.transferSeconds(
+                                                s, lengths[end - 1]));
+      }
+      for (size_t i = first; i < end; ++i)
+        context += lengths[i];
+    }
+    if (!patches)
+      return playPipeline(groups, 1, 0);
+    return playPipeline(groups, std::max<int64_t>(pipeline.getSteps(), 1),
+                        pipeline.getWarmup());
+  }
   // Patches see no earlier context; slices see the ones before them.
   SmallVector<PipelineUnit> units;
   int64_t context = 0;

@@ -77,6 +77,10 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
       j.attribute("stages", r.stages);
       j.attribute("data_parallel", r.dataParallel);
       j.attribute("sequence_parallel", r.sequenceParallel);
+      // Written only when units interleave, so plans without overlap keep
+      // their files (docs/overlap.md).
+      if (r.interleave > 1)
+        j.attribute("interleave", r.interleave);
       j.attributeArray("slices", [&] {
         for (int64_t l : p.sliceLengths)
           j.value(l);
@@ -181,11 +185,13 @@ struct PlanFileReader {
   void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {
     json.keys(o, path,
               {"tp", "ep", "stages", "data_parallel", "sequence_parallel",
-               "slices"},
+               "slices", "interleave"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
       r.ep = json.integer(o, "ep", path, 1);
+    if (o.get("interleave"))
+      r.interleave = json.integer(o, "interleave", path, 1);
     r.stages = json.integer(o, "stages", path, 1);
     r.dataParallel = json.integer(o, "data_parallel", path, 1);
     r.sequenceParallel = boolean(o, "sequence_parallel", path);

@@ -135,7 +135,8 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   // The degrees are user input; check them before any arithmetic uses them.
   for (auto [name, value] : {std::pair{"tp", request.tp},
                              {"stages", request.stages},
-                             {"data-parallel", request.dataParallel}})
+                             {"data-parallel", request.dataParallel},
+                             {"interleave", request.interleave}})
     if (value < 1) {
       out.failure = std::string(name) + " must be at least 1, got " +
                     std::to_string(value);
@@ -305,7 +306,15 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   StageSliceCost cost(view->layers, model, axes, out.tokens,
                       pipeline.getStages());
   BoundaryTransfers transfers(*desc, *topology, cost, view->tp);
-  PipelinePrediction prediction = predictPipeline(cost, pipeline, transfers);
+  if (request.interleave > int64_t(out.sliceLengths.size())) {
+    out.failure = fmt::format(
+        "interleave {} needs at least {} {}, but the plan has {}; give "
+        "--slices", request.interleave, request.interleave,
+        out.patches ? "patches" : "slices", out.sliceLengths.size());
+    return planned;
+  }
+  PipelinePrediction prediction =
+      predictPipeline(cost, pipeline, transfers, request.interleave);
   // Tasks: every chip of every replica runs, per slice (and step), its
   // stage's layers' ops.
   double opsPerLayer = 0;
@@ -343,7 +352,7 @@ void lowerAndSimulate(Planned &planned, bool trace) {
   OwningOpRef<ModuleOp> module = std::move(planned.module);
   Captured diagnostics(*module->getContext());
   const TargetDesc desc = getTarget(*module).getDesc();
-  if (failed(lowerToSchedule(*module))) {
+  if (failed(lowerToSchedule(*module, out.request.interleave))) {
     out.failure = diagnostics.errorText();
     return;
   }
@@ -367,9 +376,9 @@ void lowerAndSimulate(Planned &planned, bool trace) {
 /// The cost model's order, made total by the degrees.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
   return std::make_tuple(a.predicted, a.request.tp, a.request.stages,
-                         a.request.dataParallel) <
+                         a.request.dataParallel, a.request.interleave) <
          std::make_tuple(b.predicted, b.request.tp, b.request.stages,
-                         b.request.dataParallel);
+                         b.request.dataParallel, b.request.interleave);
 }
 
 } // namespace
@@ -457,14 +466,24 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
               (request.fixDataParallel && dp != request.dataParallel) ||
               (request.fixEp && ep != request.ep))
             continue;
-          PlanRequest candidate = request;
-          candidate.tp = tp;
-          candidate.ep = ep;
-          candidate.stages = stages;
-          candidate.dataParallel = dp;
-          candidate.slices = "auto";
-          candidate.import.batch = batch;
-          candidates.push_back(std::move(candidate));
+          // Without overlap, and with two units interleaved
+          // (docs/overlap.md): TeraPipe's or PipeFusion's units paired on a
+          // pipeline, two micro-batches of the sequence on one stage.
+          for (int64_t interleave : {1, 2}) {
+            if (request.fixInterleave && interleave != request.interleave)
+              continue;
+            PlanRequest candidate = request;
+            candidate.tp = tp;
+            candidate.ep = ep;
+            candidate.stages = stages;
+            candidate.dataParallel = dp;
+            candidate.interleave = interleave;
+            candidate.slices =
+                interleave > 1 && stages == 1 ? std::to_string(interleave)
+                                              : "auto";
+            candidate.import.batch = batch;
+            candidates.push_back(std::move(candidate));
+          }
         }
       }
     }
@@ -585,7 +604,8 @@ std::string loom::checkRequest(const PlanRequest &request, bool search,
                                bool topGiven) {
   for (auto [flag, degree] : {std::pair{"tp", request.tp},
                               {"stages", request.stages},
-                              {"data-parallel", request.dataParallel}})
+                              {"data-parallel", request.dataParallel},
+                              {"interleave", request.interleave}})
     if (degree < 1)
       return "--" + std::string(flag) + " must be at least 1, got " +
              std::to_string(degree);
@@ -641,7 +661,8 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
   rank.trace = false;
   rank.progress = nullptr;
   PlanRequest free = result.chosen.request;
-  free.fixTp = free.fixStages = free.fixDataParallel = false;
+  free.fixTp = free.fixStages = free.fixDataParallel = free.fixInterleave =
+      false;
   SearchResult fits = searchPlans(free, context, rank);
   result.fitting = fits.ranked.size();
   if (!fits.ranked.empty())

@@ -67,12 +67,15 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 }
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {} x {} stage{} x dp {}{}{}", p.request.tp,
+  return fmt::format("tp {} x {} stage{} x dp {}{}{}{}", p.request.tp,
                      p.request.stages, p.request.stages == 1 ? "" : "s",
                      p.request.dataParallel,
                      p.request.sequenceParallel ? " + sp" : "",
                      p.request.ep > 1 ? fmt::format(" (ep {})", p.request.ep)
-                                      : "");
+                                      : "",
+                     p.request.interleave > 1
+                         ? fmt::format(", {} interleaved", p.request.interleave)
+                         : "");
 }
 
 /// The precision the user chose (Loom never changes it).
@@ -228,6 +231,7 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
       for (const std::string &line : p.memory)
         j.value(line);
     });
+    j.attribute("interleave", p.request.interleave);
   });
 }
 
@@ -246,14 +250,19 @@ void loom::printSearchTable(const PlanRequest &request,
                     simulatedCount);
   os << "figures: " << sim::describeCalibration(plans.front().calibration)
      << "\n";
-  os << fmt::format("{:>4}  {:<26} {:>7} {:>13} {:>13} {:>7} {:>11} {:>8}\n",
-                    "rank", "plan", "slices", "predicted ms", "simulated ms",
-                    "MFU", "efficiency", "x bound");
+  // The plan column is as wide as its longest name (an interleaved plan's
+  // is longer).
+  size_t width = 26;
+  for (const PlanOutcome &p : plans)
+    width = std::max(width, planName(p).size());
+  os << fmt::format("{:>4}  {:<{}} {:>7} {:>13} {:>13} {:>7} {:>11} {:>8}\n",
+                    "rank", "plan", width, "slices", "predicted ms",
+                    "simulated ms", "MFU", "efficiency", "x bound");
   for (auto [i, p] : enumerate(plans)) {
     double time = p.simulated ? p.simulated->makespan : p.predicted;
     os << fmt::format(
-        "{:>4}  {:<26} {:>7} {:>13.3f} {:>13} {:>7} {:>11} {:>8.2f}\n", i + 1,
-        planName(p), p.sliceLengths.size(), p.predicted * 1e3,
+        "{:>4}  {:<{}} {:>7} {:>13.3f} {:>13} {:>7} {:>11} {:>8.2f}\n", i + 1,
+        planName(p), width, p.sliceLengths.size(), p.predicted * 1e3,
         p.simulated ? fmt::format("{:.3f}", p.simulated->makespan * 1e3)
                     : std::string("-"),
         p.simulated ? fmt::format("{:.1f}%", 100 * meanMFU(*p.simulated))

@@ -46,6 +46,7 @@ std::string schedule::describeTask(const Schedule &schedule, int64_t chip,
   case TaskKind::Collective:
     text += name(t.collective).str() + ", tag " + std::to_string(t.tag);
     break;
+  case TaskKind::CollectiveDone:
   case TaskKind::Alloc:
   case TaskKind::Free:
     text += name(t.kind).str();
@@ -136,12 +137,21 @@ bool Checker::checkChips() {
 
 bool Checker::checkTasks() {
   for (auto [c, chip] : llvm::enumerate(schedule.chips)) {
-    // Each allocation is released at most once: alloc -> the free.
-    llvm::DenseMap<int64_t, int64_t> freedBy;
+    // Each allocation is released at most once: alloc -> the free; each
+    // collective's start is done exactly once: start -> the done.
+    llvm::DenseMap<int64_t, int64_t> freedBy, doneBy;
     for (auto [t, spec] : llvm::enumerate(chip.tasks)) {
       Ref r{int64_t(c), int64_t(t)};
       if (!checkTask(r))
         return false;
+      if (spec.kind == TaskKind::CollectiveDone) {
+        auto [it, fresh] = doneBy.try_emplace(spec.start, t);
+        if (!fresh)
+          return fail({r.chip, r.task, "start"},
+                      "task " + llvm::Twine(spec.start) +
+                          " was already done by task " +
+                          llvm::Twine(it->second));
+      }
       if (spec.kind != TaskKind::Free)
         continue;
       auto [it, fresh] = freedBy.try_emplace(spec.alloc, t);
@@ -150,6 +160,11 @@ bool Checker::checkTasks() {
                     "task " + llvm::Twine(spec.alloc) +
                         " was already freed by task " + llvm::Twine(it->second));
     }
+    for (auto [t, spec] : llvm::enumerate(chip.tasks))
+      if (spec.kind == TaskKind::Collective && !doneBy.count(t))
+        return fail({int64_t(c), int64_t(t), "kind"},
+                    "collective_start has no collective_done: every start "
+                    "of an asynchronous collective needs one");
   }
   return true;
 }
@@ -170,7 +185,8 @@ bool Checker::checkTask(Ref r) {
     return value >= 0 || fail(at(field), "must be at least 0, got " +
                                              llvm::Twine(value));
   };
-  if (t.kind != TaskKind::Free && !atLeastZero("bytes", t.bytes))
+  if (t.kind != TaskKind::Free && t.kind != TaskKind::CollectiveDone &&
+      !atLeastZero("bytes", t.bytes))
     return false;
   switch (t.kind) {
   case TaskKind::Compute:
@@ -200,6 +216,13 @@ bool Checker::checkTask(Ref r) {
       return fail(at("alloc"), "frees task " + llvm::Twine(t.alloc) +
                                    ", which is not an earlier alloc task of "
                                    "its chip");
+    return true;
+  case TaskKind::CollectiveDone:
+    if (t.start < 0 || t.start >= r.task ||
+        tasks[t.start].kind != TaskKind::Collective)
+      return fail(at("start"), "ends task " + llvm::Twine(t.start) +
+                                   ", which is not an earlier "
+                                   "collective_start task of its chip");
     return true;
   }
   return true;
@@ -309,6 +332,8 @@ bool Checker::checkAcyclic() {
         edges.push_back({uint32_t(base[c] + dep), uint32_t(waits)});
       if (t.kind == TaskKind::Free)
         edges.push_back({uint32_t(base[c] + t.alloc), uint32_t(self)});
+      if (t.kind == TaskKind::CollectiveDone)
+        edges.push_back({uint32_t(base[c] + t.start), uint32_t(self)});
       if (t.kind == TaskKind::Compute) {
         if (lastCompute != SIZE_MAX)
           edges.push_back({uint32_t(lastCompute), uint32_t(self)});

@@ -20,9 +20,10 @@ using llvm::json::Value;
 
 namespace {
 
-constexpr std::array<std::pair<TaskKind, llvm::StringLiteral>, 6> taskKinds = {{
+constexpr std::array<std::pair<TaskKind, llvm::StringLiteral>, 7> taskKinds = {{
     {TaskKind::Compute, "compute"}, {TaskKind::Send, "send"},
-    {TaskKind::Recv, "recv"},       {TaskKind::Collective, "collective"},
+    {TaskKind::Recv, "recv"},       {TaskKind::Collective, "collective_start"},
+    {TaskKind::CollectiveDone, "collective_done"},
     {TaskKind::Alloc, "alloc"},     {TaskKind::Free, "free"}}};
 template <typename Enum, size_t N>
 llvm::StringRef nameIn(const std::array<std::pair<Enum, llvm::StringLiteral>, N> &table,
@@ -114,12 +115,12 @@ struct Field {
 
 // The fields a task may have; a task's kind says which it must.
 enum TaskField { Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, To, From,
-                 Tag, CollectiveName, Group, What, Alloc, Deps, Bits,
+                 Tag, CollectiveName, Group, What, Alloc, Deps, Bits, Start,
                  NumFields };
 constexpr llvm::StringLiteral taskFieldNames[NumFields] = {
     "kind", "name", "op",  "layer", "slice", "step", "flops", "bytes",
     "to",   "from", "tag", "collective", "group", "what", "alloc", "deps",
-    "bits"};
+    "bits", "start"};
 
 /// Reads a schedule document in one pass over the text, without building a
 /// document tree: a 1.4-million-task file would otherwise spend most of its
@@ -469,6 +470,9 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   case TaskKind::Collective:
     allowed = {Kind, CollectiveName, Group, Bytes, Tag, Deps};
     break;
+  case TaskKind::CollectiveDone:
+    allowed = {Kind, Start, Deps};
+    break;
   case TaskKind::Alloc:
     allowed = {Kind, What, Name, Bytes, Deps};
     break;
@@ -551,8 +555,11 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   case TaskKind::Free:
     task.alloc = integer(fields[Alloc], at(Alloc), 0);
     break;
+  case TaskKind::CollectiveDone:
+    task.start = integer(fields[Start], at(Start), 0);
+    break;
   }
-  if (task.kind != TaskKind::Free)
+  if (task.kind != TaskKind::Free && task.kind != TaskKind::CollectiveDone)
     task.bytes = integer(fields[Bytes], at(Bytes), 0);
   JsonPath depsPath = at(Deps);
   if (fields[Deps].type != Field::Type::Array)
@@ -789,7 +796,11 @@ llvm::Expected<Schedule> StreamReader::read() {
           fail(JsonPath(root, "version"),
                "version " + std::to_string(version) +
                    " is not supported (this Loom reads version " +
-                   std::to_string(kFormatVersion) + ")");
+                   std::to_string(kFormatVersion) + ")" +
+                   (version == 1 ? "; version 2 writes each collective as "
+                                   "a collective_start / collective_done "
+                                   "pair: lower the program again"
+                                 : ""));
       } else if (key == "target") {
         JsonPath targetPath(root, "target");
         if (!firstTime(sawTarget, targetPath))
@@ -941,8 +952,12 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
                 case TaskKind::Free:
                   j.attribute("alloc", task.alloc);
                   break;
+                case TaskKind::CollectiveDone:
+                  j.attribute("start", task.start);
+                  break;
                 }
-                if (task.kind != TaskKind::Free)
+                if (task.kind != TaskKind::Free &&
+                    task.kind != TaskKind::CollectiveDone)
                   j.attribute("bytes", task.bytes);
                 j.attributeArray("deps", [&] {
                   for (int64_t dep : task.deps)

@@ -283,6 +283,11 @@ void Engine::load() {
         ++task.waiting;
         ++counts[base + spec.alloc];
         break;
+      case TaskKind::CollectiveDone:
+        // Likewise a collective's done after its start.
+        ++task.waiting;
+        ++counts[base + spec.start];
+        break;
       case TaskKind::Recv:
       case TaskKind::Alloc:
         break;
@@ -321,6 +326,8 @@ void Engine::load() {
         dependents[fill[base + dep]++] = base + i;
       if (spec.kind == TaskKind::Free)
         dependents[fill[base + spec.alloc]++] = base + i;
+      if (spec.kind == TaskKind::CollectiveDone)
+        dependents[fill[base + spec.start]++] = base + i;
     }
     base += chip.tasks.size();
   }
@@ -511,6 +518,11 @@ void Engine::onReady(int32_t t) {
           spec.bytes, now * 1e3, chip.hbm, target.hbmBytes);
     finish(t, 0);
     return;
+  case TaskKind::CollectiveDone:
+    // Takes no time and no engine: the point where the collective's result
+    // is there for the tasks that use it.
+    finish(t, 0);
+    return;
   case TaskKind::Free: {
     int32_t base = t - task.local;
     chip.hbm -= tasks[base + spec.alloc].spec->bytes;
@@ -550,7 +562,8 @@ void Engine::finish(int32_t t, uint8_t engine) {
   ++finished;
   ++chips[task.chip].stats.tasks;
   if (recordTrace && task.spec->kind != TaskKind::Alloc &&
-      task.spec->kind != TaskKind::Free)
+      task.spec->kind != TaskKind::Free &&
+      task.spec->kind != TaskKind::CollectiveDone)
     trace.push_back({int32_t(chips[task.chip].id), task.local, engine,
                      task.start, now});
   for (int32_t i = dependentsStart[t]; i < dependentsStart[t + 1]; ++i)

@@ -194,7 +194,10 @@ void sim::writeTrace(const SimResult &result,
         j.object([&] {
           j.attribute("ph", "X");
           j.attribute("name", name);
-          j.attribute("cat", schedule::name(task.kind));
+          // A collective's span runs from its start to its done.
+          j.attribute("cat", task.kind == schedule::TaskKind::Collective
+                                 ? llvm::StringRef("collective")
+                                 : schedule::name(task.kind));
           j.attribute("pid", event.chip);
           j.attribute("tid", event.engine);
           j.attribute("ts", event.start * 1e6);

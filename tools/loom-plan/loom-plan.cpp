@@ -70,6 +70,11 @@ static cl::opt<int64_t>
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));
+static cl::opt<int64_t> interleaveOpt(
+    "interleave", cl::init(1), cl::cat(category),
+    cl::desc("Units (slices, patches) of a stage whose ops run zipped, so "
+             "that one's collectives overlap the others' compute (1: none; "
+             "a search chooses 1 or 2 unless given)"));
 static cl::opt<bool>
     sequenceParallel("sequence-parallel", cl::cat(category),
                      cl::desc("Megatron sequence parallelism"));
@@ -132,6 +137,7 @@ int main(int argc, char **argv) {
   request.stages = stages;
   request.dataParallel = dataParallel;
   request.slices = slices;
+  request.interleave = interleaveOpt;
   request.sequenceParallel = sequenceParallel;
   if (std::string bad = workload.get(request.import); !bad.empty())
     return fail(bad);
@@ -139,6 +145,7 @@ int main(int argc, char **argv) {
   request.fixEp = ep.getNumOccurrences() > 0;
   request.fixStages = stages.getNumOccurrences() > 0;
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
+  request.fixInterleave = interleaveOpt.getNumOccurrences() > 0;
   // A layout given by hand is planned as given; none at all is searched.
   bool layoutGiven = request.fixTp || request.fixEp || request.fixStages ||
                      request.fixDataParallel || slices.getNumOccurrences() > 0;
@@ -148,7 +155,8 @@ int main(int argc, char **argv) {
     // The file is the whole request; only the target's figures may change.
     SmallVector<const cl::Option *> given = workload.all();
     given.append({&model, &topology, &tp, &ep, &stages, &dataParallel,
-                  &slices, &sequenceParallel, &searchFlag, &top});
+                  &slices, &interleaveOpt, &sequenceParallel, &searchFlag,
+                  &top});
     for (const cl::Option *o : given)
       if (o->getNumOccurrences())
         return fail("--plan replays the plan file's model, workload and "

@@ -27,8 +27,9 @@
 // CHECK-NEXT: %[[C0_2:[0-9]+]] = sched.alloc kv_cache 32768 "layer0.kv"
 // CHECK-NEXT: %[[C0_3:[0-9]+]] = sched.alloc activations 229376 "slice0.activations"
 // CHECK-NEXT: %[[C0_4:[0-9]+]] = sched.compute "prologue.embed" deps(%[[C0_3]]) {bytes = 163968 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 0 : i64}
-// CHECK-NEXT: %[[C0_5:[0-9]+]] = sched.collective all_reduce deps(%[[C0_4]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 0 : i64}
-// CHECK-NEXT: %[[C0_6:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C0_5]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 0 : i64}
+// CHECK-NEXT: %[[C0_5:[0-9]+]] = sched.collective_start all_reduce deps(%[[C0_4]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 0 : i64}
+// CHECK-NEXT: %[[C0_5D:[0-9]+]] = sched.collective_done %[[C0_5]]
+// CHECK-NEXT: %[[C0_6:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C0_5D]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_7:[0-9]+]] = sched.compute "layer0.linear.q" deps(%[[C0_6]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_8:[0-9]+]] = sched.compute "layer0.linear.k" deps(%[[C0_7]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_9:[0-9]+]] = sched.compute "layer0.linear.v" deps(%[[C0_8]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
@@ -36,21 +37,24 @@
 // CHECK-NEXT: %[[C0_11:[0-9]+]] = sched.compute "layer0.rope" deps(%[[C0_10]]) {bytes = 16384 : i64, flops = 12288 : i64, layer = 0 : i64, op = "loom.rope", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_12:[0-9]+]] = sched.compute "layer0.attention" deps(%[[C0_11]]) {bytes = 32768 : i64, flops = 540672 : i64, layer = 0 : i64, op = "loom.attention", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_13:[0-9]+]] = sched.compute "layer0.linear.o" deps(%[[C0_12]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
-// CHECK-NEXT: %[[C0_14:[0-9]+]] = sched.collective all_reduce deps(%[[C0_13]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 1 : i64}
-// CHECK-NEXT: %[[C0_15:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_14]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
+// CHECK-NEXT: %[[C0_14:[0-9]+]] = sched.collective_start all_reduce deps(%[[C0_13]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 1 : i64}
+// CHECK-NEXT: %[[C0_14D:[0-9]+]] = sched.collective_done %[[C0_14]]
+// CHECK-NEXT: %[[C0_15:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_14D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_16:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C0_15]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_17:[0-9]+]] = sched.compute "layer0.linear.gate" deps(%[[C0_16]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_18:[0-9]+]] = sched.compute "layer0.linear.up" deps(%[[C0_17]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_19:[0-9]+]] = sched.compute "layer0.swiglu" deps(%[[C0_18]]) {bytes = 49152 : i64, flops = 40960 : i64, layer = 0 : i64, op = "loom.swiglu", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_20:[0-9]+]] = sched.compute "layer0.linear.down" deps(%[[C0_19]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
-// CHECK-NEXT: %[[C0_21:[0-9]+]] = sched.collective all_reduce deps(%[[C0_20]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 2 : i64}
-// CHECK-NEXT: %[[C0_22:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_21]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
+// CHECK-NEXT: %[[C0_21:[0-9]+]] = sched.collective_start all_reduce deps(%[[C0_20]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 2 : i64}
+// CHECK-NEXT: %[[C0_21D:[0-9]+]] = sched.collective_done %[[C0_21]]
+// CHECK-NEXT: %[[C0_22:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_21D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C0_23:[0-9]+]] = sched.send to 2 deps(%[[C0_22]]) {bytes = 16384 : i64, tag = 3 : i64}
 // CHECK-NEXT: %[[C0_24:[0-9]+]] = sched.free %[[C0_3]] deps(%[[C0_22]])
 // CHECK-NEXT: %[[C0_25:[0-9]+]] = sched.alloc activations 229376 "slice1.activations" deps(%[[C0_24]])
 // CHECK-NEXT: %[[C0_26:[0-9]+]] = sched.compute "prologue.embed" deps(%[[C0_25]]) {bytes = 163968 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 1 : i64}
-// CHECK-NEXT: %[[C0_27:[0-9]+]] = sched.collective all_reduce deps(%[[C0_26]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 7 : i64}
-// CHECK-NEXT: %[[C0_28:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C0_27]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 1 : i64}
+// CHECK-NEXT: %[[C0_27:[0-9]+]] = sched.collective_start all_reduce deps(%[[C0_26]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 7 : i64}
+// CHECK-NEXT: %[[C0_27D:[0-9]+]] = sched.collective_done %[[C0_27]]
+// CHECK-NEXT: %[[C0_28:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C0_27D]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_29:[0-9]+]] = sched.compute "layer0.linear.q" deps(%[[C0_28]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_30:[0-9]+]] = sched.compute "layer0.linear.k" deps(%[[C0_29]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_31:[0-9]+]] = sched.compute "layer0.linear.v" deps(%[[C0_30]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
@@ -58,15 +62,17 @@
 // CHECK-NEXT: %[[C0_33:[0-9]+]] = sched.compute "layer0.rope" deps(%[[C0_32]]) {bytes = 16384 : i64, flops = 12288 : i64, layer = 0 : i64, op = "loom.rope", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_34:[0-9]+]] = sched.compute "layer0.attention" deps(%[[C0_33]]) {bytes = 49152 : i64, flops = 1589248 : i64, layer = 0 : i64, op = "loom.attention", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_35:[0-9]+]] = sched.compute "layer0.linear.o" deps(%[[C0_34]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
-// CHECK-NEXT: %[[C0_36:[0-9]+]] = sched.collective all_reduce deps(%[[C0_35]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 8 : i64}
-// CHECK-NEXT: %[[C0_37:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_36]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
+// CHECK-NEXT: %[[C0_36:[0-9]+]] = sched.collective_start all_reduce deps(%[[C0_35]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 8 : i64}
+// CHECK-NEXT: %[[C0_36D:[0-9]+]] = sched.collective_done %[[C0_36]]
+// CHECK-NEXT: %[[C0_37:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_36D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_38:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C0_37]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_39:[0-9]+]] = sched.compute "layer0.linear.gate" deps(%[[C0_38]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_40:[0-9]+]] = sched.compute "layer0.linear.up" deps(%[[C0_39]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_41:[0-9]+]] = sched.compute "layer0.swiglu" deps(%[[C0_40]]) {bytes = 49152 : i64, flops = 40960 : i64, layer = 0 : i64, op = "loom.swiglu", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_42:[0-9]+]] = sched.compute "layer0.linear.down" deps(%[[C0_41]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
-// CHECK-NEXT: %[[C0_43:[0-9]+]] = sched.collective all_reduce deps(%[[C0_42]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 9 : i64}
-// CHECK-NEXT: %[[C0_44:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_43]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
+// CHECK-NEXT: %[[C0_43:[0-9]+]] = sched.collective_start all_reduce deps(%[[C0_42]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 9 : i64}
+// CHECK-NEXT: %[[C0_43D:[0-9]+]] = sched.collective_done %[[C0_43]]
+// CHECK-NEXT: %[[C0_44:[0-9]+]] = sched.compute "layer0.add" deps(%[[C0_43D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C0_45:[0-9]+]] = sched.send to 2 deps(%[[C0_44]]) {bytes = 16384 : i64, tag = 10 : i64}
 // CHECK-NEXT: %[[C0_46:[0-9]+]] = sched.free %[[C0_25]] deps(%[[C0_44]])
 // CHECK-NEXT: }
@@ -76,8 +82,9 @@
 // CHECK-NEXT: %[[C1_2:[0-9]+]] = sched.alloc kv_cache 32768 "layer0.kv"
 // CHECK-NEXT: %[[C1_3:[0-9]+]] = sched.alloc activations 229376 "slice0.activations"
 // CHECK-NEXT: %[[C1_4:[0-9]+]] = sched.compute "prologue.embed" deps(%[[C1_3]]) {bytes = 163968 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 0 : i64}
-// CHECK-NEXT: %[[C1_5:[0-9]+]] = sched.collective all_reduce deps(%[[C1_4]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 0 : i64}
-// CHECK-NEXT: %[[C1_6:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C1_5]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 0 : i64}
+// CHECK-NEXT: %[[C1_5:[0-9]+]] = sched.collective_start all_reduce deps(%[[C1_4]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 0 : i64}
+// CHECK-NEXT: %[[C1_5D:[0-9]+]] = sched.collective_done %[[C1_5]]
+// CHECK-NEXT: %[[C1_6:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C1_5D]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_7:[0-9]+]] = sched.compute "layer0.linear.q" deps(%[[C1_6]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_8:[0-9]+]] = sched.compute "layer0.linear.k" deps(%[[C1_7]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_9:[0-9]+]] = sched.compute "layer0.linear.v" deps(%[[C1_8]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
@@ -85,21 +92,24 @@
 // CHECK-NEXT: %[[C1_11:[0-9]+]] = sched.compute "layer0.rope" deps(%[[C1_10]]) {bytes = 16384 : i64, flops = 12288 : i64, layer = 0 : i64, op = "loom.rope", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_12:[0-9]+]] = sched.compute "layer0.attention" deps(%[[C1_11]]) {bytes = 32768 : i64, flops = 540672 : i64, layer = 0 : i64, op = "loom.attention", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_13:[0-9]+]] = sched.compute "layer0.linear.o" deps(%[[C1_12]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
-// CHECK-NEXT: %[[C1_14:[0-9]+]] = sched.collective all_reduce deps(%[[C1_13]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 1 : i64}
-// CHECK-NEXT: %[[C1_15:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_14]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
+// CHECK-NEXT: %[[C1_14:[0-9]+]] = sched.collective_start all_reduce deps(%[[C1_13]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 1 : i64}
+// CHECK-NEXT: %[[C1_14D:[0-9]+]] = sched.collective_done %[[C1_14]]
+// CHECK-NEXT: %[[C1_15:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_14D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_16:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C1_15]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_17:[0-9]+]] = sched.compute "layer0.linear.gate" deps(%[[C1_16]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_18:[0-9]+]] = sched.compute "layer0.linear.up" deps(%[[C1_17]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_19:[0-9]+]] = sched.compute "layer0.swiglu" deps(%[[C1_18]]) {bytes = 49152 : i64, flops = 40960 : i64, layer = 0 : i64, op = "loom.swiglu", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_20:[0-9]+]] = sched.compute "layer0.linear.down" deps(%[[C1_19]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 0 : i64}
-// CHECK-NEXT: %[[C1_21:[0-9]+]] = sched.collective all_reduce deps(%[[C1_20]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 2 : i64}
-// CHECK-NEXT: %[[C1_22:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_21]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
+// CHECK-NEXT: %[[C1_21:[0-9]+]] = sched.collective_start all_reduce deps(%[[C1_20]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 2 : i64}
+// CHECK-NEXT: %[[C1_21D:[0-9]+]] = sched.collective_done %[[C1_21]]
+// CHECK-NEXT: %[[C1_22:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_21D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C1_23:[0-9]+]] = sched.send to 3 deps(%[[C1_22]]) {bytes = 16384 : i64, tag = 4 : i64}
 // CHECK-NEXT: %[[C1_24:[0-9]+]] = sched.free %[[C1_3]] deps(%[[C1_22]])
 // CHECK-NEXT: %[[C1_25:[0-9]+]] = sched.alloc activations 229376 "slice1.activations" deps(%[[C1_24]])
 // CHECK-NEXT: %[[C1_26:[0-9]+]] = sched.compute "prologue.embed" deps(%[[C1_25]]) {bytes = 163968 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 1 : i64}
-// CHECK-NEXT: %[[C1_27:[0-9]+]] = sched.collective all_reduce deps(%[[C1_26]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 7 : i64}
-// CHECK-NEXT: %[[C1_28:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C1_27]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 1 : i64}
+// CHECK-NEXT: %[[C1_27:[0-9]+]] = sched.collective_start all_reduce deps(%[[C1_26]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 7 : i64}
+// CHECK-NEXT: %[[C1_27D:[0-9]+]] = sched.collective_done %[[C1_27]]
+// CHECK-NEXT: %[[C1_28:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C1_27D]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_29:[0-9]+]] = sched.compute "layer0.linear.q" deps(%[[C1_28]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_30:[0-9]+]] = sched.compute "layer0.linear.k" deps(%[[C1_29]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_31:[0-9]+]] = sched.compute "layer0.linear.v" deps(%[[C1_30]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
@@ -107,15 +117,17 @@
 // CHECK-NEXT: %[[C1_33:[0-9]+]] = sched.compute "layer0.rope" deps(%[[C1_32]]) {bytes = 16384 : i64, flops = 12288 : i64, layer = 0 : i64, op = "loom.rope", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_34:[0-9]+]] = sched.compute "layer0.attention" deps(%[[C1_33]]) {bytes = 49152 : i64, flops = 1589248 : i64, layer = 0 : i64, op = "loom.attention", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_35:[0-9]+]] = sched.compute "layer0.linear.o" deps(%[[C1_34]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
-// CHECK-NEXT: %[[C1_36:[0-9]+]] = sched.collective all_reduce deps(%[[C1_35]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 8 : i64}
-// CHECK-NEXT: %[[C1_37:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_36]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
+// CHECK-NEXT: %[[C1_36:[0-9]+]] = sched.collective_start all_reduce deps(%[[C1_35]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 8 : i64}
+// CHECK-NEXT: %[[C1_36D:[0-9]+]] = sched.collective_done %[[C1_36]]
+// CHECK-NEXT: %[[C1_37:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_36D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_38:[0-9]+]] = sched.compute "layer0.rms_norm" deps(%[[C1_37]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 0 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_39:[0-9]+]] = sched.compute "layer0.linear.gate" deps(%[[C1_38]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_40:[0-9]+]] = sched.compute "layer0.linear.up" deps(%[[C1_39]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_41:[0-9]+]] = sched.compute "layer0.swiglu" deps(%[[C1_40]]) {bytes = 49152 : i64, flops = 40960 : i64, layer = 0 : i64, op = "loom.swiglu", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_42:[0-9]+]] = sched.compute "layer0.linear.down" deps(%[[C1_41]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 0 : i64, op = "loom.linear", slice = 1 : i64}
-// CHECK-NEXT: %[[C1_43:[0-9]+]] = sched.collective all_reduce deps(%[[C1_42]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 9 : i64}
-// CHECK-NEXT: %[[C1_44:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_43]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
+// CHECK-NEXT: %[[C1_43:[0-9]+]] = sched.collective_start all_reduce deps(%[[C1_42]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 9 : i64}
+// CHECK-NEXT: %[[C1_43D:[0-9]+]] = sched.collective_done %[[C1_43]]
+// CHECK-NEXT: %[[C1_44:[0-9]+]] = sched.compute "layer0.add" deps(%[[C1_43D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 0 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C1_45:[0-9]+]] = sched.send to 3 deps(%[[C1_44]]) {bytes = 16384 : i64, tag = 11 : i64}
 // CHECK-NEXT: %[[C1_46:[0-9]+]] = sched.free %[[C1_25]] deps(%[[C1_44]])
 // CHECK-NEXT: }
@@ -133,15 +145,17 @@
 // CHECK-NEXT: %[[C2_10:[0-9]+]] = sched.compute "layer1.rope" deps(%[[C2_9]]) {bytes = 16384 : i64, flops = 12288 : i64, layer = 1 : i64, op = "loom.rope", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_11:[0-9]+]] = sched.compute "layer1.attention" deps(%[[C2_10]]) {bytes = 32768 : i64, flops = 540672 : i64, layer = 1 : i64, op = "loom.attention", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_12:[0-9]+]] = sched.compute "layer1.linear.o" deps(%[[C2_11]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 1 : i64, op = "loom.linear", slice = 0 : i64}
-// CHECK-NEXT: %[[C2_13:[0-9]+]] = sched.collective all_reduce deps(%[[C2_12]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 5 : i64}
-// CHECK-NEXT: %[[C2_14:[0-9]+]] = sched.compute "layer1.add" deps(%[[C2_13]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 0 : i64}
+// CHECK-NEXT: %[[C2_13:[0-9]+]] = sched.collective_start all_reduce deps(%[[C2_12]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 5 : i64}
+// CHECK-NEXT: %[[C2_13D:[0-9]+]] = sched.collective_done %[[C2_13]]
+// CHECK-NEXT: %[[C2_14:[0-9]+]] = sched.compute "layer1.add" deps(%[[C2_13D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_15:[0-9]+]] = sched.compute "layer1.rms_norm" deps(%[[C2_14]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 1 : i64, op = "loom.rms_norm", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_16:[0-9]+]] = sched.compute "layer1.linear.gate" deps(%[[C2_15]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_17:[0-9]+]] = sched.compute "layer1.linear.up" deps(%[[C2_16]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_18:[0-9]+]] = sched.compute "layer1.swiglu" deps(%[[C2_17]]) {bytes = 49152 : i64, flops = 40960 : i64, layer = 1 : i64, op = "loom.swiglu", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_19:[0-9]+]] = sched.compute "layer1.linear.down" deps(%[[C2_18]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 0 : i64}
-// CHECK-NEXT: %[[C2_20:[0-9]+]] = sched.collective all_reduce deps(%[[C2_19]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 6 : i64}
-// CHECK-NEXT: %[[C2_21:[0-9]+]] = sched.compute "layer1.add" deps(%[[C2_20]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 0 : i64}
+// CHECK-NEXT: %[[C2_20:[0-9]+]] = sched.collective_start all_reduce deps(%[[C2_19]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 6 : i64}
+// CHECK-NEXT: %[[C2_20D:[0-9]+]] = sched.collective_done %[[C2_20]]
+// CHECK-NEXT: %[[C2_21:[0-9]+]] = sched.compute "layer1.add" deps(%[[C2_20D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_22:[0-9]+]] = sched.compute "epilogue.rms_norm" deps(%[[C2_21]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = -1 : i64, op = "loom.rms_norm", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_23:[0-9]+]] = sched.compute "epilogue.linear.lm_head" deps(%[[C2_22]]) {bytes = 311296 : i64, flops = 8388608 : i64, layer = -1 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C2_24:[0-9]+]] = sched.free %[[C2_4]] deps(%[[C2_23]])
@@ -155,15 +169,17 @@
 // CHECK-NEXT: %[[C2_32:[0-9]+]] = sched.compute "layer1.rope" deps(%[[C2_31]]) {bytes = 16384 : i64, flops = 12288 : i64, layer = 1 : i64, op = "loom.rope", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_33:[0-9]+]] = sched.compute "layer1.attention" deps(%[[C2_32]]) {bytes = 49152 : i64, flops = 1589248 : i64, layer = 1 : i64, op = "loom.attention", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_34:[0-9]+]] = sched.compute "layer1.linear.o" deps(%[[C2_33]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
-// CHECK-NEXT: %[[C2_35:[0-9]+]] = sched.collective all_reduce deps(%[[C2_34]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 12 : i64}
-// CHECK-NEXT: %[[C2_36:[0-9]+]] = sched.compute "layer1.add" deps(%[[C2_35]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 1 : i64}
+// CHECK-NEXT: %[[C2_35:[0-9]+]] = sched.collective_start all_reduce deps(%[[C2_34]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 12 : i64}
+// CHECK-NEXT: %[[C2_35D:[0-9]+]] = sched.collective_done %[[C2_35]]
+// CHECK-NEXT: %[[C2_36:[0-9]+]] = sched.compute "layer1.add" deps(%[[C2_35D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_37:[0-9]+]] = sched.compute "layer1.rms_norm" deps(%[[C2_36]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 1 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_38:[0-9]+]] = sched.compute "layer1.linear.gate" deps(%[[C2_37]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_39:[0-9]+]] = sched.compute "layer1.linear.up" deps(%[[C2_38]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_40:[0-9]+]] = sched.compute "layer1.swiglu" deps(%[[C2_39]]) {bytes = 49152 : i64, flops = 40960 : i64, layer = 1 : i64, op = "loom.swiglu", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_41:[0-9]+]] = sched.compute "layer1.linear.down" deps(%[[C2_40]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
-// CHECK-NEXT: %[[C2_42:[0-9]+]] = sched.collective all_reduce deps(%[[C2_41]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 13 : i64}
-// CHECK-NEXT: %[[C2_43:[0-9]+]] = sched.compute "layer1.add" deps(%[[C2_42]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 1 : i64}
+// CHECK-NEXT: %[[C2_42:[0-9]+]] = sched.collective_start all_reduce deps(%[[C2_41]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 13 : i64}
+// CHECK-NEXT: %[[C2_42D:[0-9]+]] = sched.collective_done %[[C2_42]]
+// CHECK-NEXT: %[[C2_43:[0-9]+]] = sched.compute "layer1.add" deps(%[[C2_42D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_44:[0-9]+]] = sched.compute "epilogue.rms_norm" deps(%[[C2_43]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = -1 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_45:[0-9]+]] = sched.compute "epilogue.linear.lm_head" deps(%[[C2_44]]) {bytes = 311296 : i64, flops = 8388608 : i64, layer = -1 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C2_46:[0-9]+]] = sched.free %[[C2_26]] deps(%[[C2_45]])
@@ -182,15 +198,17 @@
 // CHECK-NEXT: %[[C3_10:[0-9]+]] = sched.compute "layer1.rope" deps(%[[C3_9]]) {bytes = 16384 : i64, flops = 12288 : i64, layer = 1 : i64, op = "loom.rope", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_11:[0-9]+]] = sched.compute "layer1.attention" deps(%[[C3_10]]) {bytes = 32768 : i64, flops = 540672 : i64, layer = 1 : i64, op = "loom.attention", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_12:[0-9]+]] = sched.compute "layer1.linear.o" deps(%[[C3_11]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 1 : i64, op = "loom.linear", slice = 0 : i64}
-// CHECK-NEXT: %[[C3_13:[0-9]+]] = sched.collective all_reduce deps(%[[C3_12]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 5 : i64}
-// CHECK-NEXT: %[[C3_14:[0-9]+]] = sched.compute "layer1.add" deps(%[[C3_13]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 0 : i64}
+// CHECK-NEXT: %[[C3_13:[0-9]+]] = sched.collective_start all_reduce deps(%[[C3_12]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 5 : i64}
+// CHECK-NEXT: %[[C3_13D:[0-9]+]] = sched.collective_done %[[C3_13]]
+// CHECK-NEXT: %[[C3_14:[0-9]+]] = sched.compute "layer1.add" deps(%[[C3_13D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_15:[0-9]+]] = sched.compute "layer1.rms_norm" deps(%[[C3_14]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 1 : i64, op = "loom.rms_norm", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_16:[0-9]+]] = sched.compute "layer1.linear.gate" deps(%[[C3_15]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_17:[0-9]+]] = sched.compute "layer1.linear.up" deps(%[[C3_16]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_18:[0-9]+]] = sched.compute "layer1.swiglu" deps(%[[C3_17]]) {bytes = 49152 : i64, flops = 40960 : i64, layer = 1 : i64, op = "loom.swiglu", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_19:[0-9]+]] = sched.compute "layer1.linear.down" deps(%[[C3_18]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 0 : i64}
-// CHECK-NEXT: %[[C3_20:[0-9]+]] = sched.collective all_reduce deps(%[[C3_19]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 6 : i64}
-// CHECK-NEXT: %[[C3_21:[0-9]+]] = sched.compute "layer1.add" deps(%[[C3_20]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 0 : i64}
+// CHECK-NEXT: %[[C3_20:[0-9]+]] = sched.collective_start all_reduce deps(%[[C3_19]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 6 : i64}
+// CHECK-NEXT: %[[C3_20D:[0-9]+]] = sched.collective_done %[[C3_20]]
+// CHECK-NEXT: %[[C3_21:[0-9]+]] = sched.compute "layer1.add" deps(%[[C3_20D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_22:[0-9]+]] = sched.compute "epilogue.rms_norm" deps(%[[C3_21]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = -1 : i64, op = "loom.rms_norm", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_23:[0-9]+]] = sched.compute "epilogue.linear.lm_head" deps(%[[C3_22]]) {bytes = 311296 : i64, flops = 8388608 : i64, layer = -1 : i64, op = "loom.linear", slice = 0 : i64}
 // CHECK-NEXT: %[[C3_24:[0-9]+]] = sched.free %[[C3_4]] deps(%[[C3_23]])
@@ -204,15 +222,17 @@
 // CHECK-NEXT: %[[C3_32:[0-9]+]] = sched.compute "layer1.rope" deps(%[[C3_31]]) {bytes = 16384 : i64, flops = 12288 : i64, layer = 1 : i64, op = "loom.rope", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_33:[0-9]+]] = sched.compute "layer1.attention" deps(%[[C3_32]]) {bytes = 49152 : i64, flops = 1589248 : i64, layer = 1 : i64, op = "loom.attention", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_34:[0-9]+]] = sched.compute "layer1.linear.o" deps(%[[C3_33]]) {bytes = 90112 : i64, flops = 2097152 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
-// CHECK-NEXT: %[[C3_35:[0-9]+]] = sched.collective all_reduce deps(%[[C3_34]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 12 : i64}
-// CHECK-NEXT: %[[C3_36:[0-9]+]] = sched.compute "layer1.add" deps(%[[C3_35]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 1 : i64}
+// CHECK-NEXT: %[[C3_35:[0-9]+]] = sched.collective_start all_reduce deps(%[[C3_34]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 12 : i64}
+// CHECK-NEXT: %[[C3_35D:[0-9]+]] = sched.collective_done %[[C3_35]]
+// CHECK-NEXT: %[[C3_36:[0-9]+]] = sched.compute "layer1.add" deps(%[[C3_35D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_37:[0-9]+]] = sched.compute "layer1.rms_norm" deps(%[[C3_36]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = 1 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_38:[0-9]+]] = sched.compute "layer1.linear.gate" deps(%[[C3_37]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_39:[0-9]+]] = sched.compute "layer1.linear.up" deps(%[[C3_38]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_40:[0-9]+]] = sched.compute "layer1.swiglu" deps(%[[C3_39]]) {bytes = 49152 : i64, flops = 40960 : i64, layer = 1 : i64, op = "loom.swiglu", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_41:[0-9]+]] = sched.compute "layer1.linear.down" deps(%[[C3_40]]) {bytes = 163840 : i64, flops = 4194304 : i64, layer = 1 : i64, op = "loom.linear", slice = 1 : i64}
-// CHECK-NEXT: %[[C3_42:[0-9]+]] = sched.collective all_reduce deps(%[[C3_41]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 13 : i64}
-// CHECK-NEXT: %[[C3_43:[0-9]+]] = sched.compute "layer1.add" deps(%[[C3_42]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 1 : i64}
+// CHECK-NEXT: %[[C3_42:[0-9]+]] = sched.collective_start all_reduce deps(%[[C3_41]]) {bytes = 16384 : i64, group = array<i64: 2, 3>, tag = 13 : i64}
+// CHECK-NEXT: %[[C3_42D:[0-9]+]] = sched.collective_done %[[C3_42]]
+// CHECK-NEXT: %[[C3_43:[0-9]+]] = sched.compute "layer1.add" deps(%[[C3_42D]]) {bytes = 49152 : i64, flops = 8192 : i64, layer = 1 : i64, op = "loom.add", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_44:[0-9]+]] = sched.compute "epilogue.rms_norm" deps(%[[C3_43]]) {bytes = 33280 : i64, flops = 32768 : i64, layer = -1 : i64, op = "loom.rms_norm", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_45:[0-9]+]] = sched.compute "epilogue.linear.lm_head" deps(%[[C3_44]]) {bytes = 311296 : i64, flops = 8388608 : i64, layer = -1 : i64, op = "loom.linear", slice = 1 : i64}
 // CHECK-NEXT: %[[C3_46:[0-9]+]] = sched.free %[[C3_26]] deps(%[[C3_45]])

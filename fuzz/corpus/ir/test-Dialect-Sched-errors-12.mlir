@@ -6,3 +6,4 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     %c = sched.compute "x" {flops = 1, bytes = 1, op = "loom.add", layer = 0, slice = 0, step = -1}
   }
 }
+

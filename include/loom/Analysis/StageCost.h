@@ -33,6 +33,16 @@ struct SliceWork {
   unsigned elementBits = 16;
 };
 
+/// A task's seconds as the cost model prices it: on the TensorCore, or on
+/// the tensor-parallel group's links.
+struct TaskTime {
+  bool collective = false;
+  double seconds = 0;
+  /// Of a collective's seconds, its steps' hop latencies: the part that
+  /// does not slow down when collectives share the links.
+  double latency = 0;
+};
+
 class LayerSliceCost {
 public:
   /// `tokens` is the sequence the layer's ops see in full; `tpAxes` the
@@ -46,6 +56,10 @@ public:
   /// Seconds for a slice of `length` of the `tokens` after `context` earlier
   /// ones (causal attention reads their cached K/V).
   double seconds(int64_t length, int64_t context) const;
+
+  /// Each op's seconds on that slice, in order, appended to `times`.
+  void appendTimes(int64_t length, int64_t context,
+                   llvm::SmallVectorImpl<TaskTime> &times) const;
 
   /// Each op's work on that slice, in order.
   void forEachWork(int64_t length, int64_t context,
@@ -87,6 +101,9 @@ public:
   double operator()(int64_t length, int64_t context) const;
   /// The same on stage `stage` alone.
   double stageSeconds(int64_t stage, int64_t length, int64_t context) const;
+  /// Each task of stage `stage` on that slice, in the lowering's order.
+  llvm::SmallVector<TaskTime> stageTasks(int64_t stage, int64_t length,
+                                         int64_t context) const;
   int64_t getStages() const { return stageLayers.size(); }
 
   /// Seconds to hand a slice of `length` tokens into stage `stage` (>= 1):
@@ -136,16 +153,30 @@ struct PipelineUnit {
 PipelinePrediction playPipeline(llvm::ArrayRef<PipelineUnit> units,
                                 int64_t steps, int64_t warmup);
 
+/// Plays units' tasks zipped on one chip, as convert-loom-to-sched{interleave}
+/// orders them (task 1 of every unit, then task 2 of every unit, ...): each
+/// task waits for its unit's previous one; compute tasks run one at a time
+/// in that order; collectives start as soon as they may and share the
+/// group's links equally while several run (loom-sim gives every flow on a
+/// link an equal share): k of them take latency + k x (seconds - latency). Returns the time the last task ends. One unit
+/// gives the sum of its tasks; two units whose collectives each fit under
+/// the other's next compute expose only the first and last.
+double playInterleaved(llvm::ArrayRef<llvm::SmallVector<TaskTime>> chains);
+
 /// The cost model's prediction for a planned model: its slices or patches
 /// played through (playPipeline) with `cost`'s stage times and handovers.
 /// The passes choose slices by TeraPipe's closed form instead, which prices
 /// every stage as the slowest; this prices each as it is.
 /// `transfer(stage, length)`, when given, replaces
 /// `cost.transferSeconds(stage, length)` (loom-plan measures the transfers
-/// on the chips the stages really occupy).
+/// on the chips the stages really occupy). With `interleave` > 1 each group
+/// of that many units of a step is played zipped on every stage
+/// (playInterleaved) and moves through the pipeline as one unit, handed
+/// over when its last unit is.
 PipelinePrediction predictPipeline(
     const StageSliceCost &cost, PipelineAttr pipeline,
-    llvm::function_ref<double(int64_t stage, int64_t length)> transfer = {});
+    llvm::function_ref<double(int64_t stage, int64_t length)> transfer = {},
+    int64_t interleave = 1);
 
 } // namespace loom
 

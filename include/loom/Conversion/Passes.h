@@ -19,11 +19,14 @@ namespace loom {
 
 /// Lowers `module` (a planned loom model) to a sched.program in place. The
 /// C++ entry point of convert-loom-to-sched; it loads the sched dialect
-/// into the module's context.
-mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module);
+/// into the module's context. `interleave` units of a stage run zipped
+/// (docs/overlap.md).
+mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
+                                    int64_t interleave = 1);
 /// The same with the module's analysis, when the caller has one.
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
-                                    ModelAnalysis &analysis);
+                                    ModelAnalysis &analysis,
+                                    int64_t interleave = 1);
 
 } // namespace loom
 

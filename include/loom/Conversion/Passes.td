@@ -30,7 +30,17 @@ def ConvertLoomToSched : Pass<"convert-loom-to-sched", "mlir::ModuleOp"> {
     Tasks of a slice depend on the previous one; a receive waits for
     nothing, so it overlaps the previous slice's compute. Unsharded or
     unpipelined modules lower too (tp 1, one stage, one slice).
+
+    With `interleave=N`, each stage takes its units (slices, or the patches
+    of one step) in groups of N and emits their ops zipped, so that one
+    unit's collectives run while the TensorCore computes the others
+    (docs/overlap.md). N above the slices or patches of a step is refused.
   }];
+  let options = [
+    Option<"interleave", "interleave", "int64_t", /*default=*/"1",
+           "Units of a stage whose ops run zipped, so that one unit's "
+           "collectives overlap the others' compute">
+  ];
   let dependentDialects = ["::loom::sched::SchedDialect"];
 }
 

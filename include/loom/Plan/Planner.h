@@ -41,11 +41,14 @@ struct PlanRequest {
   /// tensor-parallel group.
   int64_t ep = 1;
   std::string slices = "auto";
+  /// Units of a stage whose ops run zipped, so that one's collectives
+  /// overlap the others' compute (docs/overlap.md).
+  int64_t interleave = 1;
   bool sequenceParallel = false;
   /// searchPlans keeps a degree the user gave at its value and chooses the
   /// others.
   bool fixTp = false, fixStages = false, fixDataParallel = false;
-  bool fixEp = false;
+  bool fixEp = false, fixInterleave = false;
 };
 
 struct PlanOutcome {

@@ -24,9 +24,14 @@
 
 namespace loom::schedule {
 
-constexpr int64_t kFormatVersion = 1;
+/// 2: a collective is an asynchronous collective_start / collective_done
+/// pair (docs/schedule-format.md); 1 had one `collective` task.
+constexpr int64_t kFormatVersion = 2;
 
-enum class TaskKind { Compute, Send, Recv, Collective, Alloc, Free };
+/// `Collective` is a collective's start ("collective_start"),
+/// `CollectiveDone` the task that ends when it is done.
+enum class TaskKind { Compute, Send, Recv, Collective, CollectiveDone, Alloc,
+                      Free };
 
 llvm::StringRef name(TaskKind kind);
 inline llvm::StringRef name(CollectiveKind kind) {
@@ -55,6 +60,8 @@ struct Task {
   // Alloc (name, what, bytes) and free (alloc).
   MemoryKind what = MemoryKind::Weights;
   int64_t alloc = -1;
+  // Collective done: the index of its collective_start on this chip.
+  int64_t start = -1;
 };
 
 struct Chip {

@@ -61,8 +61,9 @@ struct StagePlan {
 class Lowering {
 public:
   Lowering(ModuleOp module, TargetAttr target, ModelView view,
-           const CostModel &model)
-      : module(module), target(target), view(std::move(view)), model(model) {}
+           const CostModel &model, int64_t interleave)
+      : module(module), target(target), view(std::move(view)), model(model),
+        interleave(interleave) {}
 
   LogicalResult run() {
     token = TokenType::get(module.getContext());
@@ -87,6 +88,18 @@ public:
     mesh.emplace(std::move(*built));
 
     tokens = getPipelineTokens(view.func);
+    int64_t perStep = pipeline ? pipeline.getSlices().size() : 1;
+    if (interleave < 1)
+      return module.emitError()
+             << "convert-loom-to-sched: interleave must be at least 1, got "
+             << interleave;
+    if (interleave > perStep)
+      return view.func.emitError()
+             << "convert-loom-to-sched: interleave " << interleave
+             << " needs at least " << interleave << " "
+             << (patches() ? "patches" : "slices")
+             << " to run zipped, but the plan has " << perStep
+             << " (split the sequence with loom-split-tokens)";
     planStages();
     buildUnits();
 
@@ -198,29 +211,58 @@ private:
       alloc(MemoryKind::Weights, view.epilogueWeights, "epilogue.weights");
   }
 
-  /// The tasks of `cost`'s ops on `unit`, each after the previous; returns
-  /// the last tokens.
-  SmallVector<Value> emitWork(int64_t d, int64_t s, const LayerSliceCost &cost,
-                              StringRef where, int64_t layer, const Unit &unit,
-                              SmallVector<Value> last) {
+  /// One op's work on one unit, and where it came from.
+  struct Item {
+    std::string where;
+    int64_t layer;
+    SliceWork work;
+  };
+
+  /// The work of stage `s` on `unit`, in program order.
+  std::vector<Item> stageWork(int64_t s, const Unit &unit) const {
+    std::vector<Item> items;
+    auto add = [&](const LayerSliceCost &cost, std::string where,
+                   int64_t layer) {
+      cost.forEachWork(unit.length, unit.context, [&](const SliceWork &work) {
+        items.push_back({where, layer, work});
+      });
+    };
+    if (s == 0)
+      add(*prologue, "prologue", -1);
+    for (auto [i, cost] : llvm::enumerate(plans[s].costs)) {
+      int64_t index = LayerOp(plans[s].layers[i]).getIndex();
+      add(cost, "layer" + std::to_string(index), index);
+    }
+    if (s == stages - 1)
+      add(*epilogue, "epilogue", -1);
+    return items;
+  }
+
+  /// The task of `item` on `unit` on every rank of (d, s), after `last`;
+  /// returns the new last tokens.
+  SmallVector<Value> emitItem(int64_t d, int64_t s, const Item &item,
+                              const Unit &unit, ArrayRef<Value> last) {
+    const SliceWork &work = item.work;
     SmallVector<int64_t> group;
     for (int64_t r = 0; r < tp; ++r)
       group.push_back(chipId(d, s, r));
-    cost.forEachWork(unit.length, unit.context, [&](const SliceWork &work) {
-      int64_t tag = work.collective ? nextTag++ : 0;
-      std::string name = taskName(where, work.op);
-      last = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-        ValueRange deps = last[r] ? ValueRange(last[r]) : ValueRange();
-        if (work.collective)
-          return sched::CollectiveOp::create(b, loc(), token, work.kind, deps,
-                                             group, toInt(work.bytes), tag);
-        return ComputeOp::create(b, loc(), token, name, deps, toInt(work.flops),
-                                 toInt(work.bytes),
-                                 work.op->getName().getStringRef(), layer,
-                                 unit.index, unit.step, work.elementBits);
-      });
+    int64_t tag = work.collective ? nextTag++ : 0;
+    std::string name = taskName(item.where, work.op);
+    return onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+      ValueRange deps = last[r] ? ValueRange(last[r]) : ValueRange();
+      // A collective is asynchronous: its start, then its done, which the
+      // unit's next task waits for; the TensorCore goes on meanwhile with
+      // the compute tasks emitted after it (another unit's, interleaved).
+      if (work.collective) {
+        Value start = CollectiveStartOp::create(
+            b, loc(), token, work.kind, deps, group, toInt(work.bytes), tag);
+        return CollectiveDoneOp::create(b, loc(), token, start, ValueRange());
+      }
+      return ComputeOp::create(b, loc(), token, name, deps, toInt(work.flops),
+                               toInt(work.bytes),
+                               work.op->getName().getStringRef(), item.layer,
+                               unit.index, unit.step, work.elementBits);
     });
-    return last;
   }
 
   void emitReplica(int64_t d) {
@@ -232,91 +274,107 @@ private:
     std::map<int64_t, int64_t> back; // patch -> tag (per rank: tag + r)
     int64_t warmup = patches() ? pipeline.getWarmup() : 0;
     int64_t patchCount = pipeline ? pipeline.getSlices().size() : 1;
-    // Per stage and rank, the free of the previous unit's activations: a
-    // stage holds one unit's at a time, as loom-check-memory counts them.
-    SmallVector<SmallVector<Value>> released(stages, SmallVector<Value>(tp));
-    for (const Unit &unit : units) {
-      double fraction = double(unit.length) / double(tokens);
+    // Per stage, slot of a group and rank, the free of the previous group's
+    // activations: a stage holds one group's units at a time.
+    SmallVector<SmallVector<SmallVector<Value>>> released(
+        stages, SmallVector<SmallVector<Value>>(interleave,
+                                                SmallVector<Value>(tp)));
+    for (size_t first = 0; first < units.size();) {
+      // Up to `interleave` consecutive units of one step run zipped.
+      size_t end = first;
+      while (end < units.size() && int64_t(end - first) < interleave &&
+             units[end].step == units[first].step)
+        ++end;
+      ArrayRef<Unit> group(units.begin() + first, units.begin() + end);
+      first = end;
       for (int64_t s = 0; s < stages; ++s) {
         const StagePlan &plan = plans[s];
-        // What each rank's unit waits for before it starts.
-        SmallVector<SmallVector<Value, 1>> ready(tp);
-        auto waitFor = [&](ArrayRef<Value> received) {
-          for (auto [r, value] : llvm::enumerate(received))
-            ready[r].push_back(value);
-        };
-        if (s > 0) {
-          int64_t tag = forward[{s, unit.index}];
-          int64_t bytes = toInt(plans[s - 1].boundary * fraction);
-          waitFor(onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-            return RecvOp::create(b, loc(), token, chipId(d, s - 1, r), ValueRange(),
-                                  bytes, tag + r);
-          }));
-        } else if (unit.step > 0 && stages > 1) {
-          // The patch's previous-step output comes back from the last
-          // stage; during warm-up the whole previous step must be back.
-          // (Later patches of a warm-up step follow the first in program
-          // order, so only the first waits.)
-          bool barrier = unit.step - 1 < warmup;
-          SmallVector<int64_t> patchesBack;
-          if (!barrier)
-            patchesBack.push_back(unit.index);
-          else if (unit.index == 0)
-            for (int64_t p = 0; p < patchCount; ++p)
-              patchesBack.push_back(p);
-          int64_t bytes = toInt(output * fraction);
-          for (int64_t p : patchesBack) {
-            int64_t tag = back[p];
-            waitFor(onRanks(d, 0, [&](OpBuilder &b, int64_t r) -> Value {
-              return RecvOp::create(b, loc(), token, chipId(d, stages - 1, r),
+        SmallVector<SmallVector<Value>> acts, lasts;
+        std::vector<std::vector<Item>> work;
+        for (auto [k, unit] : llvm::enumerate(group)) {
+          double fraction = double(unit.length) / double(tokens);
+          // What each rank's unit waits for before it starts.
+          SmallVector<SmallVector<Value, 1>> ready(tp);
+          auto waitFor = [&](ArrayRef<Value> received) {
+            for (auto [r, value] : llvm::enumerate(received))
+              ready[r].push_back(value);
+          };
+          if (s > 0) {
+            int64_t tag = forward[{s, unit.index}];
+            int64_t bytes = toInt(plans[s - 1].boundary * fraction);
+            waitFor(onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+              return RecvOp::create(b, loc(), token, chipId(d, s - 1, r),
                                     ValueRange(), bytes, tag + r);
             }));
+          } else if (unit.step > 0 && stages > 1) {
+            // The patch's previous-step output comes back from the last
+            // stage; during warm-up the whole previous step must be back.
+            // (Later patches of a warm-up step follow the first in program
+            // order, so only the first waits.)
+            bool barrier = unit.step - 1 < warmup;
+            SmallVector<int64_t> patchesBack;
+            if (!barrier)
+              patchesBack.push_back(unit.index);
+            else if (unit.index == 0)
+              for (int64_t p = 0; p < patchCount; ++p)
+                patchesBack.push_back(p);
+            int64_t bytes = toInt(output * fraction);
+            for (int64_t p : patchesBack) {
+              int64_t tag = back[p];
+              waitFor(onRanks(d, 0, [&](OpBuilder &b, int64_t r) -> Value {
+                return RecvOp::create(b, loc(), token,
+                                      chipId(d, stages - 1, r), ValueRange(),
+                                      bytes, tag + r);
+              }));
+            }
           }
+          int64_t actBytes = toInt(plan.workingSet * fraction);
+          acts.push_back(onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+            SmallVector<Value, 2> deps(ready[r].begin(), ready[r].end());
+            if (released[s][k][r])
+              deps.push_back(released[s][k][r]);
+            return AllocOp::create(b, loc(), token, MemoryKind::Activations,
+                                   actBytes,
+                                   "slice" + std::to_string(unit.index) +
+                                       ".activations",
+                                   deps);
+          }));
+          lasts.push_back(acts.back());
+          work.push_back(stageWork(s, unit));
         }
-        int64_t actBytes = toInt(plan.workingSet * fraction);
-        SmallVector<Value> act = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-          SmallVector<Value, 2> deps(ready[r].begin(), ready[r].end());
-          if (released[s][r])
-            deps.push_back(released[s][r]);
-          return AllocOp::create(b, loc(), token, MemoryKind::Activations, actBytes,
-                                 "slice" + std::to_string(unit.index) +
-                                     ".activations",
-                                 deps);
-        });
-        SmallVector<Value> last = act;
-        if (s == 0)
-          last = emitWork(d, s, *prologue, "prologue", -1, unit, last);
-        for (auto [i, cost] : llvm::enumerate(plan.costs)) {
-          int64_t index = LayerOp(plan.layers[i]).getIndex();
-          last = emitWork(d, s, cost, "layer" + std::to_string(index), index,
-                          unit, last);
-        }
-        if (s == stages - 1)
-          last = emitWork(d, s, *epilogue, "epilogue", -1, unit, last);
-        // The activations are released when the unit's work is done; its
-        // result leaves by a send that needs no more than that.
-        SmallVector<Value> computed = last;
-        bool lastStep = !patches() ||
-                        unit.step == std::max<int64_t>(pipeline.getSteps(), 1) - 1;
-        if (s + 1 < stages || (!lastStep && stages > 1)) {
-          bool wrap = s + 1 == stages;
-          int64_t tag = nextTag;
-          nextTag += tp;
-          int64_t to = wrap ? 0 : s + 1;
-          int64_t bytes =
-              toInt((wrap ? output : plan.boundary) * fraction);
-          last = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-            return SendOp::create(b, loc(), token, chipId(d, to, r), ValueRange(last[r]),
-                                  bytes, tag + r);
+        // The units' ops zipped: while one unit's collective runs, the
+        // TensorCore computes the same op of the others (docs/overlap.md).
+        for (size_t i = 0; i < work.front().size(); ++i)
+          for (auto [k, unit] : llvm::enumerate(group))
+            lasts[k] = emitItem(d, s, work[k][i], unit, lasts[k]);
+        for (auto [k, unit] : llvm::enumerate(group)) {
+          double fraction = double(unit.length) / double(tokens);
+          // The activations are released when the unit's work is done; its
+          // result leaves by a send that needs no more than that.
+          SmallVector<Value> computed = lasts[k], last = lasts[k];
+          bool lastStep = !patches() ||
+                          unit.step ==
+                              std::max<int64_t>(pipeline.getSteps(), 1) - 1;
+          if (s + 1 < stages || (!lastStep && stages > 1)) {
+            bool wrap = s + 1 == stages;
+            int64_t tag = nextTag;
+            nextTag += tp;
+            int64_t to = wrap ? 0 : s + 1;
+            int64_t bytes = toInt((wrap ? output : plan.boundary) * fraction);
+            last = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+              return SendOp::create(b, loc(), token, chipId(d, to, r),
+                                    ValueRange(last[r]), bytes, tag + r);
+            });
+            if (wrap)
+              back[unit.index] = tag;
+            else
+              forward[{s + 1, unit.index}] = tag;
+          }
+          released[s][k] = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
+            return FreeOp::create(b, loc(), token, acts[k][r],
+                                  ValueRange(computed[r]));
           });
-          if (wrap)
-            back[unit.index] = tag;
-          else
-            forward[{s + 1, unit.index}] = tag;
         }
-        released[s] = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-          return FreeOp::create(b, loc(), token, act[r], ValueRange(computed[r]));
-        });
       }
     }
   }
@@ -325,6 +383,7 @@ private:
   TargetAttr target;
   ModelView view;
   const CostModel &model;
+  int64_t interleave;
   int64_t tp = 1, dp = 1, stages = 1, tokens = 0, nextTag = 0;
   double output = 0;
   PipelineAttr pipeline;
@@ -338,27 +397,30 @@ private:
 
 } // namespace
 
-LogicalResult loom::lowerToSchedule(ModuleOp module) {
+LogicalResult loom::lowerToSchedule(ModuleOp module, int64_t interleave) {
   // Called outside a pass manager, nothing has loaded the dialect the
   // lowering builds (the pass declares it as a dependent dialect).
   module.getContext()->getOrLoadDialect<sched::SchedDialect>();
   ModelAnalysis analysis(module);
-  return lowerToSchedule(module, analysis);
+  return lowerToSchedule(module, analysis, interleave);
 }
 
-LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis) {
+LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
+                                    int64_t interleave) {
   if (failed(analysis.requireModel("convert-loom-to-sched")))
     return failure();
   return Lowering(module, analysis.getTarget(), analysis.getView(),
-                  analysis.getCostModel())
+                  analysis.getCostModel(), interleave)
       .run();
 }
 
 namespace {
 struct ConvertLoomToSchedPass
     : public loom::impl::ConvertLoomToSchedBase<ConvertLoomToSchedPass> {
+  using Base::Base;
   void runOnOperation() override {
-    if (failed(lowerToSchedule(getOperation(), getAnalysis<ModelAnalysis>())))
+    if (failed(lowerToSchedule(getOperation(), getAnalysis<ModelAnalysis>(),
+                               interleave)))
       signalPassFailure();
   }
 };

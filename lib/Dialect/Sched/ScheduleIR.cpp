@@ -39,7 +39,10 @@ sched::exportSchedule(ProgramOp program,
       // Every token a task uses is a dependency; a free's first one, the
       // allocation, is its `alloc`, which the format makes a dependency too.
       auto free = dyn_cast<FreeOp>(op);
-      for (Value dep : free ? ValueRange(free.getDeps()) : op.getOperands())
+      auto done = dyn_cast<CollectiveDoneOp>(op);
+      for (Value dep : free   ? ValueRange(free.getDeps())
+                       : done ? ValueRange(done.getDeps())
+                              : ValueRange(op.getOperands()))
         task.deps.push_back(indexOf(dep));
       TypeSwitch<Operation *>(&op)
           .Case([&](ComputeOp o) {
@@ -65,7 +68,7 @@ sched::exportSchedule(ProgramOp program,
             task.tag = o.getTag();
             task.bytes = o.getBytes();
           })
-          .Case([&](sched::CollectiveOp o) {
+          .Case([&](CollectiveStartOp o) {
             task.kind = file::TaskKind::Collective;
             task.collective = o.getKind();
             task.group.assign(o.getGroup().begin(), o.getGroup().end());
@@ -81,6 +84,10 @@ sched::exportSchedule(ProgramOp program,
           .Case([&](FreeOp o) {
             task.kind = file::TaskKind::Free;
             task.alloc = indexOf(o.getAllocation());
+          })
+          .Case([&](CollectiveDoneOp o) {
+            task.kind = file::TaskKind::CollectiveDone;
+            task.start = indexOf(o.getStart());
           });
       index[&op] = c.tasks.size();
       if (ops)
@@ -152,9 +159,13 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                               task.tag);
         break;
       case file::TaskKind::Collective:
-        done = sched::CollectiveOp::create(cb, loc, token, task.collective,
-                                           deps, task.group, task.bytes,
-                                           task.tag);
+        done = CollectiveStartOp::create(cb, loc, token, task.collective,
+                                         deps, task.group, task.bytes,
+                                         task.tag);
+        break;
+      case file::TaskKind::CollectiveDone:
+        done = CollectiveDoneOp::create(cb, loc, token, tokens[task.start],
+                                        deps);
         break;
       case file::TaskKind::Alloc:
         done = AllocOp::create(cb, loc, token, task.what, task.bytes,

@@ -57,8 +57,9 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
-    // expected-error @+1 {{'sched.collective' op collective tag 5: chip 1 of its group has no task with this tag}}
-    %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+    // expected-error @+1 {{'sched.collective_start' op collective tag 5: chip 1 of its group has no task with this tag}}
+    %r = sched.collective_start all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+    %rd = sched.collective_done %r
   }
 }
 
@@ -66,11 +67,13 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
-    %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+    %r = sched.collective_start all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+    %rd = sched.collective_done %r
   }
   sched.chip 1 {
-    // expected-error @+1 {{'sched.collective' op disagrees with chip 0 on the kind, group or bytes of collective tag 5}}
-    %r = sched.collective all_reduce {group = array<i64: 0, 1>, bytes = 32, tag = 5}
+    // expected-error @+1 {{'sched.collective_start' op disagrees with chip 0 on the kind, group or bytes of collective tag 5}}
+    %r = sched.collective_start all_reduce {group = array<i64: 0, 1>, bytes = 32, tag = 5}
+    %rd = sched.collective_done %r
   }
 }
 
@@ -78,8 +81,9 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
-    // expected-error @+1 {{'sched.collective' op group member 9 is outside v5e-4, which has 4 chips}}
-    %r = sched.collective all_gather {group = array<i64: 0, 9>, bytes = 64, tag = 5}
+    // expected-error @+1 {{'sched.collective_start' op group member 9 is outside v5e-4, which has 4 chips}}
+    %r = sched.collective_start all_gather {group = array<i64: 0, 9>, bytes = 64, tag = 5}
+    %rd = sched.collective_done %r
   }
 }
 
@@ -131,5 +135,45 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   sched.chip 0 {
     // expected-error @+1 {{attribute 'step' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
     %c = sched.compute "x" {flops = 1, bytes = 1, op = "loom.add", layer = 0, slice = 0, step = -1}
+  }
+}
+
+// -----
+
+// A collective's done ends an earlier collective_start of its chip, once;
+// every start has its done (docs/schedule-format.md, version 2).
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %c = sched.compute "x" {flops = 1, bytes = 1, op = "loom.add", layer = 0, slice = 0}
+    // expected-error @+1 {{'sched.collective_done' op ends task 0, which is not an earlier collective_start task of its chip}}
+    %d = sched.collective_done %c
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %r = sched.collective_start all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+    %d = sched.collective_done %r
+    // expected-error @+1 {{'sched.collective_done' op task 0 was already done by task 1}}
+    %e = sched.collective_done %r deps(%d)
+  }
+  sched.chip 1 {
+    %r = sched.collective_start all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+    %d = sched.collective_done %r
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    // expected-error @+1 {{'sched.collective_start' op collective_start has no collective_done: every start of an asynchronous collective needs one}}
+    %r = sched.collective_start all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+  }
+  sched.chip 1 {
+    %r = sched.collective_start all_reduce {group = array<i64: 0, 1>, bytes = 64, tag = 5}
+    %d = sched.collective_done %r
   }
 }
