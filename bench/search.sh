@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# How long loom-plan's default search takes, and how much memory it needs,
+# for every bundled model on every v5e slice from 4 to 256 chips (issue 19,
+# item 5: under 10 s and 2 GB on the 2-core reference machine). Each run is
+# `loom-plan --model M --target v5e-N` with the model's default workload,
+# timed once by /usr/bin/time (wall seconds, peak RSS). As this machine is
+# noisy, each time is also given as a ratio to a baseline measured in the
+# same run: one plan without a search (llama-7b, tp 8 on v5e-8), the median
+# of three taken before and after the sweep.
+# Prints, per model, its slowest and its largest run, and the runs past
+# either goal; a model that fits no slice of a size says so.
+# Usage: bench/search.sh [build-dir] [model...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/common.sh"
+shift || true
+models=("$@")
+if [ ${#models[@]} -eq 0 ]; then
+  for f in "$here"/../models/*.json; do models+=("$(basename "$f" .json)"); done
+fi
+slices=(4 8 16 32 64 128 256)
+
+baseline() {
+  for i in 1 2 3; do
+    seconds "$bin/loom-plan" --model llama-7b --target v5e-8 --tp 8
+  done | median
+}
+before=$(baseline)
+
+printf "%-24s %-9s %8s %7s %-9s %8s %s\n" model slowest seconds "x base" largest "peak MB" \
+  "over 10 s or 2 GB"
+over_all=0
+for model in "${models[@]}"; do
+  worst_s=0 worst_s_slice=- worst_m=0 worst_m_slice=- over=""
+  for n in "${slices[@]}"; do
+    if ! /usr/bin/time -f "%e %M" -o "$tmp/time" \
+         "$bin/loom-plan" --model "$model" --target "v5e-$n" > /dev/null 2>&1; then
+      # No plan fits (too little memory on a small slice): still timed.
+      :
+    fi
+    # (A failed run's first line says so; the figures are the last.)
+    read -r s kb < <(tail -1 "$tmp/time")
+    mb=$((kb / 1024))
+    if (( $(echo "$s > $worst_s" | bc -l) )); then worst_s=$s worst_s_slice=v5e-$n; fi
+    if (( mb > worst_m )); then worst_m=$mb worst_m_slice=v5e-$n; fi
+    if (( $(echo "$s > 10" | bc -l) )) || (( mb > 2048 )); then
+      over+=" v5e-$n (${s} s, ${mb} MB)"
+      over_all=$((over_all + 1))
+    fi
+  done
+  printf "%-24s %-9s %8.2f %7.1f %-9s %8d %s\n" "$model" "$worst_s_slice" "$worst_s" \
+    "$(echo "$worst_s / $before" | bc -l)" "$worst_m_slice" "$worst_m" "${over:--}"
+done
+after=$(baseline)
+printf "baseline (one plan, llama-7b tp 8 on v5e-8): %.3f s before, %.3f s after the sweep\n" \
+  "$before" "$after"
+printf "runs over 10 s or 2 GB: %d\n" "$over_all"
