@@ -1,6 +1,8 @@
 //===- PipelinePassesTest.cpp - the pipeline passes on real models --------===//
 
 #include "loom/Analysis/StageCost.h"
+#include "loom/Conversion/Passes.h"
+#include "loom/Dialect/Sched/ScheduleIR.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Import/ModelImporter.h"
@@ -11,6 +13,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -205,6 +209,51 @@ struct ProbeAnalysisPass
 
 // Read-only passes keep the module's analysis for the next pass; a pass
 // that rewrites the ops drops it.
+std::string scheduleText(const schedule::Schedule &schedule) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  schedule::writeSchedule(schedule, os);
+  return text;
+}
+
+// The planner simulates lowerToScheduleFile's schedule, without IR;
+// convert-loom-to-sched builds the same program as IR. Both are the same
+// schedule, task for task, for slices, patches and zipped units.
+TEST(PipelinePasses, TheScheduleTheLoweringReturnsIsTheProgramItBuilds) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  ImportOptions shortDit;
+  shortDit.resolution = 256;
+  shortDit.steps = 3;
+  struct Case {
+    StringRef model, pipeline;
+    ImportOptions options;
+    int64_t interleave;
+  } cases[] = {
+      {"llama-7b", "loom-plan-pipeline{tp=2 stages=2 slices=4}", {}, 1},
+      {"llama-7b", "loom-plan-pipeline{tp=4 stages=2 slices=4}", {}, 2},
+      {"dit-xl-2", "loom-plan-pipeline{tp=2 stages=4 slices=4}", shortDit, 2},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.model.str() + " " + c.pipeline.str());
+    OwningOpRef<ModuleOp> module =
+        plan(context, c.model, c.pipeline, c.options);
+    ASSERT_TRUE(module);
+    FailureOr<schedule::Schedule> direct =
+        lowerToScheduleFile(*module, c.interleave);
+    ASSERT_TRUE(succeeded(direct));
+    ASSERT_TRUE(succeeded(lowerToSchedule(*module, c.interleave)));
+    sched::ProgramOp program;
+    module->walk([&](sched::ProgramOp p) { program = p; });
+    ASSERT_TRUE(program);
+    EXPECT_FALSE(direct->chips.empty());
+    EXPECT_EQ(scheduleText(*direct),
+              scheduleText(sched::exportSchedule(program)));
+  }
+}
+
 TEST(PipelinePasses, ReadOnlyPassesPreserveTheModelAnalysis) {
   MLIRContext context;
   registerAllPasses();

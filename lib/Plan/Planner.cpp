@@ -352,15 +352,14 @@ void lowerAndSimulate(Planned &planned, bool trace) {
   OwningOpRef<ModuleOp> module = std::move(planned.module);
   Captured diagnostics(*module->getContext());
   const TargetDesc desc = getTarget(*module).getDesc();
-  if (failed(lowerToSchedule(*module, out.request.interleave))) {
+  // The program straight into a schedule: the simulation needs no IR.
+  FailureOr<schedule::Schedule> program =
+      lowerToScheduleFile(*module, out.request.interleave);
+  if (failed(program)) {
     out.failure = diagnostics.errorText();
     return;
   }
-  sched::ProgramOp program;
-  module->walk([&](sched::ProgramOp p) { program = p; });
-  out.schedule = sched::exportSchedule(program);
-  // The program is in the schedule now; the simulation does not need the
-  // IR's copy.
+  out.schedule = std::move(*program);
   module = nullptr;
   llvm::Expected<sim::SimResult> result =
       sim::simulate(desc, out.schedule, trace);

@@ -5,6 +5,7 @@
 
 #include "loom/Analysis/ModelAnalysis.h"
 #include "loom/Dialect/Sched/SchedOps.h"
+#include "loom/Schedule/Schedule.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -27,6 +28,16 @@ mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
                                     ModelAnalysis &analysis,
                                     int64_t interleave = 1);
+
+/// The program convert-loom-to-sched would build, as a schedule file,
+/// without building it as IR and leaving `module` as it is: what the
+/// planner simulates (a large program's IR takes several times the
+/// seconds and memory of its schedule). Failure after an error on `module`.
+mlir::FailureOr<schedule::Schedule>
+lowerToScheduleFile(mlir::ModuleOp module, int64_t interleave = 1);
+mlir::FailureOr<schedule::Schedule>
+lowerToScheduleFile(mlir::ModuleOp module, ModelAnalysis &analysis,
+                    int64_t interleave = 1);
 
 } // namespace loom
 

@@ -10,7 +10,7 @@
 #include "loom/Conversion/Passes.h"
 
 #include "loom/Dialect/Loom/ModuleTarget.h"
-#include "loom/Dialect/Sched/SchedOps.h"
+#include "loom/Dialect/Sched/ScheduleIR.h"
 #include "loom/Hardware/DeviceMesh.h"
 #include "loom/Analysis/StageCost.h"
 
@@ -28,6 +28,7 @@ namespace loom {
 using namespace mlir;
 using namespace loom;
 using namespace loom::sched;
+namespace file = loom::schedule;
 
 namespace {
 
@@ -58,6 +59,43 @@ struct StagePlan {
   double boundary = 0;    ///< bytes of the last layer's results
 };
 
+/// Each rank's task, by its index in its chip's program.
+using Tasks = SmallVector<int64_t, 8>;
+/// No task: a dependency that is not there.
+constexpr int64_t kNoTask = -1;
+
+/// The dependencies among `tasks` that are there, in order.
+SmallVector<int64_t, 2> depsOf(ArrayRef<int64_t> tasks) {
+  SmallVector<int64_t, 2> deps;
+  for (int64_t t : tasks)
+    if (t != kNoTask)
+      deps.push_back(t);
+  return deps;
+}
+
+file::Task allocTask(MemoryKind what, int64_t bytes, std::string name,
+                     ArrayRef<int64_t> deps) {
+  file::Task t;
+  t.kind = file::TaskKind::Alloc;
+  t.what = what;
+  t.bytes = bytes;
+  t.name = std::move(name);
+  t.deps = depsOf(deps);
+  return t;
+}
+
+/// A send (to `peer`, after `dep`) or a receive (from `peer`).
+file::Task messageTask(file::TaskKind kind, int64_t peer, int64_t dep,
+                       int64_t bytes, int64_t tag) {
+  file::Task t;
+  t.kind = kind;
+  t.peer = peer;
+  t.deps = depsOf({dep});
+  t.bytes = bytes;
+  t.tag = tag;
+  return t;
+}
+
 class Lowering {
 public:
   Lowering(ModuleOp module, TargetAttr target, ModelView view,
@@ -65,8 +103,9 @@ public:
       : module(module), target(target), view(std::move(view)), model(model),
         interleave(interleave) {}
 
-  LogicalResult run() {
-    token = TokenType::get(module.getContext());
+  /// The program of the planned module, as a schedule; null after an
+  /// error on the module.
+  FailureOr<file::Schedule> run() {
     const TargetDesc &desc = model.getTarget();
     const TopologyDesc topology = target.getTopologyDesc();
     tp = view.tp;
@@ -103,26 +142,21 @@ public:
     planStages();
     buildUnits();
 
-    OpBuilder b(module.getContext());
-    b.setInsertionPointToEnd(module.getBody());
-    auto program = ProgramOp::create(b, view.func.getLoc(), target);
-    program.getBody().push_back(new Block);
+    out = emptySchedule(target);
     // Chips in id order, so the program reads and serialises stably.
-    std::map<int64_t, ChipOp> chips;
+    std::map<int64_t, size_t> chips;
     for (int64_t d = 0; d < dp; ++d)
       for (int64_t s = 0; s < stages; ++s)
         for (int64_t r = 0; r < tp; ++r)
           chips[chipId(d, s, r)];
-    OpBuilder pb = OpBuilder::atBlockEnd(&program.getBody().front());
-    for (auto &[id, chip] : chips) {
-      chip = ChipOp::create(pb, view.func.getLoc(), id);
-      chip.getBody().push_back(new Block);
-      builders.try_emplace(id, OpBuilder::atBlockEnd(&chip.getBody().front()));
+    for (auto &[id, slot] : chips) {
+      slot = out.chips.size();
+      out.chips.emplace_back().id = id;
+      this->slot[id] = slot;
     }
     for (int64_t d = 0; d < dp; ++d)
       emitReplica(d);
-    view.func.erase();
-    return success();
+    return std::move(out);
   }
 
 private:
@@ -179,24 +213,27 @@ private:
     }
   }
 
-  /// Emits `fn(builder, rank)` on every rank of (d, s); returns the tokens.
+  /// Appends the task `fn(rank)` to every rank of (d, s); returns their
+  /// indices.
   template <typename Fn>
-  SmallVector<Value> onRanks(int64_t d, int64_t s, Fn fn) {
-    SmallVector<Value> done;
-    for (int64_t r = 0; r < tp; ++r)
-      done.push_back(fn(builders.find(chipId(d, s, r))->second, r));
+  Tasks onRanks(int64_t d, int64_t s, Fn fn) {
+    Tasks done;
+    for (int64_t r = 0; r < tp; ++r) {
+      std::vector<file::Task> &tasks =
+          out.chips[slot.find(chipId(d, s, r))->second].tasks;
+      tasks.push_back(fn(r));
+      done.push_back(tasks.size() - 1);
+    }
     return done;
   }
-
-  Location loc() { return view.func.getLoc(); }
 
   void emitAllocations(int64_t d, int64_t s) {
     const StagePlan &plan = plans[s];
     auto alloc = [&](MemoryKind what, double bytes, const std::string &name) {
       if (bytes <= 0)
         return;
-      onRanks(d, s, [&](OpBuilder &b, int64_t) -> Value {
-        return AllocOp::create(b, loc(), token, what, toInt(bytes), name, ValueRange());
+      onRanks(d, s, [&](int64_t) {
+        return allocTask(what, toInt(bytes), name, {});
       });
     };
     if (s == 0)
@@ -240,28 +277,49 @@ private:
 
   /// The task of `item` on `unit` on every rank of (d, s), after `last`;
   /// returns the new last tokens.
-  SmallVector<Value> emitItem(int64_t d, int64_t s, const Item &item,
-                              const Unit &unit, ArrayRef<Value> last) {
+  Tasks emitItem(int64_t d, int64_t s, const Item &item, const Unit &unit,
+                 ArrayRef<int64_t> last) {
     const SliceWork &work = item.work;
     SmallVector<int64_t> group;
     for (int64_t r = 0; r < tp; ++r)
       group.push_back(chipId(d, s, r));
     int64_t tag = work.collective ? nextTag++ : 0;
     std::string name = taskName(item.where, work.op);
-    return onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-      ValueRange deps = last[r] ? ValueRange(last[r]) : ValueRange();
+    StringRef opName = work.op->getName().getStringRef();
+    if (work.collective) {
       // A collective is asynchronous: its start, then its done, which the
       // unit's next task waits for; the TensorCore goes on meanwhile with
       // the compute tasks emitted after it (another unit's, interleaved).
-      if (work.collective) {
-        Value start = CollectiveStartOp::create(
-            b, loc(), token, work.kind, deps, group, toInt(work.bytes), tag);
-        return CollectiveDoneOp::create(b, loc(), token, start, ValueRange());
-      }
-      return ComputeOp::create(b, loc(), token, name, deps, toInt(work.flops),
-                               toInt(work.bytes),
-                               work.op->getName().getStringRef(), item.layer,
-                               unit.index, unit.step, work.elementBits);
+      Tasks starts = onRanks(d, s, [&](int64_t r) {
+        file::Task t;
+        t.kind = file::TaskKind::Collective;
+        t.collective = work.kind;
+        t.deps = depsOf({last[r]});
+        t.group.assign(group.begin(), group.end());
+        t.bytes = toInt(work.bytes);
+        t.tag = tag;
+        return t;
+      });
+      return onRanks(d, s, [&](int64_t r) {
+        file::Task t;
+        t.kind = file::TaskKind::CollectiveDone;
+        t.start = starts[r];
+        return t;
+      });
+    }
+    return onRanks(d, s, [&](int64_t r) {
+      file::Task t;
+      t.kind = file::TaskKind::Compute;
+      t.name = name;
+      t.deps = depsOf({last[r]});
+      t.flops = toInt(work.flops);
+      t.bytes = toInt(work.bytes);
+      t.op = opName.str();
+      t.layer = item.layer;
+      t.slice = unit.index;
+      t.step = unit.step;
+      t.bits = work.elementBits;
+      return t;
     });
   }
 
@@ -276,9 +334,8 @@ private:
     int64_t patchCount = pipeline ? pipeline.getSlices().size() : 1;
     // Per stage, slot of a group and rank, the free of the previous group's
     // activations: a stage holds one group's units at a time.
-    SmallVector<SmallVector<SmallVector<Value>>> released(
-        stages, SmallVector<SmallVector<Value>>(interleave,
-                                                SmallVector<Value>(tp)));
+    SmallVector<SmallVector<Tasks>> released(
+        stages, SmallVector<Tasks>(interleave, Tasks(tp, kNoTask)));
     for (size_t first = 0; first < units.size();) {
       // Up to `interleave` consecutive units of one step run zipped.
       size_t end = first;
@@ -289,22 +346,22 @@ private:
       first = end;
       for (int64_t s = 0; s < stages; ++s) {
         const StagePlan &plan = plans[s];
-        SmallVector<SmallVector<Value>> acts, lasts;
+        SmallVector<Tasks> acts, lasts;
         std::vector<std::vector<Item>> work;
         for (auto [k, unit] : llvm::enumerate(group)) {
           double fraction = double(unit.length) / double(tokens);
           // What each rank's unit waits for before it starts.
-          SmallVector<SmallVector<Value, 1>> ready(tp);
-          auto waitFor = [&](ArrayRef<Value> received) {
+          SmallVector<SmallVector<int64_t, 2>> ready(tp);
+          auto waitFor = [&](ArrayRef<int64_t> received) {
             for (auto [r, value] : llvm::enumerate(received))
               ready[r].push_back(value);
           };
           if (s > 0) {
             int64_t tag = forward[{s, unit.index}];
             int64_t bytes = toInt(plans[s - 1].boundary * fraction);
-            waitFor(onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-              return RecvOp::create(b, loc(), token, chipId(d, s - 1, r),
-                                    ValueRange(), bytes, tag + r);
+            waitFor(onRanks(d, s, [&](int64_t r) {
+              return messageTask(file::TaskKind::Recv, chipId(d, s - 1, r),
+                                 kNoTask, bytes, tag + r);
             }));
           } else if (unit.step > 0 && stages > 1) {
             // The patch's previous-step output comes back from the last
@@ -321,23 +378,21 @@ private:
             int64_t bytes = toInt(output * fraction);
             for (int64_t p : patchesBack) {
               int64_t tag = back[p];
-              waitFor(onRanks(d, 0, [&](OpBuilder &b, int64_t r) -> Value {
-                return RecvOp::create(b, loc(), token,
-                                      chipId(d, stages - 1, r), ValueRange(),
-                                      bytes, tag + r);
+              waitFor(onRanks(d, 0, [&](int64_t r) {
+                return messageTask(file::TaskKind::Recv,
+                                   chipId(d, stages - 1, r), kNoTask, bytes,
+                                   tag + r);
               }));
             }
           }
           int64_t actBytes = toInt(plan.workingSet * fraction);
-          acts.push_back(onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-            SmallVector<Value, 2> deps(ready[r].begin(), ready[r].end());
-            if (released[s][k][r])
-              deps.push_back(released[s][k][r]);
-            return AllocOp::create(b, loc(), token, MemoryKind::Activations,
-                                   actBytes,
-                                   "slice" + std::to_string(unit.index) +
-                                       ".activations",
-                                   deps);
+          acts.push_back(onRanks(d, s, [&](int64_t r) {
+            SmallVector<int64_t, 2> deps = ready[r];
+            deps.push_back(released[s][k][r]);
+            return allocTask(MemoryKind::Activations, actBytes,
+                             "slice" + std::to_string(unit.index) +
+                                 ".activations",
+                             deps);
           }));
           lasts.push_back(acts.back());
           work.push_back(stageWork(s, unit));
@@ -351,7 +406,7 @@ private:
           double fraction = double(unit.length) / double(tokens);
           // The activations are released when the unit's work is done; its
           // result leaves by a send that needs no more than that.
-          SmallVector<Value> computed = lasts[k], last = lasts[k];
+          Tasks computed = lasts[k], last = lasts[k];
           bool lastStep = !patches() ||
                           unit.step ==
                               std::max<int64_t>(pipeline.getSteps(), 1) - 1;
@@ -361,18 +416,21 @@ private:
             nextTag += tp;
             int64_t to = wrap ? 0 : s + 1;
             int64_t bytes = toInt((wrap ? output : plan.boundary) * fraction);
-            last = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-              return SendOp::create(b, loc(), token, chipId(d, to, r),
-                                    ValueRange(last[r]), bytes, tag + r);
+            last = onRanks(d, s, [&](int64_t r) {
+              return messageTask(file::TaskKind::Send, chipId(d, to, r),
+                                 last[r], bytes, tag + r);
             });
             if (wrap)
               back[unit.index] = tag;
             else
               forward[{s + 1, unit.index}] = tag;
           }
-          released[s][k] = onRanks(d, s, [&](OpBuilder &b, int64_t r) -> Value {
-            return FreeOp::create(b, loc(), token, acts[k][r],
-                                  ValueRange(computed[r]));
+          released[s][k] = onRanks(d, s, [&](int64_t r) {
+            file::Task t;
+            t.kind = file::TaskKind::Free;
+            t.alloc = acts[k][r];
+            t.deps = depsOf({computed[r]});
+            return t;
           });
         }
       }
@@ -391,11 +449,41 @@ private:
   SmallVector<StagePlan> plans;
   std::optional<LayerSliceCost> prologue, epilogue;
   SmallVector<Unit> units;
-  llvm::DenseMap<int64_t, OpBuilder> builders;
-  Type token;
+  /// The schedule being built, and each chip's place in it by chip id.
+  file::Schedule out;
+  llvm::DenseMap<int64_t, size_t> slot;
 };
 
 } // namespace
+
+FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
+                                                    ModelAnalysis &analysis,
+                                                    int64_t interleave) {
+  if (failed(analysis.requireModel("convert-loom-to-sched")))
+    return failure();
+  return Lowering(module, analysis.getTarget(), analysis.getView(),
+                  analysis.getCostModel(), interleave)
+      .run();
+}
+
+FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
+                                                    int64_t interleave) {
+  ModelAnalysis analysis(module);
+  return lowerToScheduleFile(module, analysis, interleave);
+}
+
+LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
+                                    int64_t interleave) {
+  FailureOr<file::Schedule> schedule =
+      lowerToScheduleFile(module, analysis, interleave);
+  if (failed(schedule))
+    return failure();
+  func::FuncOp func = analysis.getView().func;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  buildProgram(b, func.getLoc(), analysis.getTarget(), *schedule);
+  func.erase();
+  return success();
+}
 
 LogicalResult loom::lowerToSchedule(ModuleOp module, int64_t interleave) {
   // Called outside a pass manager, nothing has loaded the dialect the
@@ -403,15 +491,6 @@ LogicalResult loom::lowerToSchedule(ModuleOp module, int64_t interleave) {
   module.getContext()->getOrLoadDialect<sched::SchedDialect>();
   ModelAnalysis analysis(module);
   return lowerToSchedule(module, analysis, interleave);
-}
-
-LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
-                                    int64_t interleave) {
-  if (failed(analysis.requireModel("convert-loom-to-sched")))
-    return failure();
-  return Lowering(module, analysis.getTarget(), analysis.getView(),
-                  analysis.getCostModel(), interleave)
-      .run();
 }
 
 namespace {

@@ -14,14 +14,18 @@ file::Machine sched::getMachine(TargetAttr target) {
   return {target.getTopology().str(), target.getNumChips()};
 }
 
-file::Schedule
-sched::exportSchedule(ProgramOp program,
-                      std::vector<std::vector<Operation *>> *ops) {
+file::Schedule sched::emptySchedule(TargetAttr target) {
   file::Schedule out;
-  TargetAttr target = program.getTarget();
   out.targetName = target.getName().str();
   out.shape.assign(target.getShape().begin(), target.getShape().end());
   out.figures = target.getDesc();
+  return out;
+}
+
+file::Schedule
+sched::exportSchedule(ProgramOp program,
+                      std::vector<std::vector<Operation *>> *ops) {
+  file::Schedule out = emptySchedule(program.getTarget());
   for (auto chip : program.getBody().front().getOps<ChipOp>()) {
     file::Chip c;
     c.id = chip.getId();
@@ -130,8 +134,18 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
     return nullptr;
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
+  buildProgram(b, loc, target, schedule);
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}
+
+ProgramOp sched::buildProgram(OpBuilder &b, Location loc, TargetAttr target,
+                              const file::Schedule &schedule) {
+  MLIRContext *context = b.getContext();
   auto program = ProgramOp::create(b, loc, target);
   program.getBody().push_back(new Block);
+  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&program.getBody().front());
   Type token = TokenType::get(context);
   for (const file::Chip &chip : schedule.chips) {
@@ -178,7 +192,5 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
       tokens.push_back(done);
     }
   }
-  if (failed(mlir::verify(*module)))
-    return nullptr;
-  return module;
+  return program;
 }

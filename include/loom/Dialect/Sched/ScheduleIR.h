@@ -19,6 +19,15 @@ schedule::Schedule
 exportSchedule(ProgramOp program,
                std::vector<std::vector<mlir::Operation *>> *ops = nullptr);
 
+/// A schedule of no chips for `target`: its name, shape and figures.
+schedule::Schedule emptySchedule(TargetAttr target);
+
+/// Builds the sched.program of `schedule` (on `target`) at `b`, every op at
+/// `loc`; the schedule must be one schedule::checkSchedule accepts (its
+/// indices are not checked again).
+ProgramOp buildProgram(mlir::OpBuilder &b, mlir::Location loc,
+                       TargetAttr target, const schedule::Schedule &schedule);
+
 /// The chips of `target`'s topology, for schedule::checkSchedule.
 schedule::Machine getMachine(TargetAttr target);
 
