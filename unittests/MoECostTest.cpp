@@ -145,4 +145,36 @@ TEST_F(MoECostTest, LatentAttentionDecodeAbsorbs) {
             2 * 96 * 2 + 2 * 40 * 2 + (32 + 32 * 4 * 32) * 2 + 2 * 128 * 40 * 2);
 }
 
+// --weights-dtype int8 / --activations-dtype int8 / --kv-dtype int8 reach
+// the experts and MLA as they reach loom.linear and loom.attention: one byte
+// per expert weight, per kv_b_proj weight and per cached latent element.
+TEST_F(MoECostTest, Int8ExpertWeightsHalveTheirBytes) {
+  CostOpInterface op = parseOp(R"(
+    (%b: tensor<1x2x64xbf16>) {
+      %y = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 224, tokens = 1, weight_type = i8, compute_type = i8} : tensor<1x2x64xbf16>
+      return
+    })", "loom.moe_experts");
+  EXPECT_EQ(op.getParameterCount(), 8 * kExpertParams);
+  EXPECT_EQ(op.getParameterBytes(), 8 * kExpertParams);
+  // The rows stay bf16; the 2 experts one token touches are read in int8.
+  EXPECT_EQ(op.getBytesRead(), 2 * 64 * 2 + 2 * kExpertParams);
+  // int8 x int8: the MXU's int8 rate.
+  EXPECT_EQ(op.getComputeBits(), 8u);
+  EXPECT_EQ(experts(2, 1).getComputeBits(), 16u);
+}
+
+TEST_F(MoECostTest, Int8LatentCacheAndProjection) {
+  CostOpInterface op = parseOp(R"(
+    (%q: tensor<2x1x96xbf16>, %c: tensor<2x1x40xbf16>) {
+      %a = loom.latent_attention %q, %c {heads = 4, kv_lora_rank = 32, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, causal, cached = 128, weight_type = i8, kv_type = i8} : tensor<2x1x96xbf16>, tensor<2x1x40xbf16> -> tensor<2x1x64xbf16>
+      return
+    })", "loom.latent_attention");
+  // The cached latent in one byte per element; kv_b_proj in int8, its norm
+  // in bf16.
+  EXPECT_EQ(op.getKVCacheBytes(), 2 * 129 * 40);
+  EXPECT_EQ(op.getParameterBytes(), 32 * 2 + 32 * 4 * 32);
+  EXPECT_EQ(op.getBytesRead(),
+            2 * 96 * 2 + 2 * 40 * 2 + (32 * 2 + 32 * 4 * 32) + 2 * 128 * 40);
+}
+
 } // namespace

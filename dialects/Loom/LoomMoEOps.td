@@ -55,7 +55,8 @@ def Loom_MoERouteOp : Loom_Op<"moe_route", [],
 }
 
 def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"]>],
-    ["getParameterCount", "getBytesRead", "getPaddedFlops"],
+    ["getParameterCount", "getParameterBytes", "getBytesRead", "getPaddedFlops",
+     "getComputeBits"],
     ["whyNotShardable", "applyShardingRule"]> {
   let summary = "The routed experts of a mixture-of-experts block";
   let description = [{
@@ -70,6 +71,9 @@ def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"
     `top_k` of `experts`, an expert is touched with probability
     `1 - (1 - top_k/experts)^tokens`, so a decode step of few tokens reads
     few experts' weights and a long prefill reads them all.
+    `weight_type` and `compute_type` are the experts' weight and matmul
+    element types when they differ from the rows', as on `loom.linear`
+    (loom-import --weights-dtype, --activations-dtype).
 
     ```mlir
     %y = loom.moe_experts %buf {experts = 8, top_k = 2, expert_inter = 224, tokens = 16} : tensor<1x32x64xbf16>
@@ -80,7 +84,9 @@ def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"
                        ConfinedAttr<I64Attr, [IntPositive]>:$top_k,
                        ConfinedAttr<I64Attr, [IntPositive]>:$expert_inter,
                        ConfinedAttr<I64Attr, [IntPositive]>:$tokens,
-                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$ep);
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$ep,
+                       OptionalAttr<TypeAttr>:$weight_type,
+                       OptionalAttr<TypeAttr>:$compute_type);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
@@ -89,6 +95,8 @@ def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"
     int64_t getLocalExperts() { return getExperts() / getEp(); }
     /// Expected experts of this chip that one pass touches (not rounded).
     double getTouchedExperts();
+    /// Bytes per weight element: weight_type's, else the input's.
+    int64_t getWeightElementBytes();
   }];
 }
 
@@ -106,7 +114,8 @@ def Loom_MoECombineOp : Loom_Op<"moe_combine", [], [], ["applyShardingRule"]> {
 }
 
 def Loom_LatentAttentionOp : Loom_Op<"latent_attention", [],
-    ["getParameterCount", "getBytesRead", "getKVCacheBytes", "getPaddedFlops"],
+    ["getParameterCount", "getParameterBytes", "getBytesRead",
+     "getKVCacheBytes", "getPaddedFlops"],
     ["whyNotShardable", "applyShardingRule"]> {
   let summary = "Multi-head latent attention (DeepSeek-V2/V3)";
   let description = [{
@@ -121,7 +130,10 @@ def Loom_LatentAttentionOp : Loom_Op<"latent_attention", [],
     as usual; with them (decode) the projections are absorbed into the query
     and output, and attention runs over the latent (scores over
     `kv_lora_rank + rope`, values over `kv_lora_rank`) as DeepSeek's
-    inference does.
+    inference does. `weight_type` is `kv_b_proj`'s element type and
+    `kv_type` the cached latent's when they differ from the latent's
+    (loom-import --weights-dtype, --kv-dtype); the norm stays in the
+    latent's.
   }];
   let arguments = (ins Loom_Tensor:$q, Loom_Tensor:$latent,
                        ConfinedAttr<I64Attr, [IntPositive]>:$heads,
@@ -130,7 +142,9 @@ def Loom_LatentAttentionOp : Loom_Op<"latent_attention", [],
                        ConfinedAttr<I64Attr, [IntPositive]>:$qk_rope_head_dim,
                        ConfinedAttr<I64Attr, [IntPositive]>:$v_head_dim,
                        UnitAttr:$causal,
-                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$cached);
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$cached,
+                       OptionalAttr<TypeAttr>:$weight_type,
+                       OptionalAttr<TypeAttr>:$kv_type);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $latent attr-dict `:` type($q) `,` type($latent) `->` type($result)
@@ -138,6 +152,10 @@ def Loom_LatentAttentionOp : Loom_Op<"latent_attention", [],
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     int64_t getScorePairs();
+    /// Bytes per element of kv_b_proj: weight_type's, else the latent's.
+    int64_t getWeightElementBytes();
+    /// Bytes per element of the cached latent: kv_type's, else the latent's.
+    int64_t getKVElementBytes();
   }];
 }
 

@@ -65,7 +65,9 @@ static Value routedExperts(ImportContext &ic, Value h, const RoutedExperts &r,
   if (sharedGate)
     route.setSharedGate(true);
   Value out = MoEExpertsOp::create(g.b, g.loc, route.getType(), route,
-                                   r.experts, r.topK, r.inter, tokens);
+                                   r.experts, r.topK, r.inter, tokens,
+                                   /*ep=*/1, /*weight_type=*/TypeAttr(),
+                                   /*compute_type=*/TypeAttr());
   return MoECombineOp::create(g.b, g.loc, h.getType(), out);
 }
 
@@ -248,7 +250,8 @@ LogicalResult loom::importer::buildDeepSeekV3(ImportContext &ic) {
       q = g.rope(q, nope + rope, theta);
       auto attn = LatentAttentionOp::create(
           g.b, g.loc, g.withLast(h, heads * vDim), q, latent, heads, kvRank,
-          nope, rope, vDim, /*causal=*/true, s.cached);
+          nope, rope, vDim, /*causal=*/true, s.cached,
+          /*weight_type=*/TypeAttr(), /*kv_type=*/TypeAttr());
       Value res = g.add(in, g.linear(LinearRole::o, attn, hidden, bias));
       Value h2 = g.rmsNorm(res);
       if (i < dense)

@@ -69,8 +69,9 @@ std::string loom::setPrecisions(ImportOptions &options, StringRef weights,
   return "";
 }
 
-/// Marks the precision the user chose: int8 weights on every projection,
-/// an int8 KV cache on every causal attention, int8 x int8 matmuls.
+/// Marks the precision the user chose: int8 weights on every projection
+/// and routed expert, an int8 KV cache on every causal attention (MLA's
+/// latent too), int8 x int8 matmuls.
 static void applyPrecision(func::FuncOp func, const ImportOptions &options) {
   using P = ImportOptions::Precision;
   Builder b(func.getContext());
@@ -84,6 +85,19 @@ static void applyPrecision(func::FuncOp func, const ImportOptions &options) {
     } else if (auto attention = dyn_cast<AttentionOp>(op)) {
       if (options.kvCache == P::Int8 && attention.getCausal())
         attention.setKvTypeAttr(i8);
+    } else if (auto experts = dyn_cast<MoEExpertsOp>(op)) {
+      // The routed experts are most of a mixture's weights. The router
+      // (hidden x experts) stays in the activations' type, like the norms.
+      if (options.weights == P::Int8)
+        experts.setWeightTypeAttr(i8);
+      if (options.activations == P::Int8)
+        experts.setComputeTypeAttr(i8);
+    } else if (auto latent = dyn_cast<LatentAttentionOp>(op)) {
+      // kv_b_proj is a weight; the cached latent is the KV cache.
+      if (options.weights == P::Int8)
+        latent.setWeightTypeAttr(i8);
+      if (options.kvCache == P::Int8 && latent.getCausal())
+        latent.setKvTypeAttr(i8);
     }
   });
 }

@@ -126,11 +126,27 @@ int64_t MoERouteOp::getParameterCount() {
 // loom.moe_experts
 //===----------------------------------------------------------------------===//
 
+/// A storage or compute element type other than the activations': int8 or
+/// bf16, as on loom.linear.
+static LogicalResult verifyPrecision(Operation *op, std::optional<Type> type,
+                                     StringRef name) {
+  if (!type || type->isInteger(8) || type->isBF16())
+    return success();
+  return op->emitOpError() << "expects " << name << " i8 or bf16, got "
+                           << *type;
+}
+
 LogicalResult MoEExpertsOp::verify() {
   if (failed(verifyRank3(*this, getInput(), "input",
                          "[groups, capacity, hidden]")) ||
-      failed(verifyTopK(*this, getTopK(), getExperts())))
+      failed(verifyTopK(*this, getTopK(), getExperts())) ||
+      failed(verifyPrecision(*this, getWeightType(), "weight_type")) ||
+      failed(verifyPrecision(*this, getComputeType(), "compute_type")))
     return failure();
+  if (getComputeType() && getComputeType()->isInteger(8) &&
+      !(getWeightType() && getWeightType()->isInteger(8)))
+    return emitOpError() << "computes int8 x int8 (compute_type = i8) but "
+                            "its weights are not int8 (weight_type = i8)";
   if (getExperts() % getEp() != 0)
     return emitOpError() << "ep " << getEp() << " does not divide the "
                          << getExperts() << " experts";
@@ -163,11 +179,27 @@ int64_t MoEExpertsOp::getParameterCount() {
   return (Count(3) * getLocalExperts() * hidden * getExpertInter()).get();
 }
 
+int64_t MoEExpertsOp::getWeightElementBytes() {
+  if (std::optional<Type> type = getWeightType())
+    return getElementBytes(*type);
+  return getElementBytes(getInput().getType());
+}
+
+int64_t MoEExpertsOp::getParameterBytes() {
+  return (Count(getParameterCount()) * getWeightElementBytes()).get();
+}
+
+unsigned MoEExpertsOp::getComputeBits() {
+  if (std::optional<Type> type = getComputeType())
+    return 8 * getElementBytes(*type);
+  return 8 * getElementBytes(getInput().getType());
+}
+
 // The rows, and the weights of the experts a pass touches (in expectation).
 int64_t MoEExpertsOp::getBytesRead() {
   int64_t hidden = shapeOf(getInput())[2];
   double perExpert = 3.0 * double(hidden) * double(getExpertInter()) *
-                     double(getElementBytes(getInput().getType()));
+                     double(getWeightElementBytes());
   double weights = std::min(getTouchedExperts() * perExpert,
                             double(getParameterBytes()));
   return (Count(getTensorBytes(getInput().getType())) +
@@ -234,7 +266,22 @@ LogicalResult LatentAttentionOp::verify() {
   if (tensorType(getLatent()).getElementType() != element ||
       tensorType(getResult()).getElementType() != element)
     return emitOpError() << "expects q, latent and result of one element type";
+  if (failed(verifyPrecision(*this, getWeightType(), "weight_type")) ||
+      failed(verifyPrecision(*this, getKvType(), "kv_type")))
+    return failure();
   return success();
+}
+
+int64_t LatentAttentionOp::getWeightElementBytes() {
+  if (std::optional<Type> type = getWeightType())
+    return getElementBytes(*type);
+  return getElementBytes(getLatent().getType());
+}
+
+int64_t LatentAttentionOp::getKVElementBytes() {
+  if (std::optional<Type> type = getKvType())
+    return getElementBytes(*type);
+  return getElementBytes(getLatent().getType());
 }
 
 int64_t LatentAttentionOp::getScorePairs() {
@@ -283,11 +330,20 @@ int64_t LatentAttentionOp::getParameterCount() {
       .get();
 }
 
+// kv_a_layernorm in the latent's type, kv_b_proj in weight_type's.
+int64_t LatentAttentionOp::getParameterBytes() {
+  int64_t rank = getKvLoraRank();
+  Count projection =
+      Count(rank) * getHeads() * (Count(getQkNopeHeadDim()) + getVHeadDim());
+  return (Count(rank) * getElementBytes(getLatent().getType()) +
+          projection * getWeightElementBytes())
+      .get();
+}
+
+// The cached latent of `tokens` tokens, in kv_type's bytes.
 static int64_t latentBytes(LatentAttentionOp op, int64_t tokens) {
   ArrayRef<int64_t> c = shapeOf(op.getLatent());
-  return (Count(c[0]) * tokens * c[2] *
-          getElementBytes(op.getLatent().getType()))
-      .get();
+  return (Count(c[0]) * tokens * c[2] * op.getKVElementBytes()).get();
 }
 
 int64_t LatentAttentionOp::getBytesRead() {

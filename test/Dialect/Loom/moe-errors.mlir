@@ -128,3 +128,27 @@ func.func @mla_element(%q: tensor<2x1x96xbf16>, %c: tensor<2x1x40xf32>) {
   %a = loom.latent_attention %q, %c {heads = 4, kv_lora_rank = 32, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, causal} : tensor<2x1x96xbf16>, tensor<2x1x40xf32> -> tensor<2x1x64xbf16>
   return
 }
+
+// -----
+
+func.func @experts_weight_type(%b: tensor<1x32x64xbf16>) {
+  // expected-error @+1 {{'loom.moe_experts' op expects weight_type i8 or bf16, got 'f32'}}
+  %y = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 224, tokens = 16, weight_type = f32} : tensor<1x32x64xbf16>
+  return
+}
+
+// -----
+
+func.func @experts_int8_compute_bf16_weights(%b: tensor<1x32x64xbf16>) {
+  // expected-error @+1 {{'loom.moe_experts' op computes int8 x int8 (compute_type = i8) but its weights are not int8 (weight_type = i8)}}
+  %y = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 224, tokens = 16, compute_type = i8} : tensor<1x32x64xbf16>
+  return
+}
+
+// -----
+
+func.func @mla_kv_type(%q: tensor<2x1x96xbf16>, %c: tensor<2x1x40xbf16>) {
+  // expected-error @+1 {{'loom.latent_attention' op expects kv_type i8 or bf16, got 'f16'}}
+  %a = loom.latent_attention %q, %c {heads = 4, kv_lora_rank = 32, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, causal, kv_type = f16} : tensor<2x1x96xbf16>, tensor<2x1x40xbf16> -> tensor<2x1x64xbf16>
+  return
+}
