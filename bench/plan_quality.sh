@@ -141,9 +141,10 @@ if isinstance(p, list):
     p = p[0]
 t = p.get("simulated_s", p["predicted_s"])
 plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
-print("| %s | tp %d (ep %d) x %s x dp %d, %s | %d | %.1f | %.1f | %.2fx |" % (
+zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
+print("| %s | tp %d (ep %d) x %s x dp %d, %s%s | %d | %.1f | %.1f | %.2fx |" % (
     label, p["tp"], p.get("ep", 1), plural(p["stages"], "stage"),
-    p["data_parallel"], plural(len(p["slices"]), "slice"),
+    p["data_parallel"], plural(len(p["slices"]), "slice"), zip,
     p.get("experts_per_chip", 0), p["predicted_s"] * 1e3, t * 1e3,
     t / p["roofline_s"]))' "$label"
   else
