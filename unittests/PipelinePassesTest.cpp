@@ -167,6 +167,16 @@ TEST(PipelinePasses, InterleavedTimelines) {
   // after the first, still under B's compute.
   SmallVector<TaskTime> twice = {{false, 4}, {true, 1}, {true, 1}, {false, 4}};
   EXPECT_DOUBLE_EQ(playInterleaved({twice, twice}), 16);
+  // Of r = 3, 1 is the steps' latency, which the links leave to the other
+  // collective: the two share less than fully, so the run ends between the
+  // links never shared (A2 after A's all-reduce at 4, B2 after B's at 5: 6)
+  // and shared throughout as if all were transfer (8).
+  SmallVector<TaskTime> latent = {{false, 1}, {true, 3, 1}, {false, 1}};
+  double shared = playInterleaved({latent, latent});
+  EXPECT_GT(shared, 6);
+  EXPECT_LT(shared, 8);
+  // Alone, latency or not, a collective takes its seconds.
+  EXPECT_DOUBLE_EQ(playInterleaved({latent}), 5);
 }
 
 TEST(PipelinePasses, PartitionRefusesNonFiniteTimes) {

@@ -282,15 +282,34 @@ double loom::playInterleaved(ArrayRef<SmallVector<TaskTime>> chains) {
       }
     }
     // The next end: the core's, or the first collective's at its share.
-    int64_t sharing = 0;
+    // A collective alone takes its seconds: its steps' latencies L and
+    // transfers B. Beside others, its transfers share the links with theirs
+    // but not with their latencies, when the links are theirs alone: it
+    // takes L + B (1 + sum of the others' busy fractions), a collective's
+    // busy fraction being its transfers' share of its span (a fixed point;
+    // three rounds settle it). loom-sim's flows give every transfer on a
+    // link an equal share and run each step's latency after its transfer.
+    SmallVector<double> spans(n, 0), busy(n, 0);
     for (size_t u = 0; u < n; ++u)
-      sharing += running[u] && int64_t(u) != onCore;
-    // A collective alone takes its seconds; shared by k, its latency plus
-    // k times the rest.
-    auto span = [&](size_t u) {
-      const TaskTime &task = chains[u][next[u]];
-      return task.latency + sharing * (task.seconds - task.latency);
-    };
+      busy[u] = running[u] && int64_t(u) != onCore;
+    for (int round = 0; round < 3; ++round) {
+      double all = 0;
+      for (size_t u = 0; u < n; ++u)
+        all += busy[u];
+      for (size_t u = 0; u < n; ++u) {
+        if (!running[u] || int64_t(u) == onCore)
+          continue;
+        const TaskTime &task = chains[u][next[u]];
+        double transfer = task.seconds - task.latency;
+        spans[u] = task.latency + transfer * (1 + all - busy[u]);
+      }
+      for (size_t u = 0; u < n; ++u)
+        if (running[u] && int64_t(u) != onCore)
+          busy[u] = spans[u] > 0 ? (spans[u] - chains[u][next[u]].latency) /
+                                       spans[u]
+                                 : 0;
+    }
+    auto span = [&](size_t u) { return spans[u]; };
     double until = onCore >= 0 ? coreEnd : inf;
     int64_t first = -1; // the collective that ends first, if before the core
     for (size_t u = 0; u < n; ++u)
