@@ -36,8 +36,9 @@ loss = p.get("loss")
 split = ("%.0f / %.0f / %.0f%%" % (100 * loss["bubble"], 100 * loss["exposed_comm"],
          100 * loss["other"])) if loss else "-"
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
-print("| %s | tp %d x %s x dp %d, %s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
-    label, p["tp"], plural(p["stages"], "stage"), p["data_parallel"],
+sp = " x sp %d" % p["sp"] if p.get("sp", 1) > 1 else ""
+print("| %s | tp %d%s x %s x dp %d, %s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
+    label, p["tp"], sp, plural(p["stages"], "stage"), p["data_parallel"],
     plural(len(p["slices"]), "slice"), zip,
     p["predicted_s"] * 1e3, shown, t / p["roofline_s"],
     100 * p["efficiency"], split))' "$label"
@@ -76,8 +77,8 @@ best_uniform() { # model args, tp, stages: the count of equal slices, among
   echo "${best:-$stages}"
 }
 
-model() { # title, model args, tp alone, tp, stages
-  local title=$1 args=$2 tpAlone=$3 tp=$4 stages=$5
+model() { # title, model args, tp alone, tp, stages[, xDiT-style hybrid]
+  local title=$1 args=$2 tpAlone=$3 tp=$4 stages=$5 hybrid=${6:-}
   echo
   echo "### $title"
   echo
@@ -91,6 +92,11 @@ model() { # title, model args, tp alone, tp, stages
   row "(d) Loom's slices" $args --tp "$tp" --stages "$stages" --slices auto
   row "(e) --search winner" $args --search
   row "(f) tensor parallel + overlap (JetStream / MaxText)" $args --tp "$tpAlone" --stages 1 --slices 2 --interleave 2
+  # (g) DiTs: the PipeFusion x Ulysses x CFG layout xDiT's documentation
+  # recommends, chosen by hand (bench/README.md, "xDiT-style hybrid").
+  if [ -n "$hybrid" ]; then
+    row "(g) xDiT-style hybrid" $args $hybrid
+  fi
 }
 
 efficiency() { # loom-plan arguments: "efficiency simulated_ms layout"
@@ -121,11 +127,11 @@ echo "chip-seconds, into pipeline bubble, exposed communication and other"
 echo "(README, \"efficiency\")."
 model "LLaMA-65B prefill, 2048 tokens, v5e-16" "--model llama-65b --target v5e-16" 16 4 4
 model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8
-model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4
-model "Flux-dev, 1024 px, 28 steps, v5e-16" "--model flux-dev --target v5e-16" 8 4 4
-model "Flux.1-schnell, 1024 px, 4 steps, v5e-4" "--model flux-schnell --target v5e-4 --steps 4" 4 2 2
-model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-16" "--model wan21-t2v-14b --target v5e-16 --frames 81 --height 720 --width 1280 --steps 50" 8 8 2
-model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-64" "--model wan21-t2v-14b --target v5e-64 --frames 81 --height 720 --width 1280 --steps 50" 8 8 8
+model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4 "--data-parallel 2 --sp 4 --stages 1"
+model "Flux-dev, 1024 px, 28 steps, v5e-16" "--model flux-dev --target v5e-16" 8 4 4 "--sp 4 --stages 4"
+model "Flux.1-schnell, 1024 px, 4 steps, v5e-4" "--model flux-schnell --target v5e-4 --steps 4" 4 2 2 "--sp 4 --stages 1"
+model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-16" "--model wan21-t2v-14b --target v5e-16 --frames 81 --height 720 --width 1280 --steps 50" 8 8 2 "--data-parallel 2 --sp 2 --stages 4"
+model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-64" "--model wan21-t2v-14b --target v5e-64 --frames 81 --height 720 --width 1280 --steps 50" 8 8 8 "--data-parallel 2 --sp 4 --stages 8"
 
 # Mixtures of experts (issue 17): the layout with its expert-parallel
 # degree, experts sliced by width (ep 1) against split whole (ep = tp),

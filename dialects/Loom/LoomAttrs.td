@@ -211,7 +211,11 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
                         Loom_FlagParameter:$sequence_parallel,
                         // loom-shard-experts: the routed experts of each
                         // MoE layer are split over ep chips of the tp group.
-                        DefaultValuedParameter<"int64_t", "1">:$ep);
+                        DefaultValuedParameter<"int64_t", "1">:$ep,
+                        // loom-shard-sequence: each stage's group is tp x sp
+                        // chips; sp of them share a tensor-parallel rank and
+                        // split the sequence (Ulysses, DeepSpeed 2023).
+                        DefaultValuedParameter<"int64_t", "1">:$sp);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

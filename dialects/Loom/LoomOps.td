@@ -543,7 +543,19 @@ def Loom_ReduceScatterOp : Loom_CollectiveOp<"reduce_scatter", "Sum, then scatte
 }
 def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards",
                                         "AllToAll"> {
-  let description = [{ Result type equals the operand type; `dim` names the exchanged dimension. }];
+  let description = [{
+    Without `concat_dim`, the result type equals the operand type and `dim`
+    names the exchanged dimension (MoE dispatch and combine). With
+    `concat_dim` (Ulysses sequence parallelism), each member cuts `dim` into
+    `group_size` pieces, sends piece j to member j and concatenates what it
+    receives along `concat_dim`: the result's `dim` is `group_size` times
+    smaller and its `concat_dim` `group_size` times larger. Either way each
+    member sends all but 1/group_size of its bytes.
+  }];
+  let arguments = (ins Loom_Tensor:$input, StrAttr:$group,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$dim,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$concat_dim);
 }
 
 include "Loom/LoomMoEOps.td"

@@ -9,20 +9,41 @@
 using namespace mlir;
 using namespace loom;
 
-SmallVector<GroupAxis> loom::tensorParallelAxes(const TargetDesc &target,
-                                                const TopologyDesc &topology,
-                                                int64_t tp, int64_t stages) {
-  if (tp <= 1)
-    return {};
-  int64_t used = tp * stages;
+/// The axes of a stage's whole block of `group` chips.
+static SmallVector<GroupAxis> blockAxes(const TargetDesc &target,
+                                        const TopologyDesc &topology,
+                                        int64_t group, int64_t stages) {
+  int64_t used = group * stages;
   if (topology.shape.size() == 2 && topology.numChips() % used == 0) {
-    MeshShape shape{topology.numChips() / used, stages, tp};
+    MeshShape shape{topology.numChips() / used, stages, group};
     if (auto mesh = DeviceMesh::build(target, topology, shape))
       return SmallVector<GroupAxis>(mesh->tensorParallelAxes());
     else
       llvm::consumeError(mesh.takeError());
   }
-  return {{tp, false}};
+  return {{group, false}};
+}
+
+SmallVector<GroupAxis> loom::tensorParallelAxes(const TargetDesc &target,
+                                                const TopologyDesc &topology,
+                                                int64_t tp, int64_t stages,
+                                                int64_t sp) {
+  if (tp <= 1)
+    return {};
+  if (sp > 1)
+    return {{tp, false}};
+  return blockAxes(target, topology, tp, stages);
+}
+
+SmallVector<GroupAxis> loom::sequenceParallelAxes(const TargetDesc &target,
+                                                  const TopologyDesc &topology,
+                                                  int64_t tp, int64_t sp,
+                                                  int64_t stages) {
+  if (sp <= 1)
+    return {};
+  if (tp > 1)
+    return {{sp, false}};
+  return blockAxes(target, topology, sp, stages);
 }
 
 LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
@@ -90,29 +111,39 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   if (ModelAttr model = getModel(module))
     view.diffusion = model.isDiffusion();
   view.tp = getParallelOrDefault(module).getTp();
+  view.sp = getParallelOrDefault(module).getSp();
   // The passes lay out and price tp chips per stage; what sharding wrote on
-  // the ops must say the same.
+  // the ops must say the same (and sp for the sequence group's ops).
   Operation *wrong = nullptr;
-  int64_t found = 0;
+  int64_t found = 0, expected = view.tp;
+  bool sequenceGroup = false;
   view.func.walk([&](Operation *op) {
+    expected = view.tp;
+    sequenceGroup = false;
     if (auto split = op->getAttrOfType<SplitAttr>(kSplitAttrName)) {
       found = (Count(split.getParts()) * split.getReplicas()).get();
     } else if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       found = collective.getGroupSize();
+      sequenceGroup = collective.getGroup() == kSequenceGroup;
     } else if (auto shard = dyn_cast<LocalShardOp>(op)) {
       found = shard.getGroupSize();
+      sequenceGroup = shard.getGroup() == kSequenceGroup;
     } else {
       return WalkResult::advance();
     }
-    if (found == view.tp)
+    if (sequenceGroup)
+      expected = view.sp;
+    if (found == expected)
       return WalkResult::advance();
     wrong = op;
     return WalkResult::interrupt();
   });
   if (wrong)
     return wrong->emitOpError()
-           << "is sharded " << found << " ways, but the module's tensor "
-           << "parallelism (loom.parallel's tp) is " << view.tp << "; " << passName
+           << "is sharded " << found << " ways, but the module's "
+           << (sequenceGroup ? "sequence parallelism (loom.parallel's sp) is "
+                             : "tensor parallelism (loom.parallel's tp) is ")
+           << expected << "; " << passName
            << " needs them to agree";
   return view;
 }
@@ -148,6 +179,14 @@ LogicalResult ModelAnalysis::requireModel(StringRef passName) {
 
 SmallVector<GroupAxis>
 ModelAnalysis::getTensorParallelAxes(int64_t stages) const {
-  return tensorParallelAxes(*desc, target.getTopologyDesc(),
-                            getParallelOrDefault(module).getTp(), stages);
+  ParallelAttr parallel = getParallelOrDefault(module);
+  return tensorParallelAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
+                            stages, parallel.getSp());
+}
+
+SmallVector<GroupAxis>
+ModelAnalysis::getSequenceParallelAxes(int64_t stages) const {
+  ParallelAttr parallel = getParallelOrDefault(module);
+  return sequenceParallelAxes(*desc, target.getTopologyDesc(),
+                              parallel.getTp(), parallel.getSp(), stages);
 }

@@ -16,15 +16,19 @@ static bool isTokenTensor(Type type) {
 }
 
 LayerSliceCost::LayerSliceCost(LayerOp layer, const CostModel &model,
-                               ArrayRef<GroupAxis> tpAxes, int64_t tokens)
-    : model(model), axes(tpAxes.begin(), tpAxes.end()), tokens(tokens) {
+                               ArrayRef<GroupAxis> tpAxes, int64_t tokens,
+                               ArrayRef<GroupAxis> spAxes)
+    : model(model), axes(tpAxes.begin(), tpAxes.end()),
+      spAxes(spAxes.begin(), spAxes.end()), tokens(tokens) {
   for (Operation &op : layer.getBody().front())
     addOp(op);
 }
 
 LayerSliceCost::LayerSliceCost(ArrayRef<Operation *> ops, const CostModel &model,
-                               ArrayRef<GroupAxis> tpAxes, int64_t tokens)
-    : model(model), axes(tpAxes.begin(), tpAxes.end()), tokens(tokens) {
+                               ArrayRef<GroupAxis> tpAxes, int64_t tokens,
+                               ArrayRef<GroupAxis> spAxes)
+    : model(model), axes(tpAxes.begin(), tpAxes.end()),
+      spAxes(spAxes.begin(), spAxes.end()), tokens(tokens) {
   for (Operation *op : ops)
     addOp(*op);
 }
@@ -42,6 +46,7 @@ void LayerSliceCost::addOp(Operation &op) {
   if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
     term.kind = Term::Kind::Collective;
     term.collective = collective.getCollectiveKind();
+    term.sequenceGroup = collective.getGroup() == kSequenceGroup;
     (isTokenTensor(op.getOperand(0).getType())
          ? term.tokenBytes
          : term.fixedBytes) = collective.getCollectiveBytes();
@@ -99,6 +104,7 @@ void LayerSliceCost::forEachWork(
     case Term::Kind::Collective:
       work.collective = true;
       work.kind = term.collective;
+      work.sequenceGroup = term.sequenceGroup;
       work.bytes = term.fixedBytes + term.tokenBytes * fraction;
       break;
     case Term::Kind::CausalAttention: {
@@ -130,8 +136,9 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
           {false, model.taskTime(work.flops, work.bytes, work.elementBits)});
       return;
     }
-    times.push_back({true, model.collectiveTime(work.kind, axes, work.bytes),
-                     model.collectiveTime(work.kind, axes, 0)});
+    ArrayRef<GroupAxis> group = work.sequenceGroup ? spAxes : axes;
+    times.push_back({true, model.collectiveTime(work.kind, group, work.bytes),
+                     model.collectiveTime(work.kind, group, 0)});
   });
 }
 
@@ -139,7 +146,9 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   double total = 0;
   forEachWork(length, context, [&](const SliceWork &work) {
     total += work.collective
-                 ? model.collectiveTime(work.kind, axes, work.bytes)
+                 ? model.collectiveTime(work.kind,
+                                        work.sequenceGroup ? spAxes : axes,
+                                        work.bytes)
                  : model.taskTime(work.flops, work.bytes, work.elementBits);
   });
   return total;
@@ -147,14 +156,14 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
 
 StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
                                ArrayRef<GroupAxis> axes, int64_t tokens,
-                               int64_t stages)
+                               int64_t stages, ArrayRef<GroupAxis> spAxes)
     : stageLayers(stages), boundaryBytes(std::max<int64_t>(stages - 1, 0)),
       tokens(tokens), hopLatency(model.getTarget().hopLatency),
       linkBandwidth(model.linkEfficiency(/*ring=*/false) *
                     model.getTarget().linkBandwidth) {
   for (LayerOp layer : layers) {
     int64_t stage = LayerOp(layer).getStage().value_or(0);
-    stageLayers[stage].emplace_back(layer, model, axes, tokens);
+    stageLayers[stage].emplace_back(layer, model, axes, tokens, spAxes);
     // Layers are in order, so a stage's last layer writes last.
     if (stage + 1 < stages)
       boundaryBytes[stage] = getTensorBytes(layer->getResultTypes());
@@ -167,8 +176,8 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
       continue;
     (op.isBeforeInBlock(layers.front()) ? before : after).push_back(&op);
   }
-  prologue.emplace(before, model, axes, tokens);
-  epilogue.emplace(after, model, axes, tokens);
+  prologue.emplace(before, model, axes, tokens, spAxes);
+  epilogue.emplace(after, model, axes, tokens, spAxes);
 }
 
 double StageSliceCost::transferSeconds(int64_t stage, int64_t length) const {

@@ -62,7 +62,8 @@ std::pair<int64_t, int64_t> imageSize(const PlanOutcome &p) {
 }
 
 int64_t usedChips(const PlanOutcome &p) {
-  return p.request.tp * p.request.stages * p.request.dataParallel;
+  return p.request.tp * p.request.sp * p.request.stages *
+         p.request.dataParallel;
 }
 
 std::string ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
@@ -101,6 +102,8 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.stages = 1;
   base.slices = "1";
   base.fixTp = base.fixStages = base.fixDataParallel = false;
+  base.sp = 1;
+  base.fixSp = false;
   if (runtime == Runtime::MaxDiffusion)
     base.sequenceParallel = false;
   int64_t batch = plan.imported.batch.value_or(1);
@@ -365,6 +368,12 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
                      "all-gather around the norms); MaxDiffusion has no "
                      "such axis");
   }
+  if (r.sp > 1)
+    lost.push_back(fmt::format(
+        "Ulysses sequence parallelism (sp {}: all-to-alls trading tokens for "
+        "heads around attention); Loom does not map it onto the runtime's "
+        "sequence or context axis",
+        r.sp));
   if (usedChips(p) < p.chips)
     lost.push_back(fmt::format(
         "{} idle chips: the runtime's ici_* degrees multiply to every chip "

@@ -74,6 +74,8 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
     j.attributeObject("layout", [&] {
       j.attribute("tp", r.tp);
       j.attribute("ep", r.ep);
+      if (r.sp > 1)
+        j.attribute("sp", r.sp);
       j.attribute("stages", r.stages);
       j.attribute("data_parallel", r.dataParallel);
       j.attribute("sequence_parallel", r.sequenceParallel);
@@ -184,14 +186,16 @@ struct PlanFileReader {
 
   void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {
     json.keys(o, path,
-              {"tp", "ep", "stages", "data_parallel", "sequence_parallel",
-               "slices", "interleave"},
+              {"tp", "ep", "sp", "stages", "data_parallel",
+               "sequence_parallel", "slices", "interleave"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
       r.ep = json.integer(o, "ep", path, 1);
     if (o.get("interleave"))
       r.interleave = json.integer(o, "interleave", path, 1);
+    if (o.get("sp"))
+      r.sp = json.integer(o, "sp", path, 1);
     r.stages = json.integer(o, "stages", path, 1);
     r.dataParallel = json.integer(o, "data_parallel", path, 1);
     r.sequenceParallel = boolean(o, "sequence_parallel", path);

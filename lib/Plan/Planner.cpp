@@ -2,6 +2,8 @@
 
 #include "loom/Plan/Planner.h"
 
+#include "loom/Plan/SequenceSearch.h"
+
 #include "loom/Analysis/StageCost.h"
 #include "loom/Conversion/Passes.h"
 #include "loom/Dialect/Loom/ModelCost.h"
@@ -134,6 +136,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   out.request = request;
   // The degrees are user input; check them before any arithmetic uses them.
   for (auto [name, value] : {std::pair{"tp", request.tp},
+                             {"sp", request.sp},
                              {"stages", request.stages},
                              {"data-parallel", request.dataParallel},
                              {"interleave", request.interleave}})
@@ -258,6 +261,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   PlanPipelineOptions pipelineOptions;
   pipelineOptions.tp = request.tp;
   pipelineOptions.ep = request.ep;
+  pipelineOptions.sp = request.sp;
   pipelineOptions.sequenceParallel = request.sequenceParallel;
   pipelineOptions.stages = request.stages;
   pipelineOptions.dataParallel = request.dataParallel;
@@ -301,11 +305,13 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
                           pipeline.getSlices().end());
   out.patches = pipeline.getMode() == PipelineMode::patches;
   out.warmup = pipeline.getWarmup();
-  SmallVector<GroupAxis> axes =
-      tensorParallelAxes(*desc, *topology, view->tp, pipeline.getStages());
+  SmallVector<GroupAxis> axes = tensorParallelAxes(
+      *desc, *topology, view->tp, pipeline.getStages(), view->sp);
   StageSliceCost cost(view->layers, model, axes, out.tokens,
-                      pipeline.getStages());
-  BoundaryTransfers transfers(*desc, *topology, cost, view->tp);
+                      pipeline.getStages(),
+                      sequenceParallelAxes(*desc, *topology, view->tp,
+                                           view->sp, pipeline.getStages()));
+  BoundaryTransfers transfers(*desc, *topology, cost, view->chipsPerStage());
   if (request.interleave > int64_t(out.sliceLengths.size())) {
     out.failure = fmt::format(
         "interleave {} needs at least {} {}, but the plan has {}; give "
@@ -322,7 +328,8 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     opsPerLayer += !isa<YieldOp>(op);
   double units =
       double(out.sliceLengths.size()) * (out.patches ? out.steps : 1);
-  out.estimatedTasks = double(request.tp) * request.dataParallel * out.layers *
+  out.estimatedTasks = double(request.tp) * request.sp * request.dataParallel *
+                       out.layers *
                        units * (opsPerLayer + 2);
   // The host launches the whole plan once (calibration).
   out.predicted = prediction.seconds + model.programDispatch();
@@ -374,10 +381,12 @@ void lowerAndSimulate(Planned &planned, bool trace) {
 
 /// The cost model's order, made total by the degrees.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
-  return std::make_tuple(a.predicted, a.request.tp, a.request.stages,
-                         a.request.dataParallel, a.request.interleave) <
-         std::make_tuple(b.predicted, b.request.tp, b.request.stages,
-                         b.request.dataParallel, b.request.interleave);
+  return std::make_tuple(a.predicted, a.request.tp, a.request.sp,
+                         a.request.stages, a.request.dataParallel,
+                         a.request.interleave) <
+         std::make_tuple(b.predicted, b.request.tp, b.request.sp,
+                         b.request.stages, b.request.dataParallel,
+                         b.request.interleave);
 }
 
 } // namespace
@@ -410,6 +419,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     return expertDegreesOf[tp];
   };
   int64_t layers = 0, batch = 1;
+  SequenceDegrees sequenceDegrees;
   {
     Captured quiet(context);
     OwningOpRef<ModuleOp> module =
@@ -422,6 +432,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     batch = getModel(*module).getBatch();
     for (int64_t tp : degrees)
       expertDegreesOf[tp] = validExpertParallelDegrees(*module, tp);
+    sequenceDegrees = searchedSequenceDegrees(*module, chips);
   }
   int64_t simulateTop = std::max<int64_t>(options.simulateTop, 0);
   // The planned modules of the best plans by prediction (within the
@@ -460,10 +471,12 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         continue;
       // Data parallelism splits the batch.
       for (int64_t dp = 1; dp <= batch && dp <= chips / (tp * stages); ++dp) {
-        for (int64_t ep : expertDegrees(tp)) {
+        for (int64_t ep : expertDegrees(tp))
+        for (int64_t sp : sequenceDegrees.forTp(tp, request)) {
           if (batch % dp != 0 ||
               (request.fixDataParallel && dp != request.dataParallel) ||
-              (request.fixEp && ep != request.ep))
+              (request.fixEp && ep != request.ep) ||
+              chips % (tp * sp * stages) != 0 || dp > chips / (tp * sp * stages))
             continue;
           // Without overlap, and with two units interleaved
           // (docs/overlap.md): TeraPipe's or PipeFusion's units paired on a
@@ -473,6 +486,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
               continue;
             PlanRequest candidate = request;
             candidate.tp = tp;
+            candidate.sp = sp;
             candidate.ep = ep;
             candidate.stages = stages;
             candidate.dataParallel = dp;
@@ -602,6 +616,7 @@ std::string loom::checkRequest(const PlanRequest &request, bool search,
                                bool slicesGiven, const PlanOptions &options,
                                bool topGiven) {
   for (auto [flag, degree] : {std::pair{"tp", request.tp},
+                              {"sp", request.sp},
                               {"stages", request.stages},
                               {"data-parallel", request.dataParallel},
                               {"interleave", request.interleave}})

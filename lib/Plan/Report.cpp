@@ -67,7 +67,9 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 }
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {} x {} stage{} x dp {}{}{}{}", p.request.tp,
+  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}", p.request.tp,
+                     p.request.sp > 1 ? fmt::format(" x sp {}", p.request.sp)
+                                      : "",
                      p.request.stages, p.request.stages == 1 ? "" : "s",
                      p.request.dataParallel,
                      p.request.sequenceParallel ? " + sp" : "",
@@ -100,7 +102,7 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
       p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
                 : "",
       precisionName(r.import));
-  int64_t used = r.tp * r.stages * r.dataParallel;
+  int64_t used = r.tp * r.sp * r.stages * r.dataParallel;
   if (used < p.chips)
     os << fmt::format("  idle chips: {} of {}{}\n", p.chips - used, p.chips,
                       searched ? " (no plan that uses them all is faster)"
@@ -193,6 +195,8 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     j.attribute("stages", p.request.stages);
     j.attribute("data_parallel", p.request.dataParallel);
     j.attribute("sequence_parallel", p.request.sequenceParallel);
+    if (p.request.sp > 1)
+      j.attribute("sp", p.request.sp);
     if (p.experts > 0) {
       j.attribute("ep", p.request.ep);
       j.attribute("experts_per_chip", p.expertsPerChip);

@@ -39,9 +39,18 @@ struct EstimatePass : public loom::impl::EstimateBase<EstimatePass> {
         stages = pipeline.getStages();
     });
     SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
+    // Ulysses' all-to-alls run on the sequence-parallel groups' axes, which
+    // LayerSliceCost tells apart from tp's (at the full sequence it agrees
+    // with estimateTime).
+    SmallVector<GroupAxis> spAxes = analysis.getSequenceParallelAxes(stages);
     Builder builder(&getContext());
     module.walk([&](LayerOp layer) {
-      double seconds = estimateTime(model, layer, axes);
+      double seconds =
+          spAxes.empty()
+              ? estimateTime(model, layer, axes)
+              : LayerSliceCost(layer, model, axes,
+                               getPipelineTokens(layer->getParentOp()), spAxes)
+                    .seconds(getPipelineTokens(layer->getParentOp()), 0);
       layer->setAttr(kTimeAttrName, builder.getF64FloatAttr(seconds * 1e6));
       if (remarks) {
         CostOpInterface cost = layer;

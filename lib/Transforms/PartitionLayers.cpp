@@ -41,9 +41,13 @@ struct PartitionLayersPass
                          << stages << " and " << dataParallel;
       return signalPassFailure();
     }
-    int64_t chips = (Count(view->tp) * stages * dataParallel).get();
+    // A stage occupies tp x sp chips (sp: loom-shard-sequence).
+    int64_t group = view->chipsPerStage();
+    std::string groupName = view->sp > 1 ? "tensor-parallel x sequence-parallel "
+                                          : "tensor-parallel ";
+    int64_t chips = (Count(group) * stages * dataParallel).get();
     if (chips > topologyDesc.numChips()) {
-      module.emitError() << "tensor-parallel " << view->tp << " x stages "
+      module.emitError() << groupName << group << " x stages "
                          << stages << " x data-parallel " << dataParallel
                          << " = " << describeCount(chips) << " chips, but "
                          << topologyDesc.name
@@ -57,27 +61,28 @@ struct PartitionLayersPass
       return signalPassFailure();
     }
     // The lowering tiles the slice with replicas of tp x stages chips.
-    if (topologyDesc.numChips() % (view->tp * stages) != 0) {
+    if (topologyDesc.numChips() % (group * stages) != 0) {
       std::string valid;
-      for (int64_t k = 1; k * view->tp <= topologyDesc.numChips(); ++k)
-        if (topologyDesc.numChips() % (view->tp * k) == 0)
+      for (int64_t k = 1; k * group <= topologyDesc.numChips(); ++k)
+        if (topologyDesc.numChips() % (group * k) == 0)
           valid += (valid.empty() ? "" : ", ") + std::to_string(k);
       InFlightDiagnostic diag =
           module.emitError()
-          << "tensor-parallel " << view->tp << " x stages " << stages << " = "
-          << view->tp * stages << " chips per replica does not divide "
+          << groupName << group << " x stages " << stages << " = "
+          << group * stages << " chips per replica does not divide "
           << topologyDesc.name << "'s " << topologyDesc.numChips()
           << ", which replicas tile; ";
       // loom-shard-heads takes any degree the heads divide.
       if (valid.empty())
-        diag << "no stage count does with tp " << view->tp
+        diag << (view->sp > 1 ? "no stage count does with tp x sp " : "no stage count does with tp ") << group
              << ", which does not divide " << topologyDesc.numChips();
       else
-        diag << "stage counts that do with tp " << view->tp << ": " << valid;
+        diag << (view->sp > 1 ? "stage counts that do with tp x sp " : "stage counts that do with tp ") << group << ": " << valid;
       return signalPassFailure();
     }
 
     SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
+    SmallVector<GroupAxis> spAxes = analysis.getSequenceParallelAxes(stages);
     int64_t tokens = getPipelineTokens(view->func);
     PartitionProblem problem;
     SmallVector<double> staleKV;
@@ -85,7 +90,8 @@ struct PartitionLayersPass
     problem.capacity = desc.hbmBytes;
     for (LayerOp layer : view->layers) {
       LayerFootprint footprint = layerFootprint(layer, view->diffusion);
-      double seconds = LayerSliceCost(layer, model, axes, tokens).seconds(tokens, 0);
+      double seconds = LayerSliceCost(layer, model, axes, tokens, spAxes)
+                           .seconds(tokens, 0);
       if (!std::isfinite(seconds)) {
         layer.emitError() << "estimated time is not finite on " << desc.name
                           << "; the target's figures are out of range";
@@ -156,7 +162,7 @@ struct PartitionLayersPass
                     ParallelAttr::get(module.getContext(), layout.getTp(),
                                       dataParallel,
                                       layout.getSequenceParallel(),
-                                      layout.getEp()));
+                                      layout.getEp(), layout.getSp()));
 
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();

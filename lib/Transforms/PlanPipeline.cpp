@@ -21,6 +21,11 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   shard.tp = options.tp;
   shard.sequenceParallel = options.sequenceParallel;
   pm.addPass(createShardHeads(shard));
+  if (options.sp != 1) {
+    ShardSequenceOptions sequence;
+    sequence.sp = options.sp;
+    pm.addPass(createShardSequence(sequence));
+  }
   if (options.ep != 1) {
     ShardExpertsOptions experts;
     experts.ep = options.ep;

@@ -85,7 +85,7 @@ static void shardChain(MoEExpertsOp experts, int64_t tp, int64_t ep) {
   auto dispatch = AllToAllOp::create(b, experts.getLoc(), buffer, route,
                                      b.getStringAttr("tp"),
                                      b.getI64IntegerAttr(tp),
-                                     b.getI64IntegerAttr(0));
+                                     b.getI64IntegerAttr(0), IntegerAttr());
   experts.getInputMutable().assign(dispatch);
   experts.getResult().setType(buffer);
   // loom-shard-heads left each chip 1/tp of every expert's width; now a
@@ -99,7 +99,7 @@ static void shardChain(MoEExpertsOp experts, int64_t tp, int64_t ep) {
   auto combine = AllToAllOp::create(b, experts.getLoc(), buffer, experts,
                                     b.getStringAttr("tp"),
                                     b.getI64IntegerAttr(tp),
-                                    b.getI64IntegerAttr(0));
+                                    b.getI64IntegerAttr(0), IntegerAttr());
   experts.getResult().replaceAllUsesExcept(combine, combine);
 }
 
@@ -135,7 +135,8 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep) {
     shardChain(experts, tp, ep);
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
-                                    parallel.getSequenceParallel(), ep));
+                                    parallel.getSequenceParallel(), ep,
+                                    parallel.getSp()));
   return success();
 }
 

@@ -323,7 +323,7 @@ LogicalResult loom::shardHeads(ModuleOp module,
   HeadSharder(module, options.tp, options.sequenceParallel).run();
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), options.tp, 1,
-                                    options.sequenceParallel, 1));
+                                    options.sequenceParallel, 1, 1));
   return success();
 }
 

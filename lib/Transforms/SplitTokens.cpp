@@ -71,7 +71,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     int64_t stages = pipeline.getStages();
     int64_t tokens = pipeline.getTokens();
     SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
-    StageSliceCost cost(view->layers, model, axes, tokens, stages);
+    StageSliceCost cost(view->layers, model, axes, tokens, stages,
+                        analysis.getSequenceParallelAxes(stages));
 
     // Each option belongs to one mode; a stray one is a mistake to report.
     bool patches = pipeline.getMode() == PipelineMode::patches;
@@ -250,6 +251,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     int64_t stages = pipeline.getStages();
     int64_t steps = std::max<int64_t>(pipeline.getSteps(), 1);
     int64_t warmup = givenWarmupOrOne();
+    int64_t sequenceDegree =
+        getParallelOrDefault(func->getParentOfType<ModuleOp>()).getSp();
     if (warmup < 0 || warmup > steps) {
       func.emitError() << "warmup-steps must be between 0 and the " << steps
                        << " denoising steps, got " << warmup;
@@ -270,7 +273,10 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       // K/V (a video's sequence may need many).
       double best = std::numeric_limits<double>::infinity();
       for (int64_t m = 1; m <= tokens; ++m) {
-        if (tokens % m != 0 || (m > 1 && tokens / m < 8) || !memory.fits(m))
+        // With Ulysses (sp), each of the sp chips takes an equal share of
+        // every patch.
+        if (tokens % m != 0 || (m > 1 && tokens / m < 8) ||
+            (tokens / m) % sequenceDegree != 0 || !memory.fits(m))
           continue;
         double t = total(m);
         if (t < best * (1 - 1e-9)) {

@@ -67,6 +67,12 @@ static cl::opt<int64_t>
        cl::desc("Expert-parallel degree, MoE models: experts split over ep "
                 "chips of the tensor-parallel group (1 when another layout "
                 "option is given; with none, the search chooses)"));
+static cl::opt<int64_t>
+    sp("sp", cl::init(1), cl::cat(category),
+       cl::desc("Sequence-parallel (Ulysses) degree: sp chips share each "
+                "tensor-parallel rank, each with 1/sp of the sequence, and "
+                "exchange heads for tokens around attention (1 when another "
+                "layout option is given; with none, the search chooses)"));
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));
@@ -134,6 +140,7 @@ int main(int argc, char **argv) {
   request.targetFile = targetFile;
   request.tp = tp;
   request.ep = ep;
+  request.sp = sp;
   request.stages = stages;
   request.dataParallel = dataParallel;
   request.slices = slices;
@@ -143,18 +150,20 @@ int main(int argc, char **argv) {
     return fail(bad);
   request.fixTp = tp.getNumOccurrences() > 0;
   request.fixEp = ep.getNumOccurrences() > 0;
+  request.fixSp = sp.getNumOccurrences() > 0;
   request.fixStages = stages.getNumOccurrences() > 0;
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
   request.fixInterleave = interleaveOpt.getNumOccurrences() > 0;
   // A layout given by hand is planned as given; none at all is searched.
-  bool layoutGiven = request.fixTp || request.fixEp || request.fixStages ||
+  bool layoutGiven = request.fixTp || request.fixEp || request.fixSp ||
+                     request.fixStages ||
                      request.fixDataParallel || slices.getNumOccurrences() > 0;
   bool search = searchFlag || !layoutGiven;
   std::optional<loom::SavedPlan> saved;
   if (!planFile.empty()) {
     // The file is the whole request; only the target's figures may change.
     SmallVector<const cl::Option *> given = workload.all();
-    given.append({&model, &topology, &tp, &ep, &stages, &dataParallel,
+    given.append({&model, &topology, &tp, &ep, &sp, &stages, &dataParallel,
                   &slices, &interleaveOpt, &sequenceParallel, &searchFlag,
                   &top});
     for (const cl::Option *o : given)

@@ -49,6 +49,10 @@ struct ModelView {
   /// A diffusion model (PipeFusion patches) rather than a causal decoder.
   bool diffusion = false;
   int64_t tp = 1;
+  /// Ulysses sequence parallelism (loom-shard-sequence): sp chips share each
+  /// tensor-parallel rank, so a stage occupies tp x sp chips.
+  int64_t sp = 1;
+  int64_t chipsPerStage() const { return tp * sp; }
 };
 
 /// The model function of `module` (the one with layers). Emits an error
@@ -62,7 +66,20 @@ mlir::FailureOr<ModelView> getModelView(mlir::ModuleOp module,
 /// chips otherwise).
 llvm::SmallVector<GroupAxis> tensorParallelAxes(const TargetDesc &target,
                                                 const TopologyDesc &topology,
-                                                int64_t tp, int64_t stages);
+                                                int64_t tp, int64_t stages,
+                                                int64_t sp = 1);
+
+/// The axes of the sequence-parallel (Ulysses) groups of a stage of tp x sp
+/// chips. A stage's ranks are r = u * tp + t (sequence rank u,
+/// tensor-parallel rank t) along the DeviceMesh's ring of the block: with
+/// tp = 1 the sp group is the whole block (the mesh's axes); with both
+/// above 1 the tp group is a run of neighbours (a line of tp) and the sp
+/// group every tp-th chip of the ring, priced as a line of sp (an
+/// approximation: its members are tp hops apart on the ring).
+llvm::SmallVector<GroupAxis> sequenceParallelAxes(const TargetDesc &target,
+                                                  const TopologyDesc &topology,
+                                                  int64_t tp, int64_t sp,
+                                                  int64_t stages);
 
 /// The module's target and model function, built on first use.
 class ModelAnalysis {
@@ -85,6 +102,8 @@ public:
   ModelView &getView() { return *view; }
   /// The tensor-parallel group's axes with `stages` pipeline stages.
   llvm::SmallVector<GroupAxis> getTensorParallelAxes(int64_t stages) const;
+  /// The sequence-parallel group's axes with `stages` pipeline stages.
+  llvm::SmallVector<GroupAxis> getSequenceParallelAxes(int64_t stages) const;
 
 private:
   mlir::ModuleOp module;

@@ -29,6 +29,8 @@ struct SliceWork {
   /// compute of `flops` (MXU-padded) moving `bytes` through HBM.
   bool collective = false;
   CollectiveKind kind = CollectiveKind::AllReduce;
+  /// The collective is over the sequence-parallel group ("sp"), not "tp".
+  bool sequenceGroup = false;
   double flops = 0, bytes = 0;
   unsigned elementBits = 16;
 };
@@ -47,11 +49,14 @@ class LayerSliceCost {
 public:
   /// `tokens` is the sequence the layer's ops see in full; `tpAxes` the
   /// tensor-parallel group's axes for its collectives.
+  /// `spAxes` those of the sequence-parallel group (loom-shard-sequence).
   LayerSliceCost(LayerOp layer, const CostModel &model,
-                 llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens);
+                 llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens,
+                 llvm::ArrayRef<GroupAxis> spAxes = {});
   /// The same for a run of ops outside the layers (prologue, epilogue).
   LayerSliceCost(llvm::ArrayRef<mlir::Operation *> ops, const CostModel &model,
-                 llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens);
+                 llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens,
+                 llvm::ArrayRef<GroupAxis> spAxes = {});
 
   /// Seconds for a slice of `length` of the `tokens` after `context` earlier
   /// ones (causal attention reads their cached K/V).
@@ -82,9 +87,10 @@ private:
     int64_t window = 0;        ///< causal: sliding window (0: none)
     unsigned elementBits = 16;
     CollectiveKind collective = CollectiveKind::AllReduce;
+    bool sequenceGroup = false;
   };
   const CostModel &model;
-  llvm::SmallVector<GroupAxis> axes;
+  llvm::SmallVector<GroupAxis> axes, spAxes;
   int64_t tokens;
   llvm::SmallVector<Term> terms;
 };
@@ -97,7 +103,7 @@ class StageSliceCost {
 public:
   StageSliceCost(llvm::ArrayRef<LayerOp> layers, const CostModel &model,
                  llvm::ArrayRef<GroupAxis> axes, int64_t tokens,
-                 int64_t stages);
+                 int64_t stages, llvm::ArrayRef<GroupAxis> spAxes = {});
   double operator()(int64_t length, int64_t context) const;
   /// The same on stage `stage` alone.
   double stageSeconds(int64_t stage, int64_t length, int64_t context) const;

@@ -40,6 +40,9 @@ struct PlanRequest {
   /// Expert parallelism (MoE models): experts split over ep chips of the
   /// tensor-parallel group.
   int64_t ep = 1;
+  /// Ulysses sequence parallelism: sp chips share each tensor-parallel rank
+  /// (a stage occupies tp x sp chips).
+  int64_t sp = 1;
   std::string slices = "auto";
   /// Units of a stage whose ops run zipped, so that one's collectives
   /// overlap the others' compute (docs/overlap.md).
@@ -48,7 +51,7 @@ struct PlanRequest {
   /// searchPlans keeps a degree the user gave at its value and chooses the
   /// others.
   bool fixTp = false, fixStages = false, fixDataParallel = false;
-  bool fixEp = false, fixInterleave = false;
+  bool fixEp = false, fixInterleave = false, fixSp = false;
 };
 
 struct PlanOutcome {

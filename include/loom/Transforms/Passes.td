@@ -143,6 +143,41 @@ def ShardExperts : Pass<"loom-shard-experts", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardSequence : Pass<"loom-shard-sequence", "mlir::ModuleOp"> {
+  let summary = "Sequence (context) parallelism: Ulysses all-to-alls over heads";
+  let description = [{
+    Runs after loom-shard-heads and before loom-partition-layers. Each
+    tensor-parallel rank's work is shared by `sp` chips (a stage occupies
+    tp x sp chips), each holding 1/sp of the sequence
+    (DeepSpeed-Ulysses, Jacobs et al., arXiv 2309.14509): the layers' token
+    tensors become `[B, L/sp, ...]`, entered by a `loom.local_shard` over
+    the group "sp" (no bytes move: every chip holds the prologue's whole
+    output). Before each self-attention a `loom.all_to_all` over "sp"
+    (`dim = 2, concat_dim = 1`) trades the sequence split for a head split,
+    `[B, L/sp, H*d] -> [B, L, H/sp*d]`, for Q, K and V; the attention then
+    runs on heads/sp heads and kv_heads/sp KV heads over all L tokens, and
+    a second all-to-all trades back. Cross-attention to replicated text
+    needs no exchange. The MLP, projections and tp's collectives run on L/sp
+    tokens. After the layers, token-wise ops stay split, an op that needs
+    the whole sequence (unpatchify) is preceded by a `loom.all_gather` over
+    "sp", and the function returns its logits split along the sequence.
+
+    sp must divide the sequence and every self-attention's local heads and
+    KV heads, and tp x sp the topology's chips; otherwise the error names
+    the valid degrees. MMDiT joint attention, latent attention, mixtures of
+    experts and decode are refused. `mode=ring` (ring attention) is not
+    implemented yet. Records `sp` in `loom.parallel`; the pipeline's slices
+    and patches stay in tokens of the whole sequence.
+  }];
+  let options = [
+    Option<"sp", "sp", "int64_t", /*default=*/"1",
+           "Sequence-parallel degree (chips sharing each tensor-parallel "
+           "rank)">,
+    Option<"mode", "mode", "std::string", /*default=*/"\"ulysses\"",
+           "ulysses (all-to-all over heads); ring is not implemented yet">,
+  ];
+}
+
 def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
   let summary = "Cut the layers into contiguous pipeline stages";
   let description = [{

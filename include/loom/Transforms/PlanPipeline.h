@@ -1,7 +1,7 @@
 //===- PlanPipeline.h - the loom-plan-pipeline named pipeline ---*- C++ -*-===//
 //
 // The planning passes in order, for tools and for compilers that embed
-// Loom: loom-set-target (when a topology is given), loom-shard-heads, loom-shard-experts, loom-partition-layers, loom-split-tokens,
+// Loom: loom-set-target (when a topology is given), loom-shard-heads, loom-shard-sequence, loom-shard-experts, loom-partition-layers, loom-split-tokens,
 // loom-check-memory.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +25,10 @@ struct PlanPipelineOptions
   Option<int64_t> ep{*this, "ep",
                      llvm::cl::desc("Expert-parallel degree (MoE models; "
                                     "divides tp)"),
+                     llvm::cl::init(1)};
+  Option<int64_t> sp{*this, "sp",
+                     llvm::cl::desc("Sequence-parallel (Ulysses) degree: "
+                                    "chips sharing each tensor-parallel rank"),
                      llvm::cl::init(1)};
   Option<int64_t> stages{*this, "stages", llvm::cl::desc("Pipeline stages"),
                          llvm::cl::init(1)};

@@ -109,19 +109,22 @@ public:
     const TargetDesc &desc = model.getTarget();
     const TopologyDesc topology = target.getTopologyDesc();
     tp = view.tp;
+    sp = view.sp;
+    // A stage's ranks: r = u * tp + t (sequence rank u, tensor rank t).
+    ranks = view.chipsPerStage();
     dp = getParallelOrDefault(module).getDp();
     pipeline = getPipeline(view.func);
     stages = pipeline ? pipeline.getStages() : 1;
-    int64_t perReplica = (Count(tp) * stages).get();
+    int64_t perReplica = (Count(ranks) * stages).get();
     if (topology.numChips() % perReplica != 0 ||
         (Count(dp) * perReplica).get() > topology.numChips())
       return module.emitError()
-             << "tensor-parallel " << tp << " x stages " << stages
+             << "tensor-parallel " << ranks << " x stages " << stages
              << " x data-parallel " << dp << " does not lay out on "
              << topology.name << " (" << topology.numChips()
              << " chips): replicas of tp x stages chips must tile it";
     auto built = DeviceMesh::build(
-        desc, topology, {topology.numChips() / perReplica, stages, tp});
+        desc, topology, {topology.numChips() / perReplica, stages, ranks});
     if (!built)
       return module.emitError() << llvm::toString(built.takeError());
     mesh.emplace(std::move(*built));
@@ -147,7 +150,7 @@ public:
     std::map<int64_t, size_t> chips;
     for (int64_t d = 0; d < dp; ++d)
       for (int64_t s = 0; s < stages; ++s)
-        for (int64_t r = 0; r < tp; ++r)
+        for (int64_t r = 0; r < ranks; ++r)
           chips[chipId(d, s, r)];
     for (auto &[id, slot] : chips) {
       slot = out.chips.size();
@@ -218,7 +221,7 @@ private:
   template <typename Fn>
   Tasks onRanks(int64_t d, int64_t s, Fn fn) {
     Tasks done;
-    for (int64_t r = 0; r < tp; ++r) {
+    for (int64_t r = 0; r < ranks; ++r) {
       std::vector<file::Task> &tasks =
           out.chips[slot.find(chipId(d, s, r))->second].tasks;
       tasks.push_back(fn(r));
@@ -280,10 +283,24 @@ private:
   Tasks emitItem(int64_t d, int64_t s, const Item &item, const Unit &unit,
                  ArrayRef<int64_t> last) {
     const SliceWork &work = item.work;
-    SmallVector<int64_t> group;
-    for (int64_t r = 0; r < tp; ++r)
-      group.push_back(chipId(d, s, r));
-    int64_t tag = work.collective ? nextTag++ : 0;
+    // A collective runs in each of the stage's tensor-parallel groups (the
+    // tp ranks of one sequence rank) or sequence-parallel groups (the sp
+    // ranks of one tensor rank), one tag per group.
+    auto members = [&](int64_t r) {
+      SmallVector<int64_t> chips;
+      if (work.sequenceGroup)
+        for (int64_t u = 0; u < sp; ++u)
+          chips.push_back(chipId(d, s, u * tp + r % tp));
+      else
+        for (int64_t t = 0; t < tp; ++t)
+          chips.push_back(chipId(d, s, r / tp * tp + t));
+      return chips;
+    };
+    int64_t tag = 0;
+    if (work.collective) {
+      tag = nextTag;
+      nextTag += work.sequenceGroup ? tp : sp;
+    }
     std::string name = taskName(item.where, work.op);
     StringRef opName = work.op->getName().getStringRef();
     if (work.collective) {
@@ -295,9 +312,10 @@ private:
         t.kind = file::TaskKind::Collective;
         t.collective = work.kind;
         t.deps = depsOf({last[r]});
-        t.group.assign(group.begin(), group.end());
+        SmallVector<int64_t> chips = members(r);
+        t.group.assign(chips.begin(), chips.end());
         t.bytes = toInt(work.bytes);
-        t.tag = tag;
+        t.tag = tag + (work.sequenceGroup ? r % tp : r / tp);
         return t;
       });
       return onRanks(d, s, [&](int64_t r) {
@@ -335,7 +353,7 @@ private:
     // Per stage, slot of a group and rank, the free of the previous group's
     // activations: a stage holds one group's units at a time.
     SmallVector<SmallVector<Tasks>> released(
-        stages, SmallVector<Tasks>(interleave, Tasks(tp, kNoTask)));
+        stages, SmallVector<Tasks>(interleave, Tasks(ranks, kNoTask)));
     for (size_t first = 0; first < units.size();) {
       // Up to `interleave` consecutive units of one step run zipped.
       size_t end = first;
@@ -351,7 +369,7 @@ private:
         for (auto [k, unit] : llvm::enumerate(group)) {
           double fraction = double(unit.length) / double(tokens);
           // What each rank's unit waits for before it starts.
-          SmallVector<SmallVector<int64_t, 2>> ready(tp);
+          SmallVector<SmallVector<int64_t, 2>> ready(ranks);
           auto waitFor = [&](ArrayRef<int64_t> received) {
             for (auto [r, value] : llvm::enumerate(received))
               ready[r].push_back(value);
@@ -413,7 +431,7 @@ private:
           if (s + 1 < stages || (!lastStep && stages > 1)) {
             bool wrap = s + 1 == stages;
             int64_t tag = nextTag;
-            nextTag += tp;
+            nextTag += ranks;
             int64_t to = wrap ? 0 : s + 1;
             int64_t bytes = toInt((wrap ? output : plan.boundary) * fraction);
             last = onRanks(d, s, [&](int64_t r) {
@@ -442,7 +460,9 @@ private:
   ModelView view;
   const CostModel &model;
   int64_t interleave;
-  int64_t tp = 1, dp = 1, stages = 1, tokens = 0, nextTag = 0;
+  // A stage's ranks: tp x sp chips (r = u * tp + t).
+  int64_t tp = 1, sp = 1, ranks = 1, dp = 1, stages = 1, tokens = 0,
+          nextTag = 0;
   double output = 0;
   PipelineAttr pipeline;
   std::optional<DeviceMesh> mesh;

@@ -434,10 +434,16 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
-                     int64_t dp, bool sequenceParallel, int64_t ep) {
+                     int64_t dp, bool sequenceParallel, int64_t ep,
+                     int64_t sp) {
   if (tp < 1 || dp < 1)
     return emitError() << "tp and dp must be positive, got " << tp << " and "
                        << dp;
+  if (sp < 1)
+    return emitError() << "sp must be positive, got " << sp;
+  if (sp > 1 && sequenceParallel)
+    return emitError() << "sp (Ulysses) and sequence_parallel (Megatron) both "
+                          "split the sequence; choose one";
   if (ep < 1 || tp % ep != 0)
     return emitError() << "ep " << ep << " must divide tp " << tp
                        << ": expert parallelism runs over the "
@@ -460,7 +466,7 @@ ParallelAttr loom::getParallel(Operation *module) {
 ParallelAttr loom::getParallelOrDefault(Operation *module) {
   if (ParallelAttr parallel = getParallel(module))
     return parallel;
-  return ParallelAttr::get(module->getContext(), 1, 1, false, 1);
+  return ParallelAttr::get(module->getContext(), 1, 1, false, 1, 1);
 }
 PipelineAttr loom::getPipeline(Operation *func) {
   return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);
@@ -531,6 +537,10 @@ int64_t loom::getPipelineTokens(Operation *func) {
     if (ParallelAttr parallel = getParallel(module);
         parallel && parallel.getSequenceParallel())
       tokens = (Count(tokens) * parallel.getTp()).get();
+  // So does Ulysses over its sp chips (loom-shard-sequence).
+  if (tokens && module)
+    if (ParallelAttr parallel = getParallel(module); parallel)
+      tokens = (Count(tokens) * parallel.getSp()).get();
   return tokens;
 }
 

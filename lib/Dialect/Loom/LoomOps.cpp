@@ -885,12 +885,36 @@ LogicalResult ReduceScatterOp::verify() {
 }
 // Each member sends one `group_size`-th of `dim` to every other member.
 LogicalResult AllToAllOp::verify() {
-  if (failed(verifyCollective(*this, true, 1, 1)))
+  std::optional<int64_t> concat = getConcatDim();
+  if (!concat && failed(verifyCollective(*this, true, 1, 1)))
     return failure();
+  if (concat) {
+    RankedTensorType in = tensorType(getInput());
+    if (!getDim() || *getDim() >= in.getRank())
+      return emitOpError() << "expects a 'dim' within the operand's rank "
+                           << in.getRank();
+    if (in.getElementType() != tensorType(getResult()).getElementType())
+      return emitOpError() << "expects the operand's element type";
+  }
   int64_t size = tensorType(getInput()).getDimSize(*getDim());
   if (size % static_cast<int64_t>(getGroupSize()) != 0)
     return emitOpError() << "dimension " << *getDim() << " of size " << size
                          << " is not divisible by group_size " << getGroupSize();
+  if (!concat)
+    return success();
+  // verifyCollective checked `dim`; `concat_dim` grows by the group.
+  RankedTensorType in = tensorType(getInput()), out = tensorType(getResult());
+  if (*concat >= in.getRank() || *concat == *getDim())
+    return emitOpError() << "concat_dim " << *concat
+                         << " must be another dimension of the rank-"
+                         << in.getRank() << " operand than dim " << *getDim();
+  SmallVector<int64_t> expected(in.getShape());
+  expected[*getDim()] /= getGroupSize();
+  expected[*concat] = (Count(expected[*concat]) * getGroupSize()).get();
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "expects a result of shape "
+                         << shapeString(expected) << ", got "
+                         << shapeString(out.getShape());
   return success();
 }
 

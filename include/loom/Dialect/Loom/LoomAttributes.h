@@ -21,6 +21,9 @@ inline constexpr llvm::StringLiteral kTargetAttrName = "loom.target";
 inline constexpr llvm::StringLiteral kModelAttrName = "loom.model";
 /// On the module: #loom.parallel, the tp / dp / sp layout of the plan.
 inline constexpr llvm::StringLiteral kParallelAttrName = "loom.parallel";
+/// The device group of Ulysses sequence parallelism's collectives
+/// (loom-shard-sequence); tensor parallelism's is "tp".
+inline constexpr llvm::StringLiteral kSequenceGroup = "sp";
 /// On the model function: #loom.pipeline, its stages and slices.
 inline constexpr llvm::StringLiteral kPipelineAttrName = "loom.pipeline";
 /// On a loom op: #loom.split, how loom-shard-heads split it.

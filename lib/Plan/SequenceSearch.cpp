@@ -1,0 +1,57 @@
+//===- SequenceSearch.cpp - which sequence-parallel degrees to search -----===//
+
+#include "loom/Plan/SequenceSearch.h"
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Transforms/ShardSequence.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace loom;
+
+SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips) {
+  SequenceDegrees degrees;
+  double attention = 0, total = 0;
+  int64_t heads = 0;
+  module.walk([&](LayerOp layer) {
+    layer.walk([&](CostOpInterface op) {
+      if (isa<LayerOp>(op.getOperation()))
+        return;
+      double flops = op.getFlops();
+      total += flops;
+      if (auto attn = dyn_cast<AttentionOp>(op.getOperation())) {
+        attention += flops;
+        if (!attn.getCross())
+          heads = std::gcd(heads, std::gcd(int64_t(attn.getHeads()),
+                                           int64_t(attn.getKvHeads())));
+      }
+    });
+  });
+  degrees.attentionShare = total > 0 ? attention / total : 0;
+  degrees.heads = std::max<int64_t>(heads, 1);
+  if (degrees.attentionShare < kSequenceSearchAttentionShare)
+    return degrees;
+  degrees.valid.clear();
+  for (int64_t sp : validSequenceParallelDegrees(module, chips))
+    if (chips % sp == 0)
+      degrees.valid.push_back(sp);
+  return degrees;
+}
+
+SmallVector<int64_t> SequenceDegrees::forTp(int64_t tp,
+                                            const PlanRequest &request) const {
+  if (request.fixSp)
+    return {request.sp};
+  // Both split the heads; where attention dominates, Ulysses' four
+  // all-to-alls of 1/sp of the activations cost less than tensor
+  // parallelism's two all-reduces of all of them, so sp > 1 is searched
+  // without tp (loom-plan --tp N --sp M plans the mix by hand).
+  if (tp > 1 && !request.fixTp)
+    return {1};
+  SmallVector<int64_t> chosen;
+  for (int64_t sp : valid)
+    if (sp == 1 || heads % (tp * sp) == 0)
+      chosen.push_back(sp);
+  return chosen;
+}

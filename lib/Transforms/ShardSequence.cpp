@@ -1,0 +1,352 @@
+//===- ShardSequence.cpp - Ulysses sequence parallelism -------------------===//
+//
+// DeepSpeed-Ulysses (Jacobs et al., arXiv 2309.14509): sp chips share each
+// tensor-parallel rank and each holds 1/sp of the sequence, so every
+// token-wise op (norms, projections, the MLP, tp's collectives) runs on
+// L/sp tokens. Attention needs every token: before it an all-to-all over
+// the group trades the sequence split for a head split (each chip then
+// holds all L tokens of heads/sp heads), and after it a second all-to-all
+// trades back. Each chip sends (sp - 1)/sp of its Q, K, V and output
+// (paper, section 3.1). Cross-attention to replicated text needs no
+// exchange: each chip's queries attend to all text keys. Runs on the
+// per-chip view loom-shard-heads leaves (heads here are a tp rank's).
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Transforms/ShardSequence.h"
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "loom/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace loom {
+#define GEN_PASS_DEF_SHARDSEQUENCE
+#include "loom/Transforms/Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+RankedTensorType withDim(RankedTensorType type, int64_t dim, int64_t size) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The sequence the layers see on a chip: the first layer's first rank-3
+/// input's tokens (0 when there is none).
+int64_t layerTokens(ModuleOp module) {
+  int64_t tokens = 0;
+  module.walk([&](LayerOp layer) {
+    for (Value input : layer.getInputs())
+      if (auto type = dyn_cast<RankedTensorType>(input.getType());
+          type && type.getRank() == 3) {
+        tokens = type.getDimSize(1);
+        break;
+      }
+    return WalkResult::interrupt();
+  });
+  return tokens;
+}
+
+/// The first op Ulysses cannot split, and why; {nullptr, ""} when none.
+std::pair<Operation *, std::string> unsupported(ModuleOp module) {
+  std::pair<Operation *, std::string> found{nullptr, ""};
+  module.walk([&](Operation *op) {
+    if (isa<JointAttentionOp>(op))
+      found = {op, "Ulysses over MMDiT joint attention (text and image "
+                   "streams) is not implemented"};
+    else if (isa<LatentAttentionOp>(op))
+      found = {op, "Ulysses over latent (MLA) attention is not implemented"};
+    else if (isa<MoERouteOp, MoEExpertsOp>(op))
+      found = {op, "mixture-of-experts layers split their tokens by expert "
+                   "parallelism (loom-shard-experts), not by Ulysses"};
+    else if (auto attn = dyn_cast<AttentionOp>(op); attn && attn.getCached())
+      found = {op, "attention over a KV cache (decode) has one query per "
+                   "sequence, nothing to split"};
+    else
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// Why `sp` does not split `module`: the op (or the module) and the reason.
+std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t sp) {
+  if (auto found = unsupported(module); found.first)
+    return found;
+  int64_t tokens = layerTokens(module);
+  if (tokens == 0)
+    return {module, "the model has no layer over a sequence"};
+  if (tokens % sp != 0)
+    return {module, "sp = " + std::to_string(sp) + " does not divide the " +
+                        std::to_string(tokens) + " tokens each layer sees"};
+  std::pair<Operation *, std::string> reason{nullptr, ""};
+  module.walk([&](AttentionOp attn) {
+    if (attn.getCross())
+      return WalkResult::advance();
+    int64_t heads = attn.getHeads(), kvHeads = attn.getKvHeads();
+    if (heads % sp == 0 && kvHeads % sp == 0)
+      return WalkResult::advance();
+    reason = {attn, "sp = " + std::to_string(sp) + " does not divide the " +
+                        std::to_string(heads) + " heads and " +
+                        std::to_string(kvHeads) +
+                        " KV heads this attention holds per chip"};
+    return WalkResult::interrupt();
+  });
+  return reason;
+}
+
+std::string joinDegrees(ArrayRef<int64_t> degrees) {
+  std::string text;
+  for (int64_t d : degrees)
+    text += (text.empty() ? "" : ", ") + std::to_string(d);
+  return text.empty() ? "none" : text;
+}
+
+/// The rewrite: which values hold 1/sp of the sequence, and the
+/// collectives that enter, cross and leave that layout.
+class SequenceSharder {
+public:
+  SequenceSharder(int64_t sp, int64_t tokens, MLIRContext *context)
+      : sp(sp), tokens(tokens), b(context) {}
+
+  void run(func::FuncOp func) {
+    Block &body = func.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (auto layer = dyn_cast<LayerOp>(op)) {
+        shardLayer(layer);
+        continue;
+      }
+      if (isa<func::ReturnOp>(op))
+        continue; // Results stay split, as each chip's sampler reads its own.
+      if (!anySplit(&op))
+        continue;
+      if (llvm::all_of(op.getResults(), [&](Value r) { return isSequence(r); }))
+        splitResults(&op);
+      else
+        gatherOperands(&op);
+    }
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   body.getTerminator()->getOperandTypes()));
+  }
+
+private:
+  /// A token tensor over the whole sequence.
+  bool isSequence(Value value) const {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    return type && type.getRank() == 3 && type.getDimSize(1) == tokens;
+  }
+  bool anySplit(Operation *op) const {
+    return llvm::any_of(op->getOperands(),
+                        [&](Value v) { return split.contains(v); });
+  }
+  void markSplit(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    value.setType(withDim(type, 1, type.getDimSize(1) / sp));
+    split.insert(value);
+  }
+  void splitResults(Operation *op) {
+    for (Value result : op->getResults())
+      if (isSequence(result))
+        markSplit(result);
+  }
+  void gatherOperands(Operation *op) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (!split.contains(value))
+        continue;
+      auto type = cast<RankedTensorType>(value.getType());
+      b.setInsertionPoint(op);
+      auto gather = AllGatherOp::create(
+          b, op->getLoc(), withDim(type, 1, type.getDimSize(1) * sp), value,
+          b.getStringAttr(kSequenceGroup), b.getI64IntegerAttr(sp),
+          b.getI64IntegerAttr(1));
+      operand.set(gather);
+    }
+  }
+
+  void shardLayer(LayerOp layer) {
+    Block &body = layer.getBody().front();
+    for (auto [i, operand] : llvm::enumerate(layer->getOpOperands())) {
+      Value value = operand.get();
+      if (!split.contains(value) && isSequence(value)) {
+        // Each chip keeps its share of a replicated sequence (no bytes move).
+        Value &shard = entered[value];
+        if (!shard) {
+          auto type = cast<RankedTensorType>(value.getType());
+          b.setInsertionPoint(layer);
+          shard = LocalShardOp::create(
+              b, layer.getLoc(), withDim(type, 1, type.getDimSize(1) / sp),
+              value, b.getStringAttr(kSequenceGroup), b.getI64IntegerAttr(sp),
+              b.getI64IntegerAttr(1));
+          split.insert(shard);
+        }
+        operand.set(shard);
+        value = shard;
+      }
+      if (split.contains(value)) {
+        BlockArgument arg = body.getArgument(i);
+        arg.setType(value.getType());
+        split.insert(arg);
+      }
+    }
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (auto yield = dyn_cast<YieldOp>(op)) {
+        for (auto [result, value] :
+             llvm::zip(layer->getResults(), yield.getOperands())) {
+          result.setType(value.getType());
+          if (split.contains(value))
+            split.insert(result);
+        }
+        continue;
+      }
+      if (auto attn = dyn_cast<AttentionOp>(op)) {
+        shardAttention(attn);
+        continue;
+      }
+      if (anySplit(&op))
+        splitResults(&op);
+    }
+  }
+
+  /// [B, L/sp, H*d] -> [B, L, H/sp*d] (`toHeads`), or back.
+  Value exchange(Operation *at, Value value, bool toHeads) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t from = toHeads ? 2 : 1, to = toHeads ? 1 : 2;
+    RankedTensorType result = withDim(
+        withDim(type, from, type.getDimSize(from) / sp), to,
+        type.getDimSize(to) * sp);
+    auto op = AllToAllOp::create(b, at->getLoc(), result, value,
+                                 b.getStringAttr(kSequenceGroup),
+                                 b.getI64IntegerAttr(sp),
+                                 b.getI64IntegerAttr(from),
+                                 b.getI64IntegerAttr(to));
+    return op;
+  }
+
+  void shardAttention(AttentionOp attn) {
+    bool q = split.contains(attn.getQ()), kv = split.contains(attn.getK());
+    if (!q)
+      return;
+    if (!kv) {
+      // Cross-attention: this chip's queries over all (replicated) keys.
+      attn.getResult().setType(attn.getQ().getType());
+      split.insert(attn.getResult());
+      return;
+    }
+    // Self-attention: all tokens of heads/sp heads on each chip.
+    b.setInsertionPoint(attn);
+    DenseMap<Value, Value> heads;
+    for (OpOperand &operand : attn->getOpOperands()) {
+      Value &exchanged = heads[operand.get()];
+      if (!exchanged)
+        exchanged = exchange(attn, operand.get(), /*toHeads=*/true);
+      operand.set(exchanged);
+    }
+    attn.setHeads(attn.getHeads() / sp);
+    attn.setKvHeads(attn.getKvHeads() / sp);
+    attn.getResult().setType(attn.getQ().getType());
+    b.setInsertionPointAfter(attn);
+    Value back = exchange(attn, attn.getResult(), /*toHeads=*/false);
+    attn.getResult().replaceAllUsesExcept(back, back.getDefiningOp());
+    split.insert(back);
+  }
+
+  int64_t sp, tokens;
+  OpBuilder b;
+  llvm::DenseSet<Value> split;
+  DenseMap<Value, Value> entered;
+};
+
+} // namespace
+
+SmallVector<int64_t> loom::validSequenceParallelDegrees(ModuleOp module,
+                                                        int64_t maxDegree) {
+  SmallVector<int64_t> valid{1};
+  if (unsupported(module).first)
+    return valid;
+  for (int64_t sp = 2; sp <= maxDegree; ++sp)
+    if (!whyNot(module, sp).first)
+      valid.push_back(sp);
+  return valid;
+}
+
+LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
+                                  StringRef mode) {
+  if (mode == "ring")
+    return module.emitError()
+           << "mode=ring (ring attention) is not implemented yet; use "
+              "mode=ulysses";
+  if (mode != "ulysses")
+    return module.emitError() << "unknown mode '" << mode
+                              << "'; expected ulysses";
+  FailureOr<TargetAttr> target = requireTarget(module, "loom-shard-sequence");
+  if (failed(target))
+    return failure();
+  ParallelAttr parallel = getParallelOrDefault(module);
+  int64_t tp = parallel.getTp();
+  int64_t chips = target->getNumChips();
+  auto validDegrees = [&] {
+    SmallVector<int64_t> valid;
+    for (int64_t d : validSequenceParallelDegrees(module, chips / tp))
+      if (chips % (tp * d) == 0)
+        valid.push_back(d);
+    return joinDegrees(valid);
+  };
+  if (sp < 1)
+    return module.emitError() << "sp must be at least 1, got " << sp
+                              << "; valid degrees: " << validDegrees();
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr(kPipelineAttrName))
+      return func.emitError()
+             << "loom-shard-sequence runs before loom-partition-layers (the "
+                "stages are laid out for tp x sp chips)";
+  if (parallel.getSp() != 1)
+    return module.emitError() << "the module is already sequence-parallel (sp = "
+                              << parallel.getSp() << ")";
+  if (parallel.getSequenceParallel() && sp > 1)
+    return module.emitError()
+           << "Megatron sequence parallelism (loom-shard-heads "
+              "sequence-parallel) already splits the sequence over the "
+              "tensor-parallel group; choose one";
+  if (sp == 1)
+    return success();
+  if (auto [op, why] = whyNot(module, sp); op)
+    return op->emitError() << "cannot split the sequence " << sp
+                           << " ways: " << why
+                           << "; valid sequence-parallel degrees on "
+                           << target->getTopologyDesc().name
+                           << " with tp = " << tp << ": " << validDegrees();
+  if (chips % (tp * sp) != 0)
+    return module.emitError()
+           << "tp x sp = " << tp * sp << " does not divide the " << chips
+           << " chips of " << target->getTopologyDesc().name
+           << ", which the stages' groups tile; valid degrees: "
+           << validDegrees();
+  SequenceSharder sharder(sp, layerTokens(module), module.getContext());
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal())
+      sharder.run(func);
+  module->setAttr(kParallelAttrName,
+                  ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
+                                    parallel.getSequenceParallel(),
+                                    parallel.getEp(), sp));
+  return success();
+}
+
+namespace {
+struct ShardSequencePass
+    : public loom::impl::ShardSequenceBase<ShardSequencePass> {
+  using ShardSequenceBase::ShardSequenceBase;
+  void runOnOperation() override {
+    if (failed(shardSequence(getOperation(), sp, mode)))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,70 @@
+// RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-shard-sequence=sp=3
+// RUN: not loom-opt %s -split-input-file --loom-shard-sequence="sp=2 mode=ring" 2>&1 | FileCheck %s --check-prefix=RING
+// RUN: not loom-opt %s -split-input-file --loom-shard-sequence=sp=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=2 sequence-parallel=true" --loom-shard-sequence=sp=2 2>&1 | FileCheck %s --check-prefix=MEGATRON
+
+// RING: error: mode=ring (ring attention) is not implemented yet; use mode=ulysses
+// ZERO: error: sp must be at least 1, got 0; valid degrees: 1, 2, 4
+// MEGATRON: error: Megatron sequence parallelism (loom-shard-heads sequence-parallel) already splits the sequence over the tensor-parallel group; choose one
+
+// Four heads do not split three ways (96 tokens do): the error names the
+// degrees that do on the 4 chips of v5e-4.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @heads(%x: tensor<1x96x256xbf16>) -> tensor<1x96x256xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x96x256xbf16>) -> tensor<1x96x256xbf16> {
+    ^bb0(%in: tensor<1x96x256xbf16>):
+      %q = loom.linear q %in : tensor<1x96x256xbf16> -> tensor<1x96x256xbf16>
+      // expected-error @+1 {{cannot split the sequence 3 ways: sp = 3 does not divide the 4 heads and 4 KV heads this attention holds per chip; valid sequence-parallel degrees on v5e-4 with tp = 1: 1, 2, 4}}
+      %a = loom.attention %q, %q, %q {heads = 4, kv_heads = 4, head_dim = 64} : tensor<1x96x256xbf16>, tensor<1x96x256xbf16> -> tensor<1x96x256xbf16>
+      loom.yield %a : tensor<1x96x256xbf16>
+    }
+    return %y : tensor<1x96x256xbf16>
+  }
+}
+
+// -----
+
+// 64 tokens do not split three ways; twelve heads would. Valid: the divisors
+// of 64 that divide 12 and fit on 4 chips.
+// expected-error @+1 {{cannot split the sequence 3 ways: sp = 3 does not divide the 64 tokens each layer sees; valid sequence-parallel degrees on v5e-4 with tp = 1: 1, 2, 4}}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @tokens(%x: tensor<1x64x768xbf16>) -> tensor<1x64x768xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x64x768xbf16>) -> tensor<1x64x768xbf16> {
+    ^bb0(%in: tensor<1x64x768xbf16>):
+      %q = loom.linear q %in : tensor<1x64x768xbf16> -> tensor<1x64x768xbf16>
+      %a = loom.attention %q, %q, %q {heads = 12, kv_heads = 12, head_dim = 64} : tensor<1x64x768xbf16>, tensor<1x64x768xbf16> -> tensor<1x64x768xbf16>
+      loom.yield %a : tensor<1x64x768xbf16>
+    }
+    return %y : tensor<1x64x768xbf16>
+  }
+}
+
+// -----
+
+// MMDiT joint attention is refused, at the op, with no degree but 1 valid.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @joint(%img: tensor<1x96x256xbf16>, %txt: tensor<1x8x256xbf16>) -> tensor<1x96x256xbf16> {
+    %y:2 = loom.layer 0 (%img, %txt) : (tensor<1x96x256xbf16>, tensor<1x8x256xbf16>) -> (tensor<1x96x256xbf16>, tensor<1x8x256xbf16>) {
+    ^bb0(%i: tensor<1x96x256xbf16>, %t: tensor<1x8x256xbf16>):
+      // expected-error @+1 {{cannot split the sequence 3 ways: Ulysses over MMDiT joint attention (text and image streams) is not implemented; valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
+      %a:2 = loom.joint_attention %i, %i, %i, %t, %t, %t {heads = 4, head_dim = 64} : tensor<1x96x256xbf16>, tensor<1x8x256xbf16>
+      loom.yield %a#0, %a#1 : tensor<1x96x256xbf16>, tensor<1x8x256xbf16>
+    }
+    return %y#0 : tensor<1x96x256xbf16>
+  }
+}
+
+// -----
+
+// After loom-partition-layers the stages are laid out for tp chips: too late.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  // expected-error @+1 {{loom-shard-sequence runs before loom-partition-layers (the stages are laid out for tp x sp chips)}}
+  func.func @late(%x: tensor<1x96x256xbf16>) -> tensor<1x96x256xbf16> attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [96]>} {
+    %y = loom.layer 0 (%x) {stage = 0} : (tensor<1x96x256xbf16>) -> tensor<1x96x256xbf16> {
+    ^bb0(%in: tensor<1x96x256xbf16>):
+      %a = loom.attention %in, %in, %in {heads = 4, kv_heads = 4, head_dim = 64} : tensor<1x96x256xbf16>, tensor<1x96x256xbf16> -> tensor<1x96x256xbf16>
+      loom.yield %a : tensor<1x96x256xbf16>
+    }
+    return %y : tensor<1x96x256xbf16>
+  }
+}
