@@ -9,6 +9,8 @@
 #   (f) what JetStream / MaxText serving runs today: tensor parallelism
 #       over the whole slice with XLA-style overlap of its collectives, here
 #       two micro-batches interleaved (--interleave 2 on two slices),
+#   (g) DiTs: the PipeFusion x Ulysses x CFG layout xDiT's documentation
+#       recommends, chosen by hand (bench/README.md, "xDiT-style hybrid"),
 # next to the lower bound (all FLOPs over the slice's peak, or the weights
 # read once over its HBM bandwidth) and each plan's ratio to it, and each
 # plan's parallel efficiency (the ideal, the model's one-chip time over the
