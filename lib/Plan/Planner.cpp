@@ -676,7 +676,7 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
   rank.progress = nullptr;
   PlanRequest free = result.chosen.request;
   free.fixTp = free.fixStages = free.fixDataParallel = free.fixInterleave =
-      false;
+      free.fixSp = false;
   SearchResult fits = searchPlans(free, context, rank);
   result.fitting = fits.ranked.size();
   if (!fits.ranked.empty())

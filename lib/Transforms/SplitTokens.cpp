@@ -192,11 +192,16 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       // The smallest multiple of 8 that cuts the sequence into at most 128
       // units (TPU-friendly slice lengths, a quick search); else the
       // smallest divisor that does.
+      // With Ulysses (sp), a multiple of sp: each of the sp chips takes an
+      // equal share of every slice.
       unit = 0;
+      int64_t sequenceDegree =
+          getParallelOrDefault(func->getParentOfType<ModuleOp>()).getSp();
       for (int step : {8, 1})
         for (int64_t candidate = step; !unit && candidate <= tokens;
              candidate += step)
-          if (tokens % candidate == 0 && tokens / candidate <= 128)
+          if (tokens % candidate == 0 && tokens / candidate <= 128 &&
+              candidate % sequenceDegree == 0)
             unit = candidate;
     } else if (unit < 1 || tokens % unit != 0) {
       func.emitError() << "granularity " << int64_t(granularity) << " does not divide the "
