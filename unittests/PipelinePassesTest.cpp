@@ -151,6 +151,52 @@ TEST(PipelinePasses, PipelineTimelines) {
   EXPECT_DOUBLE_EQ(playPipeline({uneven, uneven}, 1, 0).seconds, 7);
 }
 
+/// playPipeline without its steady-state shortcut: every step played.
+PipelinePrediction playEveryStep(ArrayRef<PipelineUnit> units, int64_t steps,
+                                 int64_t warmup) {
+  size_t stages = units.front().work.size();
+  SmallVector<double> free(stages, 0.0), busy(stages, 0.0);
+  SmallVector<double> left(units.size(), 0.0), leaving(units.size(), 0.0);
+  for (int64_t step = 0; step < steps; ++step) {
+    for (auto [i, unit] : llvm::enumerate(units)) {
+      double arrived = 0;
+      if (step > 0 && stages > 1)
+        arrived = (step - 1 < warmup ? *llvm::max_element(left) : left[i]) +
+                  unit.handover[0];
+      for (size_t s = 0; s < stages; ++s) {
+        if (s > 0)
+          arrived += unit.handover[s];
+        free[s] = arrived = std::max(arrived, free[s]) + unit.work[s];
+        busy[s] += unit.work[s];
+      }
+      leaving[i] = arrived;
+    }
+    std::swap(left, leaving);
+  }
+  return {free.back(), 1 - *llvm::max_element(busy) / free.back()};
+}
+
+// Past the warm-up a pipeline's steps repeat, and playPipeline adds the
+// rest once they do: the same time and bubble as playing every step, for
+// uneven stages, handovers, more or fewer patches than stages, and
+// warm-ups.
+TEST(PipelinePasses, SteadyStepsAreAddedAsPlayed) {
+  for (int64_t patches : {1, 3, 8, 40})
+    for (int64_t warmup : {0, 1, 3}) {
+      SmallVector<PipelineUnit> units(patches);
+      for (auto [i, unit] : llvm::enumerate(units)) {
+        unit.work = {1.0, 1.25, 0.75 + 0.01 * (i % 3), 1.1};
+        unit.handover = {0.05, 0.02, 0.03, 0.02};
+      }
+      SCOPED_TRACE(std::to_string(patches) + " patches, warm-up " +
+                   std::to_string(warmup));
+      PipelinePrediction fast = playPipeline(units, 50, warmup);
+      PipelinePrediction full = playEveryStep(units, 50, warmup);
+      EXPECT_NEAR(fast.seconds, full.seconds, 1e-9 * full.seconds);
+      EXPECT_NEAR(fast.bubble, full.bubble, 1e-9);
+    }
+}
+
 TEST(PipelinePasses, InterleavedTimelines) {
   // The closed forms of SimulatorTest's zipped units (compute c, all-reduce
   // r, A1 B1 | A2 B2 with each unit's all-reduce between): 4c when r <= c,

@@ -227,6 +227,10 @@ PipelinePrediction loom::playPipeline(ArrayRef<PipelineUnit> units,
   SmallVector<double> free(stages, 0.0), busy(stages, 0.0);
   // When each unit of the previous step left the last stage.
   SmallVector<double> left(units.size(), 0.0), leaving(units.size(), 0.0);
+  // The state after the previous step (each stage's free time, then each
+  // unit's leaving time) and the stages' busy time then.
+  SmallVector<double> previous, state;
+  SmallVector<double> busyBefore;
   for (int64_t step = 0; step < steps; ++step) {
     for (auto [i, unit] : llvm::enumerate(units)) {
       double arrived = 0;
@@ -246,6 +250,33 @@ PipelinePrediction loom::playPipeline(ArrayRef<PipelineUnit> units,
       leaving[i] = arrived;
     }
     std::swap(left, leaving);
+    // Past the warm-up every step is the same max-plus map of the state
+    // before it (each stage's free time and each unit's return), so once a
+    // step shifts the whole state by one delta, every later step shifts it
+    // by the same delta: the rest are added, not played (a long video's
+    // thousands of patches over 50 steps would otherwise cost seconds per
+    // prediction).
+    state.assign(free.begin(), free.end());
+    state.append(left.begin(), left.end());
+    if (step > warmup && !previous.empty()) {
+      double delta = state.front() - previous.front();
+      double scale = std::max(1.0, std::abs(state.back()));
+      bool periodic = llvm::all_of(llvm::seq<size_t>(0, state.size()),
+                                   [&](size_t k) {
+                                     return std::abs(state[k] - previous[k] -
+                                                     delta) <= 1e-12 * scale;
+                                   });
+      if (periodic) {
+        double rest = double(steps - 1 - step);
+        for (int64_t s = 0; s < stages; ++s) {
+          free[s] += rest * delta;
+          busy[s] += rest * (busy[s] - busyBefore[s]);
+        }
+        break;
+      }
+    }
+    previous = state;
+    busyBefore.assign(busy.begin(), busy.end());
   }
   prediction.seconds = free[stages - 1];
   if (prediction.seconds > 0)

@@ -283,6 +283,14 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
         if (tokens % m != 0 || (m > 1 && tokens / m < 8) ||
             (tokens / m) % sequenceDegree != 0 || !memory.fits(m))
           continue;
+        // No pipeline beats its busiest stage working every patch of every
+        // step back to back: past the best so far, it is not played (a
+        // long video has a hundred patchings of thousands of patches).
+        double busiest = 0;
+        for (int64_t s = 0; s < stages; ++s)
+          busiest = std::max(busiest, cost.stageSeconds(s, tokens / m, 0));
+        if (double(steps) * double(m) * busiest >= best)
+          continue;
         double t = total(m);
         if (t < best * (1 - 1e-9)) {
           best = t;
