@@ -88,7 +88,10 @@ def Sched_ComputeOp : Sched_TaskOp<"compute"> {
     layers) on `slice` (a token slice or a PipeFusion patch; `step` for
     diffusion steps). Compute tasks of a chip run one at a time, in order.
     `bits` is the element width it computes in: 8 runs at the MXU's int8
-    rate (int8 x int8 matmuls), otherwise the bf16 rate.
+    rate (int8 x int8 matmuls), otherwise the bf16 rate. `vector_ops` is
+    its elementwise work on the vector unit (VPU), priced beside the MXU's
+    FLOPs; `steps` the kernel's grid steps (flash attention's blocks), each
+    paying the target's kernel step.
   }];
   let arguments = (ins StrAttr:$name, Variadic<Sched_TokenType>:$deps,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$flops,
@@ -99,7 +102,11 @@ def Sched_ComputeOp : Sched_TaskOp<"compute"> {
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>,
                                          "0">:$step,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>,
-                                         "16">:$bits);
+                                         "16">:$bits,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>,
+                                         "0">:$vector_ops,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>,
+                                         "1">:$steps);
   let assemblyFormat = "$name (`deps` `(` $deps^ `)`)? attr-dict";
 }
 

@@ -4,6 +4,7 @@
 
 #include "loom/Dialect/Loom/ModelCost.h"
 
+#include <cmath>
 #include <limits>
 
 
@@ -66,10 +67,19 @@ void LayerSliceCost::addOp(Operation &op) {
     term.window = attn.getWindow().value_or(0);
     term.tokenBytes = getTensorBytes(op.getOperandTypes()) +
                       getTensorBytes(op.getResultTypes());
+    // The flash kernel's blocks (flashAttentionWork), sized per slice.
+    term.batchHeads = kType.getDimSize(0) * attn.getHeads();
+    term.headDim = model.padToMXU(attn.getHeadDim());
+    term.kvElementBytes = attn.getKVElementBytes();
+    term.queryBytes = getTensorBytes(attn.getQ().getType()) +
+                      getTensorBytes(attn.getResult().getType());
     terms.push_back(term);
     return;
   }
-  term.flops = cost.getPaddedFlops(tile);
+  KernelWork work = getKernelWork(model, cost);
+  term.flops = work.flops;
+  term.vectorOps = work.vectorOps;
+  term.steps = work.steps;
   term.fixedBytes = cost.getParameterBytes();
   // Routed experts: only the weights of the experts a pass touches are read.
   if (isa<MoEExpertsOp>(op))
@@ -79,16 +89,34 @@ void LayerSliceCost::addOp(Operation &op) {
     // Per-sample work (adaLN vectors, embedders): every slice repeats it.
     term.fixedBytes = moved;
     term.scales = false;
-  } else if (auto attn = dyn_cast<AttentionOp>(op)) {
-    // Full (DiT) or cross attention: a slice's queries meet all keys, whose
-    // K/V are read whole.
-    double kv = getTensorBytes(attn.getK().getType()) +
-                getTensorBytes(attn.getV().getType());
-    term.fixedBytes = kv;
-    term.tokenBytes = moved - kv;
+  } else if (isa<AttentionOp, JointAttentionOp>(op)) {
+    // Full (DiT), cross or joint attention as the flash kernel runs it: a
+    // slice's query blocks each read the K/V blocks, so all of its traffic
+    // scales with the slice.
+    term.fixedBytes = 0;
+    term.tokenBytes = work.bytes;
   } else {
     term.tokenBytes = moved - term.fixedBytes;
   }
+  // An elementwise op joins its producer's kernel (as XLA fuses it).
+  auto kernelRoot = [&](Operation *producer) -> Operation * {
+    auto it = kernelOf.find(producer);
+    return it == kernelOf.end() ? nullptr : terms[it->second].op;
+  };
+  if (Operation *producer = findFusionProducer(&op, kernelRoot)) {
+    size_t index = kernelOf[producer];
+    Term &kernel = terms[index];
+    kernel.flops += term.flops;
+    kernel.vectorOps += term.vectorOps;
+    kernel.fixedBytes += term.fixedBytes;
+    kernel.tokenBytes += term.tokenBytes;
+    (term.scales ? kernel.tokenBytes : kernel.fixedBytes) -=
+        getFusedSavings(getFusedOperand(&op, producer));
+    kernel.fused.push_back(&op);
+    kernelOf[&op] = index;
+    return;
+  }
+  kernelOf[&op] = terms.size();
   terms.push_back(term);
 }
 
@@ -100,6 +128,7 @@ void LayerSliceCost::forEachWork(
     SliceWork work;
     work.op = term.op;
     work.elementBits = term.elementBits;
+    work.fused = term.fused;
     switch (term.kind) {
     case Term::Kind::Collective:
       work.collective = true;
@@ -115,11 +144,25 @@ void LayerSliceCost::forEachWork(
           AttentionOp::countCausalPairs(length, before, term.window);
       double seen = term.window ? std::min(before, term.window) : before;
       work.flops = term.pairFlops * pairs;
-      work.bytes = term.tokenBytes * fraction + term.contextBytes * seen;
+      if (isDecodeAttention(length, /*causal=*/true)) {
+        work.bytes = term.tokenBytes * fraction + term.contextBytes * seen;
+        work.vectorOps = term.batchHeads * pairs * kFlashScoreOps;
+        break;
+      }
+      FlashAttentionWork flash = flashAttentionWork(
+          term.batchHeads, term.headDim, length, before, 0, /*causal=*/true,
+          term.window, term.kvElementBytes);
+      work.bytes = term.queryBytes * fraction + flash.kvBytes;
+      work.vectorOps = flash.vectorOps;
+      work.steps = std::llround(flash.steps);
       break;
     }
     case Term::Kind::Compute:
       work.flops = term.scales ? term.flops * fraction : term.flops;
+      work.vectorOps = term.scales ? term.vectorOps * fraction : term.vectorOps;
+      // A flash kernel's grid shrinks with the slice's query blocks.
+      work.steps = std::max<int64_t>(
+          std::llround(term.scales ? term.steps * fraction : term.steps), 1);
       work.bytes = term.fixedBytes + term.tokenBytes * fraction;
       break;
     }
@@ -133,7 +176,8 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
     if (!work.collective) {
       // The simulator runs a compute task for its kernel step and roofline.
       times.push_back(
-          {false, model.taskTime(work.flops, work.bytes, work.elementBits)});
+          {false, model.taskTime(work.flops, work.bytes, work.elementBits,
+                                 work.vectorOps, double(work.steps))});
       return;
     }
     ArrayRef<GroupAxis> group = work.sequenceGroup ? spAxes : axes;
@@ -149,7 +193,8 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
                  ? model.collectiveTime(work.kind,
                                         work.sequenceGroup ? spAxes : axes,
                                         work.bytes)
-                 : model.taskTime(work.flops, work.bytes, work.elementBits);
+                 : model.taskTime(work.flops, work.bytes, work.elementBits,
+                                  work.vectorOps, double(work.steps));
   });
   return total;
 }

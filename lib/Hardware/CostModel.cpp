@@ -13,10 +13,13 @@
 using namespace loom;
 
 double CostModel::computeTime(double flops, double bytes,
-                              unsigned elementBits) const {
+                              unsigned elementBits, double vectorOps) const {
   double compute = flops / (target.peakFor(elementBits) * target.flopEfficiency);
   double memory = bytes / (target.hbmBandwidth * target.hbmEfficiency);
-  return std::max(compute, memory);
+  // The VPU issues beside the MXU and the DMAs (a VLIW bundle), so its time
+  // overlaps theirs; no efficiency is applied to a derived peak.
+  double vector = vectorOps > 0 ? vectorOps / vectorRate() : 0;
+  return std::max({compute, memory, vector});
 }
 
 double CostModel::matmulTime(int64_t m, int64_t k, int64_t n,

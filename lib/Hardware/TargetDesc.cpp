@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Hardware/TargetDesc.h"
+#include "loom/Hardware/CostModel.h"
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -137,6 +138,7 @@ constexpr KeySpec chipKeys[] = {
     {"hbm_capacity", Kind::Figure, "bytes", true},
     {"hbm_transfer_rate", Kind::Figure, "transfers/s", false},
     {"hbm_bandwidth", Kind::Figure, "bytes/s", true},
+    {"vpu_ops", Kind::Figure, "FLOP/s", false},
 };
 constexpr KeySpec interconnectKeys[] = {
     {"links_per_chip", Kind::Figure, "links", true},
@@ -370,6 +372,16 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
     t.peakOpsInt8 = v["peak_int8"];
     t.hbmBytes = v["hbm_capacity"];
     t.hbmBandwidth = v["hbm_bandwidth"];
+    // The cost model derives the VPU's rate from the MXU's
+    // (CostModel::vectorRate), so #loom.target need not carry it; a file
+    // that states it must agree.
+    double vpu = v["vpu_ops"];
+    double derived = t.peakFlopsBf16 / CostModel::kMXUToVPURate;
+    if (vpu > 0 && std::abs(vpu / derived - 1) > 0.005 && !r.failed())
+      r.fail("$.chip.vpu_ops.value",
+             llvm::formatv("must be peak_bf16 / 32 ({0:e}), the rate the "
+                           "cost model derives for the vector unit",
+                           derived));
   }
 
   int64_t dims = 2;

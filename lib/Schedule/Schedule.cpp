@@ -116,11 +116,11 @@ struct Field {
 // The fields a task may have; a task's kind says which it must.
 enum TaskField { Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, To, From,
                  Tag, CollectiveName, Group, What, Alloc, Deps, Bits, Start,
-                 NumFields };
+                 VectorOps, Steps, NumFields };
 constexpr llvm::StringLiteral taskFieldNames[NumFields] = {
     "kind", "name", "op",  "layer", "slice", "step", "flops", "bytes",
     "to",   "from", "tag", "collective", "group", "what", "alloc", "deps",
-    "bits", "start"};
+    "bits", "start", "vector_ops", "steps"};
 
 /// Reads a schedule document in one pass over the text, without building a
 /// document tree: a 1.4-million-task file would otherwise spend most of its
@@ -459,7 +459,8 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   llvm::SmallVector<TaskField, 10> allowed;
   switch (*kind) {
   case TaskKind::Compute:
-    allowed = {Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, Deps, Bits};
+    allowed = {Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, Deps, Bits,
+               VectorOps, Steps};
     break;
   case TaskKind::Send:
     allowed = {Kind, To, Bytes, Tag, Deps};
@@ -491,9 +492,10 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   for (int f = 0; f < NumFields; ++f)
     if (fields[f].present() && !llvm::is_contained(allowed, TaskField(f)))
       unknownKey(taskFieldNames[f]);
-  // `bits` is optional (16 when absent).
+  // `bits`, `vector_ops` and `steps` are optional (16, 0 and 1 when
+  // absent).
   for (TaskField f : allowed)
-    if (!fields[f].present() && f != Bits)
+    if (!fields[f].present() && f != Bits && f != VectorOps && f != Steps)
       fail(JsonPath(path, taskFieldNames[f]), "missing required key");
   if (!failed.empty())
     return;
@@ -510,6 +512,11 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     task.step = integer(fields[Step], at(Step), 0);
     task.flops = integer(fields[Flops], at(Flops), 0);
     task.bits = fields[Bits].present() ? integer(fields[Bits], at(Bits), 1) : 16;
+    task.vectorOps = fields[VectorOps].present()
+                         ? integer(fields[VectorOps], at(VectorOps), 0)
+                         : 0;
+    task.steps =
+        fields[Steps].present() ? integer(fields[Steps], at(Steps), 1) : 1;
     break;
   case TaskKind::Send:
     task.peer = integer(fields[To], at(To), 0);
@@ -928,6 +935,10 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
                   j.attribute("flops", task.flops);
                   if (task.bits != 16)
                     j.attribute("bits", task.bits);
+                  if (task.vectorOps != 0)
+                    j.attribute("vector_ops", task.vectorOps);
+                  if (task.steps != 1)
+                    j.attribute("steps", task.steps);
                   break;
                 case TaskKind::Send:
                   j.attribute("to", task.peer);

@@ -550,7 +550,8 @@ void Engine::advance(int32_t c) {
   ++chip.next;
   tasks[t].start = now;
   const schedule::Task &spec = *tasks[t].spec;
-  double seconds = model.taskTime(spec.flops, spec.bytes, spec.bits);
+  double seconds = model.taskTime(spec.flops, spec.bytes, spec.bits,
+                                  spec.vectorOps, spec.steps);
   chip.stats.computeBusy += seconds;
   chip.stats.flops += spec.flops;
   push(now + seconds, Event::Kind::ComputeDone, t);

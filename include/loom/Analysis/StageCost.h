@@ -33,6 +33,11 @@ struct SliceWork {
   bool sequenceGroup = false;
   double flops = 0, bytes = 0;
   unsigned elementBits = 16;
+  /// Vector-unit work and the kernel's grid steps (CostModel::taskTime).
+  double vectorOps = 0;
+  int64_t steps = 1;
+  /// Elementwise ops fused into `op`'s kernel (getFusedOperand), in order.
+  llvm::ArrayRef<mlir::Operation *> fused;
 };
 
 /// A task's seconds as the cost model prices it: on the TensorCore, or on
@@ -85,6 +90,14 @@ private:
     int64_t cached = 0;        ///< causal: tokens cached before the sequence
                                ///< (decode), seen by every slice
     int64_t window = 0;        ///< causal: sliding window (0: none)
+    double vectorOps = 0;      ///< VPU work at the full sequence
+    double steps = 1;          ///< kernel grid steps at the full sequence
+    int64_t batchHeads = 0;    ///< causal: the flash kernel's heads
+    int64_t headDim = 0;       ///< causal: head_dim padded to the MXU
+    int64_t kvElementBytes = 2;///< causal: bytes of a K/V element
+    double queryBytes = 0;     ///< causal: q and out at the full sequence
+    /// The elementwise ops fused into `op`'s kernel.
+    llvm::SmallVector<mlir::Operation *, 2> fused;
     unsigned elementBits = 16;
     CollectiveKind collective = CollectiveKind::AllReduce;
     bool sequenceGroup = false;
@@ -93,6 +106,8 @@ private:
   llvm::SmallVector<GroupAxis> axes, spAxes;
   int64_t tokens;
   llvm::SmallVector<Term> terms;
+  /// The compute term (kernel) each op placed so far runs in.
+  llvm::DenseMap<mlir::Operation *, size_t> kernelOf;
 };
 
 /// Seconds of a slice on the slowest stage of a pipelined model: each stage

@@ -42,6 +42,19 @@
 //   line (point-to-point messages: the line figure). The message-size
 //   dependence of a collective's achieved bandwidth is these fixed costs
 //   against its bytes. A nominal target has none of them.
+// - Vector unit (VPU): elementwise work (norms, activations, the softmax)
+//   runs on the VPU, beside the MXU and the DMAs, so a kernel takes the
+//   slowest of the three: max(MXU FLOPs / MXU rate, vector ops / VPU rate,
+//   bytes / HBM rate). The VPU rate is derived, not measured: an (8, 128)
+//   array of sublanes x lanes with 4 ALUs each, one op per ALU per cycle
+//   ("Each (lane, sublane) pair on v5 contains 4 standard floating-point
+//   ALUs", JAX "How to Scale Your Model", Part 2, "VPU", and its pop quiz
+//   8 x 128 x 4 x clock), against 4 MXUs of 128 x 128 multiply-adds (2
+//   FLOPs) a cycle at the same clock: peak / 32 (v5e: 1.97e14 / 32 =
+//   6.16e12 op/s, = 4096 ALUs x 1.5 GHz).
+// - Kernel steps: a Pallas kernel runs a grid of steps and each pays the
+//   calibrated `kernel_step` (the matmul cases fitted it per grid step); a
+//   task of `steps` steps pays it `steps` times (flash attention, below).
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,17 +85,30 @@ public:
     return (dim + tile - 1) / tile * tile;
   }
 
-  /// Roofline time of work of `flops` moving `bytes` through HBM, at the
-  /// peak of `elementBits`-wide operands.
-  double computeTime(double flops, double bytes,
-                     unsigned elementBits = 16) const;
+  /// Roofline time of work of `flops` on the MXU and `vectorOps` on the
+  /// VPU moving `bytes` through HBM, at the peak of `elementBits`-wide
+  /// operands: the slowest of the three units.
+  double computeTime(double flops, double bytes, unsigned elementBits = 16,
+                     double vectorOps = 0) const;
 
-  /// Time of one compute task (a fused kernel): its fixed step cost, then
-  /// the roofline. The simulator runs every compute task for this long.
-  double taskTime(double flops, double bytes, unsigned elementBits = 16) const {
-    return target.calibration.kernelStep +
-           computeTime(flops, bytes, elementBits);
+  /// Time of one compute task (a fused kernel of `steps` grid steps): its
+  /// fixed step cost per step, then the roofline. The simulator runs every
+  /// compute task for this long.
+  double taskTime(double flops, double bytes, unsigned elementBits = 16,
+                  double vectorOps = 0, double steps = 1) const {
+    return steps * target.calibration.kernelStep +
+           computeTime(flops, bytes, elementBits, vectorOps);
   }
+
+  /// The VPU's MXU-to-VPU rate ratio: 4 MXUs x 128 x 128 x 2 FLOPs over
+  /// 8 x 128 x 4 ALU ops a cycle (see the file comment; JAX "How to Scale
+  /// Your Model", Part 2). Derived for v5e and v5p (4 MXUs of 128 x 128
+  /// per TensorCore), not measured.
+  static constexpr double kMXUToVPURate = 32;
+
+  /// Element operations a second on the VPU (f32: v5e has no bf16 VPU
+  /// path, JAX book Part 2), derived from the bf16 peak.
+  double vectorRate() const { return target.peakFlopsBf16 / kMXUToVPURate; }
 
   /// The host's launch of one program, paid once per run of a schedule.
   double programDispatch() const { return target.calibration.programDispatch; }

@@ -51,6 +51,12 @@ struct Task {
   int64_t layer = -1, slice = 0, step = 0;
   /// Element width the work computes in (8: the int8 MXU rate).
   int64_t bits = 16;
+  /// Element operations on the vector unit (VPU), priced beside the MXU's
+  /// FLOPs (CostModel::computeTime); 0 when absent.
+  int64_t vectorOps = 0;
+  /// Grid steps of the kernel, each paying the calibrated kernel step
+  /// (flash attention's blocks); 1 when absent.
+  int64_t steps = 1;
   // Send (peer = receiver), recv (peer = sender).
   int64_t peer = -1;
   int64_t tag = 0;

@@ -302,6 +302,8 @@ private:
       nextTag += work.sequenceGroup ? tp : sp;
     }
     std::string name = taskName(item.where, work.op);
+    for (Operation *fused : work.fused)
+      name += "+" + fused->getName().stripDialect().str();
     StringRef opName = work.op->getName().getStringRef();
     if (work.collective) {
       // A collective is asynchronous: its start, then its done, which the
@@ -337,6 +339,8 @@ private:
       t.slice = unit.index;
       t.step = unit.step;
       t.bits = work.elementBits;
+      t.vectorOps = toInt(work.vectorOps);
+      t.steps = work.steps;
       return t;
     });
   }

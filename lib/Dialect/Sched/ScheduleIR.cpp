@@ -58,6 +58,8 @@ sched::exportSchedule(ProgramOp program,
             task.step = o.getStep();
             task.flops = o.getFlops();
             task.bits = o.getBits();
+            task.vectorOps = o.getVectorOps();
+            task.steps = o.getSteps();
             task.bytes = o.getBytes();
           })
           .Case([&](SendOp o) {
@@ -162,7 +164,8 @@ ProgramOp sched::buildProgram(OpBuilder &b, Location loc, TargetAttr target,
       case file::TaskKind::Compute:
         done = ComputeOp::create(cb, loc, token, task.name, deps, task.flops,
                                  task.bytes, task.op, task.layer, task.slice,
-                                 task.step, task.bits);
+                                 task.step, task.bits, task.vectorOps,
+                                 task.steps);
         break;
       case file::TaskKind::Send:
         done = SendOp::create(cb, loc, token, task.peer, deps, task.bytes,

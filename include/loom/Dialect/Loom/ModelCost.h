@@ -51,11 +51,116 @@ llvm::SmallVector<PartCost> collectPartCosts(mlir::Block &body);
 CostTotals sumPartCosts(llvm::ArrayRef<PartCost> parts);
 
 /// Estimated seconds for `op` on one chip of the model's target: the
-/// roofline of its MXU-padded FLOPs and its HBM bytes, or for a collective
-/// its time on the group's torus axes `groupAxes` (none: free). A
-/// loom.layer is the sum of its ops, run one after another.
+/// roofline of its MXU-padded FLOPs, its vector-unit work and its HBM
+/// bytes, or for a collective its time on the group's torus axes
+/// `groupAxes` (none: free). A loom.layer is its ops run one after
+/// another, elementwise ones fused as getFusedOperand says.
 double estimateTime(const CostModel &model, CostOpInterface op,
                     llvm::ArrayRef<GroupAxis> groupAxes = {});
+
+/// The same for ops run one after another (a layer's body, or the ops of a
+/// model around its layers), fusing elementwise ops into their producers.
+double estimateTime(const CostModel &model,
+                    llvm::ArrayRef<mlir::Operation *> ops,
+                    llvm::ArrayRef<GroupAxis> groupAxes = {});
+
+/// The work of one compute kernel, as CostModel::taskTime prices it.
+struct KernelWork {
+  double flops = 0;     ///< on the MXU, padded to its tile
+  double vectorOps = 0; ///< on the VPU
+  double bytes = 0;     ///< HBM, read and written
+  double steps = 1;     ///< grid steps, each paying the kernel step
+  unsigned elementBits = 16;
+};
+
+/// `op` run alone as one kernel (not a collective).
+KernelWork getKernelWork(const CostModel &model, CostOpInterface op);
+
+/// Element operations an elementwise (TokenWise) op runs on the vector unit:
+/// its FLOPs, which use no MXU. 0 for other ops (attention's softmax is in
+/// flashAttentionWork).
+int64_t getVectorOps(mlir::Operation *op);
+
+/// FLOPs `op` runs on the MXU: its padded FLOPs, none for elementwise ops.
+int64_t getMXUFlops(CostOpInterface op, int64_t tile);
+
+/// XLA's fusion of elementwise ops into their producer (XLA "Operation
+/// Semantics" and the fusion passes, xla/service/instruction_fusion.cc,
+/// gpu/tpu "producer-consumer fusion"; a dot's elementwise consumers join
+/// it as an output fusion, an elementwise op's as a loop fusion, a
+/// reduction such as a norm takes elementwise producers as an input
+/// fusion). When `consumer` runs in `producer`'s kernel, returns the
+/// operand it takes from `producer`: that operand is not read back from HBM,
+/// and not written at all when `consumer` is its only use. Null otherwise:
+/// the consumer is not elementwise, or the producer is a custom kernel
+/// (attention, experts), a collective or another kind of op.
+mlir::Value getFusedOperand(mlir::Operation *consumer,
+                            mlir::Operation *producer);
+
+/// HBM bytes a fusion through `operand` saves (see getFusedOperand).
+double getFusedSavings(mlir::Value operand);
+
+/// The producer whose kernel `consumer` joins, among the ops placed in a
+/// kernel so far (`kernelRoot` gives the first op of an op's kernel, null
+/// for an op in none): fusion follows the data, not the program order, as
+/// XLA's does on the HLO graph, but a consumer joins a producer only when
+/// its other operands exist before that producer runs, and a reduction
+/// (a norm) never joins a matmul's kernel, even through an elementwise op
+/// fused into it. The latest such producer, or null.
+mlir::Operation *findFusionProducer(
+    mlir::Operation *consumer,
+    llvm::function_ref<mlir::Operation *(mlir::Operation *)> kernelRoot);
+
+/// Attention as the TPU's flash-attention kernels run it: a grid of
+/// (batch x heads, q blocks, kv blocks) steps, each bringing a K and a V
+/// block into VMEM, so every q block re-reads the K/V blocks it visits; a
+/// causal kernel skips the blocks above the diagonal but still steps
+/// through them; a sliding-window layer steps only through the blocks its
+/// window reaches (a block-sparse mask, as splash attention's).
+/// Block sizes: 512 queries x 512 keys, MaxText's defaults for its splash
+/// attention kernel on TPU (MaxText/configs/base.yml: sa_block_q: 512,
+/// sa_block_kv: 512, sa_block_kv_compute: 512; the runtime loom-plan
+/// --emit writes plans for). The bare JAX Pallas flash kernel defaults to
+/// 128 x 128 (jax/experimental/pallas/ops/tpu/flash_attention.py,
+/// BlockSizes.get_default), which runs 16x the grid steps of 512 blocks.
+constexpr int64_t kFlashBlockQ = 512, kFlashBlockK = 512;
+
+/// Vector-unit operations of the kernel's body (the online softmax of
+/// jax/experimental/pallas/ops/tpu/flash_attention.py,
+/// _flash_attention_kernel_single_batch; splash attention's is the same
+/// recurrence), counted per f32 element:
+/// per score (block_q x block_k): scale, max, subtract, exp, sum and the
+/// cast to bf16 (6), plus a causal mask's two iota offsets, compare,
+/// select and add (5); per row statistic (block_q x 128 lanes, each kv
+/// block): the max, two exps' subtract and exp, the rescales, the sum and
+/// the reciprocal (9); per accumulator element (block_q x head_dim, each kv
+/// block): rescale, scale and add (3). Derived from the source, not
+/// measured.
+constexpr int64_t kFlashScoreOps = 6, kFlashCausalMaskOps = 5,
+                  kFlashRowOps = 9, kFlashAccumulatorOps = 3;
+
+struct FlashAttentionWork {
+  double steps = 1;     ///< grid steps
+  double vectorOps = 0; ///< VPU element operations
+  double kvBytes = 0;   ///< K/V blocks read from HBM, re-reads included
+};
+
+/// The kernel on `batchHeads` (batch x heads) independent heads of
+/// `headDim` (padded to the MXU tile), `queries` queries after `before`
+/// earlier tokens (causal: each sees itself and the ones before it, at
+/// most `window`, 0 for none; otherwise all `keys`), with K/V elements of
+/// `kvElementBytes`.
+FlashAttentionWork flashAttentionWork(int64_t batchHeads, int64_t headDim,
+                                      int64_t queries, int64_t before,
+                                      int64_t keys, bool causal,
+                                      int64_t window, int64_t kvElementBytes);
+
+/// A decode step's attention (one query per sequence over a cache) does not
+/// run the flash kernel's blocks; it is priced as one kernel reading the
+/// cache (a serving stack's ragged decode kernel; its grid is not modelled).
+inline bool isDecodeAttention(int64_t queries, bool causal) {
+  return causal && queries <= 1;
+}
 
 } // namespace loom
 

@@ -1,0 +1,146 @@
+//===- KernelCostTest.cpp - fusion, the vector unit and flash attention ---===//
+//
+// What a kernel costs beyond one op's roofline: elementwise ops fused into
+// their producers (getFusedOperand), vector work on the VPU, and attention
+// as the flash kernels' blocks run it (flashAttentionWork). Each
+// expectation is worked from the rule's statement in ModelCost.h and
+// CostModel.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Loom/ModelCost.h"
+#include "loom/Hardware/CostModel.h"
+
+#include "CostOpFixture.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+using KernelCostTest = CostOpFixture;
+
+const TargetDesc &v5e() { return *lookupTarget("tpu-v5e"); }
+
+TEST(VectorUnit, RunsBesideTheMXUAtAThirtySecondOfItsPeak) {
+  CostModel model(v5e());
+  // 8 sublanes x 128 lanes x 4 ALUs a cycle against 4 x 128 x 128 x 2
+  // MXU FLOPs: 197e12 / 32.
+  EXPECT_DOUBLE_EQ(model.vectorRate(), 197e12 / 32);
+  // Vector work alone takes ops / rate...
+  EXPECT_DOUBLE_EQ(model.computeTime(0, 0, 16, 6.15625e12), 1.0);
+  // ...and beside MXU and HBM work only the slowest of the three counts.
+  double mxu = 1e12 / (197e12 * v5e().flopEfficiency);
+  EXPECT_DOUBLE_EQ(model.computeTime(1e12, 0, 16, 1e9), mxu);
+  // Grid steps each pay the kernel step.
+  EXPECT_DOUBLE_EQ(model.taskTime(0, 0, 16, 0, 10) - model.taskTime(0, 0),
+                   9 * v5e().calibration.kernelStep);
+}
+
+TEST(FlashAttention, FullAttentionVisitsEveryBlock) {
+  // 1024 queries x 1024 keys, 2 heads of 128: 2 x 2 blocks of 512 a head.
+  FlashAttentionWork work = flashAttentionWork(2, 128, 1024, 0, 1024,
+                                               /*causal=*/false, 0, 2);
+  EXPECT_DOUBLE_EQ(work.steps, 8);
+  // Each visit brings a K and a V block of 512 x 128 x 2 B.
+  EXPECT_DOUBLE_EQ(work.kvBytes, 8 * 2.0 * 512 * 128 * 2);
+  // Per block: 6 ops a score, 9 a row statistic (128 lanes), 3 an
+  // accumulator element.
+  EXPECT_DOUBLE_EQ(work.vectorOps,
+                   8 * (512.0 * 512 * 6 + 512 * 128 * 9 + 512 * 128 * 3));
+}
+
+TEST(FlashAttention, CausalStepsOverTheBlocksItSkips) {
+  // 1024 causal queries: the first query block visits one key block, the
+  // second two; the grid still steps through all four.
+  FlashAttentionWork work =
+      flashAttentionWork(1, 128, 1024, 0, 0, /*causal=*/true, 0, 2);
+  EXPECT_DOUBLE_EQ(work.steps, 4);
+  EXPECT_DOUBLE_EQ(work.kvBytes, 3 * 2.0 * 512 * 128 * 2);
+  EXPECT_DOUBLE_EQ(work.vectorOps,
+                   3 * (512.0 * 512 * 11 + 512 * 128 * 12));
+  // A slice after 1024 cached tokens: one query block over 3 key blocks.
+  FlashAttentionWork later =
+      flashAttentionWork(1, 128, 512, 1024, 0, /*causal=*/true, 0, 2);
+  EXPECT_DOUBLE_EQ(later.steps, 3);
+  EXPECT_DOUBLE_EQ(later.kvBytes, 3 * 2.0 * 512 * 128 * 2);
+}
+
+TEST(FlashAttention, AWindowStepsOnlyThroughTheBlocksItReaches) {
+  // 2048 queries, window 512: query block i reaches key blocks i - 1 and i
+  // (the first only its own): 1 + 2 + 2 + 2 visits and steps.
+  FlashAttentionWork work =
+      flashAttentionWork(1, 128, 2048, 0, 0, /*causal=*/true, 512, 2);
+  EXPECT_DOUBLE_EQ(work.steps, 7);
+  EXPECT_DOUBLE_EQ(work.kvBytes, 7 * 2.0 * 512 * 128 * 2);
+}
+
+TEST(FlashAttention, ShortSequencesShrinkTheBlocks) {
+  // 64 queries over 64 keys: one 64 x 64 block; head_dim 64 padded to 128.
+  FlashAttentionWork work =
+      flashAttentionWork(4, 128, 64, 0, 64, /*causal=*/false, 0, 2);
+  EXPECT_DOUBLE_EQ(work.steps, 4);
+  EXPECT_DOUBLE_EQ(work.kvBytes, 4 * 2.0 * 64 * 128 * 2);
+  EXPECT_DOUBLE_EQ(work.vectorOps,
+                   4 * (64.0 * 64 * 6 + 64 * 128 * 9 + 64 * 128 * 3));
+}
+
+TEST_F(KernelCostTest, AnActivationJoinsItsMatmulsKernel) {
+  CostOpInterface act = parseOp(R"(
+    (%x: tensor<1x256x512xbf16>) {
+      %h = loom.linear up %x : tensor<1x256x512xbf16> -> tensor<1x256x1024xbf16>
+      %a = loom.activation silu %h : tensor<1x256x1024xbf16>
+      return
+    })", "loom.activation");
+  Operation *linear = act->getOperand(0).getDefiningOp();
+  CostModel model(v5e());
+  EXPECT_EQ(getFusedOperand(act, linear), act->getOperand(0));
+  // The activation's FLOPs run on the VPU, none on the MXU.
+  EXPECT_EQ(getMXUFlops(act, 128), 0);
+  EXPECT_EQ(getVectorOps(act), act.getFlops());
+  // One kernel: the matmul's bytes plus the activation's, less the result
+  // neither written nor read back (2 x 256 x 1024 x 2 B); one kernel step.
+  auto lin = cast<CostOpInterface>(linear);
+  double result = 256.0 * 1024 * 2;
+  double bytes = lin.getBytesRead() + lin.getBytesWritten() +
+                 act.getBytesRead() + act.getBytesWritten() - 2 * result;
+  EXPECT_DOUBLE_EQ(getFusedSavings(act->getOperand(0)), 2 * result);
+  double fused = model.taskTime(lin.getPaddedFlops(128), bytes, 16,
+                                act.getFlops());
+  SmallVector<Operation *> ops = {linear, act};
+  EXPECT_DOUBLE_EQ(estimateTime(model, ops), fused);
+  EXPECT_LT(fused, estimateTime(model, lin) + estimateTime(model, act));
+}
+
+TEST_F(KernelCostTest, ANormJoinsAnAddButNotAMatmul) {
+  CostOpInterface norm = parseOp(R"(
+    (%x: tensor<1x256x512xbf16>, %r: tensor<1x256x512xbf16>) {
+      %h = loom.linear o %x : tensor<1x256x512xbf16> -> tensor<1x256x512xbf16>
+      %s = loom.add %r, %h : tensor<1x256x512xbf16>, tensor<1x256x512xbf16>
+      %n = loom.rms_norm %s : tensor<1x256x512xbf16>
+      %m = loom.rms_norm %h : tensor<1x256x512xbf16>
+      return
+    })", "loom.rms_norm");
+  Operation *add = norm->getOperand(0).getDefiningOp();
+  Operation *linear = add->getOperand(1).getDefiningOp();
+  // The add joins the matmul (an output fusion)...
+  EXPECT_EQ(getFusedOperand(add, linear), add->getOperand(1));
+  // ...a norm takes an elementwise producer (an input fusion)...
+  EXPECT_EQ(getFusedOperand(norm, add), norm->getOperand(0));
+  // ...but not a matmul's output, nor, through the add, its kernel.
+  Operation *second = norm->getNextNode();
+  EXPECT_FALSE(getFusedOperand(second, linear));
+  auto rootIsLinear = [&](Operation *op) -> Operation * {
+    return op == add || op == linear ? linear : nullptr;
+  };
+  EXPECT_EQ(findFusionProducer(norm, rootIsLinear), nullptr);
+  auto ownKernels = [&](Operation *op) -> Operation * { return op; };
+  EXPECT_EQ(findFusionProducer(norm, ownKernels), add);
+  // The linear's result has two uses (the add and the second norm), so a
+  // fusion through it saves only its read.
+  EXPECT_DOUBLE_EQ(getFusedSavings(add->getOperand(1)), 256.0 * 512 * 2);
+}
+
+} // namespace
