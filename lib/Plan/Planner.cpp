@@ -103,19 +103,31 @@ struct Captured {
           std::string text;
           llvm::raw_string_ostream os(text);
           os << diag;
-          if (diag.getSeverity() == DiagnosticSeverity::Error)
+          if (diag.getSeverity() == DiagnosticSeverity::Error) {
             errors.push_back(text);
+            // A config file's error names its place in the file, as
+            // loom-import's does; one about the file as a whole or the
+            // workload options (at 1:1) needs none.
+            auto where = dyn_cast<FileLineColLoc>(diag.getLocation());
+            if (where && where.getLine() == 1 && where.getColumn() == 1)
+              where = {};
+            located.push_back(where ? (where.getFilename().str() + ":" +
+                                       std::to_string(where.getLine()) + ":" +
+                                       std::to_string(where.getColumn()) +
+                                       ": " + text)
+                                    : text);
+          }
           else if (diag.getSeverity() == DiagnosticSeverity::Remark)
             remarks.push_back(text);
           return success();
         }) {}
-  std::string errorText() const {
+  std::string errorText(bool withPlaces = false) const {
     std::string all;
-    for (const std::string &e : errors)
+    for (const std::string &e : withPlaces ? located : errors)
       all += (all.empty() ? "" : "; ") + e;
     return all;
   }
-  std::vector<std::string> errors, remarks;
+  std::vector<std::string> errors, located, remarks;
   ScopedDiagnosticHandler handler;
 };
 
@@ -168,7 +180,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   OwningOpRef<ModuleOp> module =
       importModel(request.model, request.import, &context);
   if (!module) {
-    out.failure = diagnostics.errorText();
+    out.failure = diagnostics.errorText(/*withPlaces=*/true);
     return planned;
   }
   {
