@@ -131,6 +131,20 @@ struct Captured {
   ScopedDiagnosticHandler handler;
 };
 
+/// The first layout degree of `request` below 1 (its option's name and
+/// value), or a null name. (ep is checked by loom-shard-experts, which
+/// names the valid degrees.)
+std::pair<const char *, int64_t> degreeBelowOne(const PlanRequest &request) {
+  for (auto [name, value] : {std::pair{"tp", request.tp},
+                             {"sp", request.sp},
+                             {"stages", request.stages},
+                             {"data-parallel", request.dataParallel},
+                             {"interleave", request.interleave}})
+    if (value < 1)
+      return {name, value};
+  return {nullptr, 0};
+}
+
 /// A plan and, while it may still be lowered, its planned module.
 struct Planned {
   PlanOutcome outcome;
@@ -147,16 +161,11 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   PlanOutcome &out = planned.outcome;
   out.request = request;
   // The degrees are user input; check them before any arithmetic uses them.
-  for (auto [name, value] : {std::pair{"tp", request.tp},
-                             {"sp", request.sp},
-                             {"stages", request.stages},
-                             {"data-parallel", request.dataParallel},
-                             {"interleave", request.interleave}})
-    if (value < 1) {
-      out.failure = std::string(name) + " must be at least 1, got " +
-                    std::to_string(value);
-      return planned;
-    }
+  if (auto [name, value] = degreeBelowOne(request); name) {
+    out.failure = std::string(name) + " must be at least 1, got " +
+                  std::to_string(value);
+    return planned;
+  }
   Captured diagnostics(context);
   llvm::Expected<TargetAttr> targetAttr =
       materializeTarget(&context, request.topology, request.targetFile);
@@ -627,14 +636,9 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
 std::string loom::checkRequest(const PlanRequest &request, bool search,
                                bool slicesGiven, const PlanOptions &options,
                                bool topGiven) {
-  for (auto [flag, degree] : {std::pair{"tp", request.tp},
-                              {"sp", request.sp},
-                              {"stages", request.stages},
-                              {"data-parallel", request.dataParallel},
-                              {"interleave", request.interleave}})
-    if (degree < 1)
-      return "--" + std::string(flag) + " must be at least 1, got " +
-             std::to_string(degree);
+  if (auto [flag, degree] = degreeBelowOne(request); flag)
+    return "--" + std::string(flag) + " must be at least 1, got " +
+           std::to_string(degree);
   if (search && slicesGiven)
     return "--search chooses the slices of each plan; drop --slices or "
            "--search";
