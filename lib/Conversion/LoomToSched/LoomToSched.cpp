@@ -3,7 +3,9 @@
 // The pass description (Conversion/Passes.td) says what each chip runs. The
 // FLOPs and bytes of each task come from LayerSliceCost, the same slice
 // rescaling the planner passes price, so the simulator runs exactly the
-// work the planner estimated.
+// work the planner estimated. The lowering builds the programs as a
+// schedule (loom/Schedule/Schedule.h), which the planner simulates as it
+// is; the pass makes sched IR of it (sched::buildProgram).
 //
 //===----------------------------------------------------------------------===//
 
