@@ -165,7 +165,9 @@ TEST_F(ShardSequenceTest, TheAllToAllIsPricedByItsClosedForm) {
   CostModel model(desc);
   // sp = 4 fills v5e-4's 2x2 block, a ring of neighbours.
   SmallVector<GroupAxis> axes =
-      sequenceParallelAxes(desc, desc.topologies.front(), 1, 4, 1);
+      stageGroupAxes(desc, desc.topologies.front(), /*tp=*/1, /*sp=*/4,
+                     /*stages=*/1)
+          .sequence;
   ASSERT_EQ(axes.size(), 2u);
   EXPECT_TRUE(CostModel::isRing(axes));
   // CostModel.h: an all-to-all of V bytes per chip loads each axis of k

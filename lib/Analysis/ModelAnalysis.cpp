@@ -24,26 +24,17 @@ static SmallVector<GroupAxis> blockAxes(const TargetDesc &target,
   return {{group, false}};
 }
 
-SmallVector<GroupAxis> loom::tensorParallelAxes(const TargetDesc &target,
-                                                const TopologyDesc &topology,
-                                                int64_t tp, int64_t stages,
-                                                int64_t sp) {
-  if (tp <= 1)
-    return {};
-  if (sp > 1)
-    return {{tp, false}};
-  return blockAxes(target, topology, tp, stages);
-}
-
-SmallVector<GroupAxis> loom::sequenceParallelAxes(const TargetDesc &target,
-                                                  const TopologyDesc &topology,
-                                                  int64_t tp, int64_t sp,
-                                                  int64_t stages) {
-  if (sp <= 1)
-    return {};
-  if (tp > 1)
-    return {{sp, false}};
-  return blockAxes(target, topology, sp, stages);
+StageGroupAxes loom::stageGroupAxes(const TargetDesc &target,
+                                    const TopologyDesc &topology, int64_t tp,
+                                    int64_t sp, int64_t stages) {
+  auto axes = [&](int64_t degree, int64_t other) -> SmallVector<GroupAxis> {
+    if (degree <= 1)
+      return {};
+    if (other > 1)
+      return {{degree, false}};
+    return blockAxes(target, topology, degree, stages);
+  };
+  return {axes(tp, sp), axes(sp, tp)};
 }
 
 LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
@@ -180,13 +171,15 @@ LogicalResult ModelAnalysis::requireModel(StringRef passName) {
 SmallVector<GroupAxis>
 ModelAnalysis::getTensorParallelAxes(int64_t stages) const {
   ParallelAttr parallel = getParallelOrDefault(module);
-  return tensorParallelAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
-                            stages, parallel.getSp());
+  return stageGroupAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
+                        parallel.getSp(), stages)
+      .tensor;
 }
 
 SmallVector<GroupAxis>
 ModelAnalysis::getSequenceParallelAxes(int64_t stages) const {
   ParallelAttr parallel = getParallelOrDefault(module);
-  return sequenceParallelAxes(*desc, target.getTopologyDesc(),
-                              parallel.getTp(), parallel.getSp(), stages);
+  return stageGroupAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
+                        parallel.getSp(), stages)
+      .sequence;
 }

@@ -326,12 +326,10 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
                           pipeline.getSlices().end());
   out.patches = pipeline.getMode() == PipelineMode::patches;
   out.warmup = pipeline.getWarmup();
-  SmallVector<GroupAxis> axes = tensorParallelAxes(
-      *desc, *topology, view->tp, pipeline.getStages(), view->sp);
-  StageSliceCost cost(view->layers, model, axes, out.tokens,
-                      pipeline.getStages(),
-                      sequenceParallelAxes(*desc, *topology, view->tp,
-                                           view->sp, pipeline.getStages()));
+  StageGroupAxes axes = stageGroupAxes(*desc, *topology, view->tp, view->sp,
+                                       pipeline.getStages());
+  StageSliceCost cost(view->layers, model, axes.tensor, out.tokens,
+                      pipeline.getStages(), axes.sequence);
   BoundaryTransfers transfers(*desc, *topology, cost, view->chipsPerStage());
   if (request.interleave > int64_t(out.sliceLengths.size())) {
     out.failure = fmt::format(

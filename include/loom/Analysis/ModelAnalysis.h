@@ -61,25 +61,21 @@ mlir::FailureOr<ModelView> getModelView(mlir::ModuleOp module,
                                         const CostModel &model,
                                         llvm::StringRef passName);
 
-/// The axes of a `tp`-chip group on `slice` laid out with `stages` stages
-/// (the DeviceMesh's choice when the degrees fill the slice; a line of `tp`
-/// chips otherwise).
-llvm::SmallVector<GroupAxis> tensorParallelAxes(const TargetDesc &target,
-                                                const TopologyDesc &topology,
-                                                int64_t tp, int64_t stages,
-                                                int64_t sp = 1);
-
-/// The axes of the sequence-parallel (Ulysses) groups of a stage of tp x sp
-/// chips. A stage's ranks are r = u * tp + t (sequence rank u,
-/// tensor-parallel rank t) along the DeviceMesh's ring of the block: with
-/// tp = 1 the sp group is the whole block (the mesh's axes); with both
-/// above 1 the tp group is a run of neighbours (a line of tp) and the sp
-/// group every tp-th chip of the ring, priced as a line of sp (an
-/// approximation: its members are tp hops apart on the ring).
-llvm::SmallVector<GroupAxis> sequenceParallelAxes(const TargetDesc &target,
-                                                  const TopologyDesc &topology,
-                                                  int64_t tp, int64_t sp,
-                                                  int64_t stages);
+/// The axes of a stage's tensor-parallel and sequence-parallel (Ulysses)
+/// groups, for a stage of tp x sp chips with `stages` stages.
+struct StageGroupAxes {
+  llvm::SmallVector<GroupAxis> tensor, sequence;
+};
+/// A group alone in its stage (the other degree 1) is the stage's whole
+/// block: the DeviceMesh's axes when the degrees fill the slice, a line
+/// otherwise. With tp and sp both above 1 a stage's ranks are
+/// r = u * tp + t (sequence rank u, tensor rank t) along the mesh's ring:
+/// the tp group is a run of neighbours (a line of tp) and the sp group
+/// every tp-th chip, priced as a line of sp (an approximation: its members
+/// are tp hops apart on the ring). A degree of 1 has no axes.
+StageGroupAxes stageGroupAxes(const TargetDesc &target,
+                              const TopologyDesc &topology, int64_t tp,
+                              int64_t sp, int64_t stages);
 
 /// The module's target and model function, built on first use.
 class ModelAnalysis {
