@@ -41,12 +41,12 @@ private:
 };
 
 /// Times `solve` on 2048 tokens at granularity range(0), K = range(1).
-template <Slicing (*solve)(int64_t, int64_t, int64_t, SliceCost)>
+template <Slicing (*solve)(int64_t, int64_t, int64_t, SliceCost, int64_t)>
 void slicing(benchmark::State &state) {
   int64_t granularity = state.range(0), stages = state.range(1);
   StageCost cost(stages);
   for (auto _ : state)
-    benchmark::DoNotOptimize(solve(2048, granularity, stages, cost).total);
+    benchmark::DoNotOptimize(solve(2048, granularity, stages, cost, 1).total);
 }
 
 } // namespace

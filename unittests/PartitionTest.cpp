@@ -119,12 +119,13 @@ double causalCost(int64_t l, int64_t c) {
 
 /// Every composition of n units, by brute force.
 double exhaustiveTotal(int64_t n, int64_t granularity, int64_t stages,
-                       SliceCost cost) {
+                       SliceCost cost, int64_t microbatches = 1) {
   double best = std::numeric_limits<double>::infinity();
   std::vector<int64_t> lengths;
   std::function<void(int64_t)> extend = [&](int64_t left) {
     if (left == 0) {
-      best = std::min(best, evaluateSlicing(lengths, stages, cost).total);
+      best = std::min(
+          best, evaluateSlicing(lengths, stages, cost, microbatches).total);
       return;
     }
     for (int64_t l = 1; l <= left; ++l) {
@@ -162,6 +163,23 @@ TEST(SplitTokens, MatchesExhaustiveSearch) {
     Slicing dp = sliceTokens(8, 1, stages, randomCost);
     EXPECT_NEAR(dp.total, exhaustiveTotal(8, 1, stages, randomCost), 1e-12);
   }
+}
+
+// With M microbatches the DP minimises M * sum + (K - 1) * max, which
+// favours longer slices (the bubble is shared by M times the work): the
+// optimum of every composition, and slices no more numerous than with one.
+TEST(SplitTokens, MicrobatchesWeighTheSum) {
+  for (int64_t n = 1; n <= 10; ++n)
+    for (int64_t stages : {2, 4, 8})
+      for (int64_t microbatches : {2, 4}) {
+        Slicing dp = sliceTokens(n * 64, 64, stages, causalCost, microbatches);
+        double brute = exhaustiveTotal(n, 64, stages, causalCost, microbatches);
+        EXPECT_NEAR(dp.total, brute, 1e-12 * brute)
+            << n << " " << stages << " " << microbatches;
+        EXPECT_DOUBLE_EQ(dp.total, microbatches * dp.sum + (stages - 1) * dp.max);
+        EXPECT_LE(dp.lengths.size(),
+                  sliceTokens(n * 64, 64, stages, causalCost).lengths.size());
+      }
 }
 
 /// TeraPipe's enumeration without its search: the least-sum DP under every

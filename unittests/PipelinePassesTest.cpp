@@ -206,6 +206,76 @@ TEST(PipelinePasses, SteadyStepsAreAddedAsPlayed) {
     }
 }
 
+// A microbatch is priced as the batch it holds: every task of a slice of
+// batch 4 run as 2 microbatches costs what it does with a batch of 2 (the
+// weights read in full, everything else at half), the pipeline plays each
+// microbatch's slices in turn from no context, and a batch of one sequence
+// has only 1 microbatch.
+TEST(PipelinePasses, MicrobatchesArePricedAsTheirShareOfTheBatch) {
+  MLIRContext context;
+  ImportOptions four, two;
+  four.batch = 4;
+  two.batch = 2;
+  four.seqLen = two.seqLen = 256;
+  StringRef pipeline = "loom-shard-heads{tp=4},loom-partition-layers{"
+                       "stages=2},loom-split-tokens{slices=2}";
+  OwningOpRef<ModuleOp> whole = plan(context, "llama-7b", pipeline, four);
+  OwningOpRef<ModuleOp> half = plan(context, "llama-7b", pipeline, two);
+  CostModel model = targetModel(*whole);
+  auto stageCost = [&](ModuleOp module, int64_t microbatches) {
+    SmallVector<LayerOp> layers;
+    module->walk([&](LayerOp layer) { layers.push_back(layer); });
+    return StageSliceCost(layers, model, {}, 256, 2, {}, microbatches);
+  };
+  StageSliceCost split = stageCost(*whole, 2), smaller = stageCost(*half, 1),
+                 together = stageCost(*whole, 1);
+  for (auto [length, context] : {std::pair<int64_t, int64_t>{128, 0},
+                                 {128, 128},
+                                 {64, 192}})
+    for (int64_t stage : {0, 1}) {
+      SmallVector<TaskTime> a = split.stageTasks(stage, length, context),
+                            b = smaller.stageTasks(stage, length, context);
+      ASSERT_EQ(a.size(), b.size());
+      for (auto [i, x, y] : llvm::enumerate(a, b))
+        EXPECT_NEAR(x.seconds, y.seconds, 1e-12 + 1e-9 * y.seconds)
+            << "task " << i << " of stage " << stage << ", " << length
+            << " tokens after " << context;
+      // Half the batch is cheaper than all of it, but not half as cheap:
+      // both read the weights.
+      double all = together.stageSeconds(stage, length, context),
+             share = split.stageSeconds(stage, length, context);
+      EXPECT_LT(share, all);
+      EXPECT_GT(share, all / 2);
+    }
+  EXPECT_DOUBLE_EQ(split.transferSeconds(1, 128) - split.transferSeconds(0, 0),
+                   (together.transferSeconds(1, 128) -
+                    together.transferSeconds(0, 0)) / 2);
+  // The units: microbatch 0's slices, then microbatch 1's from context 0.
+  auto attr = PipelineAttr::get(&context, 2, {128, 128}, PipelineMode::tokens,
+                                0, 0, 2);
+  EXPECT_EQ(pipelineUnits(attr),
+            (SmallVector<std::pair<int64_t, int64_t>>{
+                {128, 0}, {128, 128}, {128, 0}, {128, 128}}));
+  // Played: the 4 units through the 2 stages, as playPipeline plays them.
+  SmallVector<PipelineUnit> units;
+  for (auto [length, context] : pipelineUnits(attr)) {
+    PipelineUnit &unit = units.emplace_back();
+    for (int64_t s = 0; s < 2; ++s) {
+      unit.work.push_back(split.stageSeconds(s, length, context));
+      unit.handover.push_back(split.transferSeconds(s, length));
+    }
+  }
+  EXPECT_DOUBLE_EQ(predictPipeline(split, attr).seconds,
+                   playPipeline(units, 1, 0).seconds);
+  // A batch of one sequence cannot be cut into microbatches.
+  OwningOpRef<ModuleOp> single = plan(context, "llama-7b", pipeline);
+  PassManager pm(&context);
+  ASSERT_TRUE(succeeded(
+      parsePassPipeline("loom-split-tokens{microbatches=2}", pm)));
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  EXPECT_TRUE(failed(pm.run(*single)));
+}
+
 TEST(PipelinePasses, InterleavedTimelines) {
   // The closed forms of SimulatorTest's zipped units (compute c, all-reduce
   // r, A1 B1 | A2 B2 with each unit's all-reduce between): 4c when r <= c,

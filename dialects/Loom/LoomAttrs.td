@@ -281,20 +281,31 @@ def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
     patches it has not seen yet in this step, so patches stream through the
     stages across `steps` denoising steps without a per-step barrier.
 
+    `microbatches = M` (token slices only; default 1): the batch's sequences
+    run as M microbatches of batch / M sequences each, one after another,
+    every microbatch cut into the same slices. A unit of the pipeline is then
+    one slice of one microbatch (batch / M sequences of that many tokens), so
+    a batched prefill gets M times the units at the same slice length: a
+    smaller pipeline bubble without shorter slices. A microbatch's slices see
+    only its own earlier slices (its sequences' context).
+
     ```mlir
     func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [640, 512, 480, 416]>}
     func.func @dit_xl_2(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [256, 256, 256, 256], patches, steps = 50, warmup = 1>}
+    func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [1024, 1024], microbatches = 4>}
     ```
   }];
   let parameters = (ins "int64_t":$stages,
                         ArrayRefParameter<"int64_t", "slice lengths">:$slices,
                         Loom_DefaultTokens:$mode,
                         DefaultValuedParameter<"int64_t", "0">:$steps,
-                        DefaultValuedParameter<"int64_t", "0">:$warmup);
-  let assemblyFormat = [{
-    `<` `stages` `=` $stages `,` `slices` `=` `[` $slices `]`
-    (`,` $mode^)? (`,` `steps` `=` $steps^)? (`,` `warmup` `=` $warmup^)? `>`
-  }];
+                        DefaultValuedParameter<"int64_t", "0">:$warmup,
+                        DefaultValuedParameter<"int64_t", "1">:$microbatches);
+  // `<stages = K, slices = [...]` then, each when not its default and in
+  // this order, `, patches`, `, steps = N`, `, warmup = N`,
+  // `, microbatches = M`, then `>`. (Custom: a declarative format's optional
+  // groups that each open with a comma cannot follow one another.)
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getTokens() const;

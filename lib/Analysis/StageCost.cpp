@@ -18,18 +18,22 @@ static bool isTokenTensor(Type type) {
 
 LayerSliceCost::LayerSliceCost(LayerOp layer, const CostModel &model,
                                ArrayRef<GroupAxis> tpAxes, int64_t tokens,
-                               ArrayRef<GroupAxis> spAxes)
+                               ArrayRef<GroupAxis> spAxes,
+                               int64_t microbatches)
     : model(model), axes(tpAxes.begin(), tpAxes.end()),
-      spAxes(spAxes.begin(), spAxes.end()), tokens(tokens) {
+      spAxes(spAxes.begin(), spAxes.end()), tokens(tokens),
+      share(1.0 / double(std::max<int64_t>(microbatches, 1))) {
   for (Operation &op : layer.getBody().front())
     addOp(op);
 }
 
 LayerSliceCost::LayerSliceCost(ArrayRef<Operation *> ops, const CostModel &model,
                                ArrayRef<GroupAxis> tpAxes, int64_t tokens,
-                               ArrayRef<GroupAxis> spAxes)
+                               ArrayRef<GroupAxis> spAxes,
+                               int64_t microbatches)
     : model(model), axes(tpAxes.begin(), tpAxes.end()),
-      spAxes(spAxes.begin(), spAxes.end()), tokens(tokens) {
+      spAxes(spAxes.begin(), spAxes.end()), tokens(tokens),
+      share(1.0 / double(std::max<int64_t>(microbatches, 1))) {
   for (Operation *op : ops)
     addOp(*op);
 }
@@ -85,6 +89,10 @@ void LayerSliceCost::addOp(Operation &op) {
   if (isa<MoEExpertsOp>(op))
     term.fixedBytes = cost.getBytesRead() -
                       double(getTensorBytes(op.getOperandTypes()));
+  // A gather reads the rows its tokens pick (its bytes read), not the
+  // table it holds: nothing a slice reads again.
+  if (isa<EmbedOp>(op))
+    term.fixedBytes = 0;
   if (!llvm::any_of(op.getResultTypes(), isTokenTensor)) {
     // Per-sample work (adaLN vectors, embedders): every slice repeats it.
     term.fixedBytes = moved;
@@ -123,7 +131,8 @@ void LayerSliceCost::addOp(Operation &op) {
 void LayerSliceCost::forEachWork(
     int64_t length, int64_t context,
     llvm::function_ref<void(const SliceWork &)> fn) const {
-  double fraction = double(length) / double(tokens);
+  // A slice of `length` tokens of `share` of the batch's sequences.
+  double fraction = double(length) / double(tokens) * share;
   for (const Term &term : terms) {
     SliceWork work;
     work.op = term.op;
@@ -134,7 +143,8 @@ void LayerSliceCost::forEachWork(
       work.collective = true;
       work.kind = term.collective;
       work.sequenceGroup = term.sequenceGroup;
-      work.bytes = term.fixedBytes + term.tokenBytes * fraction;
+      // (A collective's data all follow the batch.)
+      work.bytes = term.fixedBytes * share + term.tokenBytes * fraction;
       break;
     case Term::Kind::CausalAttention: {
       // The slice sees the cached tokens and the sequence before it.
@@ -143,14 +153,18 @@ void LayerSliceCost::forEachWork(
       double pairs =
           AttentionOp::countCausalPairs(length, before, term.window);
       double seen = term.window ? std::min(before, term.window) : before;
-      work.flops = term.pairFlops * pairs;
+      work.flops = term.pairFlops * pairs * share;
       if (isDecodeAttention(length, /*causal=*/true)) {
-        work.bytes = term.tokenBytes * fraction + term.contextBytes * seen;
-        work.vectorOps = term.batchHeads * pairs * kFlashScoreOps;
+        work.bytes =
+            term.tokenBytes * fraction + term.contextBytes * seen * share;
+        work.vectorOps = term.batchHeads * share * pairs * kFlashScoreOps;
         break;
       }
+      // (A microbatch's sequences times the heads: a whole number, as the
+      // microbatches divide the batch.)
       FlashAttentionWork flash = flashAttentionWork(
-          term.batchHeads, term.headDim, length, before, 0, /*causal=*/true,
+          std::max<int64_t>(std::llround(term.batchHeads * share), 1),
+          term.headDim, length, before, 0, /*causal=*/true,
           term.window, term.kvElementBytes);
       work.bytes = term.queryBytes * fraction + flash.kvBytes;
       work.vectorOps = flash.vectorOps;
@@ -158,8 +172,9 @@ void LayerSliceCost::forEachWork(
       break;
     }
     case Term::Kind::Compute:
-      work.flops = term.scales ? term.flops * fraction : term.flops;
-      work.vectorOps = term.scales ? term.vectorOps * fraction : term.vectorOps;
+      // Per-sample work follows the batch, not the slice.
+      work.flops = term.flops * (term.scales ? fraction : share);
+      work.vectorOps = term.vectorOps * (term.scales ? fraction : share);
       // A flash kernel's grid shrinks with the slice's query blocks.
       work.steps = std::max<int64_t>(
           std::llround(term.scales ? term.steps * fraction : term.steps), 1);
@@ -201,14 +216,17 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
 
 StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
                                ArrayRef<GroupAxis> axes, int64_t tokens,
-                               int64_t stages, ArrayRef<GroupAxis> spAxes)
+                               int64_t stages, ArrayRef<GroupAxis> spAxes,
+                               int64_t microbatches)
     : stageLayers(stages), boundaryBytes(std::max<int64_t>(stages - 1, 0)),
-      tokens(tokens), hopLatency(model.getTarget().hopLatency),
+      tokens(tokens), microbatches(std::max<int64_t>(microbatches, 1)),
+      hopLatency(model.getTarget().hopLatency),
       linkBandwidth(model.linkEfficiency(/*ring=*/false) *
                     model.getTarget().linkBandwidth) {
   for (LayerOp layer : layers) {
     int64_t stage = LayerOp(layer).getStage().value_or(0);
-    stageLayers[stage].emplace_back(layer, model, axes, tokens, spAxes);
+    stageLayers[stage].emplace_back(layer, model, axes, tokens, spAxes,
+                                    this->microbatches);
     // Layers are in order, so a stage's last layer writes last.
     if (stage + 1 < stages)
       boundaryBytes[stage] = getTensorBytes(layer->getResultTypes());
@@ -221,15 +239,14 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
       continue;
     (op.isBeforeInBlock(layers.front()) ? before : after).push_back(&op);
   }
-  prologue.emplace(before, model, axes, tokens, spAxes);
-  epilogue.emplace(after, model, axes, tokens, spAxes);
+  prologue.emplace(before, model, axes, tokens, spAxes, this->microbatches);
+  epilogue.emplace(after, model, axes, tokens, spAxes, this->microbatches);
 }
 
 double StageSliceCost::transferSeconds(int64_t stage, int64_t length) const {
   if (stage == 0)
     return hopLatency;
-  return hopLatency +
-         boundaryBytes[stage - 1] * length / tokens / linkBandwidth;
+  return hopLatency + boundaryBytesInto(stage, length) / linkBandwidth;
 }
 
 double StageSliceCost::stageSeconds(int64_t stage, int64_t length,
@@ -425,57 +442,58 @@ double loom::playInterleaved(ArrayRef<SmallVector<TaskTime>> chains) {
   return now;
 }
 
+SmallVector<std::pair<int64_t, int64_t>>
+loom::pipelineUnits(PipelineAttr pipeline) {
+  bool patches = pipeline.getMode() == PipelineMode::patches;
+  SmallVector<std::pair<int64_t, int64_t>> units;
+  for (int64_t m = 0; m < pipeline.getMicrobatches(); ++m) {
+    int64_t context = 0;
+    for (int64_t length : pipeline.getSlices()) {
+      units.push_back({length, patches ? 0 : context});
+      context += length;
+    }
+  }
+  return units;
+}
+
 PipelinePrediction loom::predictPipeline(
     const StageSliceCost &cost, PipelineAttr pipeline,
     llvm::function_ref<double(int64_t stage, int64_t length)> transfer,
     int64_t interleave) {
   bool patches = pipeline.getMode() == PipelineMode::patches;
+  // Patches see no earlier context; slices see the ones before them in
+  // their microbatch.
+  SmallVector<std::pair<int64_t, int64_t>> all = pipelineUnits(pipeline);
+  auto handover = [&](int64_t s, int64_t length) {
+    return transfer ? transfer(s, length) : cost.transferSeconds(s, length);
+  };
+  SmallVector<PipelineUnit> units;
   if (interleave > 1) {
     // Groups of `interleave` units, each played zipped on every stage.
-    SmallVector<PipelineUnit> groups;
-    ArrayRef<int64_t> lengths = pipeline.getSlices();
-    int64_t context = 0;
-    for (size_t first = 0; first < lengths.size(); first += interleave) {
-      size_t end = std::min<size_t>(first + interleave, lengths.size());
-      PipelineUnit &group = groups.emplace_back();
+    for (size_t first = 0; first < all.size(); first += interleave) {
+      size_t end = std::min<size_t>(first + interleave, all.size());
+      PipelineUnit &group = units.emplace_back();
       for (int64_t s = 0; s < cost.getStages(); ++s) {
         SmallVector<SmallVector<TaskTime>> chains;
-        int64_t seen = context;
-        for (size_t i = first; i < end; ++i) {
-          chains.push_back(
-              cost.stageTasks(s, lengths[i], patches ? 0 : seen));
-          seen += lengths[i];
-        }
+        for (size_t i = first; i < end; ++i)
+          chains.push_back(cost.stageTasks(s, all[i].first, all[i].second));
         group.work.push_back(playInterleaved(chains));
-        group.handover.push_back(transfer ? transfer(s, lengths[end - 1])
-                                          : cost.transferSeconds(
-                                                s, lengths[end - 1]));
+        group.handover.push_back(handover(s, all[end - 1].first));
       }
-      for (size_t i = first; i < end; ++i)
-        context += lengths[i];
     }
-    if (!patches)
-      return playPipeline(groups, 1, 0);
-    return playPipeline(groups, std::max<int64_t>(pipeline.getSteps(), 1),
-                        pipeline.getWarmup());
-  }
-  // Patches see no earlier context; slices see the ones before them.
-  SmallVector<PipelineUnit> units;
-  int64_t context = 0;
-  for (auto [i, length] : llvm::enumerate(pipeline.getSlices())) {
-    // Equal patches cost the same: price the first only.
-    if (patches && i > 0 && length == pipeline.getSlices()[i - 1]) {
-      units.push_back(units.back());
-      continue;
+  } else {
+    for (auto [i, unit] : llvm::enumerate(all)) {
+      // Equal units cost the same: price the first only.
+      if (i > 0 && unit == all[i - 1]) {
+        units.push_back(units.back());
+        continue;
+      }
+      PipelineUnit &next = units.emplace_back();
+      for (int64_t s = 0; s < cost.getStages(); ++s) {
+        next.work.push_back(cost.stageSeconds(s, unit.first, unit.second));
+        next.handover.push_back(handover(s, unit.first));
+      }
     }
-    PipelineUnit &unit = units.emplace_back();
-    for (int64_t s = 0; s < cost.getStages(); ++s) {
-      unit.work.push_back(
-          cost.stageSeconds(s, length, patches ? 0 : context));
-      unit.handover.push_back(transfer ? transfer(s, length)
-                                       : cost.transferSeconds(s, length));
-    }
-    context += length;
   }
   if (!patches)
     return playPipeline(units, 1, 0);

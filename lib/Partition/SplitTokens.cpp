@@ -32,7 +32,7 @@ int64_t loom::coarsenGranularity(int64_t tokens, int64_t granularity) {
 }
 
 Slicing loom::evaluateSlicing(llvm::ArrayRef<int64_t> lengths, int64_t stages,
-                              SliceCost cost) {
+                              SliceCost cost, int64_t microbatches) {
   Slicing result;
   result.lengths.assign(lengths.begin(), lengths.end());
   int64_t context = 0;
@@ -42,12 +42,12 @@ Slicing loom::evaluateSlicing(llvm::ArrayRef<int64_t> lengths, int64_t stages,
     result.max = std::max(result.max, t);
     context += length;
   }
-  result.total = result.sum + (stages - 1) * result.max;
+  result.total = microbatches * result.sum + (stages - 1) * result.max;
   return result;
 }
 
 Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
-                          SliceCost cost) {
+                          SliceCost cost, int64_t microbatches) {
   assert(granularity >= 1 && tokens >= granularity &&
          tokens % granularity == 0 && "tokens must be whole units");
   constexpr double inf = std::numeric_limits<double>::infinity();
@@ -108,9 +108,10 @@ Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
     for (int64_t j = n; j > 0; j = from[j])
       lengths.push_back((j - from[j]) * granularity);
     std::reverse(lengths.begin(), lengths.end());
-    return evaluateSlicing(lengths, stages, cost);
+    return evaluateSlicing(lengths, stages, cost, microbatches);
   };
 
+  // (With M microbatches, T(b) = M S(b) + (K - 1) b throughout.)
   // T(b) = S(b) + (K - 1) b, over the values b that a slice can cost, is
   // least at the optimum: the optimal slicing's sum is at least S(t_max),
   // and S(t_max)'s slicing takes at most T(t_max). Searching b, a solve at b
@@ -127,7 +128,7 @@ Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
     bool probeTop;
   };
   auto floorOf = [&](const Range &r) {
-    return r.sumAbove + (stages - 1) * r.lo;
+    return microbatches * r.sumAbove + (stages - 1) * r.lo;
   };
   auto later = [&](const Range &a, const Range &b) {
     return floorOf(a) > floorOf(b);
@@ -170,14 +171,15 @@ Slicing loom::sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
 }
 
 Slicing loom::bestUniformSlicing(int64_t tokens, int64_t granularity,
-                                 int64_t stages, SliceCost cost) {
+                                 int64_t stages, SliceCost cost,
+                                 int64_t microbatches) {
   Slicing best;
   best.total = std::numeric_limits<double>::infinity();
   for (int64_t count = 1; count <= tokens / granularity; ++count) {
     if (tokens % count != 0 || (tokens / count) % granularity != 0)
       continue;
     llvm::SmallVector<int64_t> lengths(count, tokens / count);
-    Slicing candidate = evaluateSlicing(lengths, stages, cost);
+    Slicing candidate = evaluateSlicing(lengths, stages, cost, microbatches);
     if (candidate.total < best.total)
       best = candidate;
   }

@@ -104,6 +104,8 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.fixTp = base.fixStages = base.fixDataParallel = false;
   base.sp = 1;
   base.fixSp = false;
+  base.microbatches = 1;
+  base.fixMicrobatches = false;
   if (runtime == Runtime::MaxDiffusion)
     base.sequenceParallel = false;
   int64_t batch = plan.imported.batch.value_or(1);
@@ -351,11 +353,15 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
           p.tokens, units));
     if (r.stages > 1)
       lost.push_back(fmt::format(
-          "{} pipeline stages over one sequence: MaxText's pipeline "
+          "{} pipeline stages over {}: MaxText's pipeline "
           "(ici_pipeline_parallelism) streams microbatches of the batch "
           "(num_pipeline_microbatches, a multiple of the stages) through "
-          "stages of equal layer counts, which Loom does not plan",
-          r.stages));
+          "stages of equal layer counts, which Loom's stages (balanced by "
+          "time, each microbatch cut into token slices) are not",
+          r.stages,
+          r.microbatches > 1
+              ? fmt::format("{} microbatches", r.microbatches)
+              : std::string("one sequence")));
   } else {
     if (r.stages > 1 || units > 1)
       lost.push_back(fmt::format(

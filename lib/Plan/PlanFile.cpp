@@ -83,6 +83,8 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
       // their files (docs/overlap.md).
       if (r.interleave > 1)
         j.attribute("interleave", r.interleave);
+      if (r.microbatches > 1)
+        j.attribute("microbatches", r.microbatches);
       j.attributeArray("slices", [&] {
         for (int64_t l : p.sliceLengths)
           j.value(l);
@@ -187,13 +189,15 @@ struct PlanFileReader {
   void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {
     json.keys(o, path,
               {"tp", "ep", "sp", "stages", "data_parallel",
-               "sequence_parallel", "slices", "interleave"},
+               "sequence_parallel", "slices", "interleave", "microbatches"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
       r.ep = json.integer(o, "ep", path, 1);
     if (o.get("interleave"))
       r.interleave = json.integer(o, "interleave", path, 1);
+    if (o.get("microbatches"))
+      r.microbatches = json.integer(o, "microbatches", path, 1);
     if (o.get("sp"))
       r.sp = json.integer(o, "sp", path, 1);
     r.stages = json.integer(o, "stages", path, 1);

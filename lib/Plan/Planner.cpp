@@ -139,7 +139,8 @@ std::pair<const char *, int64_t> degreeBelowOne(const PlanRequest &request) {
                              {"sp", request.sp},
                              {"stages", request.stages},
                              {"data-parallel", request.dataParallel},
-                             {"interleave", request.interleave}})
+                             {"interleave", request.interleave},
+                             {"microbatches", request.microbatches}})
     if (value < 1)
       return {name, value};
   return {nullptr, 0};
@@ -287,6 +288,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   pipelineOptions.stages = request.stages;
   pipelineOptions.dataParallel = request.dataParallel;
   pipelineOptions.slices = request.slices;
+  pipelineOptions.microbatches = request.microbatches;
   // The only remarks the pipeline emits, then, are the memory check's.
   pipelineOptions.memoryRemarks = true;
   buildPlanPipeline(pm, pipelineOptions);
@@ -329,13 +331,16 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   StageGroupAxes axes = stageGroupAxes(*desc, *topology, view->tp, view->sp,
                                        pipeline.getStages());
   StageSliceCost cost(view->layers, model, axes.tensor, out.tokens,
-                      pipeline.getStages(), axes.sequence);
+                      pipeline.getStages(), axes.sequence,
+                      pipeline.getMicrobatches());
   BoundaryTransfers transfers(*desc, *topology, cost, view->chipsPerStage());
-  if (request.interleave > int64_t(out.sliceLengths.size())) {
+  int64_t unitsPerStep =
+      int64_t(out.sliceLengths.size()) * pipeline.getMicrobatches();
+  if (request.interleave > unitsPerStep) {
     out.failure = fmt::format(
         "interleave {} needs at least {} {}, but the plan has {}; give "
         "--slices", request.interleave, request.interleave,
-        out.patches ? "patches" : "slices", out.sliceLengths.size());
+        out.patches ? "patches" : "slices", unitsPerStep);
     return planned;
   }
   PipelinePrediction prediction =
@@ -345,8 +350,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   double opsPerLayer = 0;
   for (Operation &op : view->layers.front().getBody().front())
     opsPerLayer += !isa<YieldOp>(op);
-  double units =
-      double(out.sliceLengths.size()) * (out.patches ? out.steps : 1);
+  double units = double(unitsPerStep) * (out.patches ? out.steps : 1);
   out.estimatedTasks = double(request.tp) * request.sp * request.dataParallel *
                        out.layers *
                        units * (opsPerLayer + 2);
@@ -402,10 +406,10 @@ void lowerAndSimulate(Planned &planned, bool trace) {
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
   return std::make_tuple(a.predicted, a.request.tp, a.request.sp,
                          a.request.stages, a.request.dataParallel,
-                         a.request.interleave) <
+                         a.request.interleave, a.request.microbatches) <
          std::make_tuple(b.predicted, b.request.tp, b.request.sp,
                          b.request.stages, b.request.dataParallel,
-                         b.request.interleave);
+                         b.request.interleave, b.request.microbatches);
 }
 
 } // namespace
@@ -438,6 +442,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     return expertDegreesOf[tp];
   };
   int64_t layers = 0, batch = 1;
+  bool diffusion = false;
   SequenceDegrees sequenceDegrees;
   {
     Captured quiet(context);
@@ -449,10 +454,29 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         validTensorParallelDegrees(*module, chips, request.sequenceParallel);
     module->walk([&](LayerOp) { ++layers; });
     batch = getModel(*module).getBatch();
+    diffusion = getModel(*module).isDiffusion();
     for (int64_t tp : degrees)
       expertDegreesOf[tp] = validExpertParallelDegrees(*module, tp);
     sequenceDegrees = searchedSequenceDegrees(*module, chips);
   }
+  // Microbatches of a batched prefill's sequences (#loom.pipeline): on a
+  // pipeline only (one stage has no bubble for them to fill), of causal
+  // models' token slices (a DiT's batch runs in its patches), each count
+  // that divides the replica's batch up to twice the stages (past that a
+  // unit's weight reads outgrow the bubble it saves: the bubble of K
+  // stages and M microbatches is (K - 1) / (M n + K - 1) of the run, n the
+  // slices).
+  auto microbatchCounts = [&](int64_t stages, int64_t share) {
+    if (request.fixMicrobatches)
+      return SmallVector<int64_t>{request.microbatches};
+    SmallVector<int64_t> counts{1};
+    if (diffusion || stages == 1)
+      return counts;
+    for (int64_t m = 2; m <= share && m <= 2 * stages; ++m)
+      if (share % m == 0)
+        counts.push_back(m);
+    return counts;
+  };
   int64_t simulateTop = std::max<int64_t>(options.simulateTop, 0);
   // The planned modules of the best plans by prediction (within the
   // simulation budget) are kept, so the ones simulated are not planned
@@ -500,10 +524,12 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
           // Without overlap, and with two units interleaved
           // (docs/overlap.md): TeraPipe's or PipeFusion's units paired on a
           // pipeline, two micro-batches of the sequence on one stage.
-          for (int64_t interleave : {1, 2}) {
+          for (int64_t interleave : {1, 2})
+          for (int64_t microbatches : microbatchCounts(stages, batch / dp)) {
             if (request.fixInterleave && interleave != request.interleave)
               continue;
             PlanRequest candidate = request;
+            candidate.microbatches = microbatches;
             candidate.tp = tp;
             candidate.sp = sp;
             candidate.ep = ep;
@@ -690,7 +716,7 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
   rank.progress = nullptr;
   PlanRequest free = result.chosen.request;
   free.fixTp = free.fixStages = free.fixDataParallel = free.fixInterleave =
-      free.fixSp = false;
+      free.fixSp = free.fixMicrobatches = false;
   SearchResult fits = searchPlans(free, context, rank);
   result.fitting = fits.ranked.size();
   if (!fits.ranked.empty())

@@ -67,7 +67,7 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 }
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}", p.request.tp,
+  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}", p.request.tp,
                      p.request.sp > 1 ? fmt::format(" x sp {}", p.request.sp)
                                       : "",
                      p.request.stages, p.request.stages == 1 ? "" : "s",
@@ -75,6 +75,10 @@ std::string loom::planName(const PlanOutcome &p) {
                      p.request.sequenceParallel ? " + sp" : "",
                      p.request.ep > 1 ? fmt::format(" (ep {})", p.request.ep)
                                       : "",
+                     p.request.microbatches > 1
+                         ? fmt::format(", {} microbatches",
+                                       p.request.microbatches)
+                         : "",
                      p.request.interleave > 1
                          ? fmt::format(", {} interleaved", p.request.interleave)
                          : "");
@@ -94,11 +98,18 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                     r.topology, p.targetName, p.chips);
   os << "  figures:    " << sim::describeCalibration(p.calibration) << "\n";
   bool one = p.sliceLengths.size() == 1;
+  int64_t sequences =
+      p.imported.batch.value_or(1) / (r.dataParallel * r.microbatches);
   os << fmt::format(
-      "  plan:       {}, {} layers; {} {} of {} {} in all{}; {}\n",
+      "  plan:       {}, {} layers; {} {} of {} {} in all{}{}; {}\n",
       planName(p), p.layers, p.sliceLengths.size(),
       p.patches ? (one ? "patch" : "patches") : (one ? "slice" : "slices"),
       p.tokens, p.tokens == 1 ? "token" : "tokens",
+      r.microbatches > 1
+          ? fmt::format(" for each of {} microbatches of {} {}",
+                        r.microbatches,
+                        sequences, sequences == 1 ? "sequence" : "sequences")
+          : "",
       p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
                 : "",
       precisionName(r.import));
@@ -236,6 +247,7 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
         j.value(line);
     });
     j.attribute("interleave", p.request.interleave);
+    j.attribute("microbatches", p.request.microbatches);
   });
 }
 

@@ -39,12 +39,13 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
     int64_t stages = pipeline ? pipeline.getStages() : 1;
     bool patches = pipeline ? pipeline.getMode() == PipelineMode::patches
                             : view->diffusion;
-    // The largest slice's share of the sequence bounds a layer's live
-    // activations.
+    // The largest slice's share of the sequence (of a microbatch's share of
+    // the batch) bounds a layer's live activations.
     double fraction = 1;
     if (pipeline)
       fraction = double(*llvm::max_element(pipeline.getSlices())) /
-                 double(pipeline.getTokens());
+                 double(pipeline.getTokens()) /
+                 double(pipeline.getMicrobatches());
 
     bool failedAny = false;
     for (int64_t s = 0; s < stages; ++s) {

@@ -156,7 +156,7 @@ struct PartitionLayersPass
         PipelineAttr::get(module.getContext(), stages, {tokens},
                           view->diffusion ? PipelineMode::patches
                                           : PipelineMode::tokens,
-                          view->diffusion ? steps : 0, 0));
+                          view->diffusion ? steps : 0, 0, /*microbatches=*/1));
     ParallelAttr layout = getParallelOrDefault(module);
     module->setAttr(kParallelAttrName,
                     ParallelAttr::get(module.getContext(), layout.getTp(),

@@ -37,6 +37,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   pm.addPass(createPartitionLayers(partition));
   SplitTokensOptions split;
   split.slices = options.slices;
+  split.microbatches = options.microbatches;
   pm.addPass(createSplitTokens(split));
   CheckMemoryOptions memory;
   memory.remarks = options.memoryRemarks;

@@ -71,11 +71,29 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     int64_t stages = pipeline.getStages();
     int64_t tokens = pipeline.getTokens();
     SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
-    StageSliceCost cost(view->layers, model, axes, tokens, stages,
-                        analysis.getSequenceParallelAxes(stages));
-
     // Each option belongs to one mode; a stray one is a mistake to report.
     bool patches = pipeline.getMode() == PipelineMode::patches;
+    if (microbatches < 1) {
+      func.emitError() << "microbatches must be at least 1, got "
+                       << int64_t(microbatches);
+      return signalPassFailure();
+    }
+    if (patches && microbatches != 1) {
+      func.emitError() << "microbatches apply to token slices of causal "
+                          "models; PipeFusion patches of a batch run together";
+      return signalPassFailure();
+    }
+    if (int64_t batch = getPipelineBatch(func); batch % microbatches != 0) {
+      func.emitError() << int64_t(microbatches)
+                       << " microbatches do not divide the batch of " << batch
+                       << " sequences (valid: " << validMicrobatches(batch)
+                       << ")";
+      return signalPassFailure();
+    }
+    StageSliceCost cost(view->layers, model, axes, tokens, stages,
+                        analysis.getSequenceParallelAxes(stages),
+                        microbatches);
+
     if (patches && granularity != 0) {
       func.emitError() << "granularity applies to token slices of causal "
                           "models; PipeFusion patches are equal";
@@ -101,7 +119,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     func->setAttr(kPipelineAttrName,
                   PipelineAttr::get(module.getContext(), stages, *lengths,
                                     pipeline.getMode(), pipeline.getSteps(),
-                                    warmup));
+                                    warmup, microbatches));
   }
 
   int64_t givenWarmupOrOne() const {
@@ -217,9 +235,11 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                          << coarse << " (" << tokens / coarse << " units)";
       unit = coarse;
     }
-    Slicing uniform = bestUniformSlicing(tokens, unit, stages, costFn);
-    Slicing chosen = given->empty() ? sliceTokens(tokens, unit, stages, costFn)
-                                    : evaluateSlicing(*given, stages, costFn);
+    int64_t m = microbatches;
+    Slicing uniform = bestUniformSlicing(tokens, unit, stages, costFn, m);
+    Slicing chosen = given->empty()
+                         ? sliceTokens(tokens, unit, stages, costFn, m)
+                         : evaluateSlicing(*given, stages, costFn, m);
     if (chosen.lengths.empty()) {
       func.emitError() << "the cost model priced a slice at a time that is "
                           "not a finite, non-negative number";
@@ -227,13 +247,16 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     }
     if (report)
       func.emitRemark() << fmt::format(
-          "TeraPipe: {} slices [{}] on {} stages, predicted {:.3f} ms "
-          "(sum {:.3f} ms + {} x max {:.3f} ms); best equal slicing: {} x {} "
+          "TeraPipe: {} slices [{}] on {} stages{}, predicted {:.3f} ms "
+          "({}sum {:.3f} ms + {} x max {:.3f} ms); best equal slicing: {} x {} "
           "tokens, {:.3f} ms; {:.1f}% better",
           chosen.lengths.size(), llvm::join(llvm::map_range(chosen.lengths, [](int64_t l) {
             return std::to_string(l);
           }), ", "),
-          stages, chosen.total * 1e3, chosen.sum * 1e3, stages - 1,
+          stages,
+          m > 1 ? fmt::format(" for each of {} microbatches", m) : "",
+          chosen.total * 1e3, m > 1 ? fmt::format("{} x ", m) : "",
+          chosen.sum * 1e3, stages - 1,
           chosen.max * 1e3, uniform.lengths.size(), uniform.lengths.front(),
           uniform.total * 1e3,
           100.0 * (uniform.total - chosen.total) / uniform.total);
@@ -268,7 +291,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return predictPipeline(cost, PipelineAttr::get(func.getContext(), stages,
                                                      lengths,
                                                      PipelineMode::patches,
-                                                     steps, warmup))
+                                                     steps, warmup, 1))
           .seconds;
     };
     int64_t chosen = given->empty() ? 0 : given->size();

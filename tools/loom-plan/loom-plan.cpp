@@ -81,6 +81,12 @@ static cl::opt<int64_t> interleaveOpt(
     cl::desc("Units (slices, patches) of a stage whose ops run zipped, so "
              "that one's collectives overlap the others' compute (1: none; "
              "a search chooses 1 or 2 unless given)"));
+static cl::opt<int64_t> microbatchesOpt(
+    "microbatches", cl::init(1), cl::cat(category),
+    cl::desc("Batched prefill on a pipeline: run each replica's sequences "
+             "as this many microbatches, each cut into the token slices, so "
+             "more units fill the pipeline at the same slice length (must "
+             "divide the replica's batch; a search chooses unless given)"));
 static cl::opt<bool>
     sequenceParallel("sequence-parallel", cl::cat(category),
                      cl::desc("Megatron sequence parallelism"));
@@ -145,6 +151,7 @@ int main(int argc, char **argv) {
   request.dataParallel = dataParallel;
   request.slices = slices;
   request.interleave = interleaveOpt;
+  request.microbatches = microbatchesOpt;
   request.sequenceParallel = sequenceParallel;
   if (std::string bad = workload.get(request.import); !bad.empty())
     return fail(bad);
@@ -154,6 +161,7 @@ int main(int argc, char **argv) {
   request.fixStages = stages.getNumOccurrences() > 0;
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
   request.fixInterleave = interleaveOpt.getNumOccurrences() > 0;
+  request.fixMicrobatches = microbatchesOpt.getNumOccurrences() > 0;
   // A layout given by hand is planned as given; none at all is searched.
   bool layoutGiven = request.fixTp || request.fixEp || request.fixSp ||
                      request.fixStages ||
@@ -164,7 +172,8 @@ int main(int argc, char **argv) {
     // The file is the whole request; only the target's figures may change.
     SmallVector<const cl::Option *> given = workload.all();
     given.append({&model, &topology, &tp, &ep, &sp, &stages, &dataParallel,
-                  &slices, &interleaveOpt, &sequenceParallel, &searchFlag,
+                  &slices, &interleaveOpt, &microbatchesOpt,
+                  &sequenceParallel, &searchFlag,
                   &top});
     for (const cl::Option *o : given)
       if (o->getNumOccurrences())

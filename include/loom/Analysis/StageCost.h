@@ -55,13 +55,18 @@ public:
   /// `tokens` is the sequence the layer's ops see in full; `tpAxes` the
   /// tensor-parallel group's axes for its collectives.
   /// `spAxes` those of the sequence-parallel group (loom-shard-sequence).
+  /// With `microbatches` M a slice holds batch / M of the batch's sequences
+  /// (#loom.pipeline's microbatches): the work and traffic that follow the
+  /// batch are priced at 1 / M, the weights a slice reads in full.
   LayerSliceCost(LayerOp layer, const CostModel &model,
                  llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens,
-                 llvm::ArrayRef<GroupAxis> spAxes = {});
+                 llvm::ArrayRef<GroupAxis> spAxes = {},
+                 int64_t microbatches = 1);
   /// The same for a run of ops outside the layers (prologue, epilogue).
   LayerSliceCost(llvm::ArrayRef<mlir::Operation *> ops, const CostModel &model,
                  llvm::ArrayRef<GroupAxis> tpAxes, int64_t tokens,
-                 llvm::ArrayRef<GroupAxis> spAxes = {});
+                 llvm::ArrayRef<GroupAxis> spAxes = {},
+                 int64_t microbatches = 1);
 
   /// Seconds for a slice of `length` of the `tokens` after `context` earlier
   /// ones (causal attention reads their cached K/V).
@@ -105,6 +110,8 @@ private:
   const CostModel &model;
   llvm::SmallVector<GroupAxis> axes, spAxes;
   int64_t tokens;
+  /// The share of the batch a slice holds: 1 / microbatches.
+  double share;
   llvm::SmallVector<Term> terms;
   /// The compute term (kernel) each op placed so far runs in.
   llvm::DenseMap<mlir::Operation *, size_t> kernelOf;
@@ -118,7 +125,8 @@ class StageSliceCost {
 public:
   StageSliceCost(llvm::ArrayRef<LayerOp> layers, const CostModel &model,
                  llvm::ArrayRef<GroupAxis> axes, int64_t tokens,
-                 int64_t stages, llvm::ArrayRef<GroupAxis> spAxes = {});
+                 int64_t stages, llvm::ArrayRef<GroupAxis> spAxes = {},
+                 int64_t microbatches = 1);
   double operator()(int64_t length, int64_t context) const;
   /// The same on stage `stage` alone.
   double stageSeconds(int64_t stage, int64_t length, int64_t context) const;
@@ -134,8 +142,9 @@ public:
   double transferSeconds(int64_t stage, int64_t length) const;
   /// Bytes each rank hands into stage `stage` (>= 1) for `length` tokens.
   double boundaryBytesInto(int64_t stage, int64_t length) const {
-    return boundaryBytes[stage - 1] * length / tokens;
+    return boundaryBytes[stage - 1] * length / tokens / microbatches;
   }
+  int64_t getMicrobatches() const { return microbatches; }
 
 private:
   std::vector<std::vector<LayerSliceCost>> stageLayers;
@@ -143,7 +152,7 @@ private:
   /// Per stage but the last, the bytes of its last layer's results at the
   /// full sequence.
   std::vector<double> boundaryBytes;
-  int64_t tokens;
+  int64_t tokens, microbatches;
   /// A message's: the hop, and the link at its (line) efficiency.
   double hopLatency, linkBandwidth;
 };
@@ -183,6 +192,12 @@ PipelinePrediction playPipeline(llvm::ArrayRef<PipelineUnit> units,
 /// gives the sum of its tasks; two units whose collectives each fit under
 /// the other's next compute expose only the first and last.
 double playInterleaved(llvm::ArrayRef<llvm::SmallVector<TaskTime>> chains);
+
+/// The units a pipeline runs on each stage, in order, as (length, context):
+/// each microbatch's slices in turn, a slice seeing its microbatch's earlier
+/// ones (a patch sees none). One step of a diffusion model's patches.
+llvm::SmallVector<std::pair<int64_t, int64_t>>
+pipelineUnits(PipelineAttr pipeline);
 
 /// The cost model's prediction for a planned model: its slices or patches
 /// played through (playPipeline) with `cost`'s stage times and handovers.

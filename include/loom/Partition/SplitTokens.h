@@ -36,7 +36,8 @@ using SliceCost = llvm::function_ref<double(int64_t length, int64_t context)>;
 struct Slicing {
   llvm::SmallVector<int64_t> lengths;
   double sum = 0, max = 0;
-  /// The pipeline's time: sum + (stages - 1) * max.
+  /// The pipeline's time: microbatches * sum + (stages - 1) * max (every
+  /// microbatch of the batch runs the same slices one after another).
   double total = 0;
 };
 
@@ -54,21 +55,23 @@ constexpr int64_t kMaxSliceUnits = 512;
 /// `tokens`.
 int64_t coarsenGranularity(int64_t tokens, int64_t granularity);
 
-/// Evaluates given slice lengths.
+/// Evaluates given slice lengths, run by `microbatches` microbatches.
 Slicing evaluateSlicing(llvm::ArrayRef<int64_t> lengths, int64_t stages,
-                        SliceCost cost);
+                        SliceCost cost, int64_t microbatches = 1);
 
 /// TeraPipe's optimal slicing of `tokens` tokens (a multiple of
 /// `granularity`) into slices that are multiples of `granularity`. Costs
 /// must be finite and non-negative; if one is not, the result has no slices
 /// and an infinite total.
+/// With `microbatches` M the slices minimise M * sum + (stages - 1) * max.
 Slicing sliceTokens(int64_t tokens, int64_t granularity, int64_t stages,
-                    SliceCost cost);
+                    SliceCost cost, int64_t microbatches = 1);
 
 /// The best slicing into equal slices (any count that divides the tokens in
 /// multiples of `granularity`).
 Slicing bestUniformSlicing(int64_t tokens, int64_t granularity,
-                           int64_t stages, SliceCost cost);
+                           int64_t stages, SliceCost cost,
+                           int64_t microbatches = 1);
 
 } // namespace loom
 

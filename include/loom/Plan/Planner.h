@@ -47,11 +47,15 @@ struct PlanRequest {
   /// Units of a stage whose ops run zipped, so that one's collectives
   /// overlap the others' compute (docs/overlap.md).
   int64_t interleave = 1;
+  /// Token slices: the batch (each replica's share) runs as this many
+  /// microbatches, each cut into the slices (#loom.pipeline).
+  int64_t microbatches = 1;
   bool sequenceParallel = false;
   /// searchPlans keeps a degree the user gave at its value and chooses the
   /// others.
   bool fixTp = false, fixStages = false, fixDataParallel = false;
   bool fixEp = false, fixInterleave = false, fixSp = false;
+  bool fixMicrobatches = false;
 };
 
 struct PlanOutcome {

@@ -227,6 +227,11 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
 
     `slices=N` asks for N equal slices, `slices=640,512,480,416` for given
     lengths.
+
+    `microbatches=M` (token slices): the batch runs as M microbatches of
+    batch / M sequences, each cut into the same slices, so M x slices units
+    flow through the stages. The DP then minimises
+    M * sum(t_i) + (stages - 1) * max(t_i), t_i a slice of one microbatch.
   }];
   let options = [
     Option<"slices", "slices", "std::string", /*default=*/"\"auto\"",
@@ -239,6 +244,11 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
     Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"-1",
            "PipeFusion: synchronous denoising steps before patches stream "
            "(-1: the default, one step)">,
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
+           "Token slices: run the batch's sequences as this many "
+           "microbatches of batch / M each, every one cut into the slices "
+           "(more pipeline units at the same slice length); must divide the "
+           "batch">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Report the choice and its predicted time as a remark">,
   ];

@@ -39,6 +39,11 @@ struct PlanPipelineOptions
       *this, "slices",
       llvm::cl::desc("auto, a count, or comma-separated slice lengths"),
       llvm::cl::init("auto")};
+  Option<int64_t> microbatches{
+      *this, "microbatches",
+      llvm::cl::desc("Token slices: run the batch as this many microbatches "
+                     "of equal shares, each cut into the slices"),
+      llvm::cl::init(1)};
   Option<bool> memoryRemarks{
       *this, "memory-remarks",
       llvm::cl::desc("loom-check-memory: a remark per stage with its memory "

@@ -47,7 +47,9 @@ std::string taskName(StringRef where, Operation *op) {
 /// One work unit flowing through the pipeline: a token slice, or a patch of
 /// a denoising step.
 struct Unit {
-  int64_t index;   ///< slice or patch
+  /// The slice or patch; a slice of a later microbatch counts on from the
+  /// slices of the ones before it (the n-th slice the pipeline runs).
+  int64_t index;
   int64_t step;    ///< diffusion step (0 for tokens)
   int64_t length;  ///< tokens
   int64_t context; ///< tokens before it that it attends to causally
@@ -132,7 +134,9 @@ public:
     mesh.emplace(std::move(*built));
 
     tokens = getPipelineTokens(view.func);
-    int64_t perStep = pipeline ? pipeline.getSlices().size() : 1;
+    int64_t perStep = pipeline ? pipeline.getSlices().size() *
+                                     pipeline.getMicrobatches()
+                               : 1;
     if (interleave < 1)
       return module.emitError()
              << "convert-loom-to-sched: interleave must be at least 1, got "
@@ -175,7 +179,8 @@ private:
     for (LayerOp layer : view.layers) {
       StagePlan &plan = plans[layer.getStage().value_or(0)];
       plan.layers.push_back(layer);
-      plan.costs.emplace_back(layer, model, axes, tokens);
+      plan.costs.emplace_back(layer, model, axes, tokens, ArrayRef<GroupAxis>(),
+                              microbatches());
       plan.workingSet = std::max(
           plan.workingSet, layerFootprint(layer, patches()).workingSet);
     }
@@ -193,8 +198,10 @@ private:
       }
       (seenLayer ? after : before).push_back(&op);
     }
-    prologue.emplace(before, model, axes, tokens);
-    epilogue.emplace(after, model, axes, tokens);
+    prologue.emplace(before, model, axes, tokens, ArrayRef<GroupAxis>(),
+                     microbatches());
+    epilogue.emplace(after, model, axes, tokens, ArrayRef<GroupAxis>(),
+                     microbatches());
     output = 0;
     for (Type type : view.func.getResultTypes())
       output += getTensorBytes(type);
@@ -203,19 +210,23 @@ private:
   bool patches() const {
     return pipeline && pipeline.getMode() == PipelineMode::patches;
   }
+  int64_t microbatches() const {
+    return pipeline ? pipeline.getMicrobatches() : 1;
+  }
+  /// A unit's share of the whole batch's sequence: its activations and the
+  /// results it hands on.
+  double shareOf(const Unit &unit) const {
+    return double(unit.length) / double(tokens) / double(microbatches());
+  }
 
   void buildUnits() {
-    SmallVector<int64_t> lengths =
-        pipeline ? SmallVector<int64_t>(pipeline.getSlices())
-                 : SmallVector<int64_t>{tokens};
+    SmallVector<std::pair<int64_t, int64_t>> step =
+        pipeline ? pipelineUnits(pipeline)
+                 : SmallVector<std::pair<int64_t, int64_t>>{{tokens, 0}};
     int64_t steps = patches() ? std::max<int64_t>(pipeline.getSteps(), 1) : 1;
-    for (int64_t t = 0; t < steps; ++t) {
-      int64_t context = 0;
-      for (auto [i, length] : llvm::enumerate(lengths)) {
-        units.push_back({int64_t(i), t, length, patches() ? 0 : context});
-        context += length;
-      }
-    }
+    for (int64_t t = 0; t < steps; ++t)
+      for (auto [i, unit] : llvm::enumerate(step))
+        units.push_back({int64_t(i), t, unit.first, unit.second});
   }
 
   /// Appends the task `fn(rank)` to every rank of (d, s); returns their
@@ -373,7 +384,7 @@ private:
         SmallVector<Tasks> acts, lasts;
         std::vector<std::vector<Item>> work;
         for (auto [k, unit] : llvm::enumerate(group)) {
-          double fraction = double(unit.length) / double(tokens);
+          double fraction = shareOf(unit);
           // What each rank's unit waits for before it starts.
           SmallVector<SmallVector<int64_t, 2>> ready(ranks);
           auto waitFor = [&](ArrayRef<int64_t> received) {
@@ -427,7 +438,7 @@ private:
           for (auto [k, unit] : llvm::enumerate(group))
             lasts[k] = emitItem(d, s, work[k][i], unit, lasts[k]);
         for (auto [k, unit] : llvm::enumerate(group)) {
-          double fraction = double(unit.length) / double(tokens);
+          double fraction = shareOf(unit);
           // The activations are released when the unit's work is done; its
           // result leaves by a send that needs no more than that.
           Tasks computed = lasts[k], last = lasts[k];

@@ -492,7 +492,8 @@ SplitAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                      int64_t stages, ArrayRef<int64_t> slices,
-                     PipelineMode mode, int64_t steps, int64_t warmup) {
+                     PipelineMode mode, int64_t steps, int64_t warmup,
+                     int64_t microbatches) {
   if (stages < 1)
     return emitError() << "a pipeline needs at least one stage, got "
                        << stages;
@@ -507,7 +508,81 @@ PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (steps < 0 || warmup < 0 || (steps > 0 && warmup > steps))
     return emitError() << "warmup (" << warmup
                        << ") must be between 0 and steps (" << steps << ")";
+  if (microbatches < 1)
+    return emitError() << "a pipeline needs at least one microbatch, got "
+                       << microbatches;
+  if (mode == PipelineMode::patches && microbatches != 1)
+    return emitError() << "microbatches apply to token slices; PipeFusion "
+                          "patches of a batch run together (got "
+                       << microbatches << " microbatches)";
   return success();
+}
+
+Attribute PipelineAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t stages = 0;
+  SmallVector<int64_t> slices;
+  PipelineMode mode = PipelineMode::tokens;
+  int64_t steps = 0, warmup = 0, microbatches = 1;
+  if (parser.parseLess() || parser.parseKeyword("stages") ||
+      parser.parseEqual() || parser.parseInteger(stages) ||
+      parser.parseComma() || parser.parseKeyword("slices") ||
+      parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return parser.parseInteger(slices.emplace_back());
+      }))
+    return {};
+  // The optional parts, in order: each may appear once, after the ones
+  // before it.
+  StringRef order[] = {"tokens", "steps", "warmup", "microbatches"};
+  size_t next = 0;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc at = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key))
+      return {};
+    size_t place = key == "patches" ? 0
+                   : llvm::find(order, key) - std::begin(order);
+    if (place == std::size(order))
+      return parser.emitError(at, "expected tokens, patches, steps, warmup or "
+                                  "microbatches, got '")
+                 << key << "'",
+             Attribute();
+    if (place < next)
+      return parser.emitError(at, "'")
+                 << key
+                 << "' comes at most once, in the order mode, steps, warmup, "
+                    "microbatches",
+             Attribute();
+    next = place + 1;
+    if (place == 0) {
+      mode = key == "patches" ? PipelineMode::patches : PipelineMode::tokens;
+      continue;
+    }
+    int64_t &value = place == 1 ? steps : place == 2 ? warmup : microbatches;
+    if (parser.parseEqual() || parser.parseInteger(value))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<PipelineAttr>(loc, parser.getContext(), stages,
+                                         slices, mode, steps, warmup,
+                                         microbatches);
+}
+
+void PipelineAttr::print(AsmPrinter &printer) const {
+  printer << "<stages = " << getStages() << ", slices = [";
+  llvm::interleaveComma(getSlices(), printer);
+  printer << "]";
+  if (getMode() != PipelineMode::tokens)
+    printer << ", " << stringifyPipelineMode(getMode());
+  if (getSteps() != 0)
+    printer << ", steps = " << getSteps();
+  if (getWarmup() != 0)
+    printer << ", warmup = " << getWarmup();
+  if (getMicrobatches() != 1)
+    printer << ", microbatches = " << getMicrobatches();
+  printer << ">";
 }
 
 int64_t PipelineAttr::getTokens() const {
@@ -542,6 +617,28 @@ int64_t loom::getPipelineTokens(Operation *func) {
     if (ParallelAttr parallel = getParallel(module); parallel)
       tokens = (Count(tokens) * parallel.getSp()).get();
   return tokens;
+}
+
+int64_t loom::getPipelineBatch(Operation *func) {
+  int64_t batch = 0;
+  func->walk([&](LayerOp layer) {
+    if (batch)
+      return;
+    batch = 1;
+    if (!layer.getInputs().empty())
+      if (auto type = dyn_cast<RankedTensorType>(layer.getInputs()[0].getType());
+          type && type.getRank() >= 1 && type.getDimSize(0) > 0)
+        batch = type.getDimSize(0);
+  });
+  return std::max<int64_t>(batch, 1);
+}
+
+std::string loom::validMicrobatches(int64_t batch) {
+  std::string valid;
+  for (int64_t m = 1; m <= batch; ++m)
+    if (batch % m == 0)
+      valid += (valid.empty() ? "" : ", ") + std::to_string(m);
+  return valid;
 }
 
 /// Whether `op` holds any attention, and any causal attention.
@@ -652,6 +749,14 @@ static LogicalResult verifyPipeline(Operation *op, PipelineAttr pipeline) {
     return op->emitError() << "'loom.pipeline' cuts token slices (TeraPipe), "
                               "but no attention of the model is causal; a DiT "
                               "takes patches (PipeFusion)";
+  // Microbatches split the batch into equal shares.
+  if (int64_t batch = getPipelineBatch(op);
+      batch % pipeline.getMicrobatches() != 0)
+    return op->emitError() << "'loom.pipeline' runs "
+                           << pipeline.getMicrobatches()
+                           << " microbatches, which do not divide the batch of "
+                           << batch << " sequences (valid: "
+                           << validMicrobatches(batch) << ")";
   // The denoising steps are the model's, recorded by loom-import.
   if (auto module = op->getParentOfType<ModuleOp>())
     if (ModelAttr model = getModel(module);

@@ -17,8 +17,8 @@
 // CHECK-NEXT: %[[A2:[0-9]+]] = sched.alloc kv_cache 32768 "layer0.kv"
 // CHECK-NEXT: %[[A3:[0-9]+]] = sched.alloc activations 229376 "slice0.activations"
 // CHECK-NEXT: %[[A4:[0-9]+]] = sched.alloc activations 229376 "slice1.activations"
-// CHECK-NEXT: %[[A5:[0-9]+]] = sched.compute "prologue.embed" deps(%[[A3]]) {bytes = 163968 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 0 : i64}
-// CHECK-NEXT: %[[A6:[0-9]+]] = sched.compute "prologue.embed" deps(%[[A4]]) {bytes = 163968 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 1 : i64}
+// CHECK-NEXT: %[[A5:[0-9]+]] = sched.compute "prologue.embed" deps(%[[A3]]) {bytes = 32896 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 0 : i64}
+// CHECK-NEXT: %[[A6:[0-9]+]] = sched.compute "prologue.embed" deps(%[[A4]]) {bytes = 32896 : i64, flops = 0 : i64, layer = -1 : i64, op = "loom.embed", slice = 1 : i64}
 // CHECK-NEXT: %[[A7:[0-9]+]] = sched.collective_start all_reduce deps(%[[A5]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 0 : i64}
 // CHECK-NEXT: %[[A8:[0-9]+]] = sched.collective_done %[[A7]]
 // CHECK-NEXT: %[[A9:[0-9]+]] = sched.collective_start all_reduce deps(%[[A6]]) {bytes = 16384 : i64, group = array<i64: 0, 1>, tag = 1 : i64}

@@ -126,3 +126,63 @@ module attributes {loom.model = #loom.model<name = "dit", family = "dit", mode =
     return
   }
 }
+
+// -----
+
+// Microbatches of a batch of 4: the attribute prints them last, and they
+// round-trip.
+// CHECK: #loom.pipeline<stages = 2, slices = [4, 4], microbatches = 2>
+func.func @microbatches(%x: tensor<4x8x16xbf16>) -> tensor<4x8x16xbf16>
+    attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [4, 4], microbatches = 2>} {
+  %a = loom.layer 0 (%x) {stage = 0} : (tensor<4x8x16xbf16>) -> tensor<4x8x16xbf16> {
+  ^bb0(%in: tensor<4x8x16xbf16>):
+    loom.yield %in : tensor<4x8x16xbf16>
+  }
+  %b = loom.layer 1 (%a) {stage = 1} : (tensor<4x8x16xbf16>) -> tensor<4x8x16xbf16> {
+  ^bb0(%in: tensor<4x8x16xbf16>):
+    loom.yield %in : tensor<4x8x16xbf16>
+  }
+  return %b : tensor<4x8x16xbf16>
+}
+
+// -----
+
+// Microbatches must divide the batch the layers run.
+// expected-error @+1 {{'loom.pipeline' runs 3 microbatches, which do not divide the batch of 4 sequences (valid: 1, 2, 4)}}
+func.func @microbatches_uneven(%x: tensor<4x8x16xbf16>) -> tensor<4x8x16xbf16>
+    attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], microbatches = 3>} {
+  %a = loom.layer 0 (%x) {stage = 0} : (tensor<4x8x16xbf16>) -> tensor<4x8x16xbf16> {
+  ^bb0(%in: tensor<4x8x16xbf16>):
+    loom.yield %in : tensor<4x8x16xbf16>
+  }
+  return %a : tensor<4x8x16xbf16>
+}
+
+// -----
+
+// expected-error @+1 {{a pipeline needs at least one microbatch, got 0}}
+func.func @no_microbatch() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], microbatches = 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{microbatches apply to token slices; PipeFusion patches of a batch run together (got 2 microbatches)}}
+func.func @patch_microbatches() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [4, 4], patches, steps = 2, microbatches = 2>} {
+  return
+}
+
+// -----
+
+// The optional parts come once each, in order.
+// expected-error @+1 {{'steps' comes at most once, in the order mode, steps, warmup, microbatches}}
+func.func @out_of_order() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], microbatches = 2, steps = 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected tokens, patches, steps, warmup or microbatches, got 'microbatch'}}
+func.func @misspelt() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], microbatch = 2>} {
+  return
+}

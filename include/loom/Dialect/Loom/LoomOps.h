@@ -40,6 +40,11 @@ namespace loom {
 /// then see a part of it); 1 when its layers have no sequence dimension, 0
 /// when it has no layers.
 int64_t getPipelineTokens(mlir::Operation *func);
+/// The sequences the layers of `func` run at once (their first input's
+/// leading dimension; 1 when it has none): what microbatches divide.
+int64_t getPipelineBatch(mlir::Operation *func);
+/// "1, 2, 4, 8": the microbatch counts that divide `batch`.
+std::string validMicrobatches(int64_t batch);
 
 /// The module's loom.target, loom.model and loom.parallel; null when absent.
 TargetAttr getTarget(mlir::Operation *module);
