@@ -73,6 +73,7 @@ void LayerSliceCost::addOp(Operation &op) {
     term.kvElementBytes = attn.getKVElementBytes();
     term.queryBytes = getTensorBytes(attn.getQ().getType()) +
                       getTensorBytes(attn.getResult().getType());
+    term.materialized = attn.getMaterializedScores();
     terms.push_back(term);
     return;
   }
@@ -143,6 +144,19 @@ void LayerSliceCost::forEachWork(
       double pairs =
           AttentionOp::countCausalPairs(length, before, term.window);
       double seen = term.window ? std::min(before, term.window) : before;
+      if (term.materialized) {
+        // The einsums over every key the slice sees, masked
+        // (materializedAttentionWork); a window's cache holds its keys.
+        MaterializedAttentionWork dense = materializedAttentionWork(
+            term.batchHeads, term.headDim, length,
+            std::llround(seen) + length, /*masked=*/true);
+        work.flops = dense.flops;
+        work.vectorOps = dense.vectorOps;
+        work.steps = dense.steps;
+        work.bytes = term.tokenBytes * fraction + term.contextBytes * seen +
+                     dense.scoreBytes;
+        break;
+      }
       work.flops = term.pairFlops * pairs;
       if (isDecodeAttention(length, /*causal=*/true)) {
         work.bytes = term.tokenBytes * fraction + term.contextBytes * seen;
