@@ -155,6 +155,32 @@ TEST_F(KernelCostTest, AMaterializedAttentionIsPricedAsItsEinsums) {
   EXPECT_DOUBLE_EQ(work.bytes, 4 * 1024.0 * 512 * 2 + dense.scoreBytes);
 }
 
+TEST_F(KernelCostTest, ADecodeStepWritesTheNewKAndVIntoTheCache) {
+  // 8 sequences, one new token each, over 1023 cached tokens of an int8
+  // cache: two in-place update kernels besides the attention's, reading
+  // the new K and V (8 x 256 x 2 B each) and storing them at 1 B.
+  CostOpInterface attn = parseOp(R"(
+    (%q: tensor<8x1x512xbf16>, %k: tensor<8x1x256xbf16>, %v: tensor<8x1x256xbf16>) {
+      %a = loom.attention %q, %k, %v {heads = 4, kv_heads = 2, head_dim = 128, causal, cached = 1023, kv_type = i8}
+          : tensor<8x1x512xbf16>, tensor<8x1x256xbf16> -> tensor<8x1x512xbf16>
+      return
+    })", "loom.attention");
+  CostModel model(v5e());
+  KernelWork work = getKernelWork(model, attn);
+  EXPECT_DOUBLE_EQ(work.steps, 1 + kDecodeCacheWriteKernels);
+  double newKV = 2 * 8 * 256 * 2.0, stored = 2 * 8 * 256 * 1.0;
+  EXPECT_DOUBLE_EQ(work.bytes, double(attn.getBytesRead()) +
+                                   attn.getBytesWritten() + newKV + stored);
+  // A prefill writes its K and V as the projections' results: no update.
+  CostOpInterface prefill = parseOp(R"(
+    (%q: tensor<1x64x512xbf16>, %k: tensor<1x64x256xbf16>, %v: tensor<1x64x256xbf16>) {
+      %a = loom.attention %q, %k, %v {heads = 4, kv_heads = 2, head_dim = 128, causal}
+          : tensor<1x64x512xbf16>, tensor<1x64x256xbf16> -> tensor<1x64x512xbf16>
+      return
+    })", "loom.attention");
+  EXPECT_DOUBLE_EQ(getKernelWork(model, prefill).steps, 4); // flash's grid
+}
+
 TEST_F(KernelCostTest, AnActivationJoinsItsMatmulsKernel) {
   CostOpInterface act = parseOp(R"(
     (%x: tensor<1x256x512xbf16>) {

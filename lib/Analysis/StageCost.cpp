@@ -74,6 +74,8 @@ void LayerSliceCost::addOp(Operation &op) {
     term.queryBytes = getTensorBytes(attn.getQ().getType()) +
                       getTensorBytes(attn.getResult().getType());
     term.materialized = attn.getMaterializedScores();
+    term.newKVBytes = getTensorBytes(attn.getK().getType()) +
+                      getTensorBytes(attn.getV().getType());
     terms.push_back(term);
     return;
   }
@@ -144,6 +146,13 @@ void LayerSliceCost::forEachWork(
       double pairs =
           AttentionOp::countCausalPairs(length, before, term.window);
       double seen = term.window ? std::min(before, term.window) : before;
+      // A decode step writes the new K and V into the cache
+      // (kDecodeCacheWriteKernels): read as written, stored at the cache's
+      // width (contextBytes a token).
+      bool decode = isDecodeAttention(length, /*causal=*/true);
+      double cacheWrite =
+          decode ? term.newKVBytes * fraction + term.contextBytes * length : 0;
+      int64_t writeSteps = decode ? kDecodeCacheWriteKernels : 0;
       if (term.materialized) {
         // The einsums over every key the slice sees, masked
         // (materializedAttentionWork); a window's cache holds its keys.
@@ -152,15 +161,17 @@ void LayerSliceCost::forEachWork(
             std::llround(seen) + length, /*masked=*/true);
         work.flops = dense.flops;
         work.vectorOps = dense.vectorOps;
-        work.steps = dense.steps;
+        work.steps = std::llround(dense.steps) + writeSteps;
         work.bytes = term.tokenBytes * fraction + term.contextBytes * seen +
-                     dense.scoreBytes;
+                     dense.scoreBytes + cacheWrite;
         break;
       }
       work.flops = term.pairFlops * pairs;
-      if (isDecodeAttention(length, /*causal=*/true)) {
-        work.bytes = term.tokenBytes * fraction + term.contextBytes * seen;
+      if (decode) {
+        work.bytes =
+            term.tokenBytes * fraction + term.contextBytes * seen + cacheWrite;
         work.vectorOps = term.batchHeads * pairs * kFlashScoreOps;
+        work.steps = 1 + writeSteps;
         break;
       }
       FlashAttentionWork flash = flashAttentionWork(

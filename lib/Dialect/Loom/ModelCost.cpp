@@ -225,6 +225,14 @@ static void addAttentionWork(KernelWork &work, Operation *op,
     ArrayRef<int64_t> q = cast<RankedTensorType>(attn.getQ().getType()).getShape();
     ArrayRef<int64_t> k = cast<RankedTensorType>(attn.getK().getType()).getShape();
     int64_t bh = q[0] * attn.getHeads();
+    if (isDecodeAttention(q[1], attn.getCausal())) {
+      // The new token's K and V into the cache (kDecodeCacheWriteKernels).
+      double newKV = double(getTensorBytes(attn.getK().getType())) +
+                     getTensorBytes(attn.getV().getType());
+      double cacheElements = 2.0 * getNumElements(attn.getK().getType());
+      work.bytes += newKV + cacheElements * attn.getKVElementBytes();
+      work.steps += kDecodeCacheWriteKernels;
+    }
     if (attn.getMaterializedScores()) {
       // The cached keys it sees too (a window's cache holds its keys).
       int64_t keys = k[1] + (attn.getCausal() ? attn.getVisibleCached() : 0);
@@ -234,7 +242,7 @@ static void addAttentionWork(KernelWork &work, Operation *op,
       work.flops = dense.flops;
       work.vectorOps = dense.vectorOps;
       work.bytes += dense.scoreBytes;
-      work.steps = dense.steps;
+      work.steps += dense.steps - 1;
       return;
     }
     if (isDecodeAttention(q[1], attn.getCausal())) {

@@ -194,9 +194,21 @@ materializedAttentionWork(int64_t batchHeads, int64_t headDim,
                           int64_t queries, int64_t keys, bool masked,
                           int64_t scoreElementBytes = 2);
 
+/// A decode step also writes each sequence's new K and V into its cache, in
+/// place, one kernel each a layer: MaxText's KVCache update
+/// (jax.lax.dynamic_update_slice), jetstream-pytorch's KVCacheGenerate.update
+/// (cache.at[:, :, pos].set(k), a scatter at each sequence's position;
+/// jetstream_pt/cache_manager.py at 9606a1f). Both runtimes donate the
+/// decode state to the jitted step (engine.py: donate_argnums), so XLA
+/// updates the buffers instead of copying the cache. Each kernel reads the
+/// new token's K (or V) and writes it at the cache's width; priced on the
+/// attention's task as two more kernel steps and those bytes.
+constexpr int64_t kDecodeCacheWriteKernels = 2;
+
 /// A decode step's attention (one query per sequence over a cache) does not
 /// run the flash kernel's blocks; it is priced as one kernel reading the
-/// cache (a serving stack's ragged decode kernel; its grid is not modelled).
+/// cache (a serving stack's ragged decode kernel; its grid is not modelled)
+/// and the two kernels writing the new K and V into it.
 inline bool isDecodeAttention(int64_t queries, bool causal) {
   return causal && queries <= 1;
 }
