@@ -87,6 +87,100 @@ TEST(FlashAttention, ShortSequencesShrinkTheBlocks) {
                    4 * (64.0 * 64 * 6 + 64 * 128 * 9 + 64 * 128 * 3));
 }
 
+TEST(MaterializedAttention, ScoresCrossHBMSixTimesAndTheMaskOnce) {
+  // 4 heads, 2048 causal queries over 2048 keys, bf16 scores: the whole
+  // square of 4 x 2048^2 scores, masked.
+  double scores = 4.0 * 2048 * 2048;
+  MaterializedAttentionWork work =
+      materializedAttentionWork(4, 128, 2048, 2048, /*masked=*/true);
+  // Both einsums over every score: 2 x 2 x 128 FLOPs a score.
+  EXPECT_DOUBLE_EQ(work.flops, scores * 2 * 2 * 128);
+  // Written by Q K^T, read by the softmax's three passes, written by its
+  // normalise, read by P V (6), and the mask read beside the first (1).
+  EXPECT_DOUBLE_EQ(work.scoreBytes, scores * 2 * 7);
+  // 12 f32 ops a score in the scale and the softmax, 1 for the mask.
+  EXPECT_DOUBLE_EQ(work.vectorOps, scores * 13);
+  // Five kernels: two einsums and the softmax's three.
+  EXPECT_DOUBLE_EQ(work.steps, 5);
+  // Unmasked (full attention): no mask pass, no mask add.
+  MaterializedAttentionWork full =
+      materializedAttentionWork(4, 128, 2048, 2048, /*masked=*/false);
+  EXPECT_DOUBLE_EQ(full.scoreBytes, scores * 2 * 6);
+  EXPECT_DOUBLE_EQ(full.vectorOps, scores * 12);
+  // Empty work costs nothing but the steps.
+  EXPECT_DOUBLE_EQ(materializedAttentionWork(0, 128, 16, 16, true).scoreBytes,
+                   0);
+}
+
+TEST(MaterializedAttention, CostsMoreThanFlashAndGrowsWithTheSquare) {
+  CostModel model(v5e());
+  // One head of 128 over 2048 causal tokens: flash reads K/V blocks and
+  // never writes a score; the einsums write and re-read 2048^2 of them.
+  auto time = [&](int64_t tokens) {
+    MaterializedAttentionWork dense =
+        materializedAttentionWork(1, 128, tokens, tokens, true);
+    return model.taskTime(dense.flops, dense.scoreBytes, 16, dense.vectorOps,
+                          dense.steps);
+  };
+  FlashAttentionWork flash =
+      flashAttentionWork(1, 128, 2048, 0, 0, /*causal=*/true, 0, 2);
+  double flashFlops = 2.0 * 2 * 128 * (2048.0 * 2049 / 2);
+  double flashTime = model.taskTime(flashFlops, flash.kvBytes, 16,
+                                    flash.vectorOps, flash.steps);
+  EXPECT_GT(time(2048), flashTime);
+  // HBM-bound: 7 x 2 B a score at the HBM rate, plus five kernel steps.
+  const TargetDesc &t = v5e();
+  double hbm = 2048.0 * 2048 * 14 / (t.hbmBandwidth * t.hbmEfficiency);
+  EXPECT_NEAR(time(2048), hbm + 5 * t.calibration.kernelStep, 1e-12);
+  // Twice the tokens, four times the scores.
+  EXPECT_NEAR(time(4096) - 5 * t.calibration.kernelStep,
+              4 * (time(2048) - 5 * t.calibration.kernelStep), 1e-12);
+}
+
+TEST_F(KernelCostTest, AMaterializedAttentionIsPricedAsItsEinsums) {
+  CostOpInterface attn = parseOp(R"(
+    (%q: tensor<1x1024x512xbf16>, %k: tensor<1x1024x512xbf16>, %v: tensor<1x1024x512xbf16>) {
+      %a = loom.attention %q, %k, %v {heads = 4, kv_heads = 4, head_dim = 128, causal, materialized_scores}
+          : tensor<1x1024x512xbf16>, tensor<1x1024x512xbf16> -> tensor<1x1024x512xbf16>
+      return
+    })", "loom.attention");
+  CostModel model(v5e());
+  KernelWork work = getKernelWork(model, attn);
+  MaterializedAttentionWork dense =
+      materializedAttentionWork(4, 128, 1024, 1024, /*masked=*/true);
+  EXPECT_DOUBLE_EQ(work.flops, dense.flops);
+  EXPECT_DOUBLE_EQ(work.vectorOps, dense.vectorOps);
+  EXPECT_DOUBLE_EQ(work.steps, 5);
+  // q, k, v read and the result written once, besides the scores.
+  EXPECT_DOUBLE_EQ(work.bytes, 4 * 1024.0 * 512 * 2 + dense.scoreBytes);
+}
+
+TEST_F(KernelCostTest, ADecodeStepWritesTheNewKAndVIntoTheCache) {
+  // 8 sequences, one new token each, over 1023 cached tokens of an int8
+  // cache: two in-place update kernels besides the attention's, reading
+  // the new K and V (8 x 256 x 2 B each) and storing them at 1 B.
+  CostOpInterface attn = parseOp(R"(
+    (%q: tensor<8x1x512xbf16>, %k: tensor<8x1x256xbf16>, %v: tensor<8x1x256xbf16>) {
+      %a = loom.attention %q, %k, %v {heads = 4, kv_heads = 2, head_dim = 128, causal, cached = 1023, kv_type = i8}
+          : tensor<8x1x512xbf16>, tensor<8x1x256xbf16> -> tensor<8x1x512xbf16>
+      return
+    })", "loom.attention");
+  CostModel model(v5e());
+  KernelWork work = getKernelWork(model, attn);
+  EXPECT_DOUBLE_EQ(work.steps, 1 + kDecodeCacheWriteKernels);
+  double newKV = 2 * 8 * 256 * 2.0, stored = 2 * 8 * 256 * 1.0;
+  EXPECT_DOUBLE_EQ(work.bytes, double(attn.getBytesRead()) +
+                                   attn.getBytesWritten() + newKV + stored);
+  // A prefill writes its K and V as the projections' results: no update.
+  CostOpInterface prefill = parseOp(R"(
+    (%q: tensor<1x64x512xbf16>, %k: tensor<1x64x256xbf16>, %v: tensor<1x64x256xbf16>) {
+      %a = loom.attention %q, %k, %v {heads = 4, kv_heads = 2, head_dim = 128, causal}
+          : tensor<1x64x512xbf16>, tensor<1x64x256xbf16> -> tensor<1x64x512xbf16>
+      return
+    })", "loom.attention");
+  EXPECT_DOUBLE_EQ(getKernelWork(model, prefill).steps, 4); // flash's grid
+}
+
 TEST_F(KernelCostTest, AnActivationJoinsItsMatmulsKernel) {
   CostOpInterface act = parseOp(R"(
     (%x: tensor<1x256x512xbf16>) {

@@ -424,6 +424,13 @@ def Loom_AttentionOp : Loom_Op<"attention",
     v's (`i8`: an int8 cache, as loom-import --kv-dtype int8 asks): the
     cache's bytes and the cached K/V read are priced at its width.
 
+    `materialized_scores` says the runtime writes the attention as einsums
+    (scores = Q K^T in HBM, a softmax, then scores V), as XLA runs it
+    without a flash kernel (jetstream-pytorch's Attention, MaxText's
+    attention=dot_product), instead of the flash kernels' blocks; it
+    changes the price only (loom-import / loom-plan --attention
+    materialized).
+
     ```mlir
     %a = loom.attention %q, %k, %v {heads = 64, kv_heads = 8, head_dim = 128, causal}
         : tensor<1x2048x8192xbf16>, tensor<1x2048x1024xbf16> -> tensor<1x2048x8192xbf16>
@@ -436,7 +443,8 @@ def Loom_AttentionOp : Loom_Op<"attention",
                        UnitAttr:$causal, UnitAttr:$cross,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$cached,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
-                       OptionalAttr<TypeAttr>:$kv_type);
+                       OptionalAttr<TypeAttr>:$kv_type,
+                       UnitAttr:$materialized_scores);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)

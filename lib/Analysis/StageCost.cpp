@@ -77,6 +77,9 @@ void LayerSliceCost::addOp(Operation &op) {
     term.kvElementBytes = attn.getKVElementBytes();
     term.queryBytes = getTensorBytes(attn.getQ().getType()) +
                       getTensorBytes(attn.getResult().getType());
+    term.materialized = attn.getMaterializedScores();
+    term.newKVBytes = getTensorBytes(attn.getK().getType()) +
+                      getTensorBytes(attn.getV().getType());
     terms.push_back(term);
     return;
   }
@@ -153,18 +156,42 @@ void LayerSliceCost::forEachWork(
       double pairs =
           AttentionOp::countCausalPairs(length, before, term.window);
       double seen = term.window ? std::min(before, term.window) : before;
-      work.flops = term.pairFlops * pairs * share;
-      if (isDecodeAttention(length, /*causal=*/true)) {
-        work.bytes =
-            term.tokenBytes * fraction + term.contextBytes * seen * share;
-        work.vectorOps = term.batchHeads * share * pairs * kFlashScoreOps;
-        break;
-      }
+      // A decode step writes the new K and V into the cache
+      // (kDecodeCacheWriteKernels): read as written, stored at the cache's
+      // width (contextBytes a token).
+      bool decode = isDecodeAttention(length, /*causal=*/true);
+      double cacheWrite = decode ? term.newKVBytes * fraction +
+                                       term.contextBytes * length * share
+                                 : 0;
+      int64_t writeSteps = decode ? kDecodeCacheWriteKernels : 0;
       // (A microbatch's sequences times the heads: a whole number, as the
       // microbatches divide the batch.)
+      int64_t batchHeads =
+          std::max<int64_t>(std::llround(term.batchHeads * share), 1);
+      if (term.materialized) {
+        // The einsums over every key the slice sees, masked
+        // (materializedAttentionWork); a window's cache holds its keys.
+        MaterializedAttentionWork dense = materializedAttentionWork(
+            batchHeads, term.headDim, length, std::llround(seen) + length,
+            /*masked=*/true);
+        work.flops = dense.flops;
+        work.vectorOps = dense.vectorOps;
+        work.steps = std::llround(dense.steps) + writeSteps;
+        work.bytes = term.tokenBytes * fraction +
+                     term.contextBytes * seen * share + dense.scoreBytes +
+                     cacheWrite;
+        break;
+      }
+      work.flops = term.pairFlops * pairs * share;
+      if (decode) {
+        work.bytes = term.tokenBytes * fraction +
+                     term.contextBytes * seen * share + cacheWrite;
+        work.vectorOps = term.batchHeads * share * pairs * kFlashScoreOps;
+        work.steps = 1 + writeSteps;
+        break;
+      }
       FlashAttentionWork flash = flashAttentionWork(
-          std::max<int64_t>(std::llround(term.batchHeads * share), 1),
-          term.headDim, length, before, 0, /*causal=*/true,
+          batchHeads, term.headDim, length, before, 0, /*causal=*/true,
           term.window, term.kvElementBytes);
       work.bytes = term.queryBytes * fraction + flash.kvBytes;
       work.vectorOps = flash.vectorOps;

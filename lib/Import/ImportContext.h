@@ -84,7 +84,8 @@ public:
                   int64_t headDim, bool causal, bool cross, int64_t cached) {
     return AttentionOp::create(b, loc, q, k, v, heads, kvHeads, headDim, causal,
                                cross, cached, /*window=*/IntegerAttr(),
-                               /*kv_type=*/TypeAttr());
+                               /*kv_type=*/TypeAttr(),
+                               /*materialized_scores=*/false);
   }
   /// A DiT block's full self-attention over `h`: q, k, v (biased when
   /// `bias`), attention and the (always biased) output projection.

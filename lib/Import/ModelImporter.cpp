@@ -49,6 +49,14 @@ std::optional<ImportOptions::Precision> loom::parsePrecision(StringRef text) {
       .Default(std::nullopt);
 }
 
+std::optional<ImportOptions::AttentionKernel>
+loom::parseAttentionKernel(StringRef text) {
+  return llvm::StringSwitch<std::optional<ImportOptions::AttentionKernel>>(text)
+      .Case("flash", ImportOptions::AttentionKernel::Flash)
+      .Case("materialized", ImportOptions::AttentionKernel::Materialized)
+      .Default(std::nullopt);
+}
+
 StringRef loom::stringifyPrecision(ImportOptions::Precision precision) {
   return precision == ImportOptions::Precision::Int8 ? "int8" : "bf16";
 }
@@ -71,7 +79,8 @@ std::string loom::setPrecisions(ImportOptions &options, StringRef weights,
 
 /// Marks the precision the user chose: int8 weights on every projection
 /// and routed expert, an int8 KV cache on every causal attention (MLA's
-/// latent too), int8 x int8 matmuls.
+/// latent too), int8 x int8 matmuls; and, with --attention materialized,
+/// attention run as einsums with the scores in HBM.
 static void applyPrecision(func::FuncOp func, const ImportOptions &options) {
   using P = ImportOptions::Precision;
   Builder b(func.getContext());
@@ -85,6 +94,8 @@ static void applyPrecision(func::FuncOp func, const ImportOptions &options) {
     } else if (auto attention = dyn_cast<AttentionOp>(op)) {
       if (options.kvCache == P::Int8 && attention.getCausal())
         attention.setKvTypeAttr(i8);
+      if (options.attention == ImportOptions::AttentionKernel::Materialized)
+        attention.setMaterializedScores(true);
     } else if (auto experts = dyn_cast<MoEExpertsOp>(op)) {
       // The routed experts are most of a mixture's weights. The router
       // (hidden x experts) stays in the activations' type, like the norms.

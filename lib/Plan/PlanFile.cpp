@@ -64,6 +64,8 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
         j.attribute(key, stringifyPrecision(w.*member));
       if (w.expertImbalance != 1.0)
         j.attribute("expert_imbalance", w.expertImbalance);
+      if (w.attention == ImportOptions::AttentionKernel::Materialized)
+        j.attribute("attention", "materialized");
     });
     j.attributeObject("target", [&] {
       j.attribute("topology", r.topology);
@@ -152,7 +154,7 @@ struct PlanFileReader {
 
   void workload(const json::Object &o, const JsonPath &path,
                 ImportOptions &w) {
-    SmallVector<StringRef> known = {"mode", "expert_imbalance"};
+    SmallVector<StringRef> known = {"mode", "expert_imbalance", "attention"};
     for (auto [key, member] : kWorkloadIntegers)
       known.push_back(key);
     for (auto [key, member] : kWorkloadPrecisions)
@@ -175,6 +177,15 @@ struct PlanFileReader {
                   "must be a number, 1 or more");
       else
         w.expertImbalance = *f;
+    }
+    if (o.get("attention")) {
+      std::string text = json.string(o, "attention", path);
+      if (std::optional<ImportOptions::AttentionKernel> kernel =
+              parseAttentionKernel(text))
+        w.attention = *kernel;
+      else if (!json.failed())
+        json.fail(JsonReader::at(path, "attention"),
+                  "must be flash or materialized, got \"" + text + "\"");
     }
     std::string mode = json.string(o, "mode", path);
     if (std::optional<ImportOptions::Mode> parsed = parseImportMode(mode))

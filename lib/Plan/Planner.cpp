@@ -198,11 +198,13 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     out.modelName = imported.getName().str();
     out.family = imported.getFamily().str();
     ImportOptions &given = out.imported;
-    // What #loom.model does not record: the precision and the routing.
+    // What #loom.model does not record: the precision, the routing and
+    // how attention runs.
     given.weights = request.import.weights;
     given.kvCache = request.import.kvCache;
     given.activations = request.import.activations;
     given.expertImbalance = request.import.expertImbalance;
+    given.attention = request.import.attention;
     given.mode = imported.isDiffusion() ? ImportOptions::Mode::Diffusion
                  : imported.getMode() == ModelMode::decode
                      ? ImportOptions::Mode::Decode

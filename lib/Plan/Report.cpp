@@ -86,10 +86,13 @@ std::string loom::planName(const PlanOutcome &p) {
 
 /// The precision the user chose (Loom never changes it).
 static std::string precisionName(const ImportOptions &o) {
-  return fmt::format("weights {}, KV cache {}, activations {}",
-                     stringifyPrecision(o.weights).str(),
-                     stringifyPrecision(o.kvCache).str(),
-                     stringifyPrecision(o.activations).str());
+  return fmt::format(
+      "weights {}, KV cache {}, activations {}{}",
+      stringifyPrecision(o.weights).str(), stringifyPrecision(o.kvCache).str(),
+      stringifyPrecision(o.activations).str(),
+      o.attention == ImportOptions::AttentionKernel::Materialized
+          ? "; attention as einsums, scores in HBM"
+          : "");
 }
 
 void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
@@ -242,6 +245,10 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
       j.attribute("activations",
                   stringifyPrecision(p.request.import.activations));
     });
+    j.attribute("attention", p.request.import.attention ==
+                                     ImportOptions::AttentionKernel::Materialized
+                                 ? "materialized"
+                                 : "flash");
     j.attributeArray("memory", [&] {
       for (const std::string &line : p.memory)
         j.value(line);

@@ -101,6 +101,8 @@ private:
     int64_t headDim = 0;       ///< causal: head_dim padded to the MXU
     int64_t kvElementBytes = 2;///< causal: bytes of a K/V element
     double queryBytes = 0;     ///< causal: q and out at the full sequence
+    bool materialized = false; ///< causal: einsums, scores in HBM
+    double newKVBytes = 0;     ///< causal: the sequence's K and V as written
     /// The elementwise ops fused into `op`'s kernel.
     llvm::SmallVector<mlir::Operation *, 2> fused;
     unsigned elementBits = 16;

@@ -55,7 +55,17 @@ struct ImportOptions {
   /// Mixtures of experts: the busiest expert's load as a multiple of the
   /// average (1: uniform routing). Recorded on each loom.moe_route.
   double expertImbalance = 1.0;
+  /// How the runtime runs attention: the flash kernels' blocks (MaxText's
+  /// splash attention, the default), or einsums with the scores in HBM
+  /// (jetstream-pytorch's Attention, MaxText's attention=dot_product),
+  /// marked `materialized_scores` on every loom.attention.
+  enum class AttentionKernel { Flash, Materialized };
+  AttentionKernel attention = AttentionKernel::Flash;
 };
+
+/// Parses an --attention value: "flash" or "materialized".
+std::optional<ImportOptions::AttentionKernel>
+parseAttentionKernel(llvm::StringRef text);
 
 /// Parses a --weights-dtype / --kv-dtype / --activations-dtype value:
 /// "bf16" or "int8".

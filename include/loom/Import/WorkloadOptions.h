@@ -74,7 +74,14 @@ struct WorkloadOptions {
             "expert-imbalance", llvm::cl::cat(category), llvm::cl::init(1.0),
             llvm::cl::desc("Mixtures of experts: the busiest expert's load "
                            "as a multiple of the average (default 1: "
-                           "uniform routing)")) {}
+                           "uniform routing)")),
+        attention("attention", llvm::cl::value_desc("flash|materialized"),
+                  llvm::cl::cat(category),
+                  llvm::cl::desc("How the runtime runs attention: flash "
+                                 "(the flash kernels' blocks, the default) "
+                                 "or materialized (einsums with the scores "
+                                 "in HBM and a separate softmax, as XLA "
+                                 "runs jetstream-pytorch's attention)")) {}
 
   /// Fills `options` from the options given (the rest keep the model's
   /// defaults); returns a message naming a bad value, or "".
@@ -95,6 +102,14 @@ struct WorkloadOptions {
     options.steps = givenOption(steps);
     options.textLen = givenOption(textLen);
     options.expertImbalance = expertImbalance;
+    if (!attention.empty()) {
+      std::optional<ImportOptions::AttentionKernel> kernel =
+          parseAttentionKernel(attention);
+      if (!kernel)
+        return "--attention must be flash or materialized, got '" +
+               attention + "'";
+      options.attention = *kernel;
+    }
     return setPrecisions(options, weightsDtype, kvDtype, activationsDtype);
   }
 
@@ -102,7 +117,7 @@ struct WorkloadOptions {
   llvm::SmallVector<const llvm::cl::Option *> all() const {
     return {&mode,    &batch,        &seqLen,  &resolution, &height,
             &width,   &frames,       &steps,   &textLen,    &weightsDtype,
-            &kvDtype, &activationsDtype, &expertImbalance};
+            &kvDtype, &activationsDtype, &expertImbalance, &attention};
   }
 
   llvm::cl::opt<std::string> mode;
@@ -110,6 +125,7 @@ struct WorkloadOptions {
       steps, textLen;
   llvm::cl::opt<std::string> weightsDtype, kvDtype, activationsDtype;
   llvm::cl::opt<double> expertImbalance;
+  llvm::cl::opt<std::string> attention;
 };
 
 } // namespace loom

@@ -199,14 +199,52 @@ FlashAttentionWork loom::flashAttentionWork(int64_t batchHeads, int64_t headDim,
   return work;
 }
 
+MaterializedAttentionWork
+loom::materializedAttentionWork(int64_t batchHeads, int64_t headDim,
+                                int64_t queries, int64_t keys, bool masked,
+                                int64_t scoreElementBytes) {
+  MaterializedAttentionWork work;
+  double scores = double(std::max<int64_t>(batchHeads, 0)) *
+                  std::max<int64_t>(queries, 0) * std::max<int64_t>(keys, 0);
+  // Q K^T and P V: a multiply-add (2 FLOPs) per score and head_dim each.
+  work.flops = 2.0 * 2.0 * scores * headDim;
+  work.vectorOps =
+      scores * (kMaterializedScoreOps + (masked ? kMaterializedMaskOps : 0));
+  work.scoreBytes =
+      scores * scoreElementBytes *
+      (kMaterializedScorePasses + (masked ? kMaterializedMaskPasses : 0));
+  return work;
+}
+
 /// An attention's kernel: the flash kernel's steps, vector work and K/V
-/// traffic in place of reading K/V once; a decode step's as one kernel.
+/// traffic in place of reading K/V once; a decode step's as one kernel;
+/// einsums with the scores in HBM when the runtime materialises them.
 static void addAttentionWork(KernelWork &work, Operation *op,
                              const CostModel &model) {
   if (auto attn = dyn_cast<AttentionOp>(op)) {
     ArrayRef<int64_t> q = cast<RankedTensorType>(attn.getQ().getType()).getShape();
     ArrayRef<int64_t> k = cast<RankedTensorType>(attn.getK().getType()).getShape();
     int64_t bh = q[0] * attn.getHeads();
+    if (isDecodeAttention(q[1], attn.getCausal())) {
+      // The new token's K and V into the cache (kDecodeCacheWriteKernels).
+      double newKV = double(getTensorBytes(attn.getK().getType())) +
+                     getTensorBytes(attn.getV().getType());
+      double cacheElements = 2.0 * getNumElements(attn.getK().getType());
+      work.bytes += newKV + cacheElements * attn.getKVElementBytes();
+      work.steps += kDecodeCacheWriteKernels;
+    }
+    if (attn.getMaterializedScores()) {
+      // The cached keys it sees too (a window's cache holds its keys).
+      int64_t keys = k[1] + (attn.getCausal() ? attn.getVisibleCached() : 0);
+      MaterializedAttentionWork dense = materializedAttentionWork(
+          bh, model.padToMXU(attn.getHeadDim()), q[1], keys,
+          attn.getCausal());
+      work.flops = dense.flops;
+      work.vectorOps = dense.vectorOps;
+      work.bytes += dense.scoreBytes;
+      work.steps += dense.steps - 1;
+      return;
+    }
     if (isDecodeAttention(q[1], attn.getCausal())) {
       work.vectorOps = double(bh) * attn.getScorePairs() * kFlashScoreOps;
       return;

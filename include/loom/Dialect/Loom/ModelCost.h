@@ -155,9 +155,60 @@ FlashAttentionWork flashAttentionWork(int64_t batchHeads, int64_t headDim,
                                       int64_t keys, bool causal,
                                       int64_t window, int64_t kvElementBytes);
 
+/// Attention written as einsums and run by XLA without a flash kernel
+/// (`materialized_scores`): jetstream-pytorch's Attention.forward
+/// (jetstream_pt/layers.py at 9606a1f, the code of its published Llama 2
+/// prefill run): scores = einsum(q, k) / sqrt(head_dim) + mask, then
+/// softmax(scores.float()).type_as(q), then einsum(scores, v), with bf16
+/// scores and a bf16 [L, L] causal mask. Every query meets every key (the
+/// mask is added, no block is skipped), so the MXU does the whole square,
+/// and the scores cross HBM between five kernels as XLA fuses that HLO:
+/// the first einsum with its scale and mask add (writes the scores, reads
+/// the mask), jax.nn.softmax's max, its exp-and-sum and its normalise
+/// (jax/_src/nn/functions.py: x - max, exp, / sum; each a reduction or
+/// its consumer, each reading the scores) writing the probabilities, and
+/// the second einsum reading them: 6 score-sized passes, 7 with a mask.
+/// Vector ops per score, in f32: the scale; the max pass's convert and
+/// max; the sum pass's convert, subtract, exp and add; the normalise
+/// pass's convert, subtract, exp, divide and cast (12); the mask's add
+/// (1). Derived from the source, not measured; the five kernels are
+/// HBM-bound at any length (a score is 2 B written or read against 2
+/// head_dim FLOPs, under v5e's 240 FLOP/B ridge for head_dim <= 128), so
+/// one task of their summed work prices them.
+constexpr int64_t kMaterializedScorePasses = 6, kMaterializedMaskPasses = 1;
+constexpr int64_t kMaterializedScoreOps = 12, kMaterializedMaskOps = 1;
+constexpr int64_t kMaterializedKernels = 5;
+
+struct MaterializedAttentionWork {
+  double flops = 0;      ///< MXU: both einsums over the whole square
+  double vectorOps = 0;  ///< VPU element operations
+  double scoreBytes = 0; ///< HBM traffic of the scores (and the mask)
+  double steps = kMaterializedKernels; ///< one kernel step each
+};
+
+/// `batchHeads` heads of `headDim` (padded to the MXU tile), `queries`
+/// queries each meeting `keys` keys, with a mask added when `masked`,
+/// scores of `scoreElementBytes`.
+MaterializedAttentionWork
+materializedAttentionWork(int64_t batchHeads, int64_t headDim,
+                          int64_t queries, int64_t keys, bool masked,
+                          int64_t scoreElementBytes = 2);
+
+/// A decode step also writes each sequence's new K and V into its cache, in
+/// place, one kernel each a layer: MaxText's KVCache update
+/// (jax.lax.dynamic_update_slice), jetstream-pytorch's KVCacheGenerate.update
+/// (cache.at[:, :, pos].set(k), a scatter at each sequence's position;
+/// jetstream_pt/cache_manager.py at 9606a1f). Both runtimes donate the
+/// decode state to the jitted step (engine.py: donate_argnums), so XLA
+/// updates the buffers instead of copying the cache. Each kernel reads the
+/// new token's K (or V) and writes it at the cache's width; priced on the
+/// attention's task as two more kernel steps and those bytes.
+constexpr int64_t kDecodeCacheWriteKernels = 2;
+
 /// A decode step's attention (one query per sequence over a cache) does not
 /// run the flash kernel's blocks; it is priced as one kernel reading the
-/// cache (a serving stack's ragged decode kernel; its grid is not modelled).
+/// cache (a serving stack's ragged decode kernel; its grid is not modelled)
+/// and the two kernels writing the new K and V into it.
 inline bool isDecodeAttention(int64_t queries, bool causal) {
   return causal && queries <= 1;
 }
