@@ -39,9 +39,10 @@ split = ("%.0f / %.0f / %.0f%%" % (100 * loss["bubble"], 100 * loss["exposed_com
          100 * loss["other"])) if loss else "-"
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 sp = " x sp %d" % p["sp"] if p.get("sp", 1) > 1 else ""
-print("| %s | tp %d%s x %s x dp %d, %s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
+mb = " in each of %d microbatches" % p["microbatches"] if p.get("microbatches", 1) > 1 else ""
+print("| %s | tp %d%s x %s x dp %d, %s%s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
     label, p["tp"], sp, plural(p["stages"], "stage"), p["data_parallel"],
-    plural(len(p["slices"]), "slice"), zip,
+    plural(len(p["slices"]), "slice"), mb, zip,
     p["predicted_s"] * 1e3, shown, t / p["roofline_s"],
     100 * p["efficiency"], split))' "$label"
   else
@@ -108,9 +109,10 @@ p = json.load(sys.stdin)
 if isinstance(p, list):
     p = p[0]
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
-print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s)" % (100 * p["efficiency"],
+mb = ", %d microbatches" % p["microbatches"] if p.get("microbatches", 1) > 1 else ""
+print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s%s)" % (100 * p["efficiency"],
       p.get("simulated_s", p["predicted_s"]) * 1e3, p["tp"], p["stages"],
-      p["data_parallel"], zip))'
+      p["data_parallel"], mb, zip))'
 }
 
 overlap() { # title, model args: the search winner without and with overlap
@@ -128,6 +130,9 @@ echo "simulated time; the last column splits the rest of the run, in"
 echo "chip-seconds, into pipeline bubble, exposed communication and other"
 echo "(README, \"efficiency\")."
 model "LLaMA-65B prefill, 2048 tokens, v5e-16" "--model llama-65b --target v5e-16" 16 4 4
+# Issue 19's fifth case: a batched prefill, where microbatches of the
+# batch's sequences fill the pipeline (README, "--microbatches").
+model "LLaMA-65B prefill, batch 8 x 2048 tokens, v5e-16" "--model llama-65b --target v5e-16 --batch 8" 16 4 4
 model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8
 model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4 "--data-parallel 2 --sp 4 --stages 1"
 model "Flux-dev, 1024 px, 28 steps, v5e-16" "--model flux-dev --target v5e-16" 8 4 4 "--sp 4 --stages 4"
