@@ -592,19 +592,26 @@ int64_t PipelineAttr::getTokens() const {
   return total.get();
 }
 
-int64_t loom::getPipelineTokens(Operation *func) {
-  int64_t tokens = 0;
+/// The first layer of `func` (null when it has none) and its first input's
+/// type (null when it has no ranked input).
+static std::pair<LayerOp, RankedTensorType> firstLayerInput(Operation *func) {
+  LayerOp first;
   func->walk([&](LayerOp layer) {
-    if (tokens)
-      return;
-    // Layers without a sequence (per-sample vectors) are one "token" that
-    // cannot be sliced.
-    tokens = 1;
-    if (!layer.getInputs().empty())
-      if (auto type = cast<RankedTensorType>(layer.getInputs()[0].getType());
-          type.getRank() == 3)
-        tokens = type.getDimSize(1);
+    first = layer;
+    return WalkResult::interrupt();
   });
+  if (!first || first.getInputs().empty())
+    return {first, nullptr};
+  return {first, dyn_cast<RankedTensorType>(first.getInputs()[0].getType())};
+}
+
+int64_t loom::getPipelineTokens(Operation *func) {
+  auto [layer, input] = firstLayerInput(func);
+  // Layers without a sequence (per-sample vectors) are one "token" that
+  // cannot be sliced.
+  int64_t tokens = !layer ? 0 : input && input.getRank() == 3
+                                    ? input.getDimSize(1)
+                                    : 1;
   // Sequence parallelism splits the tokens over the tensor-parallel group;
   // the pipeline slices the whole sequence.
   ModuleOp module = func->getParentOfType<ModuleOp>();
@@ -620,17 +627,10 @@ int64_t loom::getPipelineTokens(Operation *func) {
 }
 
 int64_t loom::getPipelineBatch(Operation *func) {
-  int64_t batch = 0;
-  func->walk([&](LayerOp layer) {
-    if (batch)
-      return;
-    batch = 1;
-    if (!layer.getInputs().empty())
-      if (auto type = dyn_cast<RankedTensorType>(layer.getInputs()[0].getType());
-          type && type.getRank() >= 1 && type.getDimSize(0) > 0)
-        batch = type.getDimSize(0);
-  });
-  return std::max<int64_t>(batch, 1);
+  RankedTensorType input = firstLayerInput(func).second;
+  return input && input.getRank() >= 1 && input.getDimSize(0) > 0
+             ? input.getDimSize(0)
+             : 1;
 }
 
 std::string loom::validMicrobatches(int64_t batch) {
