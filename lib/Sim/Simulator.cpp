@@ -195,6 +195,11 @@ private:
   std::vector<int32_t> dependentsStart, dependents; // CSR
   std::vector<ChipState> chips;
   std::vector<Flow> flows;
+  /// Slots of flows that have arrived, for new flows to reuse: a run holds
+  /// the flows in flight, not every flow it ever started (millions in a
+  /// large DiT plan, most of a search's memory). A reused slot keeps
+  /// counting its version, so a stale FlowDone never matches the new flow.
+  std::vector<int32_t> freeFlows;
   std::vector<Link> links;
   llvm::DenseMap<int64_t, int32_t> linkIndex;
   std::vector<int32_t> dirtyLinks;
@@ -350,8 +355,16 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
   flow.efficiency = model.linkEfficiency(ring);
   flow.owner = owner;
   flow.id = id;
-  int32_t f = flows.size();
-  flows.push_back(std::move(flow));
+  int32_t f;
+  if (freeFlows.empty()) {
+    f = flows.size();
+    flows.push_back(std::move(flow));
+  } else {
+    f = freeFlows.back();
+    freeFlows.pop_back();
+    flow.version = flows[f].version + 1;
+    flows[f] = std::move(flow);
+  }
   if (flows[f].links.empty() || bytes <= 0) {
     flows[f].active = false;
     push(now + flows[f].latency, Event::Kind::Arrive, f);
@@ -618,6 +631,7 @@ SimResult Engine::run() {
       break;
     case Event::Kind::Arrive:
       arrive(flows[event.a]);
+      freeFlows.push_back(event.a);
       break;
     }
   }
