@@ -202,6 +202,9 @@ private:
   std::vector<int32_t> freeFlows;
   std::vector<Link> links;
   llvm::DenseMap<int64_t, int32_t> linkIndex;
+  /// The link slots of each (from, to) route taken so far.
+  llvm::DenseMap<std::pair<int64_t, int64_t>, llvm::SmallVector<int32_t, 4>>
+      routes;
   std::vector<int32_t> dirtyLinks;
   std::vector<Instance> instances;
   std::map<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
@@ -341,10 +344,16 @@ void Engine::load() {
 void Engine::startFlow(int64_t from, int64_t to, double bytes,
                        Flow::Owner owner, int32_t id, bool ring) {
   Flow flow;
-  llvm::SmallVector<int64_t, 8> path;
-  route(from, to, path);
-  for (int64_t id : path)
-    flow.links.push_back(linkSlot(id));
+  // A run sends between the same pairs of chips over and over: each pair's
+  // route is worked out once, its links' slots taken in the same order.
+  auto [known, fresh] = routes.try_emplace({from, to});
+  if (fresh) {
+    llvm::SmallVector<int64_t, 8> path;
+    route(from, to, path);
+    for (int64_t id : path)
+      known->second.push_back(linkSlot(id));
+  }
+  flow.links = known->second;
   flow.remaining = bytes;
   flow.updated = now;
   flow.latency = flow.links.size() * target.hopLatency;
