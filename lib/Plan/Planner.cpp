@@ -693,22 +693,22 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     }
     if (batch.empty())
       break;
-    std::vector<std::optional<TargetDesc>> targets;
-    for (size_t k : batch)
-      targets.push_back(lowerPlan(plans[k]));
+    // Each is simulated as soon as it is lowered, while the next lowers.
+    std::vector<std::optional<TargetDesc>> targets(batch.size());
     auto run = [&](size_t b) {
       if (targets[b])
         simulateSchedule(plans[batch[b]].outcome, *targets[b],
                          /*trace=*/false);
     };
-    if (pool && batch.size() > 1) {
-      for (size_t b = 0; b < batch.size(); ++b)
+    for (size_t b = 0; b < batch.size(); ++b) {
+      targets[b] = lowerPlan(plans[batch[b]]);
+      if (pool && batch.size() > 1)
         pool->async(run, b);
-      pool->wait();
-    } else {
-      for (size_t b = 0; b < batch.size(); ++b)
+      else
         run(b);
     }
+    if (pool && batch.size() > 1)
+      pool->wait();
     for (size_t k : batch) {
       budgetLeft -= plans[k].outcome.estimatedTasks;
       progress();
