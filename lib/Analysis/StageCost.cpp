@@ -228,6 +228,27 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
   });
 }
 
+bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
+  auto sameAxes = [](ArrayRef<GroupAxis> a, ArrayRef<GroupAxis> b) {
+    return llvm::equal(a, b, [](const GroupAxis &x, const GroupAxis &y) {
+      return x.size == y.size && x.wraps == y.wraps;
+    });
+  };
+  auto price = [](const Term &t) {
+    return std::make_tuple(t.kind, t.flops, t.scales, t.fixedBytes,
+                           t.tokenBytes, t.pairFlops, t.contextBytes, t.cached,
+                           t.window, t.vectorOps, t.steps, t.batchHeads,
+                           t.headDim, t.kvElementBytes, t.queryBytes,
+                           t.elementBits, t.collective, t.sequenceGroup);
+  };
+  return &model == &other.model && tokens == other.tokens &&
+         share == other.share &&
+         sameAxes(axes, other.axes) && sameAxes(spAxes, other.spAxes) &&
+         llvm::equal(terms, other.terms, [&](const Term &a, const Term &b) {
+           return price(a) == price(b);
+         });
+}
+
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   double total = 0;
   forEachWork(length, context, [&](const SliceWork &work) {
@@ -245,7 +266,8 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
                                ArrayRef<GroupAxis> axes, int64_t tokens,
                                int64_t stages, ArrayRef<GroupAxis> spAxes,
                                int64_t microbatches)
-    : stageLayers(stages), boundaryBytes(std::max<int64_t>(stages - 1, 0)),
+    : stageLayers(stages), kindOf(stages),
+      boundaryBytes(std::max<int64_t>(stages - 1, 0)),
       tokens(tokens), microbatches(std::max<int64_t>(microbatches, 1)),
       hopLatency(model.getTarget().hopLatency),
       linkBandwidth(model.linkEfficiency(/*ring=*/false) *
@@ -258,6 +280,15 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
     if (stage + 1 < stages)
       boundaryBytes[stage] = getTensorBytes(layer->getResultTypes());
   }
+  for (auto [stage, costs] : llvm::enumerate(stageLayers))
+    for (auto [index, layer] : llvm::enumerate(costs)) {
+      auto same = llvm::find_if(kinds, [&](std::pair<unsigned, unsigned> kind) {
+        return stageLayers[kind.first][kind.second].pricesAs(layer);
+      });
+      kindOf[stage].push_back(same - kinds.begin());
+      if (same == kinds.end())
+        kinds.push_back({unsigned(stage), unsigned(index)});
+    }
   if (layers.empty())
     return;
   SmallVector<Operation *> before, after;
@@ -278,9 +309,23 @@ double StageSliceCost::transferSeconds(int64_t stage, int64_t length) const {
 
 double StageSliceCost::stageSeconds(int64_t stage, int64_t length,
                                     int64_t context) const {
+  SmallVector<std::optional<double>, 4> priced(kinds.size());
+  return stageSeconds(stage, length, context, priced);
+}
+
+double StageSliceCost::stageSeconds(
+    int64_t stage, int64_t length, int64_t context,
+    SmallVectorImpl<std::optional<double>> &priced) const {
+  // Each kind of layer priced once; the sum still adds every layer in
+  // order, so it is the same to the bit (the search's DPs price thousands
+  // of slices per plan, each over every layer: issue 19, item 5).
   double total = 0;
-  for (const LayerSliceCost &layer : stageLayers[stage])
-    total += layer.seconds(length, context);
+  for (unsigned kind : kindOf[stage]) {
+    if (!priced[kind])
+      priced[kind] = stageLayers[kinds[kind].first][kinds[kind].second]
+                         .seconds(length, context);
+    total += *priced[kind];
+  }
   if (stage == 0 && prologue)
     total += prologue->seconds(length, context);
   if (stage + 1 == getStages() && epilogue)
@@ -302,8 +347,9 @@ SmallVector<TaskTime> StageSliceCost::stageTasks(int64_t stage, int64_t length,
 
 double StageSliceCost::operator()(int64_t length, int64_t context) const {
   double slowest = 0;
+  SmallVector<std::optional<double>, 4> priced(kinds.size());
   for (int64_t s = 0; s < getStages(); ++s)
-    slowest = std::max(slowest, stageSeconds(s, length, context));
+    slowest = std::max(slowest, stageSeconds(s, length, context, priced));
   return slowest;
 }
 

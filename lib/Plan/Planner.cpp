@@ -22,9 +22,15 @@
 
 #include <fmt/format.h>
 
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/ThreadPool.h"
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 
 using namespace mlir;
 using namespace loom;
@@ -96,10 +102,13 @@ private:
   std::map<std::pair<int64_t, int64_t>, double> seconds;
 };
 
-/// Collects diagnostics as text instead of printing them.
+/// Collects diagnostics as text instead of printing them. The text is the
+/// message alone, so the op a diagnostic is emitted at is not printed into
+/// a note (a rejected plan's whole function, a twentieth of a search).
 struct Captured {
   explicit Captured(MLIRContext &context)
-      : handler(&context, [this](Diagnostic &diag) {
+      : context(context), printedOp(context.shouldPrintOpOnDiagnostic()),
+        handler(&context, [this](Diagnostic &diag) {
           std::string text;
           llvm::raw_string_ostream os(text);
           os << diag;
@@ -120,13 +129,18 @@ struct Captured {
           else if (diag.getSeverity() == DiagnosticSeverity::Remark)
             remarks.push_back(text);
           return success();
-        }) {}
+        }) {
+    context.printOpOnDiagnostic(false);
+  }
+  ~Captured() { context.printOpOnDiagnostic(printedOp); }
   std::string errorText(bool withPlaces = false) const {
     std::string all;
     for (const std::string &e : withPlaces ? located : errors)
       all += (all.empty() ? "" : "; ") + e;
     return all;
   }
+  MLIRContext &context;
+  bool printedOp;
   std::vector<std::string> errors, located, remarks;
   ScopedDiagnosticHandler handler;
 };
@@ -377,22 +391,27 @@ bool shouldSimulate(const PlanOutcome &outcome, Simulation policy) {
           outcome.estimatedTasks <= kSimulationBudget);
 }
 
-/// Lowers the planned module (consuming it) and simulates its program,
-/// into `planned.outcome`; `failure` says why either refused.
-void lowerAndSimulate(Planned &planned, bool trace) {
+/// Lowers the planned module (consuming it) into `planned.outcome`'s
+/// schedule and returns the target to simulate it on, or sets `failure`.
+std::optional<TargetDesc> lower(Planned &planned) {
   PlanOutcome &out = planned.outcome;
   OwningOpRef<ModuleOp> module = std::move(planned.module);
   Captured diagnostics(*module->getContext());
-  const TargetDesc desc = getTarget(*module).getDesc();
+  TargetDesc desc = getTarget(*module).getDesc();
   // The program straight into a schedule: the simulation needs no IR.
   FailureOr<schedule::Schedule> program =
       lowerToScheduleFile(*module, out.request.interleave);
   if (failed(program)) {
     out.failure = diagnostics.errorText();
-    return;
+    return std::nullopt;
   }
   out.schedule = std::move(*program);
-  module = nullptr;
+  return desc;
+}
+
+/// Simulates a lowered plan's schedule, into `out`. Plain data, no IR: a
+/// search runs several at once.
+void simulateSchedule(PlanOutcome &out, const TargetDesc &desc, bool trace) {
   llvm::Expected<sim::SimResult> result =
       sim::simulate(desc, out.schedule, trace);
   if (!result) {
@@ -402,6 +421,13 @@ void lowerAndSimulate(Planned &planned, bool trace) {
   out.simulated = std::move(*result);
   if (!out.simulated->failure.empty())
     out.failure = out.simulated->failure;
+}
+
+/// Lowers the planned module (consuming it) and simulates its program,
+/// into `planned.outcome`; `failure` says why either refused.
+void lowerAndSimulate(Planned &planned, bool trace) {
+  if (std::optional<TargetDesc> desc = lower(planned))
+    simulateSchedule(planned.outcome, *desc, trace);
 }
 
 /// The cost model's order, made total by the degrees.
@@ -554,32 +580,85 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     if (options.progress)
       options.progress(++done, steps);
   };
-  for (const PlanRequest &candidate : candidates) {
-    Planned planned = planModule(candidate, context, options);
+  // Candidates are planned on `threads` workers, each in a context of its
+  // own (diagnostics are captured per context; the kept modules live in
+  // them until the search returns), and taken in candidate order, so the
+  // result is the one planning them one by one gives. An instrumented
+  // search plans on this thread alone: its instrumentation need not be
+  // thread-safe.
+  unsigned threads =
+      options.instrument
+          ? 1
+          : llvm::hardware_concurrency(options.threads).compute_thread_count();
+  threads = std::max<unsigned>(
+      1, std::min<size_t>(threads, std::max<size_t>(candidates.size(), 1)));
+  std::vector<std::unique_ptr<MLIRContext>> workerContexts;
+  std::optional<llvm::StdThreadPool> pool;
+  if (threads > 1) {
+    pool.emplace(llvm::hardware_concurrency(threads));
+    for (unsigned t = 0; t < threads; ++t) {
+      workerContexts.push_back(std::make_unique<MLIRContext>(
+          context.getDialectRegistry(), MLIRContext::Threading::DISABLED));
+      workerContexts.back()->loadAllAvailableDialects();
+    }
+  }
+  std::vector<std::optional<Planned>> planned(candidates.size());
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::atomic<size_t> next = 0;
+  for (unsigned t = 0; t < workerContexts.size(); ++t)
+    pool->async([&, t] {
+      for (size_t i; (i = next++) < candidates.size();) {
+        Planned one = planModule(candidates[i], *workerContexts[t], options);
+        std::lock_guard<std::mutex> lock(mutex);
+        planned[i] = std::move(one);
+        ready.notify_all();
+      }
+    });
+  // The modules must go before their contexts.
+  llvm::scope_exit dropPlans([&] {
+    plans.clear();
+    planned.clear();
+  });
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Planned one;
+    if (pool) {
+      std::unique_lock<std::mutex> lock(mutex);
+      ready.wait(lock, [&] { return planned[i].has_value(); });
+      one = std::move(*planned[i]);
+      planned[i].reset();
+    } else {
+      one = planModule(candidates[i], context, options);
+    }
     progress();
-    if (!planned.outcome.failure.empty()) {
+    if (!one.outcome.failure.empty()) {
       ++result.rejected;
       continue;
     }
-    plans.push_back(std::move(planned));
+    plans.push_back(std::move(one));
     keepModule(plans.size() - 1);
   }
   auto byPlannedPrediction = [](const Planned &a, const Planned &b) {
     return byPrediction(a.outcome, b.outcome);
   };
   std::stable_sort(plans.begin(), plans.end(), byPlannedPrediction);
-  // Simulates a plan from its kept module, or planned again when it has
-  // none (the kept ones ran out).
-  auto simulate = [&](Planned &planned, bool trace) {
+  // Lowers a plan from its kept module, or planned again when it has none
+  // (the kept ones ran out); the target to simulate it on, or none with
+  // `failure` set.
+  auto lowerPlan = [&](Planned &planned) -> std::optional<TargetDesc> {
     if (!planned.module) {
       Planned again = planModule(planned.outcome.request, context, options);
       if (!again.module) {
         planned.outcome.failure = again.outcome.failure;
-        return;
+        return std::nullopt;
       }
       planned.module = std::move(again.module);
     }
-    lowerAndSimulate(planned, trace);
+    return lower(planned);
+  };
+  auto simulate = [&](Planned &planned, bool trace) {
+    if (std::optional<TargetDesc> desc = lowerPlan(planned))
+      simulateSchedule(planned.outcome, *desc, trace);
   };
   int64_t simulated = 0;
   // Only the best simulated plan so far keeps its schedule (the winner's
@@ -590,36 +669,79 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   // about the seconds and memory of one plan's simulation at most (the
   // best plans of a large DiT each come near the budget).
   double budgetLeft = options.searchSimulationBudget;
-  for (size_t i = 0; i < plans.size() && simulated < simulateTop;) {
-    double tasks = plans[i].outcome.estimatedTasks;
-    if (tasks > kSimulationBudget) {
-      ++i;
-      continue;
+  // In prediction order, the plans within kSimulationBudget are simulated
+  // while the budget lasts, until simulateTop of them ran; one the
+  // simulator refuses (an HBM overflow, say) does not fit and does not
+  // count. The plans the next steps would simulate, were none refused, run
+  // at once (lowered here, simulated on the workers); their outcomes are
+  // then taken in order, so the result is that of one at a time.
+  std::vector<bool> refused(plans.size(), false);
+  size_t i = 0;
+  while (i < plans.size() && simulated < simulateTop) {
+    SmallVector<size_t> batch;
+    double left = budgetLeft;
+    for (size_t k = i; k < plans.size() &&
+                       simulated + int64_t(batch.size()) < simulateTop;
+         ++k) {
+      double tasks = plans[k].outcome.estimatedTasks;
+      if (tasks > kSimulationBudget)
+        continue;
+      if (tasks > left)
+        break;
+      left -= tasks;
+      batch.push_back(k);
     }
-    if (tasks > budgetLeft)
+    if (batch.empty())
       break;
-    budgetLeft -= tasks;
-    simulate(plans[i], /*trace=*/false);
-    progress();
-    if (!plans[i].outcome.failure.empty()) {
-      // The simulation refused it (an HBM overflow, say): it does not fit.
-      plans.erase(plans.begin() + i);
-      ++result.rejected;
-      continue;
-    }
-    // (Erasing at i leaves the indices before it in place.)
-    auto makespan = [&](size_t k) {
-      return plans[k].outcome.simulated->makespan;
+    // Each is simulated as soon as it is lowered, while the next lowers.
+    std::vector<std::optional<TargetDesc>> targets(batch.size());
+    auto run = [&](size_t b) {
+      if (targets[b])
+        simulateSchedule(plans[batch[b]].outcome, *targets[b],
+                         /*trace=*/false);
     };
-    if (!bestSimulated || makespan(i) < makespan(*bestSimulated)) {
-      if (bestSimulated)
-        plans[*bestSimulated].outcome.schedule = {};
-      bestSimulated = i;
-    } else {
-      plans[i].outcome.schedule = {};
+    for (size_t b = 0; b < batch.size(); ++b) {
+      targets[b] = lowerPlan(plans[batch[b]]);
+      if (pool && batch.size() > 1)
+        pool->async(run, b);
+      else
+        run(b);
     }
-    ++i;
-    ++simulated;
+    if (pool && batch.size() > 1)
+      pool->wait();
+    for (size_t k : batch) {
+      budgetLeft -= plans[k].outcome.estimatedTasks;
+      progress();
+      if (!plans[k].outcome.failure.empty()) {
+        refused[k] = true;
+        plans[k].outcome.schedule = {};
+        ++result.rejected;
+        continue;
+      }
+      auto makespan = [&](size_t j) {
+        return plans[j].outcome.simulated->makespan;
+      };
+      if (!bestSimulated || makespan(k) < makespan(*bestSimulated)) {
+        if (bestSimulated)
+          plans[*bestSimulated].outcome.schedule = {};
+        bestSimulated = k;
+      } else {
+        plans[k].outcome.schedule = {};
+      }
+      ++simulated;
+    }
+    i = batch.back() + 1;
+  }
+  // The refused plans do not fit.
+  {
+    size_t fit = 0;
+    for (size_t k = 0; k < plans.size(); ++k)
+      if (!refused[k]) {
+        if (fit != k)
+          plans[fit] = std::move(plans[k]);
+        ++fit;
+      }
+    plans.resize(fit);
   }
   // By the best estimate of each: the simulator's time where it ran, the
   // cost model's otherwise.

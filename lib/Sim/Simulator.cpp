@@ -195,8 +195,16 @@ private:
   std::vector<int32_t> dependentsStart, dependents; // CSR
   std::vector<ChipState> chips;
   std::vector<Flow> flows;
+  /// Slots of flows that have arrived, for new flows to reuse: a run holds
+  /// the flows in flight, not every flow it ever started (millions in a
+  /// large DiT plan, most of a search's memory). A reused slot keeps
+  /// counting its version, so a stale FlowDone never matches the new flow.
+  std::vector<int32_t> freeFlows;
   std::vector<Link> links;
   llvm::DenseMap<int64_t, int32_t> linkIndex;
+  /// The link slots of each (from, to) route taken so far.
+  llvm::DenseMap<std::pair<int64_t, int64_t>, llvm::SmallVector<int32_t, 4>>
+      routes;
   std::vector<int32_t> dirtyLinks;
   std::vector<Instance> instances;
   std::map<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
@@ -336,10 +344,16 @@ void Engine::load() {
 void Engine::startFlow(int64_t from, int64_t to, double bytes,
                        Flow::Owner owner, int32_t id, bool ring) {
   Flow flow;
-  llvm::SmallVector<int64_t, 8> path;
-  route(from, to, path);
-  for (int64_t id : path)
-    flow.links.push_back(linkSlot(id));
+  // A run sends between the same pairs of chips over and over: each pair's
+  // route is worked out once, its links' slots taken in the same order.
+  auto [known, fresh] = routes.try_emplace({from, to});
+  if (fresh) {
+    llvm::SmallVector<int64_t, 8> path;
+    route(from, to, path);
+    for (int64_t id : path)
+      known->second.push_back(linkSlot(id));
+  }
+  flow.links = known->second;
   flow.remaining = bytes;
   flow.updated = now;
   flow.latency = flow.links.size() * target.hopLatency;
@@ -350,8 +364,16 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
   flow.efficiency = model.linkEfficiency(ring);
   flow.owner = owner;
   flow.id = id;
-  int32_t f = flows.size();
-  flows.push_back(std::move(flow));
+  int32_t f;
+  if (freeFlows.empty()) {
+    f = flows.size();
+    flows.push_back(std::move(flow));
+  } else {
+    f = freeFlows.back();
+    freeFlows.pop_back();
+    flow.version = flows[f].version + 1;
+    flows[f] = std::move(flow);
+  }
   if (flows[f].links.empty() || bytes <= 0) {
     flows[f].active = false;
     push(now + flows[f].latency, Event::Kind::Arrive, f);
@@ -618,6 +640,7 @@ SimResult Engine::run() {
       break;
     case Event::Kind::Arrive:
       arrive(flows[event.a]);
+      freeFlows.push_back(event.a);
       break;
     }
   }

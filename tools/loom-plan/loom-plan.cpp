@@ -100,6 +100,11 @@ static cl::opt<int64_t>
         cl::desc("--search: simulate up to this many of the best plans "
                  "by prediction, while their programs' tasks add up to at "
                  "most 4 million"));
+static cl::opt<unsigned>
+    threads("search-threads", cl::init(0), cl::cat(category),
+            cl::desc("--search: threads that plan the candidates and "
+                     "simulate the best (0: one per core); the result is "
+                     "the same on any number"));
 static cl::opt<std::string> traceFile("trace", cl::cat(category),
                                       cl::value_desc("file"),
                                       cl::desc("Write a Perfetto trace"));
@@ -211,6 +216,7 @@ int main(int argc, char **argv) {
   options.trace =
       !traceFile.empty() || !svgFile.empty() || !htmlFile.empty();
   options.simulateTop = top;
+  options.threads = threads;
   options.rankOnly = search && jsonFlag; // a search's JSON is its ranking
   loom::SearchProgress progress(errs());
   if (errs().is_displayed())

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace loom {
 
 /// The work of one op on one slice, as the cost model prices it.
@@ -79,6 +81,11 @@ public:
   /// Each op's work on that slice, in order.
   void forEachWork(int64_t length, int64_t context,
                    llvm::function_ref<void(const SliceWork &)> fn) const;
+
+  /// Whether `other` prices every slice exactly as this does: the same
+  /// terms (whichever ops they are), groups and sequence. A model's layers
+  /// are mostly copies of one or two, so a stage prices each kind once.
+  bool pricesAs(const LayerSliceCost &other) const;
 
 private:
   void addOp(mlir::Operation &op);
@@ -149,7 +156,17 @@ public:
   int64_t getMicrobatches() const { return microbatches; }
 
 private:
+  /// Stage `stage`'s seconds with `priced[k]` caching kind k's layer
+  /// seconds for this slice.
+  double stageSeconds(int64_t stage, int64_t length, int64_t context,
+                      llvm::SmallVectorImpl<std::optional<double>> &priced)
+      const;
+
   std::vector<std::vector<LayerSliceCost>> stageLayers;
+  /// Per stage, each layer's kind: the index in `kinds` of the first layer
+  /// (of any stage) that prices as it does, as (stage, index in stage).
+  std::vector<llvm::SmallVector<unsigned>> kindOf;
+  std::vector<std::pair<unsigned, unsigned>> kinds;
   std::optional<LayerSliceCost> prologue, epilogue;
   /// Per stage but the last, the bytes of its last layer's results at the
   /// full sequence.

@@ -134,6 +134,10 @@ struct PlanOptions {
   /// Search: stop at the ranking (no winner's report, no simulation beyond
   /// the top).
   bool rankOnly = false;
+  /// Search: how many threads plan the candidates and simulate the top
+  /// ones (0: one per core). The result does not depend on it; a search
+  /// with `instrument` runs on the calling thread alone.
+  unsigned threads = 0;
   /// Search: called after each candidate is planned and each simulated,
   /// with how many of the search's steps are done (the candidates, then at
   /// most simulateTop simulations; a simulation that fails may leave the
