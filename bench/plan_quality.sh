@@ -136,7 +136,11 @@ model "LLaMA-65B prefill, batch 8 x 2048 tokens, v5e-16" "--model llama-65b --ta
 model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8
 model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4 "--data-parallel 2 --sp 4 --stages 1"
 model "Flux-dev, 1024 px, 28 steps, v5e-16" "--model flux-dev --target v5e-16" 8 4 4 "--sp 4 --stages 4"
-model "Flux.1-schnell, 1024 px, 4 steps, v5e-4" "--model flux-schnell --target v5e-4 --steps 4" 4 2 2 "--sp 4 --stages 1"
+# Flux (no CFG): xDiT's docs/performance/flux.md, ulysses=4 x pipefusion=4
+# on 16 GPUs for Flux-dev at 1024 px; for schnell ulysses_degree = #gpu
+# without PipeFusion, which does not fit v5e's 16 GB (Ulysses keeps the
+# 24 GB of weights whole), so Ulysses is lowered to 2 and PipeFusion takes 2.
+model "Flux.1-schnell, 1024 px, 4 steps, v5e-4" "--model flux-schnell --target v5e-4 --steps 4" 4 2 2 "--sp 2 --stages 2"
 model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-16" "--model wan21-t2v-14b --target v5e-16 --frames 81 --height 720 --width 1280 --steps 50" 8 8 2 "--data-parallel 2 --sp 2 --stages 4"
 model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-64" "--model wan21-t2v-14b --target v5e-64 --frames 81 --height 720 --width 1280 --steps 50" 8 8 8 "--data-parallel 2 --sp 4 --stages 8"
 

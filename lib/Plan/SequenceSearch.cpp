@@ -25,6 +25,9 @@ SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips) {
         if (!attn.getCross())
           heads = std::gcd(heads, std::gcd(int64_t(attn.getHeads()),
                                            int64_t(attn.getKvHeads())));
+      } else if (auto joint = dyn_cast<JointAttentionOp>(op.getOperation())) {
+        attention += flops;
+        heads = std::gcd(heads, int64_t(joint.getHeads()));
       }
     });
   });

@@ -11,6 +11,15 @@
 // exchange: each chip's queries attend to all text keys. Runs on the
 // per-chip view loom-shard-heads leaves (heads here are a tp rank's).
 //
+// MMDiT joint attention (SD3, Flux, HunyuanVideo) attends over the text and
+// image tokens together, so both streams go through the all-to-alls. As
+// xDiT does (xfuser/model_executor/models/transformers/transformer_flux.py,
+// `split_text_embed_in_sp`): when sp divides the text tokens the text
+// stream is split like the image stream (and Flux's single blocks then see
+// their concatenation split, text share first); otherwise every chip keeps
+// the whole text, takes its heads' share of the text q, k, v locally and
+// all-gathers the text output's heads.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Transforms/ShardSequence.h"
@@ -54,14 +63,21 @@ int64_t layerTokens(ModuleOp module) {
   return tokens;
 }
 
+/// The text tokens of the first MMDiT joint attention (0 when none).
+int64_t jointTextTokens(ModuleOp module) {
+  int64_t tokens = 0;
+  module.walk([&](JointAttentionOp joint) {
+    tokens = cast<RankedTensorType>(joint.getQTxt().getType()).getDimSize(1);
+    return WalkResult::interrupt();
+  });
+  return tokens;
+}
+
 /// The first op Ulysses cannot split, and why; {nullptr, ""} when none.
 std::pair<Operation *, std::string> unsupported(ModuleOp module) {
   std::pair<Operation *, std::string> found{nullptr, ""};
   module.walk([&](Operation *op) {
-    if (isa<JointAttentionOp>(op))
-      found = {op, "Ulysses over MMDiT joint attention (text and image "
-                   "streams) is not implemented"};
-    else if (isa<LatentAttentionOp>(op))
+    if (isa<LatentAttentionOp>(op))
       found = {op, "Ulysses over latent (MLA) attention is not implemented"};
     else if (isa<MoERouteOp, MoEExpertsOp>(op))
       found = {op, "mixture-of-experts layers split their tokens by expert "
@@ -87,16 +103,22 @@ std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t sp) {
     return {module, "sp = " + std::to_string(sp) + " does not divide the " +
                         std::to_string(tokens) + " tokens each layer sees"};
   std::pair<Operation *, std::string> reason{nullptr, ""};
-  module.walk([&](AttentionOp attn) {
-    if (attn.getCross())
+  module.walk([&](Operation *op) {
+    int64_t heads = 0, kvHeads = 0;
+    if (auto attn = dyn_cast<AttentionOp>(op); attn && !attn.getCross()) {
+      heads = attn.getHeads();
+      kvHeads = attn.getKvHeads();
+    } else if (auto joint = dyn_cast<JointAttentionOp>(op)) {
+      heads = kvHeads = joint.getHeads();
+    } else {
       return WalkResult::advance();
-    int64_t heads = attn.getHeads(), kvHeads = attn.getKvHeads();
+    }
     if (heads % sp == 0 && kvHeads % sp == 0)
       return WalkResult::advance();
-    reason = {attn, "sp = " + std::to_string(sp) + " does not divide the " +
-                        std::to_string(heads) + " heads and " +
-                        std::to_string(kvHeads) +
-                        " KV heads this attention holds per chip"};
+    reason = {op, "sp = " + std::to_string(sp) + " does not divide the " +
+                      std::to_string(heads) + " heads and " +
+                      std::to_string(kvHeads) +
+                      " KV heads this attention holds per chip"};
     return WalkResult::interrupt();
   });
   return reason;
@@ -113,8 +135,15 @@ std::string joinDegrees(ArrayRef<int64_t> degrees) {
 /// collectives that enter, cross and leave that layout.
 class SequenceSharder {
 public:
-  SequenceSharder(int64_t sp, int64_t tokens, MLIRContext *context)
-      : sp(sp), tokens(tokens), b(context) {}
+  /// `tokens`: the image (or LLM) sequence; `text`: MMDiT's text stream
+  /// when sp divides it, else 0 (the text stays whole on every chip).
+  SequenceSharder(int64_t sp, int64_t tokens, int64_t text,
+                  MLIRContext *context)
+      : sp(sp), b(context) {
+    lengths.push_back(tokens);
+    if (text > 0)
+      lengths.append({text, text + tokens});
+  }
 
   void run(func::FuncOp func) {
     Block &body = func.getBody().front();
@@ -127,7 +156,19 @@ public:
         continue; // Results stay split, as each chip's sampler reads its own.
       if (!anySplit(&op))
         continue;
-      if (llvm::all_of(op.getResults(), [&](Value r) { return isSequence(r); }))
+      if (auto slice = dyn_cast<SliceOp>(op);
+          slice && slice.getDim() == 1 && isSequence(slice.getResult()) &&
+          slice.getOffset() % sp == 0) {
+        // The image tokens of a split [text, image] sequence: each chip's
+        // share holds its text share first (Flux's last single block).
+        slice.setOffset(slice.getOffset() / sp);
+        splitResults(&op);
+        continue;
+      }
+      if (llvm::all_of(op.getResults(), [&](Value r) { return isSequence(r); }) &&
+          (!isa<ConcatOp>(op) ||
+           llvm::all_of(op.getOperands(),
+                        [&](Value v) { return split.contains(v); })))
         splitResults(&op);
       else
         gatherOperands(&op);
@@ -140,7 +181,8 @@ private:
   /// A token tensor over the whole sequence.
   bool isSequence(Value value) const {
     auto type = dyn_cast<RankedTensorType>(value.getType());
-    return type && type.getRank() == 3 && type.getDimSize(1) == tokens;
+    return type && type.getRank() == 3 &&
+           llvm::is_contained(lengths, type.getDimSize(1));
   }
   bool anySplit(Operation *op) const {
     return llvm::any_of(op->getOperands(),
@@ -210,6 +252,10 @@ private:
         shardAttention(attn);
         continue;
       }
+      if (auto joint = dyn_cast<JointAttentionOp>(op)) {
+        shardJointAttention(joint);
+        continue;
+      }
       if (anySplit(&op))
         splitResults(&op);
     }
@@ -258,7 +304,55 @@ private:
     split.insert(back);
   }
 
-  int64_t sp, tokens;
+  /// Joint attention: both streams' q, k, v to all tokens of heads/sp heads
+  /// (a whole text stream gives each chip its heads' share locally), then
+  /// each output back (a whole text stream's by an all-gather of the heads).
+  void shardJointAttention(JointAttentionOp joint) {
+    if (!split.contains(joint.getQImg()))
+      return;
+    bool textSplit = split.contains(joint.getQTxt());
+    b.setInsertionPoint(joint);
+    DenseMap<Value, Value> heads;
+    for (auto [i, operand] : llvm::enumerate(joint->getOpOperands())) {
+      Value &exchanged = heads[operand.get()];
+      if (!exchanged) {
+        bool text = i >= 3;
+        if (!text || textSplit) {
+          exchanged = exchange(joint, operand.get(), /*toHeads=*/true);
+        } else {
+          auto type = cast<RankedTensorType>(operand.get().getType());
+          exchanged = LocalShardOp::create(
+              b, joint.getLoc(), withDim(type, 2, type.getDimSize(2) / sp),
+              operand.get(), b.getStringAttr(kSequenceGroup),
+              b.getI64IntegerAttr(sp), b.getI64IntegerAttr(2));
+        }
+      }
+      operand.set(exchanged);
+    }
+    joint.setHeads(joint.getHeads() / sp);
+    joint.getImg().setType(joint.getQImg().getType());
+    joint.getTxt().setType(joint.getQTxt().getType());
+    b.setInsertionPointAfter(joint);
+    Value img = exchange(joint, joint.getImg(), /*toHeads=*/false);
+    joint.getImg().replaceAllUsesExcept(img, img.getDefiningOp());
+    split.insert(img);
+    Value txt;
+    if (textSplit) {
+      txt = exchange(joint, joint.getTxt(), /*toHeads=*/false);
+      split.insert(txt);
+    } else {
+      auto type = cast<RankedTensorType>(joint.getTxt().getType());
+      txt = AllGatherOp::create(b, joint.getLoc(),
+                                withDim(type, 2, type.getDimSize(2) * sp),
+                                joint.getTxt(), b.getStringAttr(kSequenceGroup),
+                                b.getI64IntegerAttr(sp),
+                                b.getI64IntegerAttr(2));
+    }
+    joint.getTxt().replaceAllUsesExcept(txt, txt.getDefiningOp());
+  }
+
+  int64_t sp;
+  SmallVector<int64_t, 3> lengths;
   OpBuilder b;
   llvm::DenseSet<Value> split;
   DenseMap<Value, Value> entered;
@@ -329,7 +423,9 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
            << " chips of " << target->getTopologyDesc().name
            << ", which the stages' groups tile; valid degrees: "
            << validDegrees();
-  SequenceSharder sharder(sp, layerTokens(module), module.getContext());
+  int64_t text = jointTextTokens(module);
+  SequenceSharder sharder(sp, layerTokens(module), text % sp == 0 ? text : 0,
+                          module.getContext());
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal())
       sharder.run(func);

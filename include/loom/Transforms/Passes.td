@@ -161,11 +161,17 @@ def ShardSequence : Pass<"loom-shard-sequence", "mlir::ModuleOp"> {
     tokens. After the layers, token-wise ops stay split, an op that needs
     the whole sequence (unpatchify) is preceded by a `loom.all_gather` over
     "sp", and the function returns its logits split along the sequence.
+    MMDiT joint attention exchanges both streams: the text stream is split
+    like the image stream when sp divides its tokens (Flux's single blocks
+    then see the concatenation split); otherwise each chip keeps the whole
+    text, takes its heads' share of the text q, k, v with a
+    `loom.local_shard` (`dim = 2`) and all-gathers the text output's heads
+    (xDiT's `split_text_embed_in_sp`).
 
     sp must divide the sequence and every self-attention's local heads and
     KV heads, and tp x sp the topology's chips; otherwise the error names
-    the valid degrees. MMDiT joint attention, latent attention, mixtures of
-    experts and decode are refused. `mode=ring` (ring attention) is not
+    the valid degrees. Latent attention, mixtures of experts and decode are
+    refused. `mode=ring` (ring attention) is not
     implemented yet. Records `sp` in `loom.parallel`; the pipeline's slices
     and patches stay in tokens of the whole sequence.
   }];

@@ -15,7 +15,7 @@ namespace loom {
 /// Splits the sequence of every layer of `module` (after loom-shard-heads,
 /// before loom-partition-layers) over `sp` chips per tensor-parallel rank,
 /// DeepSpeed-Ulysses style: all-to-alls over the heads before and after
-/// each self-attention. `mode` is "ulysses" (ring attention is refused as
+/// each self-attention and MMDiT joint attention (both streams). `mode` is "ulysses" (ring attention is refused as
 /// not implemented). Emits a diagnostic naming the valid degrees and fails
 /// without changing the module when `sp` does not divide every
 /// self-attention's local heads and KV heads and the sequence, or the
