@@ -567,5 +567,6 @@ def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards",
 }
 
 include "Loom/LoomMoEOps.td"
+include "Loom/LoomSequenceOps.td"
 
 #endif // LOOM_OPS_TD

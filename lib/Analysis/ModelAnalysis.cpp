@@ -46,11 +46,17 @@ LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
     if (isa<YieldOp>(op))
       continue;
     footprint.workingSet += getTensorBytes(op.getResultTypes());
+    // A ring attention holds the K/V block in hand and the one arriving.
+    if (auto ring = dyn_cast<RingAttentionOp>(op))
+      footprint.workingSet += 2.0 * double(ring.getBlockBytes());
     if (!patches)
       continue;
     if (auto attn = dyn_cast<AttentionOp>(op); attn && !attn.getCross())
       footprint.kvCache += getTensorBytes(attn.getK().getType()) +
                            getTensorBytes(attn.getV().getType());
+    // A ring's chip keeps its own block (the stale K/V of its tokens).
+    if (auto ring = dyn_cast<RingAttentionOp>(op))
+      footprint.kvCache += double(ring.getBlockBytes());
     if (auto joint = dyn_cast<JointAttentionOp>(op))
       footprint.kvCache +=
           getTensorBytes(joint.getKImg().getType()) +

@@ -100,6 +100,14 @@ void LayerSliceCost::addOp(Operation &op) {
     // Per-sample work (adaLN vectors, embedders): every slice repeats it.
     term.fixedBytes = moved;
     term.scales = false;
+  } else if (auto ring = dyn_cast<RingAttentionOp>(op)) {
+    // Every query block of the slice attends to every K/V block of the
+    // ring; the blocks go round whole whatever the slice (PipeFusion's
+    // stale K/V included).
+    term.fixedBytes = 0;
+    term.tokenBytes = work.bytes;
+    term.ringSteps = ring.getGroupSize();
+    term.ringBytes = double(ring.getBlockBytes());
   } else if (isa<AttentionOp, JointAttentionOp>(op)) {
     // Full (DiT), cross or joint attention as the flash kernel runs it: a
     // slice's query blocks each read the K/V blocks, so all of its traffic
@@ -206,20 +214,58 @@ void LayerSliceCost::forEachWork(
       work.steps = std::max<int64_t>(
           std::llround(term.scales ? term.steps * fraction : term.steps), 1);
       work.bytes = term.fixedBytes + term.tokenBytes * fraction;
+      work.ringSteps = term.ringSteps;
+      work.ringBytes = term.ringBytes;
       break;
     }
     fn(work);
   }
 }
 
+double loom::ringStepSeconds(const CostModel &model,
+                             ArrayRef<GroupAxis> tpAxes,
+                             ArrayRef<GroupAxis> spAxes, double bytes) {
+  int64_t n = 1, tp = 1;
+  for (const GroupAxis &axis : spAxes)
+    n *= std::max<int64_t>(axis.size, 1);
+  for (const GroupAxis &axis : tpAxes)
+    tp *= std::max<int64_t>(axis.size, 1);
+  if (n <= 1)
+    return 0;
+  const TargetDesc &target = model.getTarget();
+  int64_t farthest = CostModel::isRing(spAxes) ? 1 : n - 1;
+  return double(farthest * tp) * target.hopLatency +
+         bytes /
+             (model.linkEfficiency(/*ring=*/false) * target.linkBandwidth);
+}
+
+double loom::ringSeconds(int64_t steps, double compute, double transfer) {
+  if (steps <= 1)
+    return compute;
+  return std::max(double(steps) * compute,
+                  double(steps - 1) * transfer + compute);
+}
+
+double LayerSliceCost::computeSeconds(const SliceWork &work) const {
+  if (work.ringSteps <= 1)
+    return model.taskTime(work.flops, work.bytes, work.elementBits,
+                          work.vectorOps, double(work.steps));
+  // The lowering's blocks: an equal share of the work each.
+  double n = double(work.ringSteps);
+  double block = model.taskTime(
+      work.flops / n, work.bytes / n, work.elementBits, work.vectorOps / n,
+      double(std::max<int64_t>(std::llround(work.steps / n), 1)));
+  return ringSeconds(work.ringSteps, block,
+                     ringStepSeconds(model, axes, spAxes, work.ringBytes));
+}
+
 void LayerSliceCost::appendTimes(int64_t length, int64_t context,
                                  SmallVectorImpl<TaskTime> &times) const {
   forEachWork(length, context, [&](const SliceWork &work) {
     if (!work.collective) {
-      // The simulator runs a compute task for its kernel step and roofline.
-      times.push_back(
-          {false, model.taskTime(work.flops, work.bytes, work.elementBits,
-                                 work.vectorOps, double(work.steps))});
+      // The simulator runs a compute task for its kernel step and roofline
+      // (a ring's blocks hold the TensorCore between its transfers).
+      times.push_back({false, computeSeconds(work)});
       return;
     }
     ArrayRef<GroupAxis> group = work.sequenceGroup ? spAxes : axes;
@@ -256,8 +302,7 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
                  ? model.collectiveTime(work.kind,
                                         work.sequenceGroup ? spAxes : axes,
                                         work.bytes)
-                 : model.taskTime(work.flops, work.bytes, work.elementBits,
-                                  work.vectorOps, double(work.steps));
+                 : computeSeconds(work);
   });
   return total;
 }

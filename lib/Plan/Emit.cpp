@@ -374,7 +374,12 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
                      "all-gather around the norms); MaxDiffusion has no "
                      "such axis");
   }
-  if (r.sp > 1)
+  if (r.sp > 1 && r.spMode == "ring")
+    lost.push_back(fmt::format(
+        "ring attention (sp {}: K/V blocks passed around a ring of chips); "
+        "Loom does not map it onto the runtime's sequence or context axis",
+        r.sp));
+  else if (r.sp > 1)
     lost.push_back(fmt::format(
         "Ulysses sequence parallelism (sp {}: all-to-alls trading tokens for "
         "heads around attention); Loom does not map it onto the runtime's "

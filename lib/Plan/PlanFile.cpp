@@ -78,6 +78,8 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
       j.attribute("ep", r.ep);
       if (r.sp > 1)
         j.attribute("sp", r.sp);
+      if (r.sp > 1 && r.spMode != "ulysses")
+        j.attribute("sp_mode", r.spMode);
       j.attribute("stages", r.stages);
       j.attribute("data_parallel", r.dataParallel);
       j.attribute("sequence_parallel", r.sequenceParallel);
@@ -199,7 +201,7 @@ struct PlanFileReader {
 
   void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {
     json.keys(o, path,
-              {"tp", "ep", "sp", "stages", "data_parallel",
+              {"tp", "ep", "sp", "sp_mode", "stages", "data_parallel",
                "sequence_parallel", "slices", "interleave", "microbatches"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
@@ -211,6 +213,11 @@ struct PlanFileReader {
       r.microbatches = json.integer(o, "microbatches", path, 1);
     if (o.get("sp"))
       r.sp = json.integer(o, "sp", path, 1);
+    if (o.get("sp_mode"))
+      r.spMode = json.string(o, "sp_mode", path);
+    if (r.spMode != "ulysses" && r.spMode != "ring")
+      json.fail(JsonReader::at(path, "sp_mode"),
+                "must be \"ulysses\" or \"ring\", got \"" + r.spMode + "\"");
     r.stages = json.integer(o, "stages", path, 1);
     r.dataParallel = json.integer(o, "data_parallel", path, 1);
     r.sequenceParallel = boolean(o, "sequence_parallel", path);

@@ -300,6 +300,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   pipelineOptions.tp = request.tp;
   pipelineOptions.ep = request.ep;
   pipelineOptions.sp = request.sp;
+  pipelineOptions.spMode = request.spMode;
   pipelineOptions.sequenceParallel = request.sequenceParallel;
   pipelineOptions.stages = request.stages;
   pipelineOptions.dataParallel = request.dataParallel;
@@ -433,11 +434,13 @@ void lowerAndSimulate(Planned &planned, bool trace) {
 /// The cost model's order, made total by the degrees.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
   return std::make_tuple(a.predicted, a.request.tp, a.request.sp,
-                         a.request.stages, a.request.dataParallel,
-                         a.request.interleave, a.request.microbatches) <
+                         a.request.spMode, a.request.stages,
+                         a.request.dataParallel, a.request.interleave,
+                         a.request.microbatches) <
          std::make_tuple(b.predicted, b.request.tp, b.request.sp,
-                         b.request.stages, b.request.dataParallel,
-                         b.request.interleave, b.request.microbatches);
+                         b.request.spMode, b.request.stages,
+                         b.request.dataParallel, b.request.interleave,
+                         b.request.microbatches);
 }
 
 } // namespace
@@ -543,7 +546,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
       // Data parallelism splits the batch.
       for (int64_t dp = 1; dp <= batch && dp <= chips / (tp * stages); ++dp) {
         for (int64_t ep : expertDegrees(tp))
-        for (int64_t sp : sequenceDegrees.forTp(tp, request)) {
+        for (auto [sp, ring] : sequenceDegrees.withModes(tp, request)) {
           if (batch % dp != 0 ||
               (request.fixDataParallel && dp != request.dataParallel) ||
               (request.fixEp && ep != request.ep) ||
@@ -560,6 +563,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
             candidate.microbatches = microbatches;
             candidate.tp = tp;
             candidate.sp = sp;
+            candidate.spMode = ring ? "ring" : "ulysses";
             candidate.ep = ep;
             candidate.stages = stages;
             candidate.dataParallel = dp;

@@ -68,8 +68,11 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 
 std::string loom::planName(const PlanOutcome &p) {
   return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}", p.request.tp,
-                     p.request.sp > 1 ? fmt::format(" x sp {}", p.request.sp)
-                                      : "",
+                     p.request.sp > 1
+                         ? fmt::format(" x sp {}{}", p.request.sp,
+                                       p.request.spMode == "ring" ? " (ring)"
+                                                                  : "")
+                         : "",
                      p.request.stages, p.request.stages == 1 ? "" : "s",
                      p.request.dataParallel,
                      p.request.sequenceParallel ? " + sp" : "",
@@ -209,8 +212,10 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     j.attribute("stages", p.request.stages);
     j.attribute("data_parallel", p.request.dataParallel);
     j.attribute("sequence_parallel", p.request.sequenceParallel);
-    if (p.request.sp > 1)
+    if (p.request.sp > 1) {
       j.attribute("sp", p.request.sp);
+      j.attribute("sp_mode", p.request.spMode);
+    }
     if (p.experts > 0) {
       j.attribute("ep", p.request.ep);
       j.attribute("experts_per_chip", p.expertsPerChip);

@@ -25,6 +25,8 @@ SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips) {
         if (!attn.getCross())
           heads = std::gcd(heads, std::gcd(int64_t(attn.getHeads()),
                                            int64_t(attn.getKvHeads())));
+      } else if (isa<RingAttentionOp>(op.getOperation())) {
+        attention += flops;
       } else if (auto joint = dyn_cast<JointAttentionOp>(op.getOperation())) {
         attention += flops;
         heads = std::gcd(heads, int64_t(joint.getHeads()));
@@ -39,7 +41,40 @@ SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips) {
   for (int64_t sp : validSequenceParallelDegrees(module, chips))
     if (chips % sp == 0)
       degrees.valid.push_back(sp);
+  degrees.ring.clear();
+  for (int64_t sp : validSequenceParallelDegrees(module, chips, "ring"))
+    if (chips % sp == 0)
+      degrees.ring.push_back(sp);
   return degrees;
+}
+
+SmallVector<std::pair<int64_t, bool>>
+SequenceDegrees::withModes(int64_t tp, const PlanRequest &request) const {
+  SmallVector<std::pair<int64_t, bool>> chosen;
+  bool fixedRing = request.fixSp && request.sp > 1 && request.spMode == "ring";
+  if (!fixedRing)
+    for (int64_t sp : forTp(tp, request))
+      chosen.push_back({sp, false});
+  if (request.fixSp) {
+    if (fixedRing)
+      chosen.push_back({request.sp, true});
+    return chosen;
+  }
+  if (request.fixSpMode && request.spMode == "ring") {
+    // --sp-mode ring: every sp > 1 as a ring.
+    llvm::erase_if(chosen, [](auto pair) { return pair.first > 1; });
+    if (tp == 1 || request.fixTp)
+      for (int64_t sp : ring)
+        if (sp > 1)
+          chosen.push_back({sp, true});
+    return chosen;
+  }
+  if (request.fixSpMode || (tp > 1 && !request.fixTp))
+    return chosen;
+  for (int64_t sp : ring)
+    if (sp > 1 && (heads % (tp * sp) != 0))
+      chosen.push_back({sp, true});
+  return chosen;
 }
 
 SmallVector<int64_t> SequenceDegrees::forTp(int64_t tp,

@@ -24,6 +24,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   if (options.sp != 1) {
     ShardSequenceOptions sequence;
     sequence.sp = options.sp;
+    sequence.mode = options.spMode;
     pm.addPass(createShardSequence(sequence));
   }
   if (options.ep != 1) {

@@ -73,11 +73,19 @@ int64_t jointTextTokens(ModuleOp module) {
   return tokens;
 }
 
-/// The first op Ulysses cannot split, and why; {nullptr, ""} when none.
-std::pair<Operation *, std::string> unsupported(ModuleOp module) {
+/// The first op `mode` cannot split, and why; {nullptr, ""} when none.
+std::pair<Operation *, std::string> unsupported(ModuleOp module, bool ring) {
   std::pair<Operation *, std::string> found{nullptr, ""};
   module.walk([&](Operation *op) {
-    if (isa<LatentAttentionOp>(op))
+    if (ring && isa<JointAttentionOp>(op))
+      found = {op, "ring attention over MMDiT joint attention is not "
+                   "implemented (mode=ulysses splits it)"};
+    else if (auto attn = dyn_cast<AttentionOp>(op);
+             ring && attn && attn.getCausal())
+      found = {op, "ring attention over a causal mask (striped or zigzag "
+                   "load balancing) is not implemented (mode=ulysses needs "
+                   "none)"};
+    else if (isa<LatentAttentionOp>(op))
       found = {op, "Ulysses over latent (MLA) attention is not implemented"};
     else if (isa<MoERouteOp, MoEExpertsOp>(op))
       found = {op, "mixture-of-experts layers split their tokens by expert "
@@ -93,8 +101,9 @@ std::pair<Operation *, std::string> unsupported(ModuleOp module) {
 }
 
 /// Why `sp` does not split `module`: the op (or the module) and the reason.
-std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t sp) {
-  if (auto found = unsupported(module); found.first)
+std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t sp,
+                                           bool ring) {
+  if (auto found = unsupported(module, ring); found.first)
     return found;
   int64_t tokens = layerTokens(module);
   if (tokens == 0)
@@ -102,6 +111,9 @@ std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t sp) {
   if (tokens % sp != 0)
     return {module, "sp = " + std::to_string(sp) + " does not divide the " +
                         std::to_string(tokens) + " tokens each layer sees"};
+  // A ring passes whole K/V blocks: any head count works.
+  if (ring)
+    return {nullptr, ""};
   std::pair<Operation *, std::string> reason{nullptr, ""};
   module.walk([&](Operation *op) {
     int64_t heads = 0, kvHeads = 0;
@@ -137,9 +149,9 @@ class SequenceSharder {
 public:
   /// `tokens`: the image (or LLM) sequence; `text`: MMDiT's text stream
   /// when sp divides it, else 0 (the text stays whole on every chip).
-  SequenceSharder(int64_t sp, int64_t tokens, int64_t text,
+  SequenceSharder(int64_t sp, int64_t tokens, int64_t text, bool ring,
                   MLIRContext *context)
-      : sp(sp), b(context) {
+      : sp(sp), ring(ring), b(context) {
     lengths.push_back(tokens);
     if (text > 0)
       lengths.append({text, text + tokens});
@@ -286,6 +298,18 @@ private:
       split.insert(attn.getResult());
       return;
     }
+    if (ring) {
+      // Each chip keeps its block of q, k, v; the K/V blocks go round.
+      b.setInsertionPoint(attn);
+      auto ringOp = RingAttentionOp::create(
+          b, attn.getLoc(), attn.getQ().getType(), attn.getQ(), attn.getK(),
+          attn.getV(), attn.getHeads(), attn.getKvHeads(), attn.getHeadDim(),
+          kSequenceGroup, sp);
+      attn.getResult().replaceAllUsesWith(ringOp.getResult());
+      attn.erase();
+      split.insert(ringOp.getResult());
+      return;
+    }
     // Self-attention: all tokens of heads/sp heads on each chip.
     b.setInsertionPoint(attn);
     DenseMap<Value, Value> heads;
@@ -352,6 +376,7 @@ private:
   }
 
   int64_t sp;
+  bool ring;
   SmallVector<int64_t, 3> lengths;
   OpBuilder b;
   llvm::DenseSet<Value> split;
@@ -361,25 +386,24 @@ private:
 } // namespace
 
 SmallVector<int64_t> loom::validSequenceParallelDegrees(ModuleOp module,
-                                                        int64_t maxDegree) {
+                                                        int64_t maxDegree,
+                                                        StringRef mode) {
   SmallVector<int64_t> valid{1};
-  if (unsupported(module).first)
+  bool ring = mode == "ring";
+  if (unsupported(module, ring).first)
     return valid;
   for (int64_t sp = 2; sp <= maxDegree; ++sp)
-    if (!whyNot(module, sp).first)
+    if (!whyNot(module, sp, ring).first)
       valid.push_back(sp);
   return valid;
 }
 
 LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
                                   StringRef mode) {
-  if (mode == "ring")
-    return module.emitError()
-           << "mode=ring (ring attention) is not implemented yet; use "
-              "mode=ulysses";
-  if (mode != "ulysses")
+  if (mode != "ulysses" && mode != "ring")
     return module.emitError() << "unknown mode '" << mode
-                              << "'; expected ulysses";
+                              << "'; expected ulysses or ring";
+  bool ring = mode == "ring";
   FailureOr<TargetAttr> target = requireTarget(module, "loom-shard-sequence");
   if (failed(target))
     return failure();
@@ -388,7 +412,7 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
   int64_t chips = target->getNumChips();
   auto validDegrees = [&] {
     SmallVector<int64_t> valid;
-    for (int64_t d : validSequenceParallelDegrees(module, chips / tp))
+    for (int64_t d : validSequenceParallelDegrees(module, chips / tp, mode))
       if (chips % (tp * d) == 0)
         valid.push_back(d);
     return joinDegrees(valid);
@@ -411,7 +435,7 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
               "tensor-parallel group; choose one";
   if (sp == 1)
     return success();
-  if (auto [op, why] = whyNot(module, sp); op)
+  if (auto [op, why] = whyNot(module, sp, ring); op)
     return op->emitError() << "cannot split the sequence " << sp
                            << " ways: " << why
                            << "; valid sequence-parallel degrees on "
@@ -425,7 +449,7 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
            << validDegrees();
   int64_t text = jointTextTokens(module);
   SequenceSharder sharder(sp, layerTokens(module), text % sp == 0 ? text : 0,
-                          module.getContext());
+                          ring, module.getContext());
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal())
       sharder.run(func);

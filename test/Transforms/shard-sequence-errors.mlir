@@ -1,9 +1,9 @@
 // RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-shard-sequence=sp=3
-// RUN: not loom-opt %s -split-input-file --loom-shard-sequence="sp=2 mode=ring" 2>&1 | FileCheck %s --check-prefix=RING
+// RUN: not loom-opt %s -split-input-file --loom-shard-sequence="sp=2 mode=spiral" 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not loom-opt %s -split-input-file --loom-shard-sequence=sp=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=2 sequence-parallel=true" --loom-shard-sequence=sp=2 2>&1 | FileCheck %s --check-prefix=MEGATRON
 
-// RING: error: mode=ring (ring attention) is not implemented yet; use mode=ulysses
+// MODE: error: unknown mode 'spiral'; expected ulysses or ring
 // ZERO: error: sp must be at least 1, got 0; valid degrees: 1, 2, 4
 // MEGATRON: error: Megatron sequence parallelism (loom-shard-heads sequence-parallel) already splits the sequence over the tensor-parallel group; choose one
 

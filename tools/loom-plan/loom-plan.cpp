@@ -69,10 +69,24 @@ static cl::opt<int64_t>
                 "option is given; with none, the search chooses)"));
 static cl::opt<int64_t>
     sp("sp", cl::init(1), cl::cat(category),
-       cl::desc("Sequence-parallel (Ulysses) degree: sp chips share each "
+       cl::desc("Sequence-parallel degree: sp chips share each "
                 "tensor-parallel rank, each with 1/sp of the sequence, and "
-                "exchange heads for tokens around attention (1 when another "
-                "layout option is given; with none, the search chooses)"));
+                "exchange heads for tokens around attention (Ulysses) or "
+                "pass K/V blocks round a ring (--sp-mode ring) (1 when "
+                "another layout option is given; with none, the search "
+                "chooses)"));
+enum class SpMode { ulysses, ring };
+static cl::opt<SpMode> spMode(
+    "sp-mode", cl::init(SpMode::ulysses), cl::cat(category),
+    cl::desc("How the sp chips split attention (with --sp; with neither, "
+             "the search chooses)"),
+    cl::values(clEnumValN(SpMode::ulysses, "ulysses",
+                          "all-to-alls trading tokens for heads "
+                          "(DeepSpeed-Ulysses); sp divides the heads"),
+               clEnumValN(SpMode::ring, "ring",
+                          "K/V blocks passed around a ring of the sp chips, "
+                          "overlapped with the attention (Liu et al. 2023); "
+                          "any head count")));
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));
@@ -152,6 +166,7 @@ int main(int argc, char **argv) {
   request.tp = tp;
   request.ep = ep;
   request.sp = sp;
+  request.spMode = spMode == SpMode::ring ? "ring" : "ulysses";
   request.stages = stages;
   request.dataParallel = dataParallel;
   request.slices = slices;
@@ -163,6 +178,7 @@ int main(int argc, char **argv) {
   request.fixTp = tp.getNumOccurrences() > 0;
   request.fixEp = ep.getNumOccurrences() > 0;
   request.fixSp = sp.getNumOccurrences() > 0;
+  request.fixSpMode = spMode.getNumOccurrences() > 0;
   request.fixStages = stages.getNumOccurrences() > 0;
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
   request.fixInterleave = interleaveOpt.getNumOccurrences() > 0;
@@ -176,8 +192,8 @@ int main(int argc, char **argv) {
   if (!planFile.empty()) {
     // The file is the whole request; only the target's figures may change.
     SmallVector<const cl::Option *> given = workload.all();
-    given.append({&model, &topology, &tp, &ep, &sp, &stages, &dataParallel,
-                  &slices, &interleaveOpt, &microbatchesOpt,
+    given.append({&model, &topology, &tp, &ep, &sp, &spMode, &stages,
+                  &dataParallel, &slices, &interleaveOpt, &microbatchesOpt,
                   &sequenceParallel, &searchFlag,
                   &top});
     for (const cl::Option *o : given)

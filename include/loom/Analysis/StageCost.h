@@ -40,6 +40,12 @@ struct SliceWork {
   int64_t steps = 1;
   /// Elementwise ops fused into `op`'s kernel (getFusedOperand), in order.
   llvm::ArrayRef<mlir::Operation *> fused;
+  /// Ring attention (loom.ring_attention): the work runs in `ringSteps`
+  /// equal blocks, each after the K/V block of `ringBytes` it attends to
+  /// has come from the previous chip of the sp group, which it passes on
+  /// meanwhile (0: not a ring).
+  int64_t ringSteps = 0;
+  double ringBytes = 0;
 };
 
 /// A task's seconds as the cost model prices it: on the TensorCore, or on
@@ -89,6 +95,8 @@ public:
 
 private:
   void addOp(mlir::Operation &op);
+  /// Seconds of `work`: a ring's by ringSeconds, else the roofline.
+  double computeSeconds(const SliceWork &work) const;
 
   struct Term {
     enum class Kind { Compute, CausalAttention, Collective } kind;
@@ -115,6 +123,8 @@ private:
     unsigned elementBits = 16;
     CollectiveKind collective = CollectiveKind::AllReduce;
     bool sequenceGroup = false;
+    int64_t ringSteps = 0;     ///< ring attention: the sp group's chips
+    double ringBytes = 0;      ///< ring attention: K/V block per step
   };
   const CostModel &model;
   llvm::SmallVector<GroupAxis> axes, spAxes;
@@ -175,6 +185,28 @@ private:
   /// A message's: the hop, and the link at its (line) efficiency.
   double hopLatency, linkBandwidth;
 };
+
+/// Seconds to pass one K/V block of `bytes` to the next chip of a ring of
+/// the sequence-parallel group on `spAxes` (stage ranks r = u * tp + t,
+/// `tpAxes` the tensor-parallel group's): every member sends at once, as
+/// loom-sim runs the lowering's messages. With tp = 1 the members are
+/// neighbours, one hop apart on a ring (CostModel::isRing), and the last
+/// sends back over n - 1 hops on a line. With tp > 1 members sit tp ranks
+/// apart, priced as tp hops without sharing links: an approximation (the
+/// tp rings' messages share links or not as dimension-order routing sends
+/// them), within 7% of loom-sim on DiT-XL/2 at tp 2 and 4 (README). A
+/// message moves at the line efficiency, as CostModel::pointToPointTime.
+double ringStepSeconds(const CostModel &model,
+                       llvm::ArrayRef<GroupAxis> tpAxes,
+                       llvm::ArrayRef<GroupAxis> spAxes, double bytes);
+
+/// Ring attention's closed form: `steps` blocks of `compute` seconds, block
+/// j + 1 starting once block j is done and the K/V block passed on at step
+/// j has arrived (`transfer` seconds each, the first sent at the start):
+/// max(n c, (n - 1) t + c), i.e. c + (n - 1) max(c, t) when either side
+/// dominates (Liu et al. 2023, section 3: the transfer hides under the
+/// compute when c >= t).
+double ringSeconds(int64_t steps, double compute, double transfer);
 
 /// A pipeline's time, and the share of it the busiest stage sits idle (its
 /// bubble).

@@ -43,6 +43,9 @@ struct PlanRequest {
   /// Ulysses sequence parallelism: sp chips share each tensor-parallel rank
   /// (a stage occupies tp x sp chips).
   int64_t sp = 1;
+  /// How the sp chips split attention: "ulysses" (all-to-alls over heads)
+  /// or "ring" (K/V blocks around a ring, loom.ring_attention).
+  std::string spMode = "ulysses";
   std::string slices = "auto";
   /// Units of a stage whose ops run zipped, so that one's collectives
   /// overlap the others' compute (docs/overlap.md).
@@ -56,6 +59,7 @@ struct PlanRequest {
   bool fixTp = false, fixStages = false, fixDataParallel = false;
   bool fixEp = false, fixInterleave = false, fixSp = false;
   bool fixMicrobatches = false;
+  bool fixSpMode = false;
 };
 
 struct PlanOutcome {

@@ -37,6 +37,19 @@ struct SequenceDegrees {
   /// tp rank's heads split sp ways); only 1 with a searched tp > 1; the
   /// request's own when it fixes sp.
   llvm::SmallVector<int64_t> forTp(int64_t tp, const PlanRequest &request) const;
+
+  /// The degrees of ring attention (loom-shard-sequence mode=ring), which
+  /// needs no condition on the heads: those dividing the sequence and the
+  /// chips; empty of anything above 1 when attention does not dominate or
+  /// the model has attention a ring does not split (causal, joint).
+  llvm::SmallVector<int64_t> ring{1};
+
+  /// Every (degree, ring) pair to try with `tp`: forTp's degrees as
+  /// Ulysses, then ring attention where Ulysses cannot go (a degree that
+  /// does not divide the heads), under forTp's rule for tp; the request's
+  /// own degree and mode when it fixes sp.
+  llvm::SmallVector<std::pair<int64_t, bool>>
+  withModes(int64_t tp, const PlanRequest &request) const;
 };
 
 /// The degrees --search tries for `module` (imported, unsharded) on a

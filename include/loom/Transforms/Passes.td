@@ -144,7 +144,7 @@ def ShardExperts : Pass<"loom-shard-experts", "mlir::ModuleOp"> {
 }
 
 def ShardSequence : Pass<"loom-shard-sequence", "mlir::ModuleOp"> {
-  let summary = "Sequence (context) parallelism: Ulysses all-to-alls over heads";
+  let summary = "Sequence (context) parallelism: Ulysses or ring attention";
   let description = [{
     Runs after loom-shard-heads and before loom-partition-layers. Each
     tensor-parallel rank's work is shared by `sp` chips (a stage occupies
@@ -171,16 +171,25 @@ def ShardSequence : Pass<"loom-shard-sequence", "mlir::ModuleOp"> {
     sp must divide the sequence and every self-attention's local heads and
     KV heads, and tp x sp the topology's chips; otherwise the error names
     the valid degrees. Latent attention, mixtures of experts and decode are
-    refused. `mode=ring` (ring attention) is not
-    implemented yet. Records `sp` in `loom.parallel`; the pipeline's slices
-    and patches stay in tokens of the whole sequence.
+    refused.
+
+    `mode=ring` (ring attention, Liu et al., arXiv 2310.01889): the tokens
+    split the same way, but each self-attention becomes a
+    `loom.ring_attention` over the chip's block of q, k and v (all heads),
+    whose K/V blocks go round the sp chips, each step's transfer under the
+    attention to the block in hand; no all-to-all, and sp need not divide
+    the heads. Causal attention (which needs striped or zigzag load
+    balancing) and MMDiT joint attention are refused in this mode.
+
+    Records `sp` in `loom.parallel`; the pipeline's slices and patches stay
+    in tokens of the whole sequence.
   }];
   let options = [
     Option<"sp", "sp", "int64_t", /*default=*/"1",
            "Sequence-parallel degree (chips sharing each tensor-parallel "
            "rank)">,
     Option<"mode", "mode", "std::string", /*default=*/"\"ulysses\"",
-           "ulysses (all-to-all over heads); ring is not implemented yet">,
+           "ulysses (all-to-alls over heads) or ring (ring attention)">,
   ];
 }
 

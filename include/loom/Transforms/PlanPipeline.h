@@ -30,6 +30,10 @@ struct PlanPipelineOptions
                      llvm::cl::desc("Sequence-parallel (Ulysses) degree: "
                                     "chips sharing each tensor-parallel rank"),
                      llvm::cl::init(1)};
+  Option<std::string> spMode{
+      *this, "sp-mode",
+      llvm::cl::desc("How sp splits attention: ulysses or ring"),
+      llvm::cl::init("ulysses")};
   Option<int64_t> stages{*this, "stages", llvm::cl::desc("Pipeline stages"),
                          llvm::cl::init(1)};
   Option<int64_t> dataParallel{*this, "data-parallel",

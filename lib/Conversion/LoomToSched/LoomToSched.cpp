@@ -340,6 +340,8 @@ private:
         return t;
       });
     }
+    if (work.ringSteps > 1)
+      return emitRing(d, s, item, unit, name, last);
     return onRanks(d, s, [&](int64_t r) {
       file::Task t;
       t.kind = file::TaskKind::Compute;
@@ -356,6 +358,61 @@ private:
       t.steps = work.steps;
       return t;
     });
+  }
+
+  /// Ring attention (Liu et al. 2023): `ringSteps` compute blocks, each an
+  /// equal share of the work; before block j each rank sends the K/V block
+  /// it holds to the next rank of its sp group and receives the previous
+  /// rank's (messages, beside the TensorCore), and block j + 1 waits for
+  /// that block. LayerSliceCost::computeSeconds prices this closed form.
+  Tasks emitRing(int64_t d, int64_t s, const Item &item, const Unit &unit,
+                 const std::string &name, ArrayRef<int64_t> last) {
+    const SliceWork &work = item.work;
+    int64_t n = work.ringSteps;
+    auto peer = [&](int64_t r, int64_t shift) {
+      int64_t u = r / tp, t = r % tp;
+      return chipId(d, s, (u + shift + sp) % sp * tp + t);
+    };
+    Tasks prev(last.begin(), last.end()), received(ranks, kNoTask);
+    int64_t blockSteps =
+        std::max<int64_t>(std::llround(double(work.steps) / n), 1);
+    for (int64_t j = 0; j < n; ++j) {
+      Tasks arrived = received;
+      if (j + 1 < n) {
+        // Pass the block in hand on (the own block first, then each one
+        // received), and receive the next.
+        int64_t tag = nextTag;
+        nextTag += ranks;
+        int64_t bytes = toInt(work.ringBytes);
+        onRanks(d, s, [&](int64_t r) {
+          return messageTask(file::TaskKind::Send, peer(r, 1),
+                             j == 0 ? last[r] : arrived[r], bytes,
+                             tag + r);
+        });
+        received = onRanks(d, s, [&](int64_t r) {
+          return messageTask(file::TaskKind::Recv, peer(r, -1),
+                             j == 0 ? last[r] : arrived[r], bytes,
+                             tag + (r / tp + sp - 1) % sp * tp + r % tp);
+        });
+      }
+      prev = onRanks(d, s, [&](int64_t r) {
+        file::Task t;
+        t.kind = file::TaskKind::Compute;
+        t.name = name + ".ring" + std::to_string(j);
+        t.deps = depsOf({prev[r], arrived[r]});
+        t.flops = toInt(work.flops / n);
+        t.bytes = toInt(work.bytes / n);
+        t.op = work.op->getName().getStringRef().str();
+        t.layer = item.layer;
+        t.slice = unit.index;
+        t.step = unit.step;
+        t.bits = work.elementBits;
+        t.vectorOps = toInt(work.vectorOps / n);
+        t.steps = blockSteps;
+        return t;
+      });
+    }
+    return prev;
   }
 
   void emitReplica(int64_t d) {

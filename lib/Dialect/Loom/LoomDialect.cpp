@@ -649,7 +649,7 @@ static std::pair<bool, bool> scanAttention(Operation *op) {
       anyAttention = true;
       anyCausal |= attention.getCausal();
     }
-    anyAttention |= isa<JointAttentionOp>(inner);
+    anyAttention |= isa<JointAttentionOp, RingAttentionOp>(inner);
     if (auto latent = dyn_cast<LatentAttentionOp>(inner)) {
       anyAttention = true;
       anyCausal |= latent.getCausal();

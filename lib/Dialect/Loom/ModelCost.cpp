@@ -260,6 +260,22 @@ static void addAttentionWork(KernelWork &work, Operation *op,
                  getTensorBytes(attn.getResult().getType()) + flash.kvBytes;
     return;
   }
+  if (auto ring = dyn_cast<RingAttentionOp>(op)) {
+    // This chip's queries against every block of the ring, one block per
+    // step: the flash kernel's work over group_size x the keys in hand.
+    ArrayRef<int64_t> q = cast<RankedTensorType>(ring.getQ().getType()).getShape();
+    int64_t keys = (Count(cast<RankedTensorType>(ring.getK().getType())
+                              .getDimSize(1)) *
+                    ring.getGroupSize())
+                       .get();
+    FlashAttentionWork flash = flashAttentionWork(
+        q[0] * ring.getHeads(), model.padToMXU(ring.getHeadDim()), q[1], 0,
+        keys, /*causal=*/false, 0, getElementBytes(ring.getK().getType()));
+    work.steps = flash.steps;
+    work.vectorOps = flash.vectorOps;
+    work.bytes = 2.0 * getTensorBytes(ring.getQ().getType()) + flash.kvBytes;
+    return;
+  }
   if (auto joint = dyn_cast<JointAttentionOp>(op)) {
     ArrayRef<int64_t> img =
         cast<RankedTensorType>(joint.getQImg().getType()).getShape();

@@ -1,0 +1,58 @@
+// RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-shard-sequence="sp=3 mode=ring"
+
+// What ring attention refuses, at the op, naming the valid degrees.
+
+// A ring needs no condition on the heads, only on the tokens: 64 tokens do
+// not split three ways; the degrees that do on v5e-4's 4 chips are named
+// (2 heads: Ulysses could take 2, never 4; a ring takes 4).
+// expected-error @+1 {{cannot split the sequence 3 ways: sp = 3 does not divide the 64 tokens each layer sees; valid sequence-parallel degrees on v5e-4 with tp = 1: 1, 2, 4}}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @tokens(%x: tensor<1x64x128xbf16>) -> tensor<1x64x128xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x64x128xbf16>) -> tensor<1x64x128xbf16> {
+    ^bb0(%in: tensor<1x64x128xbf16>):
+      %a = loom.attention %in, %in, %in {heads = 2, kv_heads = 2, head_dim = 64} : tensor<1x64x128xbf16>, tensor<1x64x128xbf16> -> tensor<1x64x128xbf16>
+      loom.yield %a : tensor<1x64x128xbf16>
+    }
+    return %y : tensor<1x64x128xbf16>
+  }
+}
+
+// -----
+
+// A causal mask needs the blocks load-balanced (striped or zigzag), which is
+// not implemented: refused at the attention, no degree but 1 valid.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @causal(%x: tensor<1x96x128xbf16>) -> tensor<1x96x128xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x96x128xbf16>) -> tensor<1x96x128xbf16> {
+    ^bb0(%in: tensor<1x96x128xbf16>):
+      // expected-error @+1 {{cannot split the sequence 3 ways: ring attention over a causal mask (striped or zigzag load balancing) is not implemented (mode=ulysses needs none); valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
+      %a = loom.attention %in, %in, %in {heads = 2, kv_heads = 2, head_dim = 64, causal} : tensor<1x96x128xbf16>, tensor<1x96x128xbf16> -> tensor<1x96x128xbf16>
+      loom.yield %a : tensor<1x96x128xbf16>
+    }
+    return %y : tensor<1x96x128xbf16>
+  }
+}
+
+// -----
+
+// MMDiT joint attention goes through Ulysses, not a ring.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @joint(%img: tensor<1x96x128xbf16>, %txt: tensor<1x6x128xbf16>) -> tensor<1x96x128xbf16> {
+    %y:2 = loom.layer 0 (%img, %txt) : (tensor<1x96x128xbf16>, tensor<1x6x128xbf16>) -> (tensor<1x96x128xbf16>, tensor<1x6x128xbf16>) {
+    ^bb0(%i: tensor<1x96x128xbf16>, %t: tensor<1x6x128xbf16>):
+      // expected-error @+1 {{cannot split the sequence 3 ways: ring attention over MMDiT joint attention is not implemented (mode=ulysses splits it); valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
+      %a:2 = loom.joint_attention %i, %i, %i, %t, %t, %t {heads = 2, head_dim = 64} : tensor<1x96x128xbf16>, tensor<1x6x128xbf16>
+      loom.yield %a#0, %a#1 : tensor<1x96x128xbf16>, tensor<1x6x128xbf16>
+    }
+    return %y#0 : tensor<1x96x128xbf16>
+  }
+}
+
+// -----
+
+// The op's verifier: a ring of one chip is no ring.
+func.func @one(%q: tensor<1x32x128xbf16>) -> tensor<1x32x128xbf16> {
+  // expected-error @+1 {{'loom.ring_attention' op a ring needs at least 2 chips, got group_size 1}}
+  %a = loom.ring_attention %q, %q, %q {heads = 2, kv_heads = 2, head_dim = 64, group = "sp", group_size = 1} : tensor<1x32x128xbf16>, tensor<1x32x128xbf16> -> tensor<1x32x128xbf16>
+  return %a : tensor<1x32x128xbf16>
+}

@@ -1,0 +1,205 @@
+//===- RingAttentionTest.cpp - ring attention against closed forms --------===//
+//
+// Issue 19, items 1 and 8: ring attention (Liu et al., arXiv 2310.01889)
+// passes K/V blocks around the sp chips while each attends to the block in
+// hand. Checked here:
+// - loom-sim runs a hand-written ring of 4 chips in max(n c, (n - 1) t + c)
+//   (c: one block's compute, t: one block's transfer), in both regimes, and
+//   the cost model's ringSeconds / ringStepSeconds give the same;
+// - loom-shard-sequence mode=ring keeps the attention's FLOPs (summed over
+//   the ring) and splits PipeFusion's stale K/V sp ways with any heads;
+// - loom-plan's prediction agrees with the simulated lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Analysis/ModelAnalysis.h"
+#include "loom/Analysis/StageCost.h"
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "loom/Hardware/CostModel.h"
+#include "loom/Import/ModelImporter.h"
+#include "loom/InitAll.h"
+#include "loom/Plan/Planner.h"
+#include "loom/Sim/Simulator.h"
+#include "loom/Transforms/ShardHeads.h"
+#include "loom/Transforms/ShardSequence.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+const TargetDesc &v5e() { return *lookupTarget("tpu-v5e"); }
+
+/// A ring of 4 on the 2x2 block (chip id = row * 2 + column; the cycle
+/// 0 -> 1 -> 3 -> 2 -> 0 steps to a neighbour each time): every chip runs
+/// 4 blocks of `flops`, and before block j < 3 sends the K/V block in hand
+/// (`bytes`) to the next chip and receives the previous chip's; block
+/// j + 1 waits for it. The lowering's pattern (LoomToSched emitRing).
+double simulateRing(double flops, int64_t bytes) {
+  const int64_t cycle[] = {0, 1, 3, 2};
+  schedule::Schedule s;
+  s.targetName = "tpu-v5e";
+  s.shape = {2, 2};
+  for (int64_t id = 0; id < 4; ++id)
+    s.chips.push_back({id, {}});
+  for (int64_t p = 0; p < 4; ++p) {
+    int64_t next = cycle[(p + 1) % 4], prev = cycle[(p + 3) % 4];
+    std::vector<schedule::Task> &tasks = s.chips[cycle[p]].tasks;
+    int64_t received = -1;
+    for (int64_t j = 0; j < 4; ++j) {
+      int64_t arrived = received;
+      if (j < 3) {
+        schedule::Task send;
+        send.kind = schedule::TaskKind::Send;
+        send.peer = next;
+        send.bytes = bytes;
+        send.tag = j * 4 + p;
+        if (arrived >= 0)
+          send.deps.push_back(arrived);
+        tasks.push_back(send);
+        schedule::Task recv = send;
+        recv.kind = schedule::TaskKind::Recv;
+        recv.peer = prev;
+        recv.tag = j * 4 + (p + 3) % 4;
+        tasks.push_back(recv);
+        received = int64_t(tasks.size()) - 1;
+      }
+      schedule::Task block;
+      block.kind = schedule::TaskKind::Compute;
+      block.name = "ring";
+      block.op = "loom.ring_attention";
+      block.flops = int64_t(flops);
+      if (arrived >= 0)
+        block.deps.push_back(arrived);
+      tasks.push_back(block);
+    }
+  }
+  auto result = sim::simulate(v5e(), s, /*recordTrace=*/false);
+  EXPECT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  if (!result)
+    return 0;
+  EXPECT_TRUE(result->failure.empty()) << result->failure;
+  return result->makespan - result->dispatch;
+}
+
+TEST(RingAttention, TheSimulatedRingIsTheClosedForm) {
+  const TargetDesc &desc = v5e();
+  CostModel model(desc);
+  // One hop between ring neighbours, at a message's (line) efficiency.
+  int64_t bytes = 8 << 20;
+  double t = desc.hopLatency +
+             bytes / (desc.calibration.lineEfficiency * desc.linkBandwidth);
+  // The 2x2 block is a ring of neighbours: ringStepSeconds is one hop.
+  SmallVector<GroupAxis> block{{2, false}, {2, false}};
+  ASSERT_TRUE(CostModel::isRing(block));
+  EXPECT_NEAR(ringStepSeconds(model, {}, block, bytes), t, 1e-12);
+  // A line of 4 without wraparound sends the last block back over 3 hops.
+  EXPECT_NEAR(ringStepSeconds(model, {}, {{4, false}}, bytes),
+              t + 2 * desc.hopLatency, 1e-12);
+  for (double ratio : {4.0, 0.25}) {
+    // Compute-bound (each block 4 t: the transfers hide, n c) and
+    // transfer-bound (each block t / 4: (n - 1) t + c).
+    double flops = ratio * t * desc.peakFlopsBf16;
+    double c = model.taskTime(flops, 0);
+    double expected = ratio > 1 ? 4 * c : 3 * t + c;
+    EXPECT_NEAR(ringSeconds(4, c, t), expected, 1e-12);
+    double simulated = simulateRing(flops, bytes);
+    EXPECT_NEAR(simulated / expected, 1.0, 0.01) << "c / t = " << ratio;
+  }
+  // One step: no transfer at all.
+  EXPECT_EQ(ringSeconds(1, 2.0, 5.0), 2.0);
+}
+
+class RingAttentionPlanTest : public ::testing::Test {
+protected:
+  RingAttentionPlanTest() : context(registry()) {
+    context.loadAllAvailableDialects();
+  }
+  static DialectRegistry registry() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    return registry;
+  }
+  OwningOpRef<ModuleOp> import(StringRef topology) {
+    ImportOptions options;
+    options.resolution = 256;
+    auto module = importModel("dit-xl-2", options, &context);
+    EXPECT_TRUE(module);
+    (*module)->setAttr(kTargetAttrName,
+                       cantFail(materializeTarget(&context, topology)));
+    return module;
+  }
+  MLIRContext context;
+};
+
+double attentionFlops(ModuleOp module, double &staleKV) {
+  double flops = 0;
+  staleKV = 0;
+  module.walk([&](LayerOp layer) {
+    staleKV += layerFootprint(layer, /*patches=*/true).kvCache;
+    layer.walk([&](Operation *op) {
+      if (auto attn = dyn_cast<AttentionOp>(op); attn && !attn.getCross())
+        flops += attn.getFlops();
+      if (auto ring = dyn_cast<RingAttentionOp>(op))
+        flops += ring.getFlops();
+    });
+  });
+  return flops;
+}
+
+TEST_F(RingAttentionPlanTest, TheRingKeepsTheWorkAndSplitsTheStaleKV) {
+  OwningOpRef<ModuleOp> whole = import("v5e-8");
+  double wholeKV = 0, wholeFlops = attentionFlops(*whole, wholeKV);
+  // Each chip keeps all 16 heads and 1/sp of the tokens.
+  for (int64_t sp : {2, 4, 8}) {
+    OwningOpRef<ModuleOp> module = import("v5e-8");
+    ASSERT_TRUE(succeeded(shardSequence(*module, sp, "ring"))) << sp;
+    int64_t rings = 0, allToAlls = 0;
+    module->walk([&](RingAttentionOp ring) {
+      ++rings;
+      EXPECT_EQ(int64_t(ring.getGroupSize()), sp);
+      EXPECT_EQ(int64_t(ring.getHeads()), 16); // every head on every chip
+    });
+    module->walk([&](AllToAllOp) { ++allToAlls; });
+    EXPECT_EQ(rings, 28);
+    EXPECT_EQ(allToAlls, 0);
+    double kv = 0, flops = attentionFlops(*module, kv);
+    // Summed over the ring, the attention FLOPs are the whole model's; the
+    // stale K/V of PipeFusion is 1/sp a chip.
+    EXPECT_NEAR(flops * sp / wholeFlops, 1.0, 1e-9) << sp;
+    EXPECT_NEAR(kv * sp / wholeKV, 1.0, 1e-9) << sp;
+  }
+}
+
+TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
+  struct Case { int64_t sp, stages, dp; };
+  for (Case c : {Case{4, 1, 2}, Case{2, 4, 1}, Case{8, 1, 1}}) {
+    PlanRequest request;
+    request.model = "dit-xl-2";
+    request.topology = "v5e-8";
+    request.import.resolution = 256;
+    request.import.steps = 4;
+    request.sp = c.sp;
+    request.spMode = "ring";
+    request.stages = c.stages;
+    request.dataParallel = c.dp;
+    PlanOptions options;
+    options.simulate = Simulation::Always;
+    PlanOutcome outcome = planAndSimulate(request, context, options);
+    ASSERT_EQ(outcome.failure, "") << c.sp;
+    ASSERT_TRUE(outcome.simulated);
+    EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02)
+        << "sp " << c.sp << " stages " << c.stages;
+    EXPECT_EQ(int64_t(outcome.simulated->chips.size()),
+              c.sp * c.stages * c.dp);
+  }
+}
+
+} // namespace
