@@ -178,6 +178,32 @@ TEST_F(RingAttentionPlanTest, TheRingKeepsTheWorkAndSplitsTheStaleKV) {
   }
 }
 
+TEST_F(RingAttentionPlanTest, AStripedCausalRingSharesThePairsEqually) {
+  // LLaMA-7B at 2048 tokens (32 heads of 128): a striped ring of 4 gives
+  // each chip a quarter of the causal pairs (rounded up) over its 512
+  // queries, and a quarter of the KV cache.
+  ImportOptions options;
+  options.seqLen = 2048;
+  auto module = importModel("llama-7b", options, &context);
+  ASSERT_TRUE(module);
+  (*module)->setAttr(kTargetAttrName,
+                     cantFail(materializeTarget(&context, "v5e-8")));
+  double wholeCache = 0;
+  module->walk([&](AttentionOp attn) { wholeCache += attn.getKVCacheBytes(); });
+  int64_t whole = AttentionOp::countCausalPairs(2048, 0, 0);
+  ASSERT_TRUE(succeeded(shardSequence(*module, 4, "ring")));
+  double cache = 0;
+  int64_t rings = 0;
+  module->walk([&](RingAttentionOp ring) {
+    ++rings;
+    EXPECT_TRUE(ring.getCausal());
+    EXPECT_EQ(ring.getScorePairs(), (whole + 3) / 4);
+    cache += ring.getKVCacheBytes();
+  });
+  EXPECT_EQ(rings, 32);
+  EXPECT_NEAR(cache * 4 / wholeCache, 1.0, 1e-9);
+}
+
 TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
   struct Case { int64_t sp, stages, dp; };
   for (Case c : {Case{4, 1, 2}, Case{2, 4, 1}, Case{8, 1, 1}}) {
@@ -200,6 +226,21 @@ TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
     EXPECT_EQ(int64_t(outcome.simulated->chips.size()),
               c.sp * c.stages * c.dp);
   }
+  // Causal prefill on a striped ring with TeraPipe's slices: each slice's
+  // context goes round with it.
+  PlanRequest request;
+  request.model = "llama-7b";
+  request.topology = "v5e-8";
+  request.import.seqLen = 2048;
+  request.sp = 4;
+  request.spMode = "ring";
+  request.stages = 2;
+  PlanOptions options;
+  options.simulate = Simulation::Always;
+  PlanOutcome outcome = planAndSimulate(request, context, options);
+  ASSERT_EQ(outcome.failure, "");
+  ASSERT_TRUE(outcome.simulated);
+  EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02);
 }
 
 } // namespace

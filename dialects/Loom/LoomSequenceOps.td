@@ -9,7 +9,7 @@
 
 def Loom_RingAttentionOp : Loom_Op<"ring_attention",
     [AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>],
-    ["getPaddedFlops"]> {
+    ["getPaddedFlops", "getKVCacheBytes"]> {
   let summary = "Attention over a sequence split around a ring of chips";
   let description = [{
     Ring attention (Liu et al., "Ring Attention with Blockwise Transformers
@@ -24,6 +24,13 @@ def Loom_RingAttentionOp : Loom_Op<"ring_attention",
     with no all-to-all and no condition on the heads. The result is this
     chip's block of the output.
 
+    `causal` (LLM prefill): the sequence is striped over the ring, token i
+    on chip i mod group_size (Brandon et al., "Striped Attention", arXiv
+    2311.09431), so every chip's queries see an equal share of the causal
+    pairs at every step: `countCausalPairs(Sq x group_size) / group_size`
+    pairs per head, and each step's block is causally masked. The chip
+    keeps its stripe of the KV cache.
+
     ```mlir
     %a = loom.ring_attention %q, %k, %v {heads = 40, kv_heads = 40, head_dim = 128, group = "sp", group_size = 8}
         : tensor<1x9450x5120xbf16>, tensor<1x9450x5120xbf16> -> tensor<1x9450x5120xbf16>
@@ -34,7 +41,8 @@ def Loom_RingAttentionOp : Loom_Op<"ring_attention",
                        ConfinedAttr<I64Attr, [IntPositive]>:$kv_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
                        StrAttr:$group,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$group_size);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
+                       UnitAttr:$causal);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)

@@ -58,6 +58,25 @@ void LayerSliceCost::addOp(Operation &op) {
     terms.push_back(term);
     return;
   }
+  if (auto ring = dyn_cast<RingAttentionOp>(op); ring && ring.getCausal()) {
+    // Striped causal ring: per pair at the full sequence, rescaled by the
+    // pairs a slice visits over its context (forEachWork).
+    term.kind = Term::Kind::CausalAttention;
+    term.ringSteps = ring.getGroupSize();
+    term.pairFlops =
+        double(cost.getPaddedFlops(tile)) / double(ring.getScorePairs());
+    auto kType = cast<RankedTensorType>(ring.getK().getType());
+    int64_t elementBytes = getElementBytes(kType);
+    double kvPerToken = double(getNumElements(kType)) / kType.getDimSize(1);
+    term.contextBytes = 2.0 * kvPerToken * elementBytes;
+    term.batchHeads = kType.getDimSize(0) * ring.getHeads();
+    term.headDim = model.padToMXU(ring.getHeadDim());
+    term.kvElementBytes = elementBytes;
+    term.queryBytes = getTensorBytes(ring.getQ().getType()) +
+                      getTensorBytes(ring.getResult().getType());
+    terms.push_back(term);
+    return;
+  }
   if (auto attn = dyn_cast<AttentionOp>(op); attn && attn.getCausal()) {
     // Per pair at the full sequence, then rescaled by the pairs a slice
     // visits; the K/V of the context is read from the cache.
@@ -158,6 +177,26 @@ void LayerSliceCost::forEachWork(
       work.bytes = term.fixedBytes * share + term.tokenBytes * fraction;
       break;
     case Term::Kind::CausalAttention: {
+      if (term.ringSteps > 1) {
+        // A striped ring of n (Brandon et al. 2023): each chip takes 1/n of
+        // the slice's queries and of its causal pairs, in n steps of
+        // causally masked blocks; each step passes the chip's stripe of
+        // every key so far (the context's and the slice's) to the next.
+        double n = double(term.ringSteps);
+        double pairs = double(AttentionOp::countCausalPairs(length, context, 0));
+        work.flops = term.pairFlops * pairs / n;
+        FlashAttentionWork flash = flashAttentionWork(
+            term.batchHeads, term.headDim,
+            std::max<int64_t>(std::llround(length / n), 1),
+            std::llround(context / n), 0, /*causal=*/true, 0,
+            term.kvElementBytes);
+        work.bytes = term.queryBytes * fraction + n * flash.kvBytes;
+        work.vectorOps = n * flash.vectorOps;
+        work.steps = std::llround(n * flash.steps);
+        work.ringSteps = term.ringSteps;
+        work.ringBytes = term.contextBytes * double(context + length) / n;
+        break;
+      }
       // The slice sees the cached tokens and the sequence before it.
       // A local (windowed) layer sees at most the window of them.
       int64_t before = term.cached + context;

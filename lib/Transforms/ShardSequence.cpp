@@ -81,10 +81,9 @@ std::pair<Operation *, std::string> unsupported(ModuleOp module, bool ring) {
       found = {op, "ring attention over MMDiT joint attention is not "
                    "implemented (mode=ulysses splits it)"};
     else if (auto attn = dyn_cast<AttentionOp>(op);
-             ring && attn && attn.getCausal())
-      found = {op, "ring attention over a causal mask (striped or zigzag "
-                   "load balancing) is not implemented (mode=ulysses needs "
-                   "none)"};
+             ring && attn && attn.getWindow())
+      found = {op, "ring attention over a sliding window is not implemented "
+                   "(mode=ulysses splits it)"};
     else if (isa<LatentAttentionOp>(op))
       found = {op, "Ulysses over latent (MLA) attention is not implemented"};
     else if (isa<MoERouteOp, MoEExpertsOp>(op))
@@ -304,7 +303,7 @@ private:
       auto ringOp = RingAttentionOp::create(
           b, attn.getLoc(), attn.getQ().getType(), attn.getQ(), attn.getK(),
           attn.getV(), attn.getHeads(), attn.getKvHeads(), attn.getHeadDim(),
-          kSequenceGroup, sp);
+          kSequenceGroup, sp, attn.getCausal());
       attn.getResult().replaceAllUsesWith(ringOp.getResult());
       attn.erase();
       split.insert(ringOp.getResult());

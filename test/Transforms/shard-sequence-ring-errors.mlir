@@ -19,14 +19,14 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 // -----
 
-// A causal mask needs the blocks load-balanced (striped or zigzag), which is
-// not implemented: refused at the attention, no degree but 1 valid.
+// A sliding window (Mistral) is not striped over a ring: refused at the
+// attention, no degree but 1 valid.
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
-  func.func @causal(%x: tensor<1x96x128xbf16>) -> tensor<1x96x128xbf16> {
+  func.func @window(%x: tensor<1x96x128xbf16>) -> tensor<1x96x128xbf16> {
     %y = loom.layer 0 (%x) : (tensor<1x96x128xbf16>) -> tensor<1x96x128xbf16> {
     ^bb0(%in: tensor<1x96x128xbf16>):
-      // expected-error @+1 {{cannot split the sequence 3 ways: ring attention over a causal mask (striped or zigzag load balancing) is not implemented (mode=ulysses needs none); valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
-      %a = loom.attention %in, %in, %in {heads = 2, kv_heads = 2, head_dim = 64, causal} : tensor<1x96x128xbf16>, tensor<1x96x128xbf16> -> tensor<1x96x128xbf16>
+      // expected-error @+1 {{cannot split the sequence 3 ways: ring attention over a sliding window is not implemented (mode=ulysses splits it); valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
+      %a = loom.attention %in, %in, %in {heads = 2, kv_heads = 2, head_dim = 64, causal, window = 32} : tensor<1x96x128xbf16>, tensor<1x96x128xbf16> -> tensor<1x96x128xbf16>
       loom.yield %a : tensor<1x96x128xbf16>
     }
     return %y : tensor<1x96x128xbf16>
@@ -46,6 +46,15 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     }
     return %y#0 : tensor<1x96x128xbf16>
   }
+}
+
+// -----
+
+// The op's verifier: a causal ring holds as many queries as keys.
+func.func @causal(%q: tensor<1x32x128xbf16>, %k: tensor<1x16x128xbf16>) -> tensor<1x32x128xbf16> {
+  // expected-error @+1 {{'loom.ring_attention' op a causal ring expects as many queries as keys in hand, got 32 and 16}}
+  %a = loom.ring_attention %q, %k, %k {heads = 2, kv_heads = 2, head_dim = 64, group = "sp", group_size = 2, causal} : tensor<1x32x128xbf16>, tensor<1x16x128xbf16> -> tensor<1x32x128xbf16>
+  return %a : tensor<1x32x128xbf16>
 }
 
 // -----

@@ -1,5 +1,5 @@
-// RUN: loom-opt %s --loom-shard-sequence="sp=4 mode=ring" | FileCheck %s
-// RUN: loom-opt %s --loom-shard-heads=tp=2 --loom-shard-sequence="sp=2 mode=ring" | FileCheck %s --check-prefix=TP2
+// RUN: loom-opt %s -split-input-file --loom-shard-sequence="sp=4 mode=ring" | FileCheck %s
+// RUN: loom-opt %s -split-input-file --loom-shard-heads=tp=2 --loom-shard-sequence="sp=2 mode=ring" | FileCheck %s --check-prefix=TP2
 
 // Ring attention (Liu et al. 2023) on a DiT block of 2 heads of 64 over 96
 // image tokens with a cross-attention to 8 text tokens, on v5e-4: sp = 4
@@ -35,5 +35,24 @@ module attributes {loom.model = #loom.model<name = "toy-dit", family = "dit", mo
       loom.yield %c : tensor<1x96x128xbf16>
     }
     return %0 : tensor<1x96x128xbf16>
+  }
+}
+
+// -----
+
+// Causal prefill (an LLM layer of 2 heads, 2 KV heads, 64 tokens): the
+// ring keeps the mask, striped (token i on chip i mod 4, Brandon et al.
+// 2023) so each chip's 16 queries see a quarter of the causal pairs.
+// CHECK-LABEL: func.func @causal_llm
+// CHECK: loom.ring_attention {{.*}} {causal, group = "sp", group_size = 4 : i64, head_dim = 64 : i64, heads = 2 : i64, kv_heads = 2 : i64} : tensor<1x16x128xbf16>, tensor<1x16x128xbf16> -> tensor<1x16x128xbf16>
+module attributes {loom.model = #loom.model<name = "toy-llm", family = "llama", mode = prefill, batch = 1, seq = 64>, loom.target = #loom.target<"tpu-v5e", shape = [2, 2], calibration = "nominal">} {
+  func.func @causal_llm(%x: tensor<1x64x128xbf16>) -> tensor<1x64x128xbf16> {
+    %0 = loom.layer 0 (%x) : (tensor<1x64x128xbf16>) -> tensor<1x64x128xbf16> {
+    ^bb0(%in: tensor<1x64x128xbf16>):
+      %q = loom.linear q %in : tensor<1x64x128xbf16> -> tensor<1x64x128xbf16>
+      %a = loom.attention %q, %q, %q {heads = 2, kv_heads = 2, head_dim = 64, causal} : tensor<1x64x128xbf16>, tensor<1x64x128xbf16> -> tensor<1x64x128xbf16>
+      loom.yield %a : tensor<1x64x128xbf16>
+    }
+    return %0 : tensor<1x64x128xbf16>
   }
 }

@@ -178,8 +178,11 @@ def ShardSequence : Pass<"loom-shard-sequence", "mlir::ModuleOp"> {
     `loom.ring_attention` over the chip's block of q, k and v (all heads),
     whose K/V blocks go round the sp chips, each step's transfer under the
     attention to the block in hand; no all-to-all, and sp need not divide
-    the heads. Causal attention (which needs striped or zigzag load
-    balancing) and MMDiT joint attention are refused in this mode.
+    the heads. Causal attention (LLM prefill) is striped over the ring,
+    token i on chip i mod sp (Brandon et al., "Striped Attention", arXiv
+    2311.09431), so every chip takes an equal share of the causal pairs at
+    every step. Sliding windows and MMDiT joint attention are refused in
+    this mode.
 
     Records `sp` in `loom.parallel`; the pipeline's slices and patches stay
     in tokens of the whole sequence.

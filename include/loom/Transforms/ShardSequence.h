@@ -18,7 +18,7 @@ namespace loom {
 /// and after each self-attention and MMDiT joint attention (both streams);
 /// "ring" (ring attention): each self-attention becomes a
 /// loom.ring_attention that passes K/V blocks around the sp chips, with no
-/// condition on the heads. Emits a diagnostic naming the valid degrees and
+/// condition on the heads (causal attention striped over the ring). Emits a diagnostic naming the valid degrees and
 /// fails without changing the module when `sp` does not divide the
 /// sequence (Ulysses: and every self-attention's local heads and KV heads),
 /// or the topology's chips with tp.

@@ -650,6 +650,8 @@ static std::pair<bool, bool> scanAttention(Operation *op) {
       anyCausal |= attention.getCausal();
     }
     anyAttention |= isa<JointAttentionOp, RingAttentionOp>(inner);
+    if (auto ring = dyn_cast<RingAttentionOp>(inner))
+      anyCausal |= ring.getCausal();
     if (auto latent = dyn_cast<LatentAttentionOp>(inner)) {
       anyAttention = true;
       anyCausal |= latent.getCausal();

@@ -268,9 +268,23 @@ static void addAttentionWork(KernelWork &work, Operation *op,
                               .getDimSize(1)) *
                     ring.getGroupSize())
                        .get();
-    FlashAttentionWork flash = flashAttentionWork(
-        q[0] * ring.getHeads(), model.padToMXU(ring.getHeadDim()), q[1], 0,
-        keys, /*causal=*/false, 0, getElementBytes(ring.getK().getType()));
+    FlashAttentionWork flash;
+    if (ring.getCausal()) {
+      // Striped: every step a causally masked block of the stripes.
+      int64_t n = ring.getGroupSize();
+      flash = flashAttentionWork(q[0] * ring.getHeads(),
+                                 model.padToMXU(ring.getHeadDim()), q[1], 0,
+                                 q[1], /*causal=*/true, 0,
+                                 getElementBytes(ring.getK().getType()));
+      flash.steps *= n;
+      flash.vectorOps *= n;
+      flash.kvBytes *= n;
+    } else {
+      flash = flashAttentionWork(q[0] * ring.getHeads(),
+                                 model.padToMXU(ring.getHeadDim()), q[1], 0,
+                                 keys, /*causal=*/false, 0,
+                                 getElementBytes(ring.getK().getType()));
+    }
     work.steps = flash.steps;
     work.vectorOps = flash.vectorOps;
     work.bytes = 2.0 * getTensorBytes(ring.getQ().getType()) + flash.kvBytes;

@@ -36,6 +36,10 @@ LogicalResult RingAttentionOp::verify() {
   if (q.getElementType() != k.getElementType() ||
       !isa<FloatType>(q.getElementType()))
     return emitOpError() << "expects q, k and v of one float element type";
+  if (getCausal() && q.getDimSize(1) != k.getDimSize(1))
+    return emitOpError() << "a causal ring expects as many queries as keys "
+                            "in hand, got "
+                         << q.getDimSize(1) << " and " << k.getDimSize(1);
   if (getGroupSize() < 2)
     return emitOpError() << "a ring needs at least 2 chips, got group_size "
                          << getGroupSize();
@@ -43,12 +47,23 @@ LogicalResult RingAttentionOp::verify() {
 }
 
 int64_t RingAttentionOp::getScorePairs() {
+  if (getCausal()) {
+    // Striped: an equal share of the whole sequence's causal pairs.
+    int64_t tokens = (Count(shapeOf(getQ())[1]) * getGroupSize()).get();
+    int64_t pairs = AttentionOp::countCausalPairs(tokens, 0, 0);
+    return (pairs + getGroupSize() - 1) / getGroupSize();
+  }
   return (Count(shapeOf(getQ())[1]) * getGroupSize() * shapeOf(getK())[1])
       .get();
 }
 
 int64_t RingAttentionOp::getBlockBytes() {
   return (Count(2) * getTensorBytes(getK().getType())).get();
+}
+
+// The chip's stripe of the KV cache (causal prefill keeps one).
+int64_t RingAttentionOp::getKVCacheBytes() {
+  return getCausal() ? getBlockBytes() : 0;
 }
 
 // QK^T and PV: 4 * head_dim FLOPs per visited pair and head, as
