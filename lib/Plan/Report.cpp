@@ -81,7 +81,8 @@ std::string loom::planName(const PlanOutcome &p) {
                          : "",
                      p.request.interleave > 1
                          ? fmt::format(", {} interleaved", p.request.interleave)
-                         : "");
+                         : "",
+                     p.request.decompose ? ", collective matmuls" : "");
 }
 
 /// The precision the user chose (Loom never changes it).
@@ -248,6 +249,7 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     });
     j.attribute("interleave", p.request.interleave);
     j.attribute("microbatches", p.request.microbatches);
+    j.attribute("decompose", p.request.decompose);
   });
 }
 
