@@ -67,7 +67,7 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 }
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}", p.request.tp,
+  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}{}", p.request.tp,
                      p.request.sp > 1 ? fmt::format(" x sp {}", p.request.sp)
                                       : "",
                      p.request.stages, p.request.stages == 1 ? "" : "s",
