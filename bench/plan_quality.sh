@@ -40,9 +40,13 @@ split = ("%.0f / %.0f / %.0f%%" % (100 * loss["bubble"], 100 * loss["exposed_com
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 sp = " x sp %d" % p["sp"] if p.get("sp", 1) > 1 else ""
 mb = " in each of %d microbatches" % p["microbatches"] if p.get("microbatches", 1) > 1 else ""
-print("| %s | tp %d%s x %s x dp %d, %s%s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
+# Megatron sequence parallelism, and collective matmuls decomposed into ring
+# steps under partial matmuls (docs/overlap.md).
+megatron = " + sp" if p.get("sequence_parallel") else ""
+dec = ", collective matmuls" if p.get("decompose") else ""
+print("| %s | tp %d%s x %s x dp %d%s, %s%s%s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
     label, p["tp"], sp, plural(p["stages"], "stage"), p["data_parallel"],
-    plural(len(p["slices"]), "slice"), mb, zip,
+    megatron, plural(len(p["slices"]), "slice"), mb, zip, dec,
     p["predicted_s"] * 1e3, shown, t / p["roofline_s"],
     100 * p["efficiency"], split))' "$label"
   else
@@ -95,6 +99,10 @@ model() { # title, model args, tp alone, tp, stages[, xDiT-style hybrid]
   row "(d) Loom's slices" $args --tp "$tp" --stages "$stages" --slices auto
   row "(e) --search winner" $args --search
   row "(f) tensor parallel + overlap (JetStream / MaxText)" $args --tp "$tpAlone" --stages 1 --slices 2 --interleave 2
+  # (h) tensor parallelism alone with its collective matmuls decomposed
+  # (Wang et al., ASPLOS 2023; XLA's collective matmul), in Megatron's
+  # sequence-parallel form (docs/overlap.md).
+  row "(h) tensor parallel + collective matmuls" $args --tp "$tpAlone" --stages 1 --sequence-parallel --decompose
   # (g) DiTs: the PipeFusion x Ulysses x CFG layout xDiT's documentation
   # recommends, chosen by hand (bench/README.md, "xDiT-style hybrid").
   if [ -n "$hybrid" ]; then
@@ -110,14 +118,16 @@ if isinstance(p, list):
     p = p[0]
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 mb = ", %d microbatches" % p["microbatches"] if p.get("microbatches", 1) > 1 else ""
-print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s%s)" % (100 * p["efficiency"],
+megatron = " + sp" if p.get("sequence_parallel") else ""
+dec = ", collective matmuls" if p.get("decompose") else ""
+print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s%s%s%s)" % (100 * p["efficiency"],
       p.get("simulated_s", p["predicted_s"]) * 1e3, p["tp"], p["stages"],
-      p["data_parallel"], mb, zip))'
+      p["data_parallel"], megatron, mb, zip, dec))'
 }
 
 overlap() { # title, model args: the search winner without and with overlap
   local title=$1 args=$2
-  echo "| $title | $(efficiency $args --search --interleave 1) | $(efficiency $args --search) |"
+  echo "| $title | $(efficiency $args --search --interleave 1 --decompose=false) | $(efficiency $args --search --decompose=false) | $(efficiency $args --search) |"
 }
 
 echo "# Plan quality"
@@ -159,9 +169,11 @@ if isinstance(p, list):
 t = p.get("simulated_s", p["predicted_s"])
 plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
-print("| %s | tp %d (ep %d) x %s x dp %d, %s%s | %d | %.1f | %.1f | %.2fx |" % (
+megatron = " + sp" if p.get("sequence_parallel") else ""
+dec = ", collective matmuls" if p.get("decompose") else ""
+print("| %s | tp %d (ep %d) x %s x dp %d%s, %s%s%s | %d | %.1f | %.1f | %.2fx |" % (
     label, p["tp"], p.get("ep", 1), plural(p["stages"], "stage"),
-    p["data_parallel"], plural(len(p["slices"]), "slice"), zip,
+    p["data_parallel"], megatron, plural(len(p["slices"]), "slice"), zip, dec,
     p.get("experts_per_chip", 0), p["predicted_s"] * 1e3, t * 1e3,
     t / p["roofline_s"]))' "$label"
   else
@@ -191,12 +203,14 @@ fi
 echo
 echo "### Overlap (issue 18): each case's search winner before and after"
 echo
-echo "Before: the search with no overlap (\`--interleave 1\`, the plan space"
-echo "on main before issue 18); after: the search that also chooses to"
-echo "interleave (docs/overlap.md). Efficiency, simulated time, layout."
+echo "Before: the search with no overlap (\`--interleave 1 --decompose=false\`,"
+echo "the plan space on main before issue 18); interleaving: the search that"
+echo "may interleave units (\`--decompose=false\`); after: the search that may"
+echo "also decompose the collective matmuls (docs/overlap.md). Efficiency,"
+echo "simulated time, layout."
 echo
-echo "| case | before | after |"
-echo "|---|---|---|"
+echo "| case | before | interleaving | after |"
+echo "|---|---|---|---|"
 overlap "LLaMA-65B, v5e-16" "--model llama-65b --target v5e-16"
 overlap "GPT-3 175B, v5e-64" "--model gpt3-175b --target v5e-64"
 overlap "DiT-XL/2, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512"

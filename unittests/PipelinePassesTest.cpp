@@ -366,10 +366,15 @@ TEST(PipelinePasses, TheScheduleTheLoweringReturnsIsTheProgramItBuilds) {
     StringRef model, pipeline;
     ImportOptions options;
     int64_t interleave;
+    bool decompose = false;
   } cases[] = {
       {"llama-7b", "loom-plan-pipeline{tp=2 stages=2 slices=4}", {}, 1},
       {"llama-7b", "loom-plan-pipeline{tp=4 stages=2 slices=4}", {}, 2},
       {"dit-xl-2", "loom-plan-pipeline{tp=2 stages=4 slices=4}", shortDit, 2},
+      {"llama-7b",
+       "loom-plan-pipeline{tp=4 sequence-parallel=true stages=2 slices=4}",
+       {}, 1, true},
+      {"llama-7b", "loom-plan-pipeline{tp=2 stages=2 slices=4}", {}, 1, true},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.model.str() + " " + c.pipeline.str());
@@ -377,9 +382,10 @@ TEST(PipelinePasses, TheScheduleTheLoweringReturnsIsTheProgramItBuilds) {
         plan(context, c.model, c.pipeline, c.options);
     ASSERT_TRUE(module);
     FailureOr<schedule::Schedule> direct =
-        lowerToScheduleFile(*module, c.interleave);
+        lowerToScheduleFile(*module, c.interleave, c.decompose);
     ASSERT_TRUE(succeeded(direct));
-    ASSERT_TRUE(succeeded(lowerToSchedule(*module, c.interleave)));
+    ASSERT_TRUE(
+        succeeded(lowerToSchedule(*module, c.interleave, c.decompose)));
     sched::ProgramOp program;
     module->walk([&](sched::ProgramOp p) { program = p; });
     ASSERT_TRUE(program);

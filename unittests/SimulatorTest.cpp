@@ -441,4 +441,78 @@ TEST(Simulator, InterleavedCollectivesShareTheLinks) {
       << shared.chips[0].exposedComm;
 }
 
+/// A decomposed collective matmul (docs/overlap.md) on the ring 0, 1, 3, 2
+/// of v5e-4's 2x2 block, one way round: n = 4 partial matmuls of `flops`
+/// and messages of `bytes` to the next chip of the ring. All-gather:
+/// each chip sends its block at once and forwards each block it receives;
+/// partial k waits for the block received at step k - 1. Reduce-scatter:
+/// partial 0's sum goes at once; after partial k >= 1 the sum received at
+/// step k - 1 is added to it (an accumulation of `accumulateBytes`) and
+/// sent on, but after the last step.
+SimResult collectiveMatmul(bool gather, int64_t flops, int64_t bytes,
+                           int64_t accumulateBytes) {
+  const int64_t ring[] = {0, 1, 3, 2}, n = 4;
+  Schedule s = emptySchedule({2, 2}, 4);
+  for (int64_t pos = 0; pos < n; ++pos) {
+    std::vector<Task> &t = s.chips[ring[pos]].tasks;
+    int64_t next = ring[(pos + 1) % n], prev = ring[(pos + n - 1) % n];
+    auto add = [&](Task task, std::vector<int64_t> deps) {
+      task.deps.assign(deps.begin(), deps.end());
+      t.push_back(task);
+      return int64_t(t.size()) - 1;
+    };
+    if (gather) {
+      add(send(next, bytes, 0), {});
+      int64_t partial = add(compute(flops, 0), {});
+      for (int64_t k = 1; k < n; ++k) {
+        int64_t received = add(recv(prev, bytes, k - 1), {});
+        if (k + 1 < n)
+          add(send(next, bytes, k), {received});
+        partial = add(compute(flops, 0), {partial, received});
+      }
+      continue;
+    }
+    int64_t partial = add(compute(flops, 0), {});
+    add(send(next, bytes, 0), {partial});
+    for (int64_t k = 1; k < n; ++k) {
+      partial = add(compute(flops, 0), {partial});
+      int64_t received = add(recv(prev, bytes, k - 1), {});
+      int64_t sum = add(compute(0, accumulateBytes), {partial, received});
+      if (k + 1 < n)
+        add(send(next, bytes, k), {sum});
+    }
+  }
+  return run(s);
+}
+
+TEST(Simulator, DecomposedCollectiveMatmulsMatchTheirClosedForms) {
+  // By hand, with p a partial matmul, t a message to the next chip (one
+  // hop) and a an accumulation: all-gather partial k starts at
+  // max(end of partial k - 1, k t), so the last ends at
+  // p + (n - 1) max(p, t); reduce-scatter accumulation k starts at
+  // max(end of accumulation k - 1 + p, its sum's arrival), the sum sent
+  // after accumulation k - 1, so the last ends at
+  // p + (n - 1) (max(p, t) + a). Compute-bound, the TensorCore never
+  // waits; transfer-bound, the matmuls hide under the ring's steps.
+  CostModel model(v5e());
+  const int64_t n = 4, accumulateBytes = 3 * 1000000;
+  double a = model.taskTime(0, accumulateBytes);
+  for (auto [flops, bytes] : {std::pair<int64_t, int64_t>{40000000000, 1000000},
+                              {1000000000, 4000000}}) {
+    SCOPED_TRACE(flops);
+    double p = model.taskTime(flops, 0);
+    double t = model.pointToPointTime({2, 2}, {0, 0}, {0, 1}, bytes);
+    SimResult gather = collectiveMatmul(true, flops, bytes, accumulateBytes);
+    EXPECT_TRUE(gather.failure.empty()) << gather.failure;
+    double expected = p + (n - 1) * std::max(p, t);
+    EXPECT_LT(relative(gather.makespan - gather.dispatch, expected), 1e-6)
+        << gather.makespan;
+    SimResult scatter = collectiveMatmul(false, flops, bytes, accumulateBytes);
+    EXPECT_TRUE(scatter.failure.empty()) << scatter.failure;
+    expected = p + (n - 1) * (std::max(p, t) + a);
+    EXPECT_LT(relative(scatter.makespan - scatter.dispatch, expected), 1e-6)
+        << scatter.makespan;
+  }
+}
+
 } // namespace

@@ -56,6 +56,7 @@ void LayerSliceCost::addOp(Operation &op) {
          ? term.tokenBytes
          : term.fixedBytes) = collective.getCollectiveBytes();
     terms.push_back(term);
+    markPair();
     return;
   }
   if (auto ring = dyn_cast<RingAttentionOp>(op); ring && ring.getCausal()) {
@@ -156,107 +157,203 @@ void LayerSliceCost::addOp(Operation &op) {
   }
   kernelOf[&op] = terms.size();
   terms.push_back(term);
+  markPair();
+}
+
+/// Whether `op` is a tensor-parallel collective over the tokens of a token
+/// tensor (its rows) that a matmul beside it can run as ring steps.
+static bool isDecomposableCollective(Operation *op) {
+  auto collective = dyn_cast_or_null<CollectiveOpInterface>(op);
+  if (!collective || collective.getGroup() == kSequenceGroup ||
+      collective.getGroupSize() < 2 || !isTokenTensor(op->getOperand(0).getType()))
+    return false;
+  auto dim = op->getAttrOfType<IntegerAttr>("dim");
+  switch (collective.getCollectiveKind()) {
+  case CollectiveKind::AllReduce:
+    return true;
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllGather:
+    // Over the sequence (Megatron's sequence-parallel form): its blocks
+    // are rows of the matmul.
+    return dim && dim.getInt() == 1;
+  case CollectiveKind::AllToAll:
+    return false;
+  }
+  return false;
+}
+
+void LayerSliceCost::markPair() {
+  if (terms.size() < 2)
+    return;
+  Term &first = terms[terms.size() - 2];
+  const Term &second = terms.back();
+  // A matmul, then the reduce-scatter or all-reduce of its partial sums.
+  if (first.kind == Term::Kind::Compute && isa<LinearOp>(first.op) &&
+      second.kind == Term::Kind::Collective &&
+      second.collective != CollectiveKind::AllGather &&
+      isDecomposableCollective(second.op)) {
+    Operation *input = second.op->getOperand(0).getDefiningOp();
+    if (input == first.op || llvm::is_contained(first.fused, input))
+      first.pairNext = true;
+    return;
+  }
+  // An all-gather of the tokens, then a matmul reading them.
+  if (first.kind == Term::Kind::Collective &&
+      first.collective == CollectiveKind::AllGather &&
+      isDecomposableCollective(first.op) &&
+      second.kind == Term::Kind::Compute && isa<LinearOp>(second.op) &&
+      second.op->getOperand(0) == first.op->getResult(0))
+    first.pairNext = true;
+}
+
+SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
+                                 int64_t context) const {
+  // A slice of `length` tokens of `share` of the batch's sequences.
+  double fraction = double(length) / double(tokens) * share;
+  SliceWork work;
+  work.op = term.op;
+  work.elementBits = term.elementBits;
+  work.fused = term.fused;
+  work.fixedBytes = term.fixedBytes;
+  switch (term.kind) {
+  case Term::Kind::Collective:
+    work.collective = true;
+    work.kind = term.collective;
+    work.sequenceGroup = term.sequenceGroup;
+    // (A collective's data all follow the batch.)
+    work.bytes = term.fixedBytes * share + term.tokenBytes * fraction;
+    break;
+  case Term::Kind::CausalAttention: {
+    if (term.ringSteps > 1) {
+      // A striped ring of n (Brandon et al. 2023): each chip takes 1/n of
+      // the slice's queries and of its causal pairs, in n steps of
+      // causally masked blocks; each step passes the chip's stripe of
+      // every key so far (the context's and the slice's) to the next.
+      double n = double(term.ringSteps);
+      double pairs = double(AttentionOp::countCausalPairs(length, context, 0));
+      // (A microbatch's share of the batch, as below.)
+      work.flops = term.pairFlops * pairs / n * share;
+      FlashAttentionWork flash = flashAttentionWork(
+          std::max<int64_t>(std::llround(term.batchHeads * share), 1),
+          term.headDim,
+          std::max<int64_t>(std::llround(length / n), 1),
+          std::llround(context / n), 0, /*causal=*/true, 0,
+          term.kvElementBytes);
+      work.bytes = term.queryBytes * fraction + n * flash.kvBytes;
+      work.vectorOps = n * flash.vectorOps;
+      work.steps = std::llround(n * flash.steps);
+      work.ringSteps = term.ringSteps;
+      work.ringBytes =
+          term.contextBytes * double(context + length) / n * share;
+      break;
+    }
+    // The slice sees the cached tokens and the sequence before it.
+    // A local (windowed) layer sees at most the window of them.
+    int64_t before = term.cached + context;
+    double pairs =
+        AttentionOp::countCausalPairs(length, before, term.window);
+    double seen = term.window ? std::min(before, term.window) : before;
+    // A decode step writes the new K and V into the cache
+    // (kDecodeCacheWriteKernels): read as written, stored at the cache's
+    // width (contextBytes a token).
+    bool decode = isDecodeAttention(length, /*causal=*/true);
+    double cacheWrite = decode ? term.newKVBytes * fraction +
+                                     term.contextBytes * length * share
+                               : 0;
+    int64_t writeSteps = decode ? kDecodeCacheWriteKernels : 0;
+    // (A microbatch's sequences times the heads: a whole number, as the
+    // microbatches divide the batch.)
+    int64_t batchHeads =
+        std::max<int64_t>(std::llround(term.batchHeads * share), 1);
+    if (term.materialized) {
+      // The einsums over every key the slice sees, masked
+      // (materializedAttentionWork); a window's cache holds its keys.
+      MaterializedAttentionWork dense = materializedAttentionWork(
+          batchHeads, term.headDim, length, std::llround(seen) + length,
+          /*masked=*/true);
+      work.flops = dense.flops;
+      work.vectorOps = dense.vectorOps;
+      work.steps = std::llround(dense.steps) + writeSteps;
+      work.bytes = term.tokenBytes * fraction +
+                   term.contextBytes * seen * share + dense.scoreBytes +
+                   cacheWrite;
+      break;
+    }
+    work.flops = term.pairFlops * pairs * share;
+    if (decode) {
+      work.bytes = term.tokenBytes * fraction +
+                   term.contextBytes * seen * share + cacheWrite;
+      work.vectorOps = term.batchHeads * share * pairs * kFlashScoreOps;
+      work.steps = 1 + writeSteps;
+      break;
+    }
+    FlashAttentionWork flash = flashAttentionWork(
+        batchHeads, term.headDim, length, before, 0, /*causal=*/true,
+        term.window, term.kvElementBytes);
+    work.bytes = term.queryBytes * fraction + flash.kvBytes;
+    work.vectorOps = flash.vectorOps;
+    work.steps = std::llround(flash.steps);
+    break;
+  }
+  case Term::Kind::Compute:
+    // Per-sample work follows the batch, not the slice.
+    work.flops = term.flops * (term.scales ? fraction : share);
+    work.vectorOps = term.vectorOps * (term.scales ? fraction : share);
+    // A flash kernel's grid shrinks with the slice's query blocks.
+    work.steps = std::max<int64_t>(
+        std::llround(term.scales ? term.steps * fraction : term.steps), 1);
+    work.bytes = term.fixedBytes + term.tokenBytes * fraction;
+    if (!term.scales)
+      work.fixedBytes = work.bytes;
+    work.ringSteps = term.ringSteps;
+    work.ringBytes = term.ringBytes;
+    break;
+  }
+  return work;
 }
 
 void LayerSliceCost::forEachWork(
     int64_t length, int64_t context,
     llvm::function_ref<void(const SliceWork &)> fn) const {
-  // A slice of `length` tokens of `share` of the batch's sequences.
-  double fraction = double(length) / double(tokens) * share;
-  for (const Term &term : terms) {
-    SliceWork work;
-    work.op = term.op;
-    work.elementBits = term.elementBits;
-    work.fused = term.fused;
-    switch (term.kind) {
-    case Term::Kind::Collective:
-      work.collective = true;
-      work.kind = term.collective;
-      work.sequenceGroup = term.sequenceGroup;
-      // (A collective's data all follow the batch.)
-      work.bytes = term.fixedBytes * share + term.tokenBytes * fraction;
-      break;
-    case Term::Kind::CausalAttention: {
-      if (term.ringSteps > 1) {
-        // A striped ring of n (Brandon et al. 2023): each chip takes 1/n of
-        // the slice's queries and of its causal pairs, in n steps of
-        // causally masked blocks; each step passes the chip's stripe of
-        // every key so far (the context's and the slice's) to the next.
-        double n = double(term.ringSteps);
-        double pairs = double(AttentionOp::countCausalPairs(length, context, 0));
-        work.flops = term.pairFlops * pairs / n;
-        FlashAttentionWork flash = flashAttentionWork(
-            term.batchHeads, term.headDim,
-            std::max<int64_t>(std::llround(length / n), 1),
-            std::llround(context / n), 0, /*causal=*/true, 0,
-            term.kvElementBytes);
-        work.bytes = term.queryBytes * fraction + n * flash.kvBytes;
-        work.vectorOps = n * flash.vectorOps;
-        work.steps = std::llround(n * flash.steps);
-        work.ringSteps = term.ringSteps;
-        work.ringBytes = term.contextBytes * double(context + length) / n;
-        break;
-      }
-      // The slice sees the cached tokens and the sequence before it.
-      // A local (windowed) layer sees at most the window of them.
-      int64_t before = term.cached + context;
-      double pairs =
-          AttentionOp::countCausalPairs(length, before, term.window);
-      double seen = term.window ? std::min(before, term.window) : before;
-      // A decode step writes the new K and V into the cache
-      // (kDecodeCacheWriteKernels): read as written, stored at the cache's
-      // width (contextBytes a token).
-      bool decode = isDecodeAttention(length, /*causal=*/true);
-      double cacheWrite = decode ? term.newKVBytes * fraction +
-                                       term.contextBytes * length * share
-                                 : 0;
-      int64_t writeSteps = decode ? kDecodeCacheWriteKernels : 0;
-      // (A microbatch's sequences times the heads: a whole number, as the
-      // microbatches divide the batch.)
-      int64_t batchHeads =
-          std::max<int64_t>(std::llround(term.batchHeads * share), 1);
-      if (term.materialized) {
-        // The einsums over every key the slice sees, masked
-        // (materializedAttentionWork); a window's cache holds its keys.
-        MaterializedAttentionWork dense = materializedAttentionWork(
-            batchHeads, term.headDim, length, std::llround(seen) + length,
-            /*masked=*/true);
-        work.flops = dense.flops;
-        work.vectorOps = dense.vectorOps;
-        work.steps = std::llround(dense.steps) + writeSteps;
-        work.bytes = term.tokenBytes * fraction +
-                     term.contextBytes * seen * share + dense.scoreBytes +
-                     cacheWrite;
-        break;
-      }
-      work.flops = term.pairFlops * pairs * share;
-      if (decode) {
-        work.bytes = term.tokenBytes * fraction +
-                     term.contextBytes * seen * share + cacheWrite;
-        work.vectorOps = term.batchHeads * share * pairs * kFlashScoreOps;
-        work.steps = 1 + writeSteps;
-        break;
-      }
-      FlashAttentionWork flash = flashAttentionWork(
-          batchHeads, term.headDim, length, before, 0, /*causal=*/true,
-          term.window, term.kvElementBytes);
-      work.bytes = term.queryBytes * fraction + flash.kvBytes;
-      work.vectorOps = flash.vectorOps;
-      work.steps = std::llround(flash.steps);
-      break;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const Term &term = terms[i];
+    if (!decompose || !term.pairNext) {
+      fn(workOf(term, length, context));
+      continue;
     }
-    case Term::Kind::Compute:
-      // Per-sample work follows the batch, not the slice.
-      work.flops = term.flops * (term.scales ? fraction : share);
-      work.vectorOps = term.vectorOps * (term.scales ? fraction : share);
-      // A flash kernel's grid shrinks with the slice's query blocks.
-      work.steps = std::max<int64_t>(
-          std::llround(term.scales ? term.steps * fraction : term.steps), 1);
-      work.bytes = term.fixedBytes + term.tokenBytes * fraction;
-      work.ringSteps = term.ringSteps;
-      work.ringBytes = term.ringBytes;
-      break;
-    }
+    // The matmul's work, with the collective beside it.
+    bool gatherFirst = term.kind == Term::Kind::Collective;
+    const Term &matmul = gatherFirst ? terms[i + 1] : term;
+    const Term &collective = gatherFirst ? term : terms[i + 1];
+    SliceWork work = workOf(matmul, length, context);
+    SliceWork moved = workOf(collective, length, context);
+    work.decomposed = collective.collective == CollectiveKind::AllGather
+                          ? Decomposed::AllGather
+                      : collective.collective == CollectiveKind::AllReduce
+                          ? Decomposed::AllReduce
+                          : Decomposed::ReduceScatter;
+    work.collectiveOp = collective.op;
+    work.collectiveBytes = moved.bytes;
+    work.kind = collective.collective;
+    auto coll = cast<CollectiveOpInterface>(collective.op);
+    work.ring = coll.getGroupSize();
+    auto type = cast<RankedTensorType>(collective.op->getResult(0).getType());
+    work.collectiveElementBytes = std::max<int64_t>(
+        getTensorBytes(type) / std::max<int64_t>(getNumElements(type), 1), 1);
+    Value input = matmul.op->getOperand(0);
+    work.inputBytes = getTensorBytes(input.getType()) *
+                      (isTokenTensor(input.getType())
+                           ? double(length) / double(tokens) * share
+                           : share);
+    ++i;
+    // Every further matmul that reads the gathered tokens runs its partials
+    // in the same steps (k and v after q; up after gate).
+    if (gatherFirst)
+      while (i + 1 < terms.size() &&
+             terms[i + 1].kind == Term::Kind::Compute &&
+             isa<LinearOp>(terms[i + 1].op) &&
+             terms[i + 1].op->getOperand(0) == collective.op->getResult(0))
+        work.alsoGathered.push_back(workOf(terms[++i], length, context));
     fn(work);
   }
 }
@@ -298,9 +395,85 @@ double LayerSliceCost::computeSeconds(const SliceWork &work) const {
                      ringStepSeconds(model, axes, spAxes, work.ringBytes));
 }
 
+DecomposedParts loom::decomposeParts(const SliceWork &work) {
+  DecomposedParts parts;
+  double n = double(work.ring);
+  auto addPartial = [&](const SliceWork &whole) {
+    SliceWork &partial = parts.partials.emplace_back();
+    partial.op = whole.op;
+    partial.elementBits = whole.elementBits;
+    partial.fused = whole.fused;
+    // 1/n of the rows: of the FLOPs, the vector work and the token
+    // traffic; every partial reads the weights again.
+    partial.flops = whole.flops / n;
+    partial.vectorOps = whole.vectorOps / n;
+    partial.fixedBytes = whole.fixedBytes;
+    partial.bytes = whole.fixedBytes + (whole.bytes - whole.fixedBytes) / n;
+    // An all-reduce's reduce-scatter half may scatter any dimension, since
+    // its all-gather half gathers it back: the output columns, so the
+    // weights are read once in all and the input by every partial.
+    if (work.decomposed == Decomposed::AllReduce)
+      partial.bytes = whole.inputBytes + (whole.bytes - whole.inputBytes) / n;
+    partial.steps = std::max<int64_t>(std::llround(whole.steps / n), 1);
+  };
+  addPartial(work);
+  for (const SliceWork &also : work.alsoGathered)
+    addPartial(also);
+  double block = work.collectiveBytes / n;
+  // A received partial sum added to the chip's own: both read, one written.
+  SliceWork &accumulate = parts.accumulate;
+  accumulate.op = work.collectiveOp;
+  accumulate.bytes = 3 * block;
+  accumulate.vectorOps = block / double(work.collectiveElementBytes);
+  parts.bothWays = work.ring > 2;
+  parts.messageBytes = parts.bothWays ? block / 2 : block;
+  return parts;
+}
+
+double loom::decomposedSeconds(const CostModel &model, const SliceWork &work,
+                               ArrayRef<GroupAxis> axes) {
+  DecomposedParts parts = decomposeParts(work);
+  const TargetDesc &target = model.getTarget();
+  auto timeOf = [&](const SliceWork &w) {
+    return model.taskTime(w.flops, w.bytes, w.elementBits, w.vectorOps,
+                          double(w.steps));
+  };
+  double p = 0;
+  for (const SliceWork &partial : parts.partials)
+    p += timeOf(partial);
+  // One hop to a ring neighbour (the lowering refuses a ring that is not).
+  double t = target.hopLatency +
+             parts.messageBytes /
+                 (model.linkEfficiency(/*ring=*/false) * target.linkBandwidth);
+  int64_t n = work.ring;
+  if (work.decomposed == Decomposed::AllGather) {
+    // Partial k needs the block that arrives at k t.
+    double core = p;
+    for (int64_t k = 1; k < n; ++k)
+      core = std::max(core, double(k) * t) + p;
+    return core;
+  }
+  double a = timeOf(parts.accumulate);
+  double core = p, arrive = p + t;
+  for (int64_t k = 1; k < n; ++k) {
+    core = std::max(core + p, arrive) + a;
+    arrive = core + t;
+  }
+  if (work.decomposed == Decomposed::AllReduce)
+    core += model.collectiveTime(CollectiveKind::AllGather, axes,
+                                 work.collectiveBytes);
+  return core;
+}
+
 void LayerSliceCost::appendTimes(int64_t length, int64_t context,
                                  SmallVectorImpl<TaskTime> &times) const {
   forEachWork(length, context, [&](const SliceWork &work) {
+    if (work.decomposed != Decomposed::None) {
+      // (Only with interleave 1, which sums the tasks: the planner and the
+      // lowering refuse decomposition with units interleaved.)
+      times.push_back({false, decomposedSeconds(model, work, axes)});
+      return;
+    }
     if (!work.collective) {
       // The simulator runs a compute task for its kernel step and roofline
       // (a ring's blocks hold the TensorCore between its transfers).
@@ -324,10 +497,12 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
                            t.tokenBytes, t.pairFlops, t.contextBytes, t.cached,
                            t.window, t.vectorOps, t.steps, t.batchHeads,
                            t.headDim, t.kvElementBytes, t.queryBytes,
-                           t.elementBits, t.collective, t.sequenceGroup);
+                           t.elementBits, t.collective, t.sequenceGroup,
+                           t.materialized, t.newKVBytes, t.ringSteps,
+                           t.ringBytes, t.pairNext);
   };
   return &model == &other.model && tokens == other.tokens &&
-         share == other.share &&
+         share == other.share && decompose == other.decompose &&
          sameAxes(axes, other.axes) && sameAxes(spAxes, other.spAxes) &&
          llvm::equal(terms, other.terms, [&](const Term &a, const Term &b) {
            return price(a) == price(b);
@@ -337,6 +512,10 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   double total = 0;
   forEachWork(length, context, [&](const SliceWork &work) {
+    if (work.decomposed != Decomposed::None) {
+      total += decomposedSeconds(model, work, axes);
+      return;
+    }
     total += work.collective
                  ? model.collectiveTime(work.kind,
                                         work.sequenceGroup ? spAxes : axes,
@@ -383,6 +562,25 @@ StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
   }
   prologue.emplace(before, model, axes, tokens, spAxes, this->microbatches);
   epilogue.emplace(after, model, axes, tokens, spAxes, this->microbatches);
+}
+
+void StageSliceCost::setDecompose(bool on) {
+  for (std::vector<LayerSliceCost> &stage : stageLayers)
+    for (LayerSliceCost &layer : stage)
+      layer.setDecompose(on);
+  if (prologue)
+    prologue->setDecompose(on);
+  if (epilogue)
+    epilogue->setDecompose(on);
+}
+
+bool StageSliceCost::hasDecomposable() const {
+  for (const std::vector<LayerSliceCost> &stage : stageLayers)
+    for (const LayerSliceCost &layer : stage)
+      if (layer.hasDecomposable())
+        return true;
+  return (prologue && prologue->hasDecomposable()) ||
+         (epilogue && epilogue->hasDecomposable());
 }
 
 double StageSliceCost::transferSeconds(int64_t stage, int64_t length) const {

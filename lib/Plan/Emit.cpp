@@ -106,6 +106,7 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.fixSp = false;
   base.microbatches = 1;
   base.fixMicrobatches = false;
+  base.decompose = false;
   if (runtime == Runtime::MaxDiffusion)
     base.sequenceParallel = false;
   int64_t batch = plan.imported.batch.value_or(1);
@@ -385,6 +386,10 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
         "heads around attention); Loom does not map it onto the runtime's "
         "sequence or context axis",
         r.sp));
+  if (r.decompose)
+    lost.push_back("collective matmuls decomposed into ring steps under "
+                   "partial matmuls (docs/overlap.md): no config key of the "
+                   "runtime sets them, and Loom writes no compiler flag");
   if (usedChips(p) < p.chips)
     lost.push_back(fmt::format(
         "{} idle chips: the runtime's ici_* degrees multiply to every chip "

@@ -89,6 +89,9 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
         j.attribute("interleave", r.interleave);
       if (r.microbatches > 1)
         j.attribute("microbatches", r.microbatches);
+      // Likewise only when the collective matmuls are decomposed.
+      if (r.decompose)
+        j.attribute("decompose", true);
       j.attributeArray("slices", [&] {
         for (int64_t l : p.sliceLengths)
           j.value(l);
@@ -202,7 +205,8 @@ struct PlanFileReader {
   void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {
     json.keys(o, path,
               {"tp", "ep", "sp", "sp_mode", "stages", "data_parallel",
-               "sequence_parallel", "slices", "interleave", "microbatches"},
+               "sequence_parallel", "slices", "interleave", "microbatches",
+               "decompose"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
@@ -211,6 +215,8 @@ struct PlanFileReader {
       r.interleave = json.integer(o, "interleave", path, 1);
     if (o.get("microbatches"))
       r.microbatches = json.integer(o, "microbatches", path, 1);
+    if (o.get("decompose"))
+      r.decompose = boolean(o, "decompose", path);
     if (o.get("sp"))
       r.sp = json.integer(o, "sp", path, 1);
     if (o.get("sp_mode"))

@@ -31,6 +31,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <numeric>
 
 using namespace mlir;
 using namespace loom;
@@ -158,6 +159,33 @@ std::pair<const char *, int64_t> degreeBelowOne(const PlanRequest &request) {
     if (value < 1)
       return {name, value};
   return {nullptr, 0};
+}
+
+/// Why the tensor-parallel groups of a plan cannot run decomposed
+/// collective matmuls (the lowering's own check, on the chips it uses):
+/// consecutive ranks must be neighbours, the last beside the first. Empty
+/// when they can.
+std::string whyNotRing(const TargetDesc &desc, const TopologyDesc &topology,
+                       int64_t tp, int64_t ranks, int64_t stages) {
+  int64_t perReplica = ranks * stages;
+  if (tp < 2 || topology.numChips() % perReplica != 0)
+    return "";
+  auto built = DeviceMesh::build(
+      desc, topology, {topology.numChips() / perReplica, stages, ranks});
+  if (!built) {
+    llvm::consumeError(built.takeError());
+    return "";
+  }
+  CostModel model(desc);
+  for (int64_t s = 0; s < stages; ++s)
+    for (int64_t t = 0; t < tp; ++t) {
+      ChipCoord from = built->chip(0, s, t), to = built->chip(0, s, (t + 1) % tp);
+      if (model.hops(topology.shape, from, to) != 1)
+        return fmt::format("its tensor-parallel group of {} chips is not a "
+                           "ring of neighbours on {}",
+                           tp, topology.name);
+    }
+  return "";
 }
 
 /// A plan and, while it may still be lowered, its planned module.
@@ -306,6 +334,43 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   pipelineOptions.dataParallel = request.dataParallel;
   pipelineOptions.slices = request.slices;
   pipelineOptions.microbatches = request.microbatches;
+  if (request.decompose) {
+    if (request.interleave > 1) {
+      out.failure = "decompose runs with interleave 1 only (units "
+                    "interleaved around decomposed collective matmuls are "
+                    "not built)";
+      return planned;
+    }
+    if (request.tp < 2) {
+      out.failure = "decompose needs tensor parallelism (tp >= 2): there "
+                    "is no collective matmul to decompose";
+      return planned;
+    }
+    // Each slice's rows split into tp equal blocks on each of the sp
+    // chips: slices in multiples of lcm(8, tp x sp), as few units as the
+    // slicer takes (SplitTokens' default rule, with the ring's multiple).
+    if (modelInfo.getMode() == ModelMode::decode) {
+      out.failure = "decompose splits a slice's rows over the ring, and a "
+                    "decode step has one token";
+      return planned;
+    }
+    if (!modelInfo.isDiffusion()) {
+      int64_t tokens = modelInfo.getSeq();
+      int64_t multiple = std::lcm<int64_t>(8, request.tp * request.sp);
+      int64_t unit = 0;
+      for (int64_t m = multiple; !unit && m <= tokens; m += multiple)
+        if (tokens % m == 0 && tokens / m <= 128)
+          unit = m;
+      if (!unit) {
+        out.failure = fmt::format(
+            "decompose splits each slice's rows into {} equal blocks, but "
+            "the {}-token sequence does not cut into multiples of {}",
+            request.tp, tokens, multiple);
+        return planned;
+      }
+      pipelineOptions.granularity = unit;
+    }
+  }
   // The only remarks the pipeline emits, then, are the memory check's.
   pipelineOptions.memoryRemarks = true;
   buildPlanPipeline(pm, pipelineOptions);
@@ -360,6 +425,23 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
         out.patches ? "patches" : "slices", unitsPerStep);
     return planned;
   }
+  if (request.decompose) {
+    std::string why = whyNotRing(*desc, *topology, view->tp,
+                                 view->chipsPerStage(), pipeline.getStages());
+    if (why.empty() && !cost.hasDecomposable())
+      why = "it has no tensor-parallel matmul beside a collective";
+    for (int64_t length : out.sliceLengths)
+      if (why.empty() && length % (view->tp * view->sp) != 0)
+        why = fmt::format("its {} of {} tokens do not split into {} equal "
+                          "blocks",
+                          out.patches ? "patches" : "slices", length,
+                          view->tp * view->sp);
+    if (!why.empty()) {
+      out.failure = "cannot decompose the collective matmuls: " + why;
+      return planned;
+    }
+    cost.setDecompose(true);
+  }
   PipelinePrediction prediction =
       predictPipeline(cost, pipeline, transfers, request.interleave);
   // Tasks: every chip of every replica runs, per slice (and step), its
@@ -401,7 +483,8 @@ std::optional<TargetDesc> lower(Planned &planned) {
   TargetDesc desc = getTarget(*module).getDesc();
   // The program straight into a schedule: the simulation needs no IR.
   FailureOr<schedule::Schedule> program =
-      lowerToScheduleFile(*module, out.request.interleave);
+      lowerToScheduleFile(*module, out.request.interleave,
+                          out.request.decompose);
   if (failed(program)) {
     out.failure = diagnostics.errorText();
     return std::nullopt;
@@ -436,11 +519,13 @@ bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
   return std::make_tuple(a.predicted, a.request.tp, a.request.sp,
                          a.request.spMode, a.request.stages,
                          a.request.dataParallel, a.request.interleave,
-                         a.request.microbatches) <
+                         a.request.microbatches, a.request.decompose,
+                         a.request.sequenceParallel) <
          std::make_tuple(b.predicted, b.request.tp, b.request.sp,
                          b.request.spMode, b.request.stages,
                          b.request.dataParallel, b.request.interleave,
-                         b.request.microbatches);
+                         b.request.microbatches, b.request.decompose,
+                         b.request.sequenceParallel);
 }
 
 } // namespace
@@ -474,6 +559,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   };
   int64_t layers = 0, batch = 1;
   bool diffusion = false;
+  bool decode = false;
   SequenceDegrees sequenceDegrees;
   {
     Captured quiet(context);
@@ -486,6 +572,9 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     module->walk([&](LayerOp) { ++layers; });
     batch = getModel(*module).getBatch();
     diffusion = getModel(*module).isDiffusion();
+    // A decode step has one token, which no ring splits: no decomposed
+    // variants to plan.
+    decode = getModel(*module).getMode() == ModelMode::decode;
     for (int64_t tp : degrees)
       expertDegreesOf[tp] = validExpertParallelDegrees(*module, tp);
     sequenceDegrees = searchedSequenceDegrees(*module, chips);
@@ -555,12 +644,33 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
           // Without overlap, and with two units interleaved
           // (docs/overlap.md): TeraPipe's or PipeFusion's units paired on a
           // pipeline, two micro-batches of the sequence on one stage.
-          for (int64_t interleave : {1, 2})
+          // And with the collective matmuls decomposed (interleave 1, tp
+          // >= 2; docs/overlap.md): in the all-reduce form (its
+          // reduce-scatter half under the matmul, the partials splitting
+          // the output columns) and in Megatron's sequence-parallel form
+          // (all-gather and reduce-scatter under matmuls, the partials
+          // splitting the rows). Variants the plan cannot run are dropped,
+          // not counted as rejected layouts.
+          struct Overlap {
+            int64_t interleave;
+            bool decompose, sequenceParallel;
+          };
+          for (auto [interleave, decompose, megatronSp] :
+               {Overlap{1, false, false}, Overlap{2, false, false},
+                Overlap{1, true, false}, Overlap{1, true, true}}) {
+            // (With --sequence-parallel every variant has it.)
+            if (megatronSp && request.sequenceParallel)
+              continue;
           for (int64_t microbatches : microbatchCounts(stages, batch / dp)) {
             if (request.fixInterleave && interleave != request.interleave)
               continue;
+            if ((request.fixDecompose && decompose != request.decompose) ||
+                (decompose && (tp < 2 || decode)))
+              continue;
             PlanRequest candidate = request;
             candidate.microbatches = microbatches;
+            candidate.decompose = decompose;
+            candidate.sequenceParallel |= megatronSp;
             candidate.tp = tp;
             candidate.sp = sp;
             candidate.spMode = ring ? "ring" : "ulysses";
@@ -573,6 +683,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
                                               : "auto";
             candidate.import.batch = batch;
             candidates.push_back(std::move(candidate));
+          }
           }
         }
       }
@@ -636,7 +747,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     }
     progress();
     if (!one.outcome.failure.empty()) {
-      ++result.rejected;
+      result.rejected += !candidates[i].decompose;
       continue;
     }
     plans.push_back(std::move(one));
@@ -844,7 +955,7 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
   rank.progress = nullptr;
   PlanRequest free = result.chosen.request;
   free.fixTp = free.fixStages = free.fixDataParallel = free.fixInterleave =
-      free.fixSp = free.fixMicrobatches = false;
+      free.fixSp = free.fixMicrobatches = free.fixDecompose = false;
   SearchResult fits = searchPlans(free, context, rank);
   result.fitting = fits.ranked.size();
   if (!fits.ranked.empty())

@@ -67,7 +67,7 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 }
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}", p.request.tp,
+  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}{}", p.request.tp,
                      p.request.sp > 1
                          ? fmt::format(" x sp {}{}", p.request.sp,
                                        p.request.spMode == "ring" ? " (ring)"
@@ -84,7 +84,8 @@ std::string loom::planName(const PlanOutcome &p) {
                          : "",
                      p.request.interleave > 1
                          ? fmt::format(", {} interleaved", p.request.interleave)
-                         : "");
+                         : "",
+                     p.request.decompose ? ", collective matmuls" : "");
 }
 
 /// The precision the user chose (Loom never changes it).
@@ -260,6 +261,7 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     });
     j.attribute("interleave", p.request.interleave);
     j.attribute("microbatches", p.request.microbatches);
+    j.attribute("decompose", p.request.decompose);
   });
 }
 

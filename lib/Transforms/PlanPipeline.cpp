@@ -39,6 +39,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   SplitTokensOptions split;
   split.slices = options.slices;
   split.microbatches = options.microbatches;
+  split.granularity = options.granularity;
   pm.addPass(createSplitTokens(split));
   CheckMemoryOptions memory;
   memory.remarks = options.memoryRemarks;

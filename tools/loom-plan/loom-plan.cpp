@@ -101,6 +101,11 @@ static cl::opt<int64_t> microbatchesOpt(
              "as this many microbatches, each cut into the token slices, so "
              "more units fill the pipeline at the same slice length (must "
              "divide the replica's batch; a search chooses unless given)"));
+static cl::opt<bool> decomposeOpt(
+    "decompose", cl::cat(category),
+    cl::desc("Run the tensor-parallel collective matmuls as ring steps "
+             "under partial matmuls (docs/overlap.md; interleave 1 only); "
+             "--decompose=false forbids it; a search chooses unless given"));
 static cl::opt<bool>
     sequenceParallel("sequence-parallel", cl::cat(category),
                      cl::desc("Megatron sequence parallelism"));
@@ -172,6 +177,7 @@ int main(int argc, char **argv) {
   request.slices = slices;
   request.interleave = interleaveOpt;
   request.microbatches = microbatchesOpt;
+  request.decompose = decomposeOpt;
   request.sequenceParallel = sequenceParallel;
   if (std::string bad = workload.get(request.import); !bad.empty())
     return fail(bad);
@@ -183,6 +189,7 @@ int main(int argc, char **argv) {
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
   request.fixInterleave = interleaveOpt.getNumOccurrences() > 0;
   request.fixMicrobatches = microbatchesOpt.getNumOccurrences() > 0;
+  request.fixDecompose = decomposeOpt.getNumOccurrences() > 0;
   // A layout given by hand is planned as given; none at all is searched.
   bool layoutGiven = request.fixTp || request.fixEp || request.fixSp ||
                      request.fixStages ||
@@ -194,6 +201,7 @@ int main(int argc, char **argv) {
     SmallVector<const cl::Option *> given = workload.all();
     given.append({&model, &topology, &tp, &ep, &sp, &spMode, &stages,
                   &dataParallel, &slices, &interleaveOpt, &microbatchesOpt,
+                  &decomposeOpt,
                   &sequenceParallel, &searchFlag,
                   &top});
     for (const cl::Option *o : given)

@@ -24,6 +24,13 @@
 
 namespace loom {
 
+/// A tensor-parallel matmul run with its collective decomposed into ring
+/// neighbour steps (Wang et al., ASPLOS 2023; docs/overlap.md): the
+/// reduce-scatter after it, the reduce-scatter half of the all-reduce after
+/// it (the all-gather half stays a collective), or the all-gather before it
+/// (with every matmul after it that reads the gathered tokens).
+enum class Decomposed { None, ReduceScatter, AllReduce, AllGather };
+
 /// The work of one op on one slice, as the cost model prices it.
 struct SliceWork {
   mlir::Operation *op;
@@ -46,7 +53,56 @@ struct SliceWork {
   /// meanwhile (0: not a ring).
   int64_t ringSteps = 0;
   double ringBytes = 0;
+  /// Of `bytes`, the weights and other traffic that do not scale with the
+  /// tokens (each partial matmul of a decomposed pair reads them again).
+  double fixedBytes = 0;
+  /// A matmul (`op`, its work above) and `collectiveOp`, of
+  /// `collectiveBytes` over a ring of `ring` chips, decomposed.
+  Decomposed decomposed = Decomposed::None;
+  mlir::Operation *collectiveOp = nullptr;
+  double collectiveBytes = 0;
+  int64_t ring = 1;
+  /// Bytes of one element of the collective's tensor.
+  int64_t collectiveElementBytes = 2;
+  /// Of `bytes`, the matmul's input tokens: an all-reduce's partials split
+  /// the output columns instead of the rows, and each reads them all.
+  double inputBytes = 0;
+  /// An all-gather's: the further matmuls after `op` that read the
+  /// gathered tokens (k and v after q), decomposed with it.
+  std::vector<SliceWork> alsoGathered;
 };
+
+/// The parts of a decomposed collective matmul on its ring of n chips
+/// (docs/overlap.md): n partial matmuls, each of 1/n of the rows (1/n of
+/// the FLOPs and token traffic, all of the weights; an all-reduce's, whose
+/// scattered half is gathered again, of 1/n of the output columns instead:
+/// all of the input, 1/n of the weights and output); for a reduce-scatter,
+/// n - 1 accumulations of a received partial sum into the chip's own
+/// (reading both, writing one, on the VPU); and per step one message to
+/// each ring neighbour of half a block (a block, 1/n of the collective's
+/// bytes, when n = 2: both neighbours are one chip), as the bidirectional
+/// ring collective moves half of each chunk each way.
+struct DecomposedParts {
+  /// Each step's partial matmuls (one per matmul of the pair: an
+  /// all-gather's q, k and v), in order.
+  llvm::SmallVector<SliceWork, 3> partials;
+  SliceWork accumulate;
+  double messageBytes = 0;
+  bool bothWays = false;
+};
+DecomposedParts decomposeParts(const SliceWork &work);
+
+/// Seconds of a decomposed pair on one chip, the critical path of its
+/// steps as loom-sim runs them: the TensorCore takes the partial matmuls
+/// (and accumulations) in order, a message takes one hop's latency and its
+/// bytes at the line efficiency of one link (a point-to-point message;
+/// CostModel::pointToPointTime). Reduce-scatter: accumulation k waits for
+/// partial k and the sum received at step k - 1, which was sent after
+/// accumulation k - 1. All-gather: partial k waits for the block received
+/// at step k - 1, forwarded as it arrives, so it is there at k t. An
+/// all-reduce then runs its all-gather half as a collective on `axes`.
+double decomposedSeconds(const CostModel &model, const SliceWork &work,
+                         llvm::ArrayRef<GroupAxis> axes);
 
 /// A task's seconds as the cost model prices it: on the TensorCore, or on
 /// the tensor-parallel group's links.
@@ -84,7 +140,9 @@ public:
   void appendTimes(int64_t length, int64_t context,
                    llvm::SmallVectorImpl<TaskTime> &times) const;
 
-  /// Each op's work on that slice, in order.
+  /// Each op's work on that slice, in order; with decompose on, a
+  /// tensor-parallel matmul and the collective beside it come as one work
+  /// (SliceWork::decomposed).
   void forEachWork(int64_t length, int64_t context,
                    llvm::function_ref<void(const SliceWork &)> fn) const;
 
@@ -92,6 +150,12 @@ public:
   /// terms (whichever ops they are), groups and sequence. A model's layers
   /// are mostly copies of one or two, so a stage prices each kind once.
   bool pricesAs(const LayerSliceCost &other) const;
+  /// Decompose the collective matmuls of this layer (docs/overlap.md).
+  void setDecompose(bool on) { decompose = on; }
+  /// Whether any of its ops would decompose.
+  bool hasDecomposable() const {
+    return llvm::any_of(terms, [](const Term &t) { return t.pairNext; });
+  }
 
 private:
   void addOp(mlir::Operation &op);
@@ -125,7 +189,13 @@ private:
     bool sequenceGroup = false;
     int64_t ringSteps = 0;     ///< ring attention: the sp group's chips
     double ringBytes = 0;      ///< ring attention: K/V block per step
+    /// This term and the next are a matmul and a tensor-parallel collective
+    /// that may run decomposed (the collective after or before the matmul).
+    bool pairNext = false;
   };
+  SliceWork workOf(const Term &term, int64_t length, int64_t context) const;
+  /// Marks a matmul and the collective beside it (the term just added).
+  void markPair();
   const CostModel &model;
   llvm::SmallVector<GroupAxis> axes, spAxes;
   int64_t tokens;
@@ -134,6 +204,7 @@ private:
   llvm::SmallVector<Term> terms;
   /// The compute term (kernel) each op placed so far runs in.
   llvm::DenseMap<mlir::Operation *, size_t> kernelOf;
+  bool decompose = false;
 };
 
 /// Seconds of a slice on the slowest stage of a pipelined model: each stage
@@ -153,6 +224,10 @@ public:
   llvm::SmallVector<TaskTime> stageTasks(int64_t stage, int64_t length,
                                          int64_t context) const;
   int64_t getStages() const { return stageLayers.size(); }
+  /// Decompose the tensor-parallel collective matmuls (docs/overlap.md).
+  void setDecompose(bool on);
+  /// Whether any op of the model would decompose.
+  bool hasDecomposable() const;
 
   /// Seconds to hand a slice of `length` tokens into stage `stage` (>= 1):
   /// the previous stage's results over one ICI hop (CostModel's

@@ -20,24 +20,28 @@ namespace loom {
 
 /// Lowers `module` (a planned loom model) to a sched.program in place. The
 /// C++ entry point of convert-loom-to-sched; it loads the sched dialect
-/// into the module's context. `interleave` units of a stage run zipped
+/// into the module's context. `interleave` units of a stage run zipped;
+/// with `decompose`, tensor-parallel collective matmuls run as ring steps
 /// (docs/overlap.md).
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
-                                    int64_t interleave = 1);
+                                    int64_t interleave = 1,
+                                    bool decompose = false);
 /// The same with the module's analysis, when the caller has one.
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
                                     ModelAnalysis &analysis,
-                                    int64_t interleave = 1);
+                                    int64_t interleave = 1,
+                                    bool decompose = false);
 
 /// The program convert-loom-to-sched would build, as a schedule file,
 /// without building it as IR and leaving `module` as it is: what the
 /// planner simulates (a large program's IR takes several times the
 /// seconds and memory of its schedule). Failure after an error on `module`.
 mlir::FailureOr<schedule::Schedule>
-lowerToScheduleFile(mlir::ModuleOp module, int64_t interleave = 1);
+lowerToScheduleFile(mlir::ModuleOp module, int64_t interleave = 1,
+                    bool decompose = false);
 mlir::FailureOr<schedule::Schedule>
 lowerToScheduleFile(mlir::ModuleOp module, ModelAnalysis &analysis,
-                    int64_t interleave = 1);
+                    int64_t interleave = 1, bool decompose = false);
 
 } // namespace loom
 

@@ -35,11 +35,26 @@ def ConvertLoomToSched : Pass<"convert-loom-to-sched", "mlir::ModuleOp"> {
     of one step) in groups of N and emits their ops zipped, so that one
     unit's collectives run while the TensorCore computes the others
     (docs/overlap.md). N above the slices or patches of a step is refused.
+
+    With `decompose`, each tensor-parallel matmul and the collective beside
+    it (the reduce-scatter or all-reduce of a row-split matmul's partial
+    sums, the sequence all-gather before a matmul) run as a collective
+    matmul (Wang et al., ASPLOS 2023): n partial matmuls of 1/n of the
+    unit's rows (an all-reduce's: of 1/n of the output columns, which its
+    all-gather half gathers back), and per ring step a send / recv of half
+    a block to each
+    ring neighbour, so that the transfers run under the partial matmuls;
+    an all-reduce's all-gather half stays a collective. A group that is not
+    a ring of neighbours, a unit whose rows do not split into n equal
+    blocks, and decompose with interleave above 1 are refused.
   }];
   let options = [
     Option<"interleave", "interleave", "int64_t", /*default=*/"1",
            "Units of a stage whose ops run zipped, so that one unit's "
-           "collectives overlap the others' compute">
+           "collectives overlap the others' compute">,
+    Option<"decompose", "decompose", "bool", /*default=*/"false",
+           "Run tensor-parallel collective matmuls as ring steps under "
+           "partial matmuls">
   ];
   let dependentDialects = ["::loom::sched::SchedDialect"];
 }

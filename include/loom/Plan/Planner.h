@@ -53,6 +53,9 @@ struct PlanRequest {
   /// Token slices: the batch (each replica's share) runs as this many
   /// microbatches, each cut into the slices (#loom.pipeline).
   int64_t microbatches = 1;
+  /// Run the tensor-parallel collective matmuls as ring steps under partial
+  /// matmuls (docs/overlap.md; interleave 1 only).
+  bool decompose = false;
   bool sequenceParallel = false;
   /// searchPlans keeps a degree the user gave at its value and chooses the
   /// others.
@@ -60,6 +63,7 @@ struct PlanRequest {
   bool fixEp = false, fixInterleave = false, fixSp = false;
   bool fixMicrobatches = false;
   bool fixSpMode = false;
+  bool fixDecompose = false;
 };
 
 struct PlanOutcome {

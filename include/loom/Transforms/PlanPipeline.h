@@ -48,6 +48,11 @@ struct PlanPipelineOptions
       llvm::cl::desc("Token slices: run the batch as this many microbatches "
                      "of equal shares, each cut into the slices"),
       llvm::cl::init(1)};
+  Option<int64_t> granularity{
+      *this, "granularity",
+      llvm::cl::desc("loom-split-tokens: slice lengths are multiples of "
+                     "this (0: its default rule)"),
+      llvm::cl::init(0)};
   Option<bool> memoryRemarks{
       *this, "memory-remarks",
       llvm::cl::desc("loom-check-memory: a remark per stage with its memory "

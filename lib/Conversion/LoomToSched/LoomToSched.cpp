@@ -103,9 +103,9 @@ file::Task messageTask(file::TaskKind kind, int64_t peer, int64_t dep,
 class Lowering {
 public:
   Lowering(ModuleOp module, TargetAttr target, ModelView view,
-           const CostModel &model, int64_t interleave)
+           const CostModel &model, int64_t interleave, bool decompose)
       : module(module), target(target), view(std::move(view)), model(model),
-        interleave(interleave) {}
+        interleave(interleave), decompose(decompose) {}
 
   /// The program of the planned module, as a schedule; null after an
   /// error on the module.
@@ -150,6 +150,8 @@ public:
              << " (split the sequence with loom-split-tokens)";
     planStages();
     buildUnits();
+    if (decompose && failed(checkDecomposition(topology)))
+      return failure();
 
     out = emptySchedule(target);
     // Chips in id order, so the program reads and serialises stably.
@@ -217,6 +219,73 @@ private:
   /// results it hands on.
   double shareOf(const Unit &unit) const {
     return double(unit.length) / double(tokens) / double(microbatches());
+  }
+
+  /// The first collective that decomposes, if any: where a refusal points.
+  Operation *firstDecomposed() const {
+    Operation *found = nullptr;
+    auto look = [&](const LayerSliceCost &cost) {
+      if (found || units.empty())
+        return;
+      cost.forEachWork(units.front().length, 0, [&](const SliceWork &work) {
+        if (!found && work.decomposed != Decomposed::None)
+          found = work.collectiveOp;
+      });
+    };
+    look(*prologue);
+    for (const StagePlan &plan : plans)
+      for (const LayerSliceCost &cost : plan.costs)
+        look(cost);
+    look(*epilogue);
+    return found;
+  }
+
+  /// Decomposed collective matmuls need each tensor-parallel group to be a
+  /// ring of neighbours (one hop per step) and each unit's rows to split
+  /// into equal blocks, one per chip of the ring.
+  LogicalResult checkDecomposition(const TopologyDesc &topology) {
+    if (interleave > 1)
+      return module.emitError()
+             << "convert-loom-to-sched: decompose runs with interleave 1 "
+                "only (units interleaved around decomposed collective "
+                "matmuls are not built), got interleave "
+             << interleave;
+    prologue->setDecompose(true);
+    epilogue->setDecompose(true);
+    for (StagePlan &plan : plans)
+      for (LayerSliceCost &cost : plan.costs)
+        cost.setDecompose(true);
+    Operation *op = firstDecomposed();
+    if (!op || tp < 2)
+      return success();
+    auto coords = [&](int64_t id) {
+      int64_t columns = topology.shape.back();
+      return SmallVector<int64_t, 2>{id / columns, id % columns};
+    };
+    for (int64_t s = 0; s < stages; ++s)
+      for (int64_t t = 0; t < tp; ++t) {
+        int64_t from = chipId(0, s, t), to = chipId(0, s, (t + 1) % tp);
+        int64_t hops =
+            model.hops(topology.shape, coords(from), coords(to));
+        if (hops != 1)
+          return op->emitError()
+                 << "convert-loom-to-sched: cannot decompose this collective "
+                    "over its "
+                 << tp << " chips: they do not form a ring of neighbours on "
+                 << topology.name << " (chips " << from << " and " << to
+                 << " are " << hops << " hops apart)";
+      }
+    for (const Unit &unit : units)
+      if (unit.length % (sp * tp) != 0)
+        return op->emitError()
+               << "convert-loom-to-sched: cannot decompose this collective "
+                  "over "
+               << tp << " chips: " << (patches() ? "patch " : "slice ")
+               << unit.index << " has " << unit.length
+               << " tokens, not a multiple of " << sp * tp
+               << " (each chip's rows split into " << tp
+               << " equal blocks, one per ring step)";
+    return success();
   }
 
   void buildUnits() {
@@ -318,6 +387,25 @@ private:
     for (Operation *fused : work.fused)
       name += "+" + fused->getName().stripDialect().str();
     StringRef opName = work.op->getName().getStringRef();
+    auto compute = [&](const SliceWork &w, std::string taskName, StringRef op,
+                       ArrayRef<int64_t> deps) {
+      file::Task t;
+      t.kind = file::TaskKind::Compute;
+      t.name = std::move(taskName);
+      t.deps = depsOf(deps);
+      t.flops = toInt(w.flops);
+      t.bytes = toInt(w.bytes);
+      t.op = op.str();
+      t.layer = item.layer;
+      t.slice = unit.index;
+      t.step = unit.step;
+      t.bits = w.elementBits;
+      t.vectorOps = toInt(w.vectorOps);
+      t.steps = w.steps;
+      return t;
+    };
+    if (work.decomposed != Decomposed::None)
+      return emitDecomposed(d, s, item, unit, last, compute);
     if (work.collective) {
       // A collective is asynchronous: its start, then its done, which the
       // unit's next task waits for; the TensorCore goes on meanwhile with
@@ -343,19 +431,133 @@ private:
     if (work.ringSteps > 1)
       return emitRing(d, s, item, unit, name, last);
     return onRanks(d, s, [&](int64_t r) {
+      return compute(work, name, opName, {last[r]});
+    });
+  }
+
+  /// A matmul and its collective as ring steps (docs/overlap.md): n
+  /// partial matmuls of 1/n of the rows and, per step, half a block to
+  /// each ring neighbour (send / recv). Reduce-scatter: partial k's sum,
+  /// plus the one received at step k - 1, goes on at step k; all-gather:
+  /// each block received is forwarded and multiplied. An all-reduce's
+  /// all-gather half follows as a collective.
+  template <typename ComputeFn>
+  Tasks emitDecomposed(int64_t d, int64_t s, const Item &item,
+                       const Unit &unit, ArrayRef<int64_t> last,
+                       ComputeFn compute) {
+    const SliceWork &work = item.work;
+    DecomposedParts parts = decomposeParts(work);
+    int64_t n = tp;
+    auto neighbour = [&](int64_t r, int64_t by) {
+      return chipId(d, s, r / tp * tp + (r % tp + by + n) % n);
+    };
+    int64_t tagBase = nextTag;
+    nextTag += 2 * (n - 1);
+    int64_t bytes = toInt(parts.messageBytes);
+    // Step k's message to the next rank (dir 0) or the previous (dir 1).
+    auto sends = [&](int64_t k, ArrayRef<int64_t> after0,
+                     ArrayRef<int64_t> after1) {
+      onRanks(d, s, [&](int64_t r) {
+        return messageTask(file::TaskKind::Send, neighbour(r, 1), after0[r],
+                           bytes, tagBase + 2 * k);
+      });
+      if (parts.bothWays)
+        onRanks(d, s, [&](int64_t r) {
+          return messageTask(file::TaskKind::Send, neighbour(r, -1),
+                             after1[r], bytes, tagBase + 2 * k + 1);
+        });
+    };
+    // What arrives at step k from the previous rank and, both ways, the
+    // next.
+    auto receives = [&](int64_t k, Tasks &from0, Tasks &from1) {
+      from0 = onRanks(d, s, [&](int64_t r) {
+        return messageTask(file::TaskKind::Recv, neighbour(r, -1), kNoTask,
+                           bytes, tagBase + 2 * k);
+      });
+      from1 = parts.bothWays
+                  ? onRanks(d, s, [&](int64_t r) {
+                      return messageTask(file::TaskKind::Recv,
+                                         neighbour(r, 1), kNoTask, bytes,
+                                         tagBase + 2 * k + 1);
+                    })
+                  : Tasks(ranks, kNoTask);
+    };
+    // Step k's partial matmuls, the first after `deps`, each after the
+    // one before.
+    auto partial = [&](int64_t k, auto deps) {
+      Tasks done;
+      for (auto [j, part] : llvm::enumerate(parts.partials)) {
+        std::string partName = taskName(item.where, part.op);
+        for (Operation *fused : part.fused)
+          partName += "+" + fused->getName().stripDialect().str();
+        partName += ".part" + std::to_string(k);
+        StringRef opName = part.op->getName().getStringRef();
+        Tasks before = done;
+        done = onRanks(d, s, [&](int64_t r) {
+          return compute(part, partName, opName,
+                         j == 0 ? deps(r) : SmallVector<int64_t, 3>{before[r]});
+        });
+      }
+      return done;
+    };
+    if (work.decomposed == Decomposed::AllGather) {
+      sends(0, last, last);
+      Tasks p = partial(0, [&](int64_t r) {
+        return SmallVector<int64_t, 3>{last[r]};
+      });
+      for (int64_t k = 1; k < n; ++k) {
+        Tasks from0, from1;
+        receives(k - 1, from0, from1);
+        if (k + 1 < n)
+          sends(k, from0, from1);
+        p = partial(k, [&](int64_t r) {
+          return SmallVector<int64_t, 3>{p[r], from0[r], from1[r]};
+        });
+      }
+      return p;
+    }
+    Tasks p = partial(0, [&](int64_t r) {
+      return SmallVector<int64_t, 3>{last[r]};
+    });
+    sends(0, p, p);
+    Tasks acc = p;
+    std::string collectiveName =
+        taskName(item.where, work.collectiveOp) + ".accumulate";
+    StringRef collectiveOpName = work.collectiveOp->getName().getStringRef();
+    for (int64_t k = 1; k < n; ++k) {
+      p = partial(k, [&](int64_t r) {
+        return SmallVector<int64_t, 3>{p[r]};
+      });
+      Tasks from0, from1;
+      receives(k - 1, from0, from1);
+      acc = onRanks(d, s, [&](int64_t r) {
+        return compute(parts.accumulate, collectiveName + std::to_string(k),
+                       collectiveOpName, {p[r], from0[r], from1[r]});
+      });
+      if (k + 1 < n)
+        sends(k, acc, acc);
+    }
+    if (work.decomposed == Decomposed::ReduceScatter)
+      return acc;
+    // The all-reduce's all-gather half: the next op (a residual add, a
+    // norm) is no matmul to hide it under.
+    int64_t tag = nextTag;
+    nextTag += sp;
+    Tasks starts = onRanks(d, s, [&](int64_t r) {
       file::Task t;
-      t.kind = file::TaskKind::Compute;
-      t.name = name;
-      t.deps = depsOf({last[r]});
-      t.flops = toInt(work.flops);
-      t.bytes = toInt(work.bytes);
-      t.op = opName.str();
-      t.layer = item.layer;
-      t.slice = unit.index;
-      t.step = unit.step;
-      t.bits = work.elementBits;
-      t.vectorOps = toInt(work.vectorOps);
-      t.steps = work.steps;
+      t.kind = file::TaskKind::Collective;
+      t.collective = CollectiveKind::AllGather;
+      t.deps = depsOf({acc[r]});
+      for (int64_t m = 0; m < tp; ++m)
+        t.group.push_back(chipId(d, s, r / tp * tp + m));
+      t.bytes = toInt(work.collectiveBytes);
+      t.tag = tag + r / tp;
+      return t;
+    });
+    return onRanks(d, s, [&](int64_t r) {
+      file::Task t;
+      t.kind = file::TaskKind::CollectiveDone;
+      t.start = starts[r];
       return t;
     });
   }
@@ -534,6 +736,7 @@ private:
   ModelView view;
   const CostModel &model;
   int64_t interleave;
+  bool decompose;
   // A stage's ranks: tp x sp chips (r = u * tp + t).
   int64_t tp = 1, sp = 1, ranks = 1, dp = 1, stages = 1, tokens = 0,
           nextTag = 0;
@@ -552,24 +755,26 @@ private:
 
 FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
                                                     ModelAnalysis &analysis,
-                                                    int64_t interleave) {
+                                                    int64_t interleave,
+                                                    bool decompose) {
   if (failed(analysis.requireModel("convert-loom-to-sched")))
     return failure();
   return Lowering(module, analysis.getTarget(), analysis.getView(),
-                  analysis.getCostModel(), interleave)
+                  analysis.getCostModel(), interleave, decompose)
       .run();
 }
 
 FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
-                                                    int64_t interleave) {
+                                                    int64_t interleave,
+                                                    bool decompose) {
   ModelAnalysis analysis(module);
-  return lowerToScheduleFile(module, analysis, interleave);
+  return lowerToScheduleFile(module, analysis, interleave, decompose);
 }
 
 LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
-                                    int64_t interleave) {
+                                    int64_t interleave, bool decompose) {
   FailureOr<file::Schedule> schedule =
-      lowerToScheduleFile(module, analysis, interleave);
+      lowerToScheduleFile(module, analysis, interleave, decompose);
   if (failed(schedule))
     return failure();
   func::FuncOp func = analysis.getView().func;
@@ -579,12 +784,13 @@ LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
   return success();
 }
 
-LogicalResult loom::lowerToSchedule(ModuleOp module, int64_t interleave) {
+LogicalResult loom::lowerToSchedule(ModuleOp module, int64_t interleave,
+                                    bool decompose) {
   // Called outside a pass manager, nothing has loaded the dialect the
   // lowering builds (the pass declares it as a dependent dialect).
   module.getContext()->getOrLoadDialect<sched::SchedDialect>();
   ModelAnalysis analysis(module);
-  return lowerToSchedule(module, analysis, interleave);
+  return lowerToSchedule(module, analysis, interleave, decompose);
 }
 
 namespace {
@@ -593,7 +799,7 @@ struct ConvertLoomToSchedPass
   using Base::Base;
   void runOnOperation() override {
     if (failed(lowerToSchedule(getOperation(), getAnalysis<ModelAnalysis>(),
-                               interleave)))
+                               interleave, decompose)))
       signalPassFailure();
   }
 };
