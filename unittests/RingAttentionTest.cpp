@@ -26,6 +26,8 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include "DiTImportFixture.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -117,27 +119,7 @@ TEST(RingAttention, TheSimulatedRingIsTheClosedForm) {
   EXPECT_EQ(ringSeconds(1, 2.0, 5.0), 2.0);
 }
 
-class RingAttentionPlanTest : public ::testing::Test {
-protected:
-  RingAttentionPlanTest() : context(registry()) {
-    context.loadAllAvailableDialects();
-  }
-  static DialectRegistry registry() {
-    DialectRegistry registry;
-    registerAllDialects(registry);
-    return registry;
-  }
-  OwningOpRef<ModuleOp> import(StringRef topology) {
-    ImportOptions options;
-    options.resolution = 256;
-    auto module = importModel("dit-xl-2", options, &context);
-    EXPECT_TRUE(module);
-    (*module)->setAttr(kTargetAttrName,
-                       cantFail(materializeTarget(&context, topology)));
-    return module;
-  }
-  MLIRContext context;
-};
+class RingAttentionPlanTest : public DiTImportTest {};
 
 double attentionFlops(ModuleOp module, double &staleKV) {
   double flops = 0;

@@ -29,6 +29,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include "DiTImportFixture.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,27 +40,8 @@ using namespace loom;
 
 namespace {
 
-class ShardSequenceTest : public ::testing::Test {
+class ShardSequenceTest : public DiTImportTest {
 protected:
-  ShardSequenceTest() : context(registry()) {
-    context.loadAllAvailableDialects();
-  }
-  static DialectRegistry registry() {
-    DialectRegistry registry;
-    registerAllDialects(registry);
-    return registry;
-  }
-
-  OwningOpRef<ModuleOp> import(StringRef topology) {
-    ImportOptions options;
-    options.resolution = 256;
-    auto module = importModel("dit-xl-2", options, &context);
-    EXPECT_TRUE(module);
-    (*module)->setAttr(kTargetAttrName,
-                       cantFail(materializeTarget(&context, topology)));
-    return module;
-  }
-
   OwningOpRef<ModuleOp> plan(StringRef topology, int64_t tp, int64_t sp) {
     OwningOpRef<ModuleOp> module = import(topology);
     HeadShardingOptions heads;
@@ -78,8 +61,6 @@ protected:
     EXPECT_FALSE(plan(topology, tp, sp));
     return message;
   }
-
-  MLIRContext context;
 };
 
 struct Totals {
