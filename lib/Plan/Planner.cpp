@@ -446,9 +446,26 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
       predictPipeline(cost, pipeline, transfers, request.interleave);
   // Tasks: every chip of every replica runs, per slice (and step), its
   // stage's layers' ops.
+  // A layer's tasks on a chip, as the lowering emits them: a compute task
+  // per kernel, a start and a done per collective, and for a decomposed
+  // collective matmul its partials, its ring steps' messages (a send and a
+  // receive each way) and its accumulations (decomposeParts).
   double opsPerLayer = 0;
-  for (Operation &op : view->layers.front().getBody().front())
-    opsPerLayer += !isa<YieldOp>(op);
+  LayerSliceCost layerCost(view->layers.front(), model, axes.tensor,
+                           out.tokens, axes.sequence);
+  layerCost.setDecompose(request.decompose);
+  layerCost.forEachWork(out.tokens, 0, [&](const SliceWork &work) {
+    if (work.decomposed == Decomposed::None) {
+      opsPerLayer += work.collective ? 2 : 1;
+      return;
+    }
+    DecomposedParts parts = decomposeParts(work);
+    double steps = double(work.ring - 1);
+    opsPerLayer += double(parts.partials.size() * work.ring) +
+                   steps * (parts.bothWays ? 4 : 2) +
+                   (work.decomposed == Decomposed::AllGather ? 0 : steps) +
+                   (work.decomposed == Decomposed::AllReduce ? 2 : 0);
+  });
   double units = double(unitsPerStep) * (out.patches ? out.steps : 1);
   out.estimatedTasks = double(request.tp) * request.sp * request.dataParallel *
                        out.layers *
