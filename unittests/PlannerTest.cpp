@@ -254,3 +254,60 @@ TEST(SearchProgress, QuietForASecondThenOneLineRewrittenThenCleared) {
 }
 
 } // namespace
+
+// The budget that keeps a search's simulations small reads the planner's
+// estimate of each program's tasks; it must be the lowered program's
+// count to within a small factor, for every kind of layer and plan.
+TEST_F(Planner, TheTaskEstimateIsTheLoweredProgramsSize) {
+  struct Case {
+    const char *model, *topology;
+    int64_t tp, stages, sp = 1, ep = 1, microbatches = 1, batch = 1;
+    bool decompose = false;
+    const char *spMode = "ulysses";
+    int64_t seqLen = 0, interleave = 1;
+    const char *slices = "auto";
+  };
+  std::vector<Case> cases = {
+      {"llama-7b", "v5e-4", 2, 2},
+      {"llama-7b", "v5e-4", 4, 1, 1, 1, 1, 1, true},
+      {"llama-7b", "v5e-8", 2, 4, 1, 1, 2, 2},
+      {"gemma2-9b", "v5e-4", 2, 2},
+      {"mixtral-8x7b", "v5e-8", 4, 2, 1, 4},
+      {"qwen3-30b-a3b", "v5e-8", 4, 2, 1, 4},
+      {"deepseek-v3", "v5e-256", 16, 16, 1, 16, 1, 1, false, "ulysses", 256},
+      {"flux-schnell", "v5e-4", 1, 2, 2},
+      {"dit-xl-2", "v5e-4", 1, 1, 4, 1, 1, 1, false, "ring"},
+      {"sd3-medium", "v5e-8", 2, 2, 2},
+      {"llama-7b", "v5e-4", 2, 2, 1, 1, 1, 1, false, "ulysses", 0, 2, "4"},
+  };
+  for (const Case &c : cases) {
+    PlanRequest request;
+    request.model = c.model;
+    request.topology = c.topology;
+    request.tp = c.tp;
+    request.stages = c.stages;
+    request.sp = c.sp;
+    request.ep = c.ep;
+    request.spMode = c.spMode;
+    request.microbatches = c.microbatches;
+    request.decompose = c.decompose;
+    request.interleave = c.interleave;
+    request.slices = c.slices;
+    if (c.batch > 1)
+      request.import.batch = c.batch;
+    if (c.seqLen)
+      request.import.seqLen = c.seqLen;
+    PlanOptions options;
+    options.simulate = Simulation::Always;
+    PlanOutcome plan = planAndSimulate(request, context, options);
+    ASSERT_EQ(plan.failure, "") << c.model;
+    size_t tasks = 0;
+    for (const auto &chip : plan.schedule.chips)
+      tasks += chip.tasks.size();
+    // Within 10%: the estimate leaves out the handful of tasks a stage's
+    // allocations of weights and caches add once.
+    EXPECT_NEAR(plan.estimatedTasks / double(tasks), 1.0, 0.1)
+        << c.model << " on " << c.topology << ": estimated "
+        << plan.estimatedTasks << ", lowered " << tasks;
+  }
+}

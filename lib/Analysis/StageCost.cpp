@@ -525,6 +525,22 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   return total;
 }
 
+int64_t loom::tasksOf(const SliceWork &work) {
+  if (work.decomposed != Decomposed::None) {
+    DecomposedParts parts = decomposeParts(work);
+    int64_t steps = work.ring - 1;
+    return int64_t(parts.partials.size()) * work.ring +
+           steps * (parts.bothWays ? 4 : 2) +
+           (work.decomposed == Decomposed::AllGather ? 0 : steps) +
+           (work.decomposed == Decomposed::AllReduce ? 2 : 0);
+  }
+  if (work.collective)
+    return 2;
+  if (work.ringSteps > 1)
+    return work.ringSteps + 2 * (work.ringSteps - 1);
+  return 1;
+}
+
 StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
                                ArrayRef<GroupAxis> axes, int64_t tokens,
                                int64_t stages, ArrayRef<GroupAxis> spAxes,
@@ -572,6 +588,30 @@ void StageSliceCost::setDecompose(bool on) {
     prologue->setDecompose(on);
   if (epilogue)
     epilogue->setDecompose(on);
+}
+
+int64_t StageSliceCost::tasksPerRank(int64_t length) const {
+  auto count = [&](const LayerSliceCost &layer) {
+    int64_t tasks = 0;
+    layer.forEachWork(length, 0,
+                      [&](const SliceWork &work) { tasks += tasksOf(work); });
+    return tasks;
+  };
+  SmallVector<std::optional<int64_t>, 4> counted(kinds.size());
+  int64_t tasks = 0;
+  for (const SmallVector<unsigned> &stage : kindOf)
+    for (unsigned kind : stage) {
+      if (!counted[kind]) {
+        auto [s, index] = kinds[kind];
+        counted[kind] = count(stageLayers[s][index]);
+      }
+      tasks += *counted[kind];
+    }
+  if (prologue)
+    tasks += count(*prologue);
+  if (epilogue)
+    tasks += count(*epilogue);
+  return tasks;
 }
 
 bool StageSliceCost::hasDecomposable() const {

@@ -444,32 +444,14 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   }
   PipelinePrediction prediction =
       predictPipeline(cost, pipeline, transfers, request.interleave);
-  // Tasks: every chip of every replica runs, per slice (and step), its
-  // stage's layers' ops.
-  // A layer's tasks on a chip, as the lowering emits them: a compute task
-  // per kernel, a start and a done per collective, and for a decomposed
-  // collective matmul its partials, its ring steps' messages (a send and a
-  // receive each way) and its accumulations (decomposeParts).
-  double opsPerLayer = 0;
-  LayerSliceCost layerCost(view->layers.front(), model, axes.tensor,
-                           out.tokens, axes.sequence);
-  layerCost.setDecompose(request.decompose);
-  layerCost.forEachWork(out.tokens, 0, [&](const SliceWork &work) {
-    if (work.decomposed == Decomposed::None) {
-      opsPerLayer += work.collective ? 2 : 1;
-      return;
-    }
-    DecomposedParts parts = decomposeParts(work);
-    double steps = double(work.ring - 1);
-    opsPerLayer += double(parts.partials.size() * work.ring) +
-                   steps * (parts.bothWays ? 4 : 2) +
-                   (work.decomposed == Decomposed::AllGather ? 0 : steps) +
-                   (work.decomposed == Decomposed::AllReduce ? 2 : 0);
-  });
+  // Tasks: every rank of every replica runs, per unit (slice or patch,
+  // microbatch, step), its stage's ops (tasksOf) and, per stage, an
+  // activation allocation and release and the messages in and out.
   double units = double(unitsPerStep) * (out.patches ? out.steps : 1);
-  out.estimatedTasks = double(request.tp) * request.sp * request.dataParallel *
-                       out.layers *
-                       units * (opsPerLayer + 2);
+  out.estimatedTasks =
+      double(request.tp) * request.sp * request.dataParallel * units *
+      double(cost.tasksPerRank(out.sliceLengths.front()) +
+             4 * pipeline.getStages());
   // The host launches the whole plan once (calibration).
   out.predicted = prediction.seconds + model.programDispatch();
   out.bubble = prediction.bubble;

@@ -104,6 +104,13 @@ DecomposedParts decomposeParts(const SliceWork &work);
 double decomposedSeconds(const CostModel &model, const SliceWork &work,
                          llvm::ArrayRef<GroupAxis> axes);
 
+/// The tasks one rank runs for `work`, as the lowering emits them: a
+/// compute task per kernel; a start and a done per collective; a ring
+/// attention's blocks with a send and a receive before each but the last;
+/// a decomposed pair's partials, its ring steps' messages and its
+/// accumulations (decomposeParts).
+int64_t tasksOf(const SliceWork &work);
+
 /// A task's seconds as the cost model prices it: on the TensorCore, or on
 /// the tensor-parallel group's links.
 struct TaskTime {
@@ -228,6 +235,9 @@ public:
   void setDecompose(bool on);
   /// Whether any op of the model would decompose.
   bool hasDecomposable() const;
+  /// The tasks one rank of each stage runs, over all stages, for the ops of
+  /// one slice of `length` (tasksOf, every layer, prologue and epilogue).
+  int64_t tasksPerRank(int64_t length) const;
 
   /// Seconds to hand a slice of `length` tokens into stage `stage` (>= 1):
   /// the previous stage's results over one ICI hop (CostModel's
