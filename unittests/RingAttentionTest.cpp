@@ -186,6 +186,31 @@ TEST_F(RingAttentionPlanTest, AStripedCausalRingSharesThePairsEqually) {
   EXPECT_NEAR(cache * 4 / wholeCache, 1.0, 1e-9);
 }
 
+TEST_F(RingAttentionPlanTest, AWindowedRingSharesTheWindowedPairs) {
+  // Mistral-7B v0.1 at 16384 tokens (window 4096) on a ring of 8: each chip
+  // takes an eighth of the windowed causal pairs, far fewer than a global
+  // ring's, and its ring carries the window.
+  ImportOptions options;
+  options.seqLen = 16384;
+  auto module = importModel("mistral-7b-v0.1", options, &context);
+  ASSERT_TRUE(module);
+  (*module)->setAttr(kTargetAttrName,
+                     cantFail(materializeTarget(&context, "v5e-8")));
+  ASSERT_TRUE(succeeded(shardSequence(*module, 8, "ring")));
+  int64_t windowed = AttentionOp::countCausalPairs(16384, 0, 4096);
+  int64_t global = AttentionOp::countCausalPairs(16384, 0, 0);
+  // By hand: 4096 * 4097 / 2 for the first window, then 4096 a query.
+  EXPECT_EQ(windowed, 4096LL * 4097 / 2 + (16384LL - 4096) * 4096);
+  int64_t rings = 0;
+  module->walk([&](RingAttentionOp ring) {
+    ++rings;
+    EXPECT_EQ(ring.getWindow().value_or(0), 4096u);
+    EXPECT_EQ(ring.getScorePairs(), (windowed + 7) / 8);
+    EXPECT_LT(ring.getScorePairs(), global / 8 / 2);
+  });
+  EXPECT_EQ(rings, 32);
+}
+
 TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
   struct Case { int64_t sp, stages, dp; };
   for (Case c : {Case{4, 1, 2}, Case{2, 4, 1}, Case{8, 1, 1}}) {
@@ -223,6 +248,26 @@ TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
   ASSERT_EQ(outcome.failure, "");
   ASSERT_TRUE(outcome.simulated);
   EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02);
+  // Sliding windows: Mistral's (every layer local) and Gemma 2's (local
+  // and global layers alternating), with slices whose context the window
+  // cuts. (With tp > 1 the sp group's routes are priced as a line: see
+  // README, "Sequence parallelism".)
+  struct Window { const char *model; int64_t seq, sp, stages; const char *slices; };
+  for (Window w : {Window{"mistral-7b-v0.1", 16384, 4, 2, "4"},
+                   Window{"mistral-7b-v0.1", 16384, 8, 1, "4"},
+                   Window{"gemma2-9b", 8192, 4, 2, "auto"},
+                   Window{"gemma2-9b", 8192, 2, 4, "auto"}}) {
+    request.model = w.model;
+    request.import.seqLen = w.seq;
+    request.sp = w.sp;
+    request.stages = w.stages;
+    request.slices = w.slices;
+    outcome = planAndSimulate(request, context, options);
+    ASSERT_EQ(outcome.failure, "") << w.model;
+    ASSERT_TRUE(outcome.simulated);
+    EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02)
+        << w.model << " sp " << w.sp << " stages " << w.stages;
+  }
 }
 
 } // namespace

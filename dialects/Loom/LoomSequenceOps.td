@@ -31,6 +31,12 @@ def Loom_RingAttentionOp : Loom_Op<"ring_attention",
     pairs per head, and each step's block is causally masked. The chip
     keeps its stripe of the KV cache.
 
+    `window = W` (causal only) makes it a sliding-window ring: a query sees
+    itself and the W - 1 tokens before it. The sequence stays striped, so
+    the chips still share the pairs equally (`countCausalPairs(Sq x
+    group_size, 0, W) / group_size`) and every step still passes a stripe:
+    the window cuts the compute, not the number of steps.
+
     ```mlir
     %a = loom.ring_attention %q, %k, %v {heads = 40, kv_heads = 40, head_dim = 128, group = "sp", group_size = 8}
         : tensor<1x9450x5120xbf16>, tensor<1x9450x5120xbf16> -> tensor<1x9450x5120xbf16>
@@ -42,7 +48,8 @@ def Loom_RingAttentionOp : Loom_Op<"ring_attention",
                        ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
                        StrAttr:$group,
                        ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
-                       UnitAttr:$causal);
+                       UnitAttr:$causal,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)

@@ -64,6 +64,7 @@ void LayerSliceCost::addOp(Operation &op) {
     // pairs a slice visits over its context (forEachWork).
     term.kind = Term::Kind::CausalAttention;
     term.ringSteps = ring.getGroupSize();
+    term.window = ring.getWindow().value_or(0);
     term.pairFlops =
         double(cost.getPaddedFlops(tile)) / double(ring.getScorePairs());
     auto kType = cast<RankedTensorType>(ring.getK().getType());
@@ -229,22 +230,28 @@ SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
       // the slice's queries and of its causal pairs, in n steps of
       // causally masked blocks; each step passes the chip's stripe of
       // every key so far (the context's and the slice's) to the next.
+      // A sliding window keeps fewer pairs, and only the keys it reaches
+      // go round.
       double n = double(term.ringSteps);
-      double pairs = double(AttentionOp::countCausalPairs(length, context, 0));
+      double pairs =
+          double(AttentionOp::countCausalPairs(length, context, term.window));
+      int64_t visible =
+          term.window ? std::min<int64_t>(context, term.window - 1) : context;
       // (A microbatch's share of the batch, as below.)
       work.flops = term.pairFlops * pairs / n * share;
       FlashAttentionWork flash = flashAttentionWork(
           std::max<int64_t>(std::llround(term.batchHeads * share), 1),
           term.headDim,
           std::max<int64_t>(std::llround(length / n), 1),
-          std::llround(context / n), 0, /*causal=*/true, 0,
+          std::llround(context / n), 0, /*causal=*/true,
+          term.window ? int64_t(std::ceil(term.window / n)) : 0,
           term.kvElementBytes);
       work.bytes = term.queryBytes * fraction + n * flash.kvBytes;
       work.vectorOps = n * flash.vectorOps;
       work.steps = std::llround(n * flash.steps);
       work.ringSteps = term.ringSteps;
       work.ringBytes =
-          term.contextBytes * double(context + length) / n * share;
+          term.contextBytes * double(visible + length) / n * share;
       break;
     }
     // The slice sees the cached tokens and the sequence before it.

@@ -80,10 +80,6 @@ std::pair<Operation *, std::string> unsupported(ModuleOp module, bool ring) {
     if (ring && isa<JointAttentionOp>(op))
       found = {op, "ring attention over MMDiT joint attention is not "
                    "implemented (mode=ulysses splits it)"};
-    else if (auto attn = dyn_cast<AttentionOp>(op);
-             ring && attn && attn.getWindow())
-      found = {op, "ring attention over a sliding window is not implemented "
-                   "(mode=ulysses splits it)"};
     else if (isa<LatentAttentionOp>(op))
       found = {op, "Ulysses over latent (MLA) attention is not implemented"};
     else if (isa<MoERouteOp, MoEExpertsOp>(op))
@@ -303,7 +299,7 @@ private:
       auto ringOp = RingAttentionOp::create(
           b, attn.getLoc(), attn.getQ().getType(), attn.getQ(), attn.getK(),
           attn.getV(), attn.getHeads(), attn.getKvHeads(), attn.getHeadDim(),
-          kSequenceGroup, sp, attn.getCausal());
+          kSequenceGroup, sp, attn.getCausal(), attn.getWindowAttr());
       attn.getResult().replaceAllUsesWith(ringOp.getResult());
       attn.erase();
       split.insert(ringOp.getResult());

@@ -19,22 +19,6 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
 
 // -----
 
-// A sliding window (Mistral) is not striped over a ring: refused at the
-// attention, no degree but 1 valid.
-module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
-  func.func @window(%x: tensor<1x96x128xbf16>) -> tensor<1x96x128xbf16> {
-    %y = loom.layer 0 (%x) : (tensor<1x96x128xbf16>) -> tensor<1x96x128xbf16> {
-    ^bb0(%in: tensor<1x96x128xbf16>):
-      // expected-error @+1 {{cannot split the sequence 3 ways: ring attention over a sliding window is not implemented (mode=ulysses splits it); valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
-      %a = loom.attention %in, %in, %in {heads = 2, kv_heads = 2, head_dim = 64, causal, window = 32} : tensor<1x96x128xbf16>, tensor<1x96x128xbf16> -> tensor<1x96x128xbf16>
-      loom.yield %a : tensor<1x96x128xbf16>
-    }
-    return %y : tensor<1x96x128xbf16>
-  }
-}
-
-// -----
-
 // MMDiT joint attention goes through Ulysses, not a ring.
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   func.func @joint(%img: tensor<1x96x128xbf16>, %txt: tensor<1x6x128xbf16>) -> tensor<1x96x128xbf16> {
@@ -63,5 +47,15 @@ func.func @causal(%q: tensor<1x32x128xbf16>, %k: tensor<1x16x128xbf16>) -> tenso
 func.func @one(%q: tensor<1x32x128xbf16>) -> tensor<1x32x128xbf16> {
   // expected-error @+1 {{'loom.ring_attention' op a ring needs at least 2 chips, got group_size 1}}
   %a = loom.ring_attention %q, %q, %q {heads = 2, kv_heads = 2, head_dim = 64, group = "sp", group_size = 1} : tensor<1x32x128xbf16>, tensor<1x32x128xbf16> -> tensor<1x32x128xbf16>
+  return %a : tensor<1x32x128xbf16>
+}
+
+// -----
+
+// The op's verifier: a sliding window keeps the latest keys before each
+// query, so only a causal ring has one.
+func.func @window(%q: tensor<1x32x128xbf16>) -> tensor<1x32x128xbf16> {
+  // expected-error @+1 {{'loom.ring_attention' op a sliding window (window = 8) needs a causal ring}}
+  %a = loom.ring_attention %q, %q, %q {heads = 2, kv_heads = 2, head_dim = 64, group = "sp", group_size = 2, window = 8} : tensor<1x32x128xbf16>, tensor<1x32x128xbf16> -> tensor<1x32x128xbf16>
   return %a : tensor<1x32x128xbf16>
 }

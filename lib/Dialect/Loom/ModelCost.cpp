@@ -271,10 +271,12 @@ static void addAttentionWork(KernelWork &work, Operation *op,
     FlashAttentionWork flash;
     if (ring.getCausal()) {
       // Striped: every step a causally masked block of the stripes.
+      // A window of W tokens spans about W / n of each stripe.
       int64_t n = ring.getGroupSize();
+      int64_t window = (ring.getWindow().value_or(0) + n - 1) / n;
       flash = flashAttentionWork(q[0] * ring.getHeads(),
                                  model.padToMXU(ring.getHeadDim()), q[1], 0,
-                                 q[1], /*causal=*/true, 0,
+                                 q[1], /*causal=*/true, window,
                                  getElementBytes(ring.getK().getType()));
       flash.steps *= n;
       flash.vectorOps *= n;

@@ -40,6 +40,9 @@ LogicalResult RingAttentionOp::verify() {
     return emitOpError() << "a causal ring expects as many queries as keys "
                             "in hand, got "
                          << q.getDimSize(1) << " and " << k.getDimSize(1);
+  if (getWindow() && !getCausal())
+    return emitOpError() << "a sliding window (window = " << *getWindow()
+                         << ") needs a causal ring";
   if (getGroupSize() < 2)
     return emitOpError() << "a ring needs at least 2 chips, got group_size "
                          << getGroupSize();
@@ -48,9 +51,11 @@ LogicalResult RingAttentionOp::verify() {
 
 int64_t RingAttentionOp::getScorePairs() {
   if (getCausal()) {
-    // Striped: an equal share of the whole sequence's causal pairs.
+    // Striped: an equal share of the whole sequence's causal pairs (within
+    // the window, if any).
     int64_t tokens = (Count(shapeOf(getQ())[1]) * getGroupSize()).get();
-    int64_t pairs = AttentionOp::countCausalPairs(tokens, 0, 0);
+    int64_t pairs =
+        AttentionOp::countCausalPairs(tokens, 0, getWindow().value_or(0));
     return (pairs + getGroupSize() - 1) / getGroupSize();
   }
   return (Count(shapeOf(getQ())[1]) * getGroupSize() * shapeOf(getK())[1])
