@@ -2,7 +2,7 @@
 
 For every end_to_end case of the measurements file that says how Loom runs
 it (its "loom" object: model, target, mode, seq, batch, tp, stages,
-precisions, attention), runs loom-plan twice, with the flash kernels'
+slices, precisions, attention), runs loom-plan twice, with the flash kernels'
 attention (Loom's default) and with the attention the measured runtime ran
 (its source's code), and prints a markdown table: case, measured, Loom,
 and measured time over Loom's time (above 1: Loom is faster than the run).
@@ -19,7 +19,7 @@ import sys
 
 import cases as measurements
 
-FLAGS = ("model", "target", "mode", "seq", "batch", "tp", "stages",
+FLAGS = ("model", "target", "mode", "seq", "batch", "tp", "stages", "slices",
          "weights_dtype", "kv_dtype", "attention")
 
 

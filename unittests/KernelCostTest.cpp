@@ -155,6 +155,45 @@ TEST_F(KernelCostTest, AMaterializedAttentionIsPricedAsItsEinsums) {
   EXPECT_DOUBLE_EQ(work.bytes, 4 * 1024.0 * 512 * 2 + dense.scoreBytes);
 }
 
+TEST_F(KernelCostTest, AJetStreamPyTorchDecodeStepRunsItsEinsumsOverTwoQueries) {
+  // 8 sequences, 4 heads of 128, one new token each over 1023 cached ones.
+  // jetstream-pytorch broadcasts the query to two rows (decode_query_rows
+  // = 2), so its einsums see 8 x 4 x 2 x 1024 = 65536 scores; einsum
+  // attention that runs the query as one row (MaxText's dot_product) sees
+  // 32768.
+  auto decode = [&](StringRef rows) {
+    return parseOp(std::string(R"(
+    (%q: tensor<8x1x512xbf16>, %k: tensor<8x1x512xbf16>, %v: tensor<8x1x512xbf16>) {
+      %a = loom.attention %q, %k, %v {heads = 4, kv_heads = 4, head_dim = 128, causal, cached = 1023, materialized_scores)") +
+                       rows.str() + R"(}
+          : tensor<8x1x512xbf16>, tensor<8x1x512xbf16> -> tensor<8x1x512xbf16>
+      return
+    })", "loom.attention");
+  };
+  CostOpInterface attn = decode(", decode_query_rows = 2");
+  CostModel model(v5e());
+  KernelWork work = getKernelWork(model, attn);
+  double scores = 8.0 * 4 * 2 * 1024;
+  EXPECT_EQ(kMaterializedDecodeQueries, 2);
+  // Q K^T and P V, 2 x 128 FLOPs a score each.
+  EXPECT_DOUBLE_EQ(work.flops, scores * 2 * 2 * 128);
+  // 12 f32 ops a score and the mask's add.
+  EXPECT_DOUBLE_EQ(work.vectorOps, scores * 13);
+  // The scores' six passes and the mask's one, at 2 B, besides the
+  // attention's own bytes and the cache update's (new K and V read,
+  // 2 x 8 x 512 x 2 B, and stored at 2 B).
+  double updates = 2 * (2 * 8 * 512 * 2.0);
+  EXPECT_DOUBLE_EQ(work.bytes, double(attn.getBytesRead()) +
+                                   attn.getBytesWritten() + updates +
+                                   scores * 2 * 7);
+  // The einsums' five kernels and the cache update's two.
+  EXPECT_DOUBLE_EQ(work.steps, 5 + kDecodeCacheWriteKernels);
+  // One row: half the scores, half the FLOPs.
+  KernelWork one = getKernelWork(model, decode(""));
+  EXPECT_DOUBLE_EQ(one.flops, work.flops / 2);
+  EXPECT_DOUBLE_EQ(work.bytes - one.bytes, scores / 2 * 2 * 7);
+}
+
 TEST_F(KernelCostTest, ADecodeStepWritesTheNewKAndVIntoTheCache) {
   // 8 sequences, one new token each, over 1023 cached tokens of an int8
   // cache: two in-place update kernels besides the attention's, reading

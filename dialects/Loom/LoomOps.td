@@ -431,6 +431,12 @@ def Loom_AttentionOp : Loom_Op<"attention",
     changes the price only (loom-import / loom-plan --attention
     materialized).
 
+    `decode_query_rows = N`, with `materialized_scores`, says the runtime
+    runs a decode step's one query as N rows (jetstream-pytorch broadcasts
+    it to two and keeps the first result row; loom-import --attention
+    jetstream-pytorch): its einsums and scores are N times a single
+    query's. It changes the price only, and only of a decode step.
+
     ```mlir
     %a = loom.attention %q, %k, %v {heads = 64, kv_heads = 8, head_dim = 128, causal}
         : tensor<1x2048x8192xbf16>, tensor<1x2048x1024xbf16> -> tensor<1x2048x8192xbf16>
@@ -444,7 +450,8 @@ def Loom_AttentionOp : Loom_Op<"attention",
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$cached,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
                        OptionalAttr<TypeAttr>:$kv_type,
-                       UnitAttr:$materialized_scores);
+                       UnitAttr:$materialized_scores,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$decode_query_rows);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)

@@ -99,6 +99,7 @@ void LayerSliceCost::addOp(Operation &op) {
     term.queryBytes = getTensorBytes(attn.getQ().getType()) +
                       getTensorBytes(attn.getResult().getType());
     term.materialized = attn.getMaterializedScores();
+    term.decodeQueryRows = attn.getDecodeQueryRows().value_or(1);
     term.newKVBytes = getTensorBytes(attn.getK().getType()) +
                       getTensorBytes(attn.getV().getType());
     terms.push_back(term);
@@ -274,10 +275,12 @@ SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
         std::max<int64_t>(std::llround(term.batchHeads * share), 1);
     if (term.materialized) {
       // The einsums over every key the slice sees, masked
-      // (materializedAttentionWork); a window's cache holds its keys.
+      // (materializedAttentionWork); a window's cache holds its keys; a
+      // decode step's query run as the runtime's rows (decode_query_rows).
       MaterializedAttentionWork dense = materializedAttentionWork(
-          batchHeads, term.headDim, length, std::llround(seen) + length,
-          /*masked=*/true);
+          batchHeads, term.headDim,
+          decode ? term.decodeQueryRows * length : length,
+          std::llround(seen) + length, /*masked=*/true);
       work.flops = dense.flops;
       work.vectorOps = dense.vectorOps;
       work.steps = std::llround(dense.steps) + writeSteps;
@@ -505,7 +508,8 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
                            t.window, t.vectorOps, t.steps, t.batchHeads,
                            t.headDim, t.kvElementBytes, t.queryBytes,
                            t.elementBits, t.collective, t.sequenceGroup,
-                           t.materialized, t.newKVBytes, t.ringSteps,
+                           t.materialized, t.decodeQueryRows, t.newKVBytes,
+                           t.ringSteps,
                            t.ringBytes, t.pairNext);
   };
   return &model == &other.model && tokens == other.tokens &&

@@ -85,7 +85,8 @@ public:
     return AttentionOp::create(b, loc, q, k, v, heads, kvHeads, headDim, causal,
                                cross, cached, /*window=*/IntegerAttr(),
                                /*kv_type=*/TypeAttr(),
-                               /*materialized_scores=*/false);
+                               /*materialized_scores=*/false,
+                               /*decode_query_rows=*/IntegerAttr());
   }
   /// A DiT block's full self-attention over `h`: q, k, v (biased when
   /// `bias`), attention and the (always biased) output projection.

@@ -54,7 +54,21 @@ loom::parseAttentionKernel(StringRef text) {
   return llvm::StringSwitch<std::optional<ImportOptions::AttentionKernel>>(text)
       .Case("flash", ImportOptions::AttentionKernel::Flash)
       .Case("materialized", ImportOptions::AttentionKernel::Materialized)
+      .Case("jetstream-pytorch",
+            ImportOptions::AttentionKernel::JetStreamPyTorch)
       .Default(std::nullopt);
+}
+
+StringRef loom::stringifyAttentionKernel(ImportOptions::AttentionKernel kernel) {
+  switch (kernel) {
+  case ImportOptions::AttentionKernel::Flash:
+    return "flash";
+  case ImportOptions::AttentionKernel::Materialized:
+    return "materialized";
+  case ImportOptions::AttentionKernel::JetStreamPyTorch:
+    return "jetstream-pytorch";
+  }
+  return "flash";
 }
 
 StringRef loom::stringifyPrecision(ImportOptions::Precision precision) {
@@ -94,8 +108,11 @@ static void applyPrecision(func::FuncOp func, const ImportOptions &options) {
     } else if (auto attention = dyn_cast<AttentionOp>(op)) {
       if (options.kvCache == P::Int8 && attention.getCausal())
         attention.setKvTypeAttr(i8);
-      if (options.attention == ImportOptions::AttentionKernel::Materialized)
+      if (options.attention != ImportOptions::AttentionKernel::Flash)
         attention.setMaterializedScores(true);
+      if (options.attention == ImportOptions::AttentionKernel::JetStreamPyTorch)
+        attention.setDecodeQueryRowsAttr(
+            b.getI64IntegerAttr(kMaterializedDecodeQueries));
     } else if (auto experts = dyn_cast<MoEExpertsOp>(op)) {
       // The routed experts are most of a mixture's weights. The router
       // (hidden x experts) stays in the activations' type, like the norms.

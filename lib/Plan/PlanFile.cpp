@@ -64,8 +64,8 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
         j.attribute(key, stringifyPrecision(w.*member));
       if (w.expertImbalance != 1.0)
         j.attribute("expert_imbalance", w.expertImbalance);
-      if (w.attention == ImportOptions::AttentionKernel::Materialized)
-        j.attribute("attention", "materialized");
+      if (w.attention != ImportOptions::AttentionKernel::Flash)
+        j.attribute("attention", stringifyAttentionKernel(w.attention));
     });
     j.attributeObject("target", [&] {
       j.attribute("topology", r.topology);
@@ -190,7 +190,8 @@ struct PlanFileReader {
         w.attention = *kernel;
       else if (!json.failed())
         json.fail(JsonReader::at(path, "attention"),
-                  "must be flash or materialized, got \"" + text + "\"");
+                  "must be flash, materialized or jetstream-pytorch, got \"" +
+                      text + "\"");
     }
     std::string mode = json.string(o, "mode", path);
     if (std::optional<ImportOptions::Mode> parsed = parseImportMode(mode))

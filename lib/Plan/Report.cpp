@@ -96,6 +96,9 @@ static std::string precisionName(const ImportOptions &o) {
       stringifyPrecision(o.activations).str(),
       o.attention == ImportOptions::AttentionKernel::Materialized
           ? "; attention as einsums, scores in HBM"
+      : o.attention == ImportOptions::AttentionKernel::JetStreamPyTorch
+          ? "; attention as jetstream-pytorch's einsums, scores in HBM, "
+            "a decode query run as 2 rows"
           : "");
 }
 
@@ -251,10 +254,8 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
       j.attribute("activations",
                   stringifyPrecision(p.request.import.activations));
     });
-    j.attribute("attention", p.request.import.attention ==
-                                     ImportOptions::AttentionKernel::Materialized
-                                 ? "materialized"
-                                 : "flash");
+    j.attribute("attention",
+                stringifyAttentionKernel(p.request.import.attention));
     j.attributeArray("memory", [&] {
       for (const std::string &line : p.memory)
         j.value(line);

@@ -189,6 +189,7 @@ private:
     double queryBytes = 0;     ///< causal: q and out at the full sequence
     bool materialized = false; ///< causal: einsums, scores in HBM
     double newKVBytes = 0;     ///< causal: the sequence's K and V as written
+    int64_t decodeQueryRows = 1; ///< materialized: rows a decode query runs as
     /// The elementwise ops fused into `op`'s kernel.
     llvm::SmallVector<mlir::Operation *, 2> fused;
     unsigned elementBits = 16;

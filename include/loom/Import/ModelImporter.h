@@ -58,14 +58,21 @@ struct ImportOptions {
   /// How the runtime runs attention: the flash kernels' blocks (MaxText's
   /// splash attention, the default), or einsums with the scores in HBM
   /// (jetstream-pytorch's Attention, MaxText's attention=dot_product),
-  /// marked `materialized_scores` on every loom.attention.
-  enum class AttentionKernel { Flash, Materialized };
+  /// marked `materialized_scores` on every loom.attention; or those einsums
+  /// as jetstream-pytorch writes them (layers.py at 9606a1f), which also
+  /// run a decode step's one query as kMaterializedDecodeQueries rows
+  /// (`decode_query_rows`).
+  enum class AttentionKernel { Flash, Materialized, JetStreamPyTorch };
   AttentionKernel attention = AttentionKernel::Flash;
 };
 
-/// Parses an --attention value: "flash" or "materialized".
+/// Parses an --attention value: "flash", "materialized" or
+/// "jetstream-pytorch".
 std::optional<ImportOptions::AttentionKernel>
 parseAttentionKernel(llvm::StringRef text);
+
+/// The --attention value of `kernel`.
+llvm::StringRef stringifyAttentionKernel(ImportOptions::AttentionKernel kernel);
 
 /// Parses a --weights-dtype / --kv-dtype / --activations-dtype value:
 /// "bf16" or "int8".

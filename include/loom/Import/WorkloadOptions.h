@@ -75,13 +75,18 @@ struct WorkloadOptions {
             llvm::cl::desc("Mixtures of experts: the busiest expert's load "
                            "as a multiple of the average (default 1: "
                            "uniform routing)")),
-        attention("attention", llvm::cl::value_desc("flash|materialized"),
+        attention("attention",
+                  llvm::cl::value_desc("flash|materialized|jetstream-pytorch"),
                   llvm::cl::cat(category),
                   llvm::cl::desc("How the runtime runs attention: flash "
-                                 "(the flash kernels' blocks, the default) "
-                                 "or materialized (einsums with the scores "
+                                 "(the flash kernels' blocks, the default), "
+                                 "materialized (einsums with the scores "
                                  "in HBM and a separate softmax, as XLA "
-                                 "runs jetstream-pytorch's attention)")) {}
+                                 "runs einsum attention, e.g. MaxText's "
+                                 "attention=dot_product) or "
+                                 "jetstream-pytorch (those einsums as "
+                                 "jetstream-pytorch writes them: a decode "
+                                 "step's query broadcast to 2 rows)")) {}
 
   /// Fills `options` from the options given (the rest keep the model's
   /// defaults); returns a message naming a bad value, or "".
@@ -106,7 +111,8 @@ struct WorkloadOptions {
       std::optional<ImportOptions::AttentionKernel> kernel =
           parseAttentionKernel(attention);
       if (!kernel)
-        return "--attention must be flash or materialized, got '" +
+        return "--attention must be flash, materialized or "
+               "jetstream-pytorch, got '" +
                attention + "'";
       options.attention = *kernel;
     }

@@ -707,6 +707,10 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "a sliding window (window = " << *getWindow()
                          << ") needs a causal attention: it keeps the latest "
                             "keys before each query";
+  if (getDecodeQueryRows() && !getMaterializedScores())
+    return emitOpError() << "decode_query_rows = " << *getDecodeQueryRows()
+                         << " needs materialized_scores: only einsums run a "
+                            "decode query as rows";
   return verifyFloat(*this, getQ(), "q");
 }
 

@@ -236,8 +236,13 @@ static void addAttentionWork(KernelWork &work, Operation *op,
     if (attn.getMaterializedScores()) {
       // The cached keys it sees too (a window's cache holds its keys).
       int64_t keys = k[1] + (attn.getCausal() ? attn.getVisibleCached() : 0);
+      // A decode step's query as the rows the runtime runs it as
+      // (decode_query_rows; jetstream-pytorch's two).
+      int64_t queries = isDecodeAttention(q[1], attn.getCausal())
+                            ? attn.getDecodeQueryRows().value_or(1) * q[1]
+                            : q[1];
       MaterializedAttentionWork dense = materializedAttentionWork(
-          bh, model.padToMXU(attn.getHeadDim()), q[1], keys,
+          bh, model.padToMXU(attn.getHeadDim()), queries, keys,
           attn.getCausal());
       work.flops = dense.flops;
       work.vectorOps = dense.vectorOps;

@@ -179,6 +179,18 @@ constexpr int64_t kMaterializedScorePasses = 6, kMaterializedMaskPasses = 1;
 constexpr int64_t kMaterializedScoreOps = 12, kMaterializedMaskOps = 1;
 constexpr int64_t kMaterializedKernels = 5;
 
+/// jetstream-pytorch's decode step runs its einsums over two queries, not
+/// one (loom-import --attention jetstream-pytorch marks its attentions
+/// `decode_query_rows` = this): its Attention.forward broadcasts the single
+/// new query
+/// (`if seqlen == 1: xq = torch.broadcast_to(xq, (b, 2, h, d))`) and keeps
+/// the first row of the result (`output[:, :, 0:1, :]`; jetstream_pt/
+/// layers.py at 9606a1f, both the bf16 and the int8-cache branches), so
+/// both einsums, the scores' HBM passes and the softmax see twice a single
+/// query's scores. Counted from the code. Other einsum attentions
+/// (MaxText's attention=dot_product) run the one query as one row.
+constexpr int64_t kMaterializedDecodeQueries = 2;
+
 struct MaterializedAttentionWork {
   double flops = 0;      ///< MXU: both einsums over the whole square
   double vectorOps = 0;  ///< VPU element operations
