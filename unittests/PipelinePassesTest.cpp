@@ -252,7 +252,7 @@ TEST(PipelinePasses, MicrobatchesArePricedAsTheirShareOfTheBatch) {
                     together.transferSeconds(0, 0)) / 2);
   // The units: microbatch 0's slices, then microbatch 1's from context 0.
   auto attr = PipelineAttr::get(&context, 2, {128, 128}, PipelineMode::tokens,
-                                0, 0, 2);
+                                0, 0, 2, 1);
   EXPECT_EQ(pipelineUnits(attr),
             (SmallVector<std::pair<int64_t, int64_t>>{
                 {128, 0}, {128, 128}, {128, 0}, {128, 128}}));
@@ -420,3 +420,26 @@ TEST(PipelinePasses, ReadOnlyPassesPreserveTheModelAnalysis) {
 }
 
 } // namespace
+
+// Interleaved stages played through, worked by hand (chunks of t = 1).
+TEST(PipelinePasses, VirtualStagesTimelines) {
+  auto chunks = [](int64_t count, int64_t k, int64_t v, double handover) {
+    return equalUnits(count, k * v, 1, handover);
+  };
+  // N = 8 units, K = 4 stages, v = 2: (N v + K - 1) t = 19, against 22 for
+  // the same layers as 4 stages of 2 t each, (N + K - 1) 2 t.
+  EXPECT_DOUBLE_EQ(playVirtualStages(chunks(8, 4, 2, 0), 4).seconds, 19);
+  EXPECT_DOUBLE_EQ(playPipeline(equalUnits(8, 4, 2, 0), 1, 0).seconds, 22);
+  // The bubble is (K - 1) t of 19: the busiest stage works 16.
+  EXPECT_DOUBLE_EQ(playVirtualStages(chunks(8, 4, 2, 0), 4).bubble, 3.0 / 19);
+  // v = 1 is the plain pipeline.
+  EXPECT_DOUBLE_EQ(playVirtualStages(chunks(8, 4, 1, 0), 4).seconds,
+                   playPipeline(equalUnits(8, 4, 1, 0), 1, 0).seconds);
+  // One group of g = 3 < K = 4 units: each round waits K - g = 1 for unit
+  // 0 to come round, (v - 1) K + g + K - 1 = 10.
+  EXPECT_DOUBLE_EQ(playVirtualStages(chunks(3, 4, 2, 0), 4).seconds, 10);
+  // Handovers of 0.5 on K = 2, v = 2, N = 2: stage 0 runs u0, u1 chunk 0
+  // in [0, 2]; stage 1 chunk 1 in [1.5, 2.5], [2.5, 3.5]; stage 0 chunk 2
+  // in [3, 4], [4, 5]; stage 1 chunk 3 in [4.5, 5.5], [5.5, 6.5].
+  EXPECT_DOUBLE_EQ(playVirtualStages(chunks(2, 2, 2, 0.5), 2).seconds, 6.5);
+}

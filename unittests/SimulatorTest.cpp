@@ -515,4 +515,70 @@ TEST(Simulator, DecomposedCollectiveMatmulsMatchTheirClosedForms) {
   }
 }
 
+/// An interleaved pipeline (Narayanan et al., SC'21, section 2.2.2) on K
+/// chips, written by hand in Megatron's order: chunk c of a unit on chip
+/// c mod K, the units in groups of K, per group chunk s for each unit, then
+/// chunk s + K for each. Each chunk computes `flops`; its result goes on to
+/// the next chunk's chip in a message of 8 bytes (one hop's latency, small
+/// beside a chunk).
+Schedule interleavedPipeline(int64_t stages, int64_t virtualStages,
+                             int64_t units, double flops) {
+  Schedule s = emptySchedule({2, 2}, 4);
+  int64_t chunks = stages * virtualStages;
+  for (int64_t k = 0; k < stages; ++k) {
+    std::vector<Task> &t = s.chips[k].tasks;
+    for (int64_t first = 0; first < units; first += stages)
+      for (int64_t j = 0; j < virtualStages; ++j)
+        for (int64_t u = first; u < std::min(first + stages, units); ++u) {
+          int64_t c = j * stages + k;
+          llvm::SmallVector<int64_t, 2> deps;
+          if (c > 0) {
+            t.push_back(recv((c - 1) % stages, 8, c * units + u));
+            deps.push_back(int64_t(t.size()) - 1);
+          }
+          t.push_back(compute(flops, 0));
+          t.back().deps = deps;
+          if (c + 1 < chunks) {
+            t.push_back(send((c + 1) % stages, 8, (c + 1) * units + u));
+            t.back().deps = {int64_t(t.size()) - 2};
+          }
+        }
+  }
+  return s;
+}
+
+TEST(Simulator, VirtualStagesBubbleMatchesItsClosedForm) {
+  // K = 4 stages, N = 8 units, chunks of c: Megatron's interleaved schedule
+  // takes (N v + K - 1) c, its bubble (K - 1) c a chunk's, where v = 1 with
+  // stages of v c takes (N + K - 1) v c. Worked by hand for v = 2:
+  // chip 0 runs chunk 0 of units 0-3 in [0, 4c]; unit 0 is back from chip 3
+  // at 4c for chunk 4, so chip 0 never waits, and chip 3's last chunk (7 of
+  // unit 7) ends 3c after chip 0's last: 16c + 3c.
+  CostModel model(v5e());
+  const double flops = 2e11;
+  double c = model.taskTime(flops, 0);
+  for (int64_t v : {1, 2, 4}) {
+    SimResult interleaved = run(interleavedPipeline(4, v, 8, flops / v));
+    ASSERT_TRUE(interleaved.failure.empty()) << interleaved.failure;
+    double chunk = model.taskTime(flops / v, 0);
+    EXPECT_LT(relative(interleaved.makespan - interleaved.dispatch,
+                       (8 * v + 3) * chunk),
+              0.01)
+        << "v = " << v << ": " << interleaved.makespan;
+  }
+  // The bubble shrinks by v: (N + (K - 1) / v) c against (N + K - 1) c.
+  SimResult one = run(interleavedPipeline(4, 1, 8, flops));
+  SimResult four = run(interleavedPipeline(4, 4, 8, flops / 4));
+  double bubbleOne = one.makespan - one.dispatch - 8 * c;
+  double bubbleFour = four.makespan - four.dispatch - 8 * c;
+  EXPECT_GT(bubbleOne, 3.5 * bubbleFour);
+  EXPECT_LT(bubbleOne, 4.5 * bubbleFour);
+  // A last group of g = 3 < K units waits K - g chunks a round for its
+  // units to come round: (v - 1) K + g + K - 1 chunks for one group.
+  SimResult partial = run(interleavedPipeline(4, 2, 3, flops / 2));
+  double half = model.taskTime(flops / 2, 0);
+  EXPECT_LT(relative(partial.makespan - partial.dispatch, 10 * half), 0.01)
+      << partial.makespan;
+}
+
 } // namespace

@@ -289,10 +289,20 @@ def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
     smaller pipeline bubble without shorter slices. A microbatch's slices see
     only its own earlier slices (its sequences' context).
 
+    `virtual_stages = v` (token slices only; default 1): interleaved stages
+    (Narayanan et al., SC'21, section 2.2.2; MaxText's
+    `num_pipeline_repeats`). The layers are cut into K x v chunks and each
+    `loom.layer`'s `stage` is its chunk; chunk c runs on physical stage
+    c mod K, so each stage group holds the v chunks s, s + K, ... and a unit
+    goes round the K stages v times. Each stage runs its units in groups of
+    K: chunk s for every unit of the group, then chunk s + K, and so on
+    (Megatron's order). The bubble is that of one chunk, 1/v of a stage's.
+
     ```mlir
     func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [640, 512, 480, 416]>}
     func.func @dit_xl_2(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [256, 256, 256, 256], patches, steps = 50, warmup = 1>}
     func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [1024, 1024], microbatches = 4>}
+    func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [256, 256, 256, 256, 256, 256, 256, 256], virtual_stages = 2>}
     ```
   }];
   let parameters = (ins "int64_t":$stages,
@@ -300,15 +310,18 @@ def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
                         Loom_DefaultTokens:$mode,
                         DefaultValuedParameter<"int64_t", "0">:$steps,
                         DefaultValuedParameter<"int64_t", "0">:$warmup,
-                        DefaultValuedParameter<"int64_t", "1">:$microbatches);
+                        DefaultValuedParameter<"int64_t", "1">:$microbatches,
+                        DefaultValuedParameter<"int64_t", "1">:$virtualStages);
   // `<stages = K, slices = [...]` then, each when not its default and in
   // this order, `, patches`, `, steps = N`, `, warmup = N`,
-  // `, microbatches = M`, then `>`. (Custom: a declarative format's optional
+  // `, microbatches = M`, `, virtual_stages = v`, then `>`. (Custom: a declarative format's optional
   // groups that each open with a comma cannot follow one another.)
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getTokens() const;
+    /// The layers' chunks, stages x virtual_stages: a layer's `stage`.
+    int64_t getChunks() const { return getStages() * getVirtualStages(); }
   }];
 }
 

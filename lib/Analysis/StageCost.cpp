@@ -848,6 +848,53 @@ double loom::playInterleaved(ArrayRef<SmallVector<TaskTime>> chains) {
   return now;
 }
 
+PipelinePrediction loom::playVirtualStages(ArrayRef<PipelineUnit> units,
+                                           int64_t stages) {
+  PipelinePrediction prediction;
+  if (units.empty() || stages < 1)
+    return prediction;
+  int64_t chunks = units.front().work.size();
+  int64_t v = chunks / stages;
+  int64_t n = units.size();
+  // Each stage's program: groups of K units; per group, chunk s for each
+  // unit, then chunk s + K for each, ... (Megatron's order).
+  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> program(stages);
+  for (int64_t first = 0; first < n; first += stages)
+    for (int64_t j = 0; j < v; ++j)
+      for (int64_t s = 0; s < stages; ++s)
+        for (int64_t u = first; u < std::min(first + stages, n); ++u)
+          program[s].push_back({u, j * stages + s});
+  // done[u][c]: when unit u's chunk c ends (negative: not yet played).
+  std::vector<std::vector<double>> done(n, std::vector<double>(chunks, -1));
+  SmallVector<size_t> next(stages, 0);
+  SmallVector<double> free(stages, 0.0), busy(stages, 0.0);
+  // Play each stage as far as its next task's input has been computed; the
+  // order is deadlock-free (a unit's chunk c - 1 comes earlier in the
+  // order (group, round, unit + stage)), so every sweep advances.
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (int64_t s = 0; s < stages; ++s)
+      while (next[s] < program[s].size()) {
+        auto [u, c] = program[s][next[s]];
+        double arrived = 0;
+        if (c > 0) {
+          if (done[u][c - 1] < 0)
+            break;
+          arrived = done[u][c - 1] + units[u].handover[c];
+        }
+        double start = std::max(arrived, free[s]);
+        free[s] = done[u][c] = start + units[u].work[c];
+        busy[s] += units[u].work[c];
+        ++next[s];
+        progressed = true;
+      }
+  }
+  prediction.seconds = *llvm::max_element(free);
+  if (prediction.seconds > 0)
+    prediction.bubble = 1 - *llvm::max_element(busy) / prediction.seconds;
+  return prediction;
+}
+
 SmallVector<std::pair<int64_t, int64_t>>
 loom::pipelineUnits(PipelineAttr pipeline) {
   bool patches = pipeline.getMode() == PipelineMode::patches;
@@ -874,6 +921,22 @@ PipelinePrediction loom::predictPipeline(
     return transfer ? transfer(s, length) : cost.transferSeconds(s, length);
   };
   SmallVector<PipelineUnit> units;
+  if (pipeline.getVirtualStages() > 1) {
+    // `cost` prices chunks (a layer's stage); chunk c runs on stage c mod K
+    // and its handover comes from stage (c - 1) mod K, round the ring.
+    for (auto [i, unit] : llvm::enumerate(all)) {
+      if (i > 0 && unit == all[i - 1]) {
+        units.push_back(units.back());
+        continue;
+      }
+      PipelineUnit &next = units.emplace_back();
+      for (int64_t c = 0; c < cost.getStages(); ++c) {
+        next.work.push_back(cost.stageSeconds(c, unit.first, unit.second));
+        next.handover.push_back(c == 0 ? 0.0 : handover(c, unit.first));
+      }
+    }
+    return playVirtualStages(units, pipeline.getStages());
+  }
   if (interleave > 1) {
     // Groups of `interleave` units, each played zipped on every stage.
     for (size_t first = 0; first < all.size(); first += interleave) {

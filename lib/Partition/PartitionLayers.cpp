@@ -45,22 +45,42 @@ Partition loom::evaluatePartition(const PartitionProblem &problem,
   Partition result;
   result.firstLayer.assign(firstLayer.begin(), firstLayer.end());
   int64_t layers = problem.layers.size();
-  for (size_t s = 0; s < firstLayer.size(); ++s) {
-    int64_t end = s + 1 < firstLayer.size() ? firstLayer[s + 1] : layers;
-    LayerLoad load = prefix.run(firstLayer[s], end);
-    result.stageSeconds.push_back(load.seconds);
-    result.stageBytes.push_back(load.bytes);
-    result.bottleneck = std::max(result.bottleneck, load.seconds);
+  int64_t v = std::max<int64_t>(problem.virtualStages, 1);
+  int64_t stages = std::max<int64_t>(int64_t(firstLayer.size()) / v, 1);
+  result.stageSeconds.assign(stages, 0.0);
+  result.stageBytes.assign(stages, problem.perStageBytes);
+  for (size_t c = 0; c < firstLayer.size(); ++c) {
+    int64_t end = c + 1 < firstLayer.size() ? firstLayer[c + 1] : layers;
+    LayerLoad load = prefix.run(firstLayer[c], end);
+    // A stage holds its activations once, whatever its chunks.
+    load.bytes -= problem.perStageBytes;
+    result.chunkSeconds.push_back(load.seconds);
+    result.stageSeconds[c % stages] += load.seconds;
+    result.stageBytes[c % stages] += load.bytes;
   }
+  for (double seconds : result.stageSeconds)
+    result.bottleneck = std::max(result.bottleneck, seconds);
   return result;
 }
 
 std::optional<Partition>
 loom::partitionLayers(const PartitionProblem &problem) {
-  int64_t L = problem.layers.size(), K = problem.stages;
+  int64_t v = problem.virtualStages;
+  if (v < 1)
+    return std::nullopt;
+  // Interleaved: the slowest of K v chunks, each within 1/v of what a
+  // stage has for its layers (PartitionLayers.h).
+  PartitionProblem chunks = problem;
+  if (v > 1) {
+    chunks.stages = problem.stages * v;
+    chunks.virtualStages = 1;
+    chunks.perStageBytes = 0;
+    chunks.capacity = (problem.capacity - problem.perStageBytes) / double(v);
+  }
+  int64_t L = chunks.layers.size(), K = chunks.stages;
   if (K < 1 || K > L)
     return std::nullopt;
-  Prefix prefix(problem);
+  Prefix prefix(chunks);
   constexpr double inf = std::numeric_limits<double>::infinity();
   // best[k][j]: the smallest bottleneck placing layers [0, j) on k stages;
   // cut[k][j]: where the k-th stage begins in that placement.
@@ -73,7 +93,7 @@ loom::partitionLayers(const PartitionProblem &problem) {
         if (best[k - 1][i] == inf)
           continue;
         LayerLoad load = prefix.run(i, j);
-        if (load.bytes > problem.capacity)
+        if (load.bytes > chunks.capacity)
           continue;
         double bottleneck = std::max(best[k - 1][i], load.seconds);
         // Strictly better only: the earliest cut wins ties.

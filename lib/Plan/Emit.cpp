@@ -106,6 +106,8 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.fixSp = false;
   base.microbatches = 1;
   base.fixMicrobatches = false;
+  base.virtualStages = 1;
+  base.fixVirtualStages = false;
   base.decompose = false;
   if (runtime == Runtime::MaxDiffusion)
     base.sequenceParallel = false;
@@ -363,6 +365,20 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
           r.microbatches > 1
               ? fmt::format("{} microbatches", r.microbatches)
               : std::string("one sequence")));
+    // MaxText's circular pipeline has the keys (its config's
+    // PipelineParallelism: num_pipeline_repeats, by default num_decoder_layers
+    // / (stages x num_layers_per_pipeline_stage)), but over its own
+    // microbatch pipeline, which Loom's token slices are not.
+    if (r.virtualStages > 1)
+      lost.push_back(fmt::format(
+          "{} virtual stages (interleaved: each stage holds {} chunks of "
+          "layers, the token slices going round the stages {} times); "
+          "MaxText's circular pipeline would be num_pipeline_repeats: {} "
+          "with num_layers_per_pipeline_stage: {}, but it repeats its "
+          "microbatch pipeline, not token slices, and its stages hold "
+          "equal layer counts",
+          r.virtualStages, r.virtualStages, r.virtualStages, r.virtualStages,
+          p.layers / std::max<int64_t>(r.stages * r.virtualStages, 1)));
   } else {
     if (r.stages > 1 || units > 1)
       lost.push_back(fmt::format(

@@ -89,6 +89,9 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
         j.attribute("interleave", r.interleave);
       if (r.microbatches > 1)
         j.attribute("microbatches", r.microbatches);
+      // Likewise only with interleaved stages (older files have none).
+      if (r.virtualStages > 1)
+        j.attribute("virtual_stages", r.virtualStages);
       // Likewise only when the collective matmuls are decomposed.
       if (r.decompose)
         j.attribute("decompose", true);
@@ -109,7 +112,9 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
               j.value(layers.first);
               j.value(layers.second);
             });
-            if (i < p.memory.size())
+            // With virtual stages these are the chunks, and the memory
+            // lines the stages' (each holds several chunks).
+            if (i < p.memory.size() && p.request.virtualStages == 1)
               j.attribute("memory", p.memory[i]);
           });
       });
@@ -207,7 +212,7 @@ struct PlanFileReader {
     json.keys(o, path,
               {"tp", "ep", "sp", "sp_mode", "stages", "data_parallel",
                "sequence_parallel", "slices", "interleave", "microbatches",
-               "decompose"},
+               "virtual_stages", "decompose"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
@@ -216,6 +221,8 @@ struct PlanFileReader {
       r.interleave = json.integer(o, "interleave", path, 1);
     if (o.get("microbatches"))
       r.microbatches = json.integer(o, "microbatches", path, 1);
+    if (o.get("virtual_stages"))
+      r.virtualStages = json.integer(o, "virtual_stages", path, 1);
     if (o.get("decompose"))
       r.decompose = boolean(o, "decompose", path);
     if (o.get("sp"))

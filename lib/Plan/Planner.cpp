@@ -45,10 +45,13 @@ namespace {
 /// return) and where no mesh can be built, the cost model's one-hop figure.
 class BoundaryTransfers {
 public:
+  /// With virtual stages `cost` prices chunks: the handover into chunk c
+  /// goes from stage (c - 1) mod `stages` to stage c mod `stages` (into the
+  /// first stage from the last, round the ring).
   BoundaryTransfers(const TargetDesc &target, const TopologyDesc &topology,
-                    const StageSliceCost &cost, int64_t tp)
-      : target(target), topology(topology), cost(cost), tp(tp) {
-    int64_t stages = cost.getStages();
+                    const StageSliceCost &cost, int64_t tp, int64_t stages)
+      : target(target), topology(topology), cost(cost), tp(tp),
+        stages(stages) {
     if (topology.numChips() % (tp * stages) != 0)
       return;
     auto built = DeviceMesh::build(
@@ -72,8 +75,8 @@ public:
       handover.chips.push_back({id, {}});
     int64_t bytes = std::llround(cost.boundaryBytesInto(stage, length));
     for (int64_t r = 0; r < tp; ++r) {
-      int64_t from = mesh->chipId(mesh->chip(0, stage - 1, r));
-      int64_t to = mesh->chipId(mesh->chip(0, stage, r));
+      int64_t from = mesh->chipId(mesh->chip(0, (stage - 1) % stages, r));
+      int64_t to = mesh->chipId(mesh->chip(0, stage % stages, r));
       schedule::Task send;
       send.kind = schedule::TaskKind::Send;
       send.peer = to;
@@ -98,7 +101,7 @@ private:
   const TargetDesc &target;
   const TopologyDesc &topology;
   const StageSliceCost &cost;
-  int64_t tp;
+  int64_t tp, stages;
   std::optional<DeviceMesh> mesh;
   std::map<std::pair<int64_t, int64_t>, double> seconds;
 };
@@ -155,7 +158,8 @@ std::pair<const char *, int64_t> degreeBelowOne(const PlanRequest &request) {
                              {"stages", request.stages},
                              {"data-parallel", request.dataParallel},
                              {"interleave", request.interleave},
-                             {"microbatches", request.microbatches}})
+                             {"microbatches", request.microbatches},
+                             {"virtual-stages", request.virtualStages}})
     if (value < 1)
       return {name, value};
   return {nullptr, 0};
@@ -334,6 +338,12 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   pipelineOptions.dataParallel = request.dataParallel;
   pipelineOptions.slices = request.slices;
   pipelineOptions.microbatches = request.microbatches;
+  pipelineOptions.virtualStages = request.virtualStages;
+  if (request.virtualStages > 1 && request.interleave > 1) {
+    out.failure = "virtual stages run each stage's units in Megatron's "
+                  "order, not zipped: give interleave 1";
+    return planned;
+  }
   if (request.decompose) {
     if (request.interleave > 1) {
       out.failure = "decompose runs with interleave 1 only (units "
@@ -412,10 +422,12 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   out.warmup = pipeline.getWarmup();
   StageGroupAxes axes = stageGroupAxes(*desc, *topology, view->tp, view->sp,
                                        pipeline.getStages());
+  // Per chunk with virtual stages (a layer's stage is its chunk).
   StageSliceCost cost(view->layers, model, axes.tensor, out.tokens,
-                      pipeline.getStages(), axes.sequence,
+                      pipeline.getChunks(), axes.sequence,
                       pipeline.getMicrobatches());
-  BoundaryTransfers transfers(*desc, *topology, cost, view->chipsPerStage());
+  BoundaryTransfers transfers(*desc, *topology, cost, view->chipsPerStage(),
+                              pipeline.getStages());
   int64_t unitsPerStep =
       int64_t(out.sliceLengths.size()) * pipeline.getMicrobatches();
   if (request.interleave > unitsPerStep) {
@@ -451,7 +463,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   out.estimatedTasks =
       double(request.tp) * request.sp * request.dataParallel * units *
       double(cost.tasksPerRank(out.sliceLengths.front()) +
-             4 * pipeline.getStages());
+             4 * pipeline.getChunks());
   // The host launches the whole plan once (calibration).
   out.predicted = prediction.seconds + model.programDispatch();
   out.bubble = prediction.bubble;
@@ -519,12 +531,14 @@ bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
                          a.request.spMode, a.request.stages,
                          a.request.dataParallel, a.request.interleave,
                          a.request.microbatches, a.request.decompose,
-                         a.request.sequenceParallel) <
+                         a.request.sequenceParallel,
+                         a.request.virtualStages) <
          std::make_tuple(b.predicted, b.request.tp, b.request.sp,
                          b.request.spMode, b.request.stages,
                          b.request.dataParallel, b.request.interleave,
                          b.request.microbatches, b.request.decompose,
-                         b.request.sequenceParallel);
+                         b.request.sequenceParallel,
+                         b.request.virtualStages);
 }
 
 } // namespace
@@ -596,6 +610,23 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         counts.push_back(m);
     return counts;
   };
+  // Interleaved stages (token slices of a prefill on a pipeline): v = 1, 2,
+  // 4, ... while the stages' chunks divide the layers. Each cuts the bubble
+  // to 1/v at v times the handovers; a decode step (one token a sequence)
+  // and a DiT's patches (which stream across steps) are not interleaved.
+  auto virtualStageCounts = [&](int64_t stages, int64_t interleave) {
+    if (request.fixVirtualStages)
+      return request.virtualStages > 1 && interleave > 1
+                 ? SmallVector<int64_t>{}
+                 : SmallVector<int64_t>{request.virtualStages};
+    SmallVector<int64_t> counts{1};
+    if (diffusion || decode || stages == 1 || interleave > 1)
+      return counts;
+    for (int64_t v = 2; stages * v <= layers; v *= 2)
+      if (layers % (stages * v) == 0)
+        counts.push_back(v);
+    return counts;
+  };
   int64_t simulateTop = std::max<int64_t>(options.simulateTop, 0);
   // The planned modules of the best plans by prediction (within the
   // simulation budget) are kept, so the ones simulated are not planned
@@ -660,7 +691,8 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
             // (With --sequence-parallel every variant has it.)
             if (megatronSp && request.sequenceParallel)
               continue;
-          for (int64_t microbatches : microbatchCounts(stages, batch / dp)) {
+          for (int64_t microbatches : microbatchCounts(stages, batch / dp))
+          for (int64_t virtualStages : virtualStageCounts(stages, interleave)) {
             if (request.fixInterleave && interleave != request.interleave)
               continue;
             if ((request.fixDecompose && decompose != request.decompose) ||
@@ -677,6 +709,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
             candidate.stages = stages;
             candidate.dataParallel = dp;
             candidate.interleave = interleave;
+            candidate.virtualStages = virtualStages;
             candidate.slices =
                 interleave > 1 && stages == 1 ? std::to_string(interleave)
                                               : "auto";

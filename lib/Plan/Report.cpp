@@ -67,7 +67,7 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 }
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}{}", p.request.tp,
+  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}{}{}", p.request.tp,
                      p.request.sp > 1
                          ? fmt::format(" x sp {}{}", p.request.sp,
                                        p.request.spMode == "ring" ? " (ring)"
@@ -81,6 +81,10 @@ std::string loom::planName(const PlanOutcome &p) {
                      p.request.microbatches > 1
                          ? fmt::format(", {} microbatches",
                                        p.request.microbatches)
+                         : "",
+                     p.request.virtualStages > 1
+                         ? fmt::format(", {} virtual stages",
+                                       p.request.virtualStages)
                          : "",
                      p.request.interleave > 1
                          ? fmt::format(", {} interleaved", p.request.interleave)
@@ -262,6 +266,7 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     });
     j.attribute("interleave", p.request.interleave);
     j.attribute("microbatches", p.request.microbatches);
+    j.attribute("virtual_stages", p.request.virtualStages);
     j.attribute("decompose", p.request.decompose);
   });
 }

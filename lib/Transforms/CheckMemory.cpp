@@ -51,7 +51,8 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
     for (int64_t s = 0; s < stages; ++s) {
       SmallVector<LayerOp> layers;
       for (LayerOp layer : view->layers)
-        if (static_cast<int64_t>(layer.getStage().value_or(0)) == s)
+        // A layer's stage is its chunk; a stage holds chunks s, s + K, ...
+        if (static_cast<int64_t>(layer.getStage().value_or(0)) % stages == s)
           layers.push_back(layer);
       double weights = 0, kv = 0, activations = 0, largestLayer = 0;
       int64_t largestIndex = -1;
@@ -65,10 +66,17 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
           largestIndex = layer.getIndex();
         }
       }
-      std::string range =
-          layers.empty() ? "no layers"
-                         : fmt::format("layers {}-{}", layers.front().getIndex(),
-                                       layers.back().getIndex());
+      // Each run of consecutive layers (one per chunk with virtual stages).
+      std::string range;
+      for (auto [i, layer] : llvm::enumerate(layers)) {
+        if (i == 0 || layers[i - 1].getIndex() + 1 != layer.getIndex())
+          range += fmt::format("{}{}-", range.empty() ? "" : ", ",
+                               layer.getIndex());
+        if (i + 1 == layers.size() ||
+            layers[i + 1].getIndex() != layer.getIndex() + 1)
+          range += fmt::format("{}", layer.getIndex());
+      }
+      range = layers.empty() ? "no layers" : "layers " + range;
       SmallVector<MemoryItem> items = {
           {"weights of " + range, weights},
           {patches ? "stale K/V of the previous step" : "KV cache", kv},

@@ -54,7 +54,31 @@ struct PartitionLayersPass
                          << " has " << topologyDesc.numChips();
       return signalPassFailure();
     }
+    int64_t v = virtualStages;
+    if (v < 1) {
+      module.emitError() << "virtual-stages must be at least 1, got " << v;
+      return signalPassFailure();
+    }
+    if (v > 1 && (stages < 2 || view->diffusion)) {
+      view->func.emitError()
+          << "virtual-stages " << v << " interleaves chunks of layers over "
+          << (view->diffusion ? "the token slices of a causal model; a "
+                                "diffusion model's PipeFusion patches "
+                                "already stream across steps"
+                              : "several stages; give stages >= 2");
+      return signalPassFailure();
+    }
     int64_t layers = view->layers.size();
+    if (v > 1 && stages * v > layers) {
+      std::string valid;
+      for (int64_t k = 1; k * stages <= layers; ++k)
+        valid += (valid.empty() ? "" : ", ") + std::to_string(k);
+      view->func.emitError() << stages << " stages x " << v
+                             << " virtual stages need at least " << stages * v
+                             << " layers; the model has " << layers
+                             << " (virtual stages that fit: " << valid << ")";
+      return signalPassFailure();
+    }
     if (stages > layers) {
       view->func.emitError() << stages << " stages need at least " << stages
                              << " layers; the model has " << layers;
@@ -87,6 +111,7 @@ struct PartitionLayersPass
     PartitionProblem problem;
     SmallVector<double> staleKV;
     problem.stages = stages;
+    problem.virtualStages = v;
     problem.capacity = desc.hbmBytes;
     for (LayerOp layer : view->layers) {
       LayerFootprint footprint = layerFootprint(layer, view->diffusion);
@@ -117,15 +142,19 @@ struct PartitionLayersPass
       unlimited.capacity = std::numeric_limits<double>::infinity();
       std::optional<Partition> best = partitionLayers(unlimited);
       double worst = 0, worstKV = 0;
+      int64_t cuts = stages * v;
       if (best)
         for (int64_t s = 0; s < stages; ++s) {
           if (best->stageBytes[s] < worst)
             continue;
           worst = best->stageBytes[s];
-          int64_t end = s + 1 < stages ? best->firstLayer[s + 1] : layers;
           worstKV = 0;
-          for (int64_t i = best->firstLayer[s]; i < end; ++i)
-            worstKV += staleKV[i];
+          // The stage's chunks s, s + K, ...
+          for (int64_t c = s; c < cuts; c += stages) {
+            int64_t end = c + 1 < cuts ? best->firstLayer[c + 1] : layers;
+            for (int64_t i = best->firstLayer[c]; i < end; ++i)
+              worstKV += staleKV[i];
+          }
         }
       InFlightDiagnostic diag = view->func.emitError();
       diag << "no cut of " << layers << " layers into " << stages
@@ -143,10 +172,12 @@ struct PartitionLayersPass
       return signalPassFailure();
     }
 
-    for (int64_t s = 0; s < stages; ++s) {
-      int64_t end = s + 1 < stages ? partition->firstLayer[s + 1] : layers;
-      for (int64_t i = partition->firstLayer[s]; i < end; ++i)
-        view->layers[i].setStage(s);
+    // With virtual stages a layer's stage is its chunk.
+    int64_t chunks = stages * v;
+    for (int64_t c = 0; c < chunks; ++c) {
+      int64_t end = c + 1 < chunks ? partition->firstLayer[c + 1] : layers;
+      for (int64_t i = partition->firstLayer[c]; i < end; ++i)
+        view->layers[i].setStage(c);
     }
     int64_t steps = 0;
     if (ModelAttr model = getModel(module))
@@ -156,7 +187,8 @@ struct PartitionLayersPass
         PipelineAttr::get(module.getContext(), stages, {tokens},
                           view->diffusion ? PipelineMode::patches
                                           : PipelineMode::tokens,
-                          view->diffusion ? steps : 0, 0, /*microbatches=*/1));
+                          view->diffusion ? steps : 0, 0, /*microbatches=*/1,
+                          v));
     ParallelAttr layout = getParallelOrDefault(module);
     module->setAttr(kParallelAttrName,
                     ParallelAttr::get(module.getContext(), layout.getTp(),
@@ -169,13 +201,24 @@ struct PartitionLayersPass
       remark << fmt::format("{} stages on {}; slowest stage {:.3f} ms",
                             stages, topologyDesc.name,
                             partition->bottleneck * 1e3);
-      for (int64_t s = 0; s < stages; ++s) {
-        int64_t end = s + 1 < stages ? partition->firstLayer[s + 1] : layers;
-        remark << fmt::format("; stage {}: layers {}-{}, {:.3f} ms, {}", s,
-                              partition->firstLayer[s], end - 1,
-                              partition->stageSeconds[s] * 1e3,
-                              formatQuantity(partition->stageBytes[s], "B"));
+      for (int64_t c = 0; c < chunks; ++c) {
+        int64_t end = c + 1 < chunks ? partition->firstLayer[c + 1] : layers;
+        if (v == 1)
+          remark << fmt::format("; stage {}: layers {}-{}, {:.3f} ms, {}", c,
+                                partition->firstLayer[c], end - 1,
+                                partition->stageSeconds[c] * 1e3,
+                                formatQuantity(partition->stageBytes[c], "B"));
+        else
+          remark << fmt::format("; chunk {} on stage {}: layers {}-{}, "
+                                "{:.3f} ms",
+                                c, c % stages, partition->firstLayer[c],
+                                end - 1, partition->chunkSeconds[c] * 1e3);
       }
+      if (v > 1)
+        for (int64_t s = 0; s < stages; ++s)
+          remark << fmt::format("; stage {}: {:.3f} ms, {}", s,
+                                partition->stageSeconds[s] * 1e3,
+                                formatQuantity(partition->stageBytes[s], "B"));
     }
   }
 };

@@ -34,6 +34,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   }
   PartitionLayersOptions partition;
   partition.stages = options.stages;
+  partition.virtualStages = options.virtualStages;
   partition.dataParallel = options.dataParallel;
   pm.addPass(createPartitionLayers(partition));
   SplitTokensOptions split;

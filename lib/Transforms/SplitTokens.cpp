@@ -90,7 +90,9 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                        << ")";
       return signalPassFailure();
     }
-    StageSliceCost cost(view->layers, model, axes, tokens, stages,
+    // With virtual stages the cost is per chunk (a layer's stage).
+    StageSliceCost cost(view->layers, model, axes, tokens,
+                        pipeline.getChunks(),
                         analysis.getSequenceParallelAxes(stages),
                         microbatches);
 
@@ -111,7 +113,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
         patches ? choosePatches(func, pipeline, tokens, cost,
                                 StageMemory(*view, stages,
                                             analysis.getTargetDesc().hbmBytes))
-                : chooseSlices(func, tokens, stages, cost);
+                : chooseSlices(func, tokens, stages,
+                               pipeline.getVirtualStages(), cost);
     if (failed(lengths))
       return signalPassFailure();
     int64_t warmup =
@@ -119,7 +122,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     func->setAttr(kPipelineAttrName,
                   PipelineAttr::get(module.getContext(), stages, *lengths,
                                     pipeline.getMode(), pipeline.getSteps(),
-                                    warmup, microbatches));
+                                    warmup, microbatches,
+                                    pipeline.getVirtualStages()));
   }
 
   int64_t givenWarmupOrOne() const {
@@ -200,6 +204,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
 
   FailureOr<SmallVector<int64_t>> chooseSlices(func::FuncOp func,
                                                int64_t tokens, int64_t stages,
+                                               int64_t virtualStages,
                                                const StageSliceCost &cost) {
     FailureOr<SmallVector<int64_t>> given = requested(func, tokens, false);
     if (failed(given))
@@ -235,7 +240,10 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                          << coarse << " (" << tokens / coarse << " units)";
       unit = coarse;
     }
-    int64_t m = microbatches;
+    // Interleaved stages: a slice costs each stage its v chunks and the
+    // bubble is K - 1 chunks, so the DP's M sum + (K - 1) max, over chunk
+    // times, takes M v for M.
+    int64_t m = microbatches * virtualStages;
     Slicing uniform = bestUniformSlicing(tokens, unit, stages, costFn, m);
     Slicing chosen = given->empty()
                          ? sliceTokens(tokens, unit, stages, costFn, m)
@@ -254,7 +262,12 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
             return std::to_string(l);
           }), ", "),
           stages,
-          m > 1 ? fmt::format(" for each of {} microbatches", m) : "",
+          microbatches > 1
+              ? fmt::format(" for each of {} microbatches", int64_t(microbatches))
+              : virtualStages > 1
+              ? fmt::format(" x {} virtual stages (times of a chunk)",
+                            virtualStages)
+              : "",
           chosen.total * 1e3, m > 1 ? fmt::format("{} x ", m) : "",
           chosen.sum * 1e3, stages - 1,
           chosen.max * 1e3, uniform.lengths.size(), uniform.lengths.front(),
@@ -291,7 +304,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return predictPipeline(cost, PipelineAttr::get(func.getContext(), stages,
                                                      lengths,
                                                      PipelineMode::patches,
-                                                     steps, warmup, 1))
+                                                     steps, warmup, 1, 1))
           .seconds;
     };
     int64_t chosen = given->empty() ? 0 : given->size();

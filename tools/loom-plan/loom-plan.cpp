@@ -101,6 +101,12 @@ static cl::opt<int64_t> microbatchesOpt(
              "as this many microbatches, each cut into the token slices, so "
              "more units fill the pipeline at the same slice length (must "
              "divide the replica's batch; a search chooses unless given)"));
+static cl::opt<int64_t> virtualStagesOpt(
+    "virtual-stages", cl::init(1), cl::cat(category),
+    cl::desc("Interleaved stages (token slices, Megatron's interleaved "
+             "schedule, MaxText's num_pipeline_repeats): each stage holds "
+             "this many chunks of layers, so the bubble is a chunk's "
+             "(a search chooses among 1, 2, 4, ... unless given)"));
 static cl::opt<bool> decomposeOpt(
     "decompose", cl::cat(category),
     cl::desc("Run the tensor-parallel collective matmuls as ring steps "
@@ -148,8 +154,32 @@ static loom::sim::TraceOptions traceOptions(category);
 static cl::opt<bool> jsonFlag("json", cl::cat(category),
                               cl::desc("Print the result as JSON"));
 
+/// The argument LLVM's parser would take as -h (help, exit 0) although it
+/// is no option: an unknown --hXXX (a mistyped option starting with h, or
+/// a stray prefix). Empty when there is none.
+static std::string unknownHelpLike(int argc, char **argv) {
+  auto known = cl::getRegisteredOptions();
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg(argv[i]);
+    if (arg == "--")
+      break;
+    StringRef name = arg;
+    if (!name.consume_front("--") && !name.consume_front("-"))
+      continue;
+    name = name.split('=').first;
+    if (name.size() > 1 && name.front() == 'h' && !known.count(name))
+      return arg.str();
+  }
+  return "";
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  if (std::string bad = unknownHelpLike(argc, argv); !bad.empty()) {
+    errs() << "loom-plan: Unknown command line argument '" << bad
+           << "'.  Try: 'loom-plan --help'\n";
+    return 1;
+  }
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -177,6 +207,7 @@ int main(int argc, char **argv) {
   request.slices = slices;
   request.interleave = interleaveOpt;
   request.microbatches = microbatchesOpt;
+  request.virtualStages = virtualStagesOpt;
   request.decompose = decomposeOpt;
   request.sequenceParallel = sequenceParallel;
   if (std::string bad = workload.get(request.import); !bad.empty())
@@ -189,6 +220,7 @@ int main(int argc, char **argv) {
   request.fixDataParallel = dataParallel.getNumOccurrences() > 0;
   request.fixInterleave = interleaveOpt.getNumOccurrences() > 0;
   request.fixMicrobatches = microbatchesOpt.getNumOccurrences() > 0;
+  request.fixVirtualStages = virtualStagesOpt.getNumOccurrences() > 0;
   request.fixDecompose = decomposeOpt.getNumOccurrences() > 0;
   // A layout given by hand is planned as given; none at all is searched.
   bool layoutGiven = request.fixTp || request.fixEp || request.fixSp ||
@@ -201,7 +233,7 @@ int main(int argc, char **argv) {
     SmallVector<const cl::Option *> given = workload.all();
     given.append({&model, &topology, &tp, &ep, &sp, &spMode, &stages,
                   &dataParallel, &slices, &interleaveOpt, &microbatchesOpt,
-                  &decomposeOpt,
+                  &virtualStagesOpt, &decomposeOpt,
                   &sequenceParallel, &searchFlag,
                   &top});
     for (const cl::Option *o : given)

@@ -320,6 +320,19 @@ struct PipelineUnit {
 PipelinePrediction playPipeline(llvm::ArrayRef<PipelineUnit> units,
                                 int64_t steps, int64_t warmup);
 
+/// Plays an interleaved pipeline (Narayanan et al., SC'21, section 2.2.2):
+/// each unit's `work` and `handover` are per chunk (K v of them), chunk c on
+/// stage c mod `stages`. Each stage runs in program order, as the lowering
+/// emits it: the units in groups of K, and per group chunk s for every unit
+/// of the group, then chunk s + K for every unit, and so on. A unit's chunk
+/// c starts once the stage is free and its chunk c - 1 is done and handed
+/// over. With N units (a multiple of K) of equal chunks t and no handovers
+/// this gives (N v + K - 1) t: the bubble of one chunk, 1/v of a stage's. A
+/// last group of g < K units waits K - g chunks each round for its units to
+/// come back round the ring.
+PipelinePrediction playVirtualStages(llvm::ArrayRef<PipelineUnit> units,
+                                     int64_t stages);
+
 /// Plays units' tasks zipped on one chip, as convert-loom-to-sched{interleave}
 /// orders them (task 1 of every unit, then task 2 of every unit, ...): each
 /// task waits for its unit's previous one; compute tasks run one at a time
@@ -345,7 +358,10 @@ pipelineUnits(PipelineAttr pipeline);
 /// on the chips the stages really occupy). With `interleave` > 1 each group
 /// of that many units of a step is played zipped on every stage
 /// (playInterleaved) and moves through the pipeline as one unit, handed
-/// over when its last unit is.
+/// over when its last unit is. With virtual stages, `cost` prices chunks
+/// (its stages are the pipeline's chunks) and the units play through
+/// playVirtualStages; `transfer(c, length)` is then the handover into chunk
+/// c, from stage (c - 1) mod K.
 PipelinePrediction predictPipeline(
     const StageSliceCost &cost, PipelineAttr pipeline,
     llvm::function_ref<double(int64_t stage, int64_t length)> transfer = {},

@@ -53,6 +53,10 @@ struct PlanRequest {
   /// Token slices: the batch (each replica's share) runs as this many
   /// microbatches, each cut into the slices (#loom.pipeline).
   int64_t microbatches = 1;
+  /// Interleaved stages (token slices; Narayanan et al., SC'21): each stage
+  /// holds this many chunks of layers, chunk c on stage c mod stages
+  /// (#loom.pipeline's virtual_stages).
+  int64_t virtualStages = 1;
   /// Run the tensor-parallel collective matmuls as ring steps under partial
   /// matmuls (docs/overlap.md; interleave 1 only).
   bool decompose = false;
@@ -62,6 +66,7 @@ struct PlanRequest {
   bool fixTp = false, fixStages = false, fixDataParallel = false;
   bool fixEp = false, fixInterleave = false, fixSp = false;
   bool fixMicrobatches = false;
+  bool fixVirtualStages = false;
   bool fixSpMode = false;
   bool fixDecompose = false;
 };

@@ -212,10 +212,18 @@ def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
     the model function (one slice until loom-split-tokens) and the
     data-parallel degree in the module's `loom.parallel`. Composes with loom-shard-heads: tp x stages x data-parallel
     must fit the target's chips.
+
+    `virtual-stages=v` (token slices; interleaved stages, Narayanan et al.,
+    SC'21, section 2.2.2): the layers are cut into stages x v chunks, each
+    layer's `stage` its chunk, chunk c on stage c mod stages; the program
+    minimises the slowest chunk and keeps each stage's chunks within its
+    HBM. The pipeline records `virtual_stages = v`.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"1",
            "Pipeline stages">,
+    Option<"virtualStages", "virtual-stages", "int64_t", /*default=*/"1",
+           "Chunks of layers per stage, interleaved (token slices)">,
     Option<"dataParallel", "data-parallel", "int64_t", /*default=*/"1",
            "Data-parallel replicas of the whole pipeline">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",

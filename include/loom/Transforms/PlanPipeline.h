@@ -36,6 +36,10 @@ struct PlanPipelineOptions
       llvm::cl::init("ulysses")};
   Option<int64_t> stages{*this, "stages", llvm::cl::desc("Pipeline stages"),
                          llvm::cl::init(1)};
+  Option<int64_t> virtualStages{
+      *this, "virtual-stages",
+      llvm::cl::desc("Interleaved stages: chunks of layers per stage"),
+      llvm::cl::init(1)};
   Option<int64_t> dataParallel{*this, "data-parallel",
                                llvm::cl::desc("Data-parallel replicas"),
                                llvm::cl::init(1)};

@@ -119,6 +119,7 @@ public:
     dp = getParallelOrDefault(module).getDp();
     pipeline = getPipeline(view.func);
     stages = pipeline ? pipeline.getStages() : 1;
+    chunks = pipeline ? pipeline.getChunks() : 1;
     int64_t perReplica = (Count(ranks) * stages).get();
     if (topology.numChips() % perReplica != 0 ||
         (Count(dp) * perReplica).get() > topology.numChips())
@@ -148,6 +149,12 @@ public:
              << (patches() ? "patches" : "slices")
              << " to run zipped, but the plan has " << perStep
              << " (split the sequence with loom-split-tokens)";
+    if (interleave > 1 && chunks > stages)
+      return view.func.emitError()
+             << "convert-loom-to-sched: interleave " << interleave
+             << " zips units on a stage, which virtual stages (" << chunks / stages
+             << " chunks a stage, run in Megatron's order) do not; give "
+                "interleave 1";
     planStages();
     buildUnits();
     if (decompose && failed(checkDecomposition(topology)))
@@ -166,7 +173,10 @@ public:
       this->slot[id] = slot;
     }
     for (int64_t d = 0; d < dp; ++d)
-      emitReplica(d);
+      if (chunks > stages)
+        emitVirtualReplica(d);
+      else
+        emitReplica(d);
     return std::move(out);
   }
 
@@ -177,7 +187,9 @@ private:
 
   void planStages() {
     SmallVector<GroupAxis> axes; // pricing is the simulator's job here
-    plans.resize(stages);
+    // Per chunk (a layer's stage), which is the stage without virtual
+    // stages.
+    plans.resize(chunks);
     for (LayerOp layer : view.layers) {
       StagePlan &plan = plans[layer.getStage().value_or(0)];
       plan.layers.push_back(layer);
@@ -313,7 +325,6 @@ private:
   }
 
   void emitAllocations(int64_t d, int64_t s) {
-    const StagePlan &plan = plans[s];
     auto alloc = [&](MemoryKind what, double bytes, const std::string &name) {
       if (bytes <= 0)
         return;
@@ -323,12 +334,14 @@ private:
     };
     if (s == 0)
       alloc(MemoryKind::Weights, view.prologueWeights, "prologue.weights");
-    for (LayerOp layer : plan.layers) {
-      LayerFootprint f = layerFootprint(layer, patches());
-      std::string prefix = "layer" + std::to_string(layer.getIndex());
-      alloc(MemoryKind::Weights, f.weights, prefix + ".weights");
-      alloc(MemoryKind::KVCache, f.kvCache, prefix + ".kv");
-    }
+    // The stage holds every chunk of its own: s, s + K, ...
+    for (int64_t c = s; c < chunks; c += stages)
+      for (LayerOp layer : plans[c].layers) {
+        LayerFootprint f = layerFootprint(layer, patches());
+        std::string prefix = "layer" + std::to_string(layer.getIndex());
+        alloc(MemoryKind::Weights, f.weights, prefix + ".weights");
+        alloc(MemoryKind::KVCache, f.kvCache, prefix + ".kv");
+      }
     if (s == stages - 1)
       alloc(MemoryKind::Weights, view.epilogueWeights, "epilogue.weights");
   }
@@ -340,7 +353,7 @@ private:
     SliceWork work;
   };
 
-  /// The work of stage `s` on `unit`, in program order.
+  /// The work of stage (chunk) `s` on `unit`, in program order.
   std::vector<Item> stageWork(int64_t s, const Unit &unit) const {
     std::vector<Item> items;
     auto add = [&](const LayerSliceCost &cost, std::string where,
@@ -355,7 +368,7 @@ private:
       int64_t index = LayerOp(plans[s].layers[i]).getIndex();
       add(cost, "layer" + std::to_string(index), index);
     }
-    if (s == stages - 1)
+    if (s == chunks - 1)
       add(*epilogue, "epilogue", -1);
     return items;
   }
@@ -731,6 +744,76 @@ private:
     }
   }
 
+  /// Interleaved stages (Narayanan et al., SC'21, section 2.2.2): chunk c
+  /// runs on stage c mod K. Each stage takes the units in groups of K and,
+  /// per group, its first chunk for every unit of the group, then its
+  /// second, and so on (Megatron's order); a unit's result goes to the
+  /// stage of its next chunk, from the last stage round to the first.
+  void emitVirtualReplica(int64_t d) {
+    for (int64_t s = 0; s < stages; ++s)
+      emitAllocations(d, s);
+    std::map<std::pair<int64_t, int64_t>, int64_t> forward;
+    // Per stage, the free of the previous unit's activations.
+    SmallVector<Tasks> released(stages, Tasks(ranks, kNoTask));
+    int64_t rounds = chunks / stages;
+    for (size_t first = 0; first < units.size(); first += stages) {
+      ArrayRef<Unit> group(units.begin() + first,
+                           units.begin() +
+                               std::min(units.size(), first + stages));
+      for (int64_t j = 0; j < rounds; ++j)
+        for (int64_t s = 0; s < stages; ++s)
+          for (const Unit &unit : group)
+            emitChunk(d, s, j * stages + s, unit, forward, released[s]);
+    }
+  }
+
+  /// Chunk `c` of `unit` on stage `s` of replica `d`: its input from the
+  /// stage of chunk c - 1, its work, its result on to the stage of c + 1.
+  void emitChunk(int64_t d, int64_t s, int64_t c, const Unit &unit,
+                 std::map<std::pair<int64_t, int64_t>, int64_t> &forward,
+                 Tasks &released) {
+    double fraction = shareOf(unit);
+    Tasks received(ranks, kNoTask);
+    if (c > 0) {
+      int64_t tag = forward[{c, unit.index}];
+      int64_t bytes = toInt(plans[c - 1].boundary * fraction);
+      int64_t from = (c - 1) % stages;
+      received = onRanks(d, s, [&](int64_t r) {
+        return messageTask(file::TaskKind::Recv, chipId(d, from, r), kNoTask,
+                           bytes, tag + r);
+      });
+    }
+    int64_t actBytes = toInt(plans[c].workingSet * fraction);
+    Tasks acts = onRanks(d, s, [&](int64_t r) {
+      return allocTask(MemoryKind::Activations, actBytes,
+                       "slice" + std::to_string(unit.index) + ".chunk" +
+                           std::to_string(c) + ".activations",
+                       {received[r], released[r]});
+    });
+    Tasks last = acts;
+    for (const Item &item : stageWork(c, unit))
+      last = emitItem(d, s, item, unit, last);
+    Tasks computed = last;
+    if (c + 1 < chunks) {
+      int64_t tag = nextTag;
+      nextTag += ranks;
+      int64_t to = (c + 1) % stages;
+      int64_t bytes = toInt(plans[c].boundary * fraction);
+      onRanks(d, s, [&](int64_t r) {
+        return messageTask(file::TaskKind::Send, chipId(d, to, r), last[r],
+                           bytes, tag + r);
+      });
+      forward[{c + 1, unit.index}] = tag;
+    }
+    released = onRanks(d, s, [&](int64_t r) {
+      file::Task t;
+      t.kind = file::TaskKind::Free;
+      t.alloc = acts[r];
+      t.deps = depsOf({computed[r]});
+      return t;
+    });
+  }
+
   ModuleOp module;
   TargetAttr target;
   ModelView view;
@@ -740,6 +823,8 @@ private:
   // A stage's ranks: tp x sp chips (r = u * tp + t).
   int64_t tp = 1, sp = 1, ranks = 1, dp = 1, stages = 1, tokens = 0,
           nextTag = 0;
+  /// The pipeline's chunks: stages x virtual stages.
+  int64_t chunks = 1;
   double output = 0;
   PipelineAttr pipeline;
   std::optional<DeviceMesh> mesh;

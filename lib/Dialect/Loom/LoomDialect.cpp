@@ -493,7 +493,7 @@ LogicalResult
 PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                      int64_t stages, ArrayRef<int64_t> slices,
                      PipelineMode mode, int64_t steps, int64_t warmup,
-                     int64_t microbatches) {
+                     int64_t microbatches, int64_t virtualStages) {
   if (stages < 1)
     return emitError() << "a pipeline needs at least one stage, got "
                        << stages;
@@ -515,6 +515,20 @@ PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "microbatches apply to token slices; PipeFusion "
                           "patches of a batch run together (got "
                        << microbatches << " microbatches)";
+  if (virtualStages < 1)
+    return emitError() << "a pipeline needs at least one virtual stage per "
+                          "stage, got "
+                       << virtualStages;
+  if (virtualStages > 1 && stages < 2)
+    return emitError() << "virtual_stages = " << virtualStages
+                       << " interleaves chunks over several stages, but the "
+                          "pipeline has one stage";
+  // PipeFusion's patches stream across the denoising steps without a
+  // barrier: their bubble is paid once a run, not once a step.
+  if (virtualStages > 1 && mode == PipelineMode::patches)
+    return emitError() << "virtual_stages apply to token slices; PipeFusion "
+                          "patches already stream across steps (got "
+                       << virtualStages << " virtual stages)";
   return success();
 }
 
@@ -523,7 +537,7 @@ Attribute PipelineAttr::parse(AsmParser &parser, Type) {
   int64_t stages = 0;
   SmallVector<int64_t> slices;
   PipelineMode mode = PipelineMode::tokens;
-  int64_t steps = 0, warmup = 0, microbatches = 1;
+  int64_t steps = 0, warmup = 0, microbatches = 1, virtualStages = 1;
   if (parser.parseLess() || parser.parseKeyword("stages") ||
       parser.parseEqual() || parser.parseInteger(stages) ||
       parser.parseComma() || parser.parseKeyword("slices") ||
@@ -534,7 +548,8 @@ Attribute PipelineAttr::parse(AsmParser &parser, Type) {
     return {};
   // The optional parts, in order: each may appear once, after the ones
   // before it.
-  StringRef order[] = {"tokens", "steps", "warmup", "microbatches"};
+  StringRef order[] = {"tokens", "steps", "warmup", "microbatches",
+                       "virtual_stages"};
   size_t next = 0;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc at = parser.getCurrentLocation();
@@ -544,22 +559,25 @@ Attribute PipelineAttr::parse(AsmParser &parser, Type) {
     size_t place = key == "patches" ? 0
                    : llvm::find(order, key) - std::begin(order);
     if (place == std::size(order))
-      return parser.emitError(at, "expected tokens, patches, steps, warmup or "
-                                  "microbatches, got '")
+      return parser.emitError(at, "expected tokens, patches, steps, warmup, "
+                                  "microbatches or virtual_stages, got '")
                  << key << "'",
              Attribute();
     if (place < next)
       return parser.emitError(at, "'")
                  << key
                  << "' comes at most once, in the order mode, steps, warmup, "
-                    "microbatches",
+                    "microbatches, virtual_stages",
              Attribute();
     next = place + 1;
     if (place == 0) {
       mode = key == "patches" ? PipelineMode::patches : PipelineMode::tokens;
       continue;
     }
-    int64_t &value = place == 1 ? steps : place == 2 ? warmup : microbatches;
+    int64_t &value = place == 1   ? steps
+                     : place == 2 ? warmup
+                     : place == 3 ? microbatches
+                                  : virtualStages;
     if (parser.parseEqual() || parser.parseInteger(value))
       return {};
   }
@@ -567,7 +585,7 @@ Attribute PipelineAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<PipelineAttr>(loc, parser.getContext(), stages,
                                          slices, mode, steps, warmup,
-                                         microbatches);
+                                         microbatches, virtualStages);
 }
 
 void PipelineAttr::print(AsmPrinter &printer) const {
@@ -582,6 +600,8 @@ void PipelineAttr::print(AsmPrinter &printer) const {
     printer << ", warmup = " << getWarmup();
   if (getMicrobatches() != 1)
     printer << ", microbatches = " << getMicrobatches();
+  if (getVirtualStages() != 1)
+    printer << ", virtual_stages = " << getVirtualStages();
   printer << ">";
 }
 
@@ -786,10 +806,13 @@ static LogicalResult verifyPipeline(Operation *op, PipelineAttr pipeline) {
                << "; stages must be contiguous and in order";
       return;
     }
-    if (s >= pipeline.getStages()) {
+    if (s >= pipeline.getChunks()) {
       result = layer.emitOpError() << "is on stage " << s
                                    << " but the pipeline has "
-                                   << pipeline.getStages() << " stages";
+                                   << pipeline.getChunks()
+                                   << (pipeline.getVirtualStages() > 1
+                                           ? " chunks (stages x virtual_stages)"
+                                           : " stages");
       return;
     }
     if (layers == 1 && s != 0) {
@@ -800,9 +823,12 @@ static LogicalResult verifyPipeline(Operation *op, PipelineAttr pipeline) {
   });
   if (failed(result))
     return failure();
-  if (layers > 0 && expected != pipeline.getStages() - 1)
-    return op->emitError() << "'loom.pipeline' has " << pipeline.getStages()
-                           << " stages but the layers use " << expected + 1;
+  if (layers > 0 && expected != pipeline.getChunks() - 1)
+    return op->emitError() << "'loom.pipeline' has " << pipeline.getChunks()
+                           << (pipeline.getVirtualStages() > 1
+                                   ? " chunks (stages x virtual_stages)"
+                                   : " stages")
+                           << " but the layers use " << expected + 1;
   int64_t tokens = getPipelineTokens(op);
   if (tokens && pipeline.getTokens() != tokens)
     return op->emitError() << "the slices add up to "

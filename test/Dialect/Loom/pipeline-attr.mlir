@@ -182,7 +182,7 @@ func.func @out_of_order() attributes {loom.pipeline = #loom.pipeline<stages = 1,
 
 // -----
 
-// expected-error @+1 {{expected tokens, patches, steps, warmup or microbatches, got 'microbatch'}}
+// expected-error @+1 {{expected tokens, patches, steps, warmup, microbatches or virtual_stages, got 'microbatch'}}
 func.func @misspelt() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], microbatch = 2>} {
   return
 }
