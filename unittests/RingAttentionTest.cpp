@@ -211,6 +211,55 @@ TEST_F(RingAttentionPlanTest, AWindowedRingSharesTheWindowedPairs) {
   EXPECT_EQ(rings, 32);
 }
 
+TEST_F(RingAttentionPlanTest, AJointRingKeepsTheWorkAndTheTextWhereItSplits) {
+  // SD3-medium (24 heads of 64; 333 text tokens at the default prompt,
+  // 4096 image tokens at 1024 px) on rings of 2 and 4. Summed over the ring,
+  // the queries in hand times all keys are the whole joint attention's work
+  // when the text splits; a whole text adds its queries on every chip.
+  for (int64_t textLen : {320, 333}) {
+    ImportOptions options;
+    options.textLen = textLen;
+    auto importSd3 = [&] {
+      auto module = importModel("sd3-medium", options, &context);
+      EXPECT_TRUE(module);
+      (*module)->setAttr(kTargetAttrName,
+                         cantFail(materializeTarget(&context, "v5e-8")));
+      return module;
+    };
+    OwningOpRef<ModuleOp> whole = importSd3();
+    double wholeFlops = 0;
+    int64_t img = 0;
+    whole->walk([&](JointAttentionOp joint) {
+      wholeFlops += double(joint.getFlops());
+      img = cast<RankedTensorType>(joint.getQImg().getType()).getDimSize(1);
+    });
+    ASSERT_GT(wholeFlops, 0);
+    for (int64_t sp : {2, 4}) {
+      OwningOpRef<ModuleOp> module = importSd3();
+      ASSERT_TRUE(succeeded(shardSequence(*module, sp, "ring"))) << sp;
+      bool splits = textLen % sp == 0;
+      double flops = 0;
+      int64_t joints = 0, allToAlls = 0;
+      module->walk([&](JointAttentionOp joint) {
+        ++joints;
+        EXPECT_EQ(joint.getRingSteps(), sp);
+        EXPECT_EQ(joint.getRingText(), splits);
+        EXPECT_EQ(joint.getKeyTokens(), img + textLen);
+        flops += double(joint.getFlops());
+      });
+      module->walk([&](AllToAllOp) { ++allToAlls; });
+      EXPECT_EQ(joints, 24);
+      EXPECT_EQ(allToAlls, 0);
+      // Queries per chip: img / sp, and the text / sp or all of it.
+      double share = (double(img) / sp + (splits ? double(textLen) / sp
+                                                 : double(textLen))) /
+                     double(img + textLen);
+      EXPECT_NEAR(flops / wholeFlops, share, 1e-9)
+          << "text " << textLen << " sp " << sp;
+    }
+  }
+}
+
 TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
   struct Case { int64_t sp, stages, dp; };
   for (Case c : {Case{4, 1, 2}, Case{2, 4, 1}, Case{8, 1, 1}}) {
@@ -252,6 +301,22 @@ TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
   // and global layers alternating), with slices whose context the window
   // cuts. (With tp > 1 the sp group's routes are priced as a line: see
   // README, "Sequence parallelism".)
+  // MMDiT joint attention as a ring: SD3's text of 333 tokens stays whole
+  // on every chip, Flux's 512 split with the image.
+  for (const char *model : {"sd3-medium", "flux-schnell"}) {
+    PlanRequest joint;
+    joint.model = model;
+    joint.topology = "v5e-8";
+    joint.import.steps = 2;
+    joint.sp = 4;
+    joint.spMode = "ring";
+    joint.stages = 2;
+    outcome = planAndSimulate(joint, context, options);
+    ASSERT_EQ(outcome.failure, "") << model;
+    ASSERT_TRUE(outcome.simulated);
+    EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02)
+        << model;
+  }
   struct Window { const char *model; int64_t seq, sp, stages; const char *slices; };
   for (Window w : {Window{"mistral-7b-v0.1", 16384, 4, 2, "4"},
                    Window{"mistral-7b-v0.1", 16384, 8, 1, "4"},

@@ -485,6 +485,15 @@ def Loom_JointAttentionOp : Loom_Op<"joint_attention",
     (text first, as in diffusers), without a mask, and the output is split
     back into the two streams.
 
+    As a ring (loom-shard-sequence mode=ring; Liu et al., arXiv 2310.01889):
+    with `group` and `group_size` N, each chip holds its block of the image
+    tokens and attends its queries to the K/V blocks passed round the N
+    chips of the group, one per step. `ring_text`: the text is split as the
+    image is and its K/V blocks ride with the image's; otherwise every chip
+    holds the whole text, attends it once, and computes the text stream's
+    output in full (xDiT keeps a text that does not split whole on every
+    chip, as `split_text_embed_in_sp` = False).
+
     ```mlir
     %img, %txt = loom.joint_attention %qi, %ki, %vi, %qt, %kt, %vt {heads = 24, head_dim = 64}
         : tensor<2x4096x1536xbf16>, tensor<2x333x1536xbf16>
@@ -494,13 +503,24 @@ def Loom_JointAttentionOp : Loom_Op<"joint_attention",
                        Loom_Tensor:$v_img, Loom_Tensor:$q_txt,
                        Loom_Tensor:$k_txt, Loom_Tensor:$v_txt,
                        ConfinedAttr<I64Attr, [IntPositive]>:$heads,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$head_dim);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
+                       OptionalAttr<StrAttr>:$group,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$group_size,
+                       UnitAttr:$ring_text);
   let results = (outs Loom_Tensor:$img, Loom_Tensor:$txt);
   let assemblyFormat = [{
     $q_img `,` $k_img `,` $v_img `,` $q_txt `,` $k_txt `,` $v_txt attr-dict
     `:` type($q_img) `,` type($q_txt)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Ring steps: group_size as a ring, else 1.
+    int64_t getRingSteps() { return getGroupSize().value_or(1); }
+    /// Keys each query sees over all steps (every token of both streams).
+    int64_t getKeyTokens();
+    /// Bytes of the K/V block passed to the next chip at each step.
+    int64_t getRingBlockBytes();
+  }];
 }
 
 //===----------------------------------------------------------------------===//

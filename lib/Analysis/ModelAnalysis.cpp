@@ -49,6 +49,8 @@ LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
     // A ring attention holds the K/V block in hand and the one arriving.
     if (auto ring = dyn_cast<RingAttentionOp>(op))
       footprint.workingSet += 2.0 * double(ring.getBlockBytes());
+    if (auto joint = dyn_cast<JointAttentionOp>(op))
+      footprint.workingSet += 2.0 * double(joint.getRingBlockBytes());
     if (!patches)
       continue;
     if (auto attn = dyn_cast<AttentionOp>(op); attn && !attn.getCross())

@@ -133,9 +133,15 @@ void LayerSliceCost::addOp(Operation &op) {
   } else if (isa<AttentionOp, JointAttentionOp>(op)) {
     // Full (DiT), cross or joint attention as the flash kernel runs it: a
     // slice's query blocks each read the K/V blocks, so all of its traffic
-    // scales with the slice.
+    // scales with the slice. A joint ring's blocks go round whole, as a
+    // ring attention's.
     term.fixedBytes = 0;
     term.tokenBytes = work.bytes;
+    if (auto joint = dyn_cast<JointAttentionOp>(op);
+        joint && joint.getRingSteps() > 1) {
+      term.ringSteps = joint.getRingSteps();
+      term.ringBytes = double(joint.getRingBlockBytes());
+    }
   } else {
     term.tokenBytes = moved - term.fixedBytes;
   }

@@ -455,8 +455,9 @@ LogicalResult loom::importer::buildSD3(ImportContext &ic) {
           Value qt = qkNormed(LinearRole::q, ht);
           Value kt = qkNormed(LinearRole::k, ht);
           Value vt = g.linear(LinearRole::v, ht, hidden);
-          auto joint = JointAttentionOp::create(g.b, g.loc, qi, ki, vi, qt, kt,
-                                                vt, heads, headDim);
+          auto joint = JointAttentionOp::create(
+              g.b, g.loc, qi, ki, vi, qt, kt, vt, heads, headDim,
+              /*group=*/nullptr, /*group_size=*/nullptr);
           Value r = g.add(img, g.gate(g.linear(LinearRole::o, joint.getImg(),
                                                hidden),
                                       mi[2]));
@@ -523,7 +524,8 @@ Value loom::importer::streamBlocks(ImportContext &ic, const DiffusionShape &s,
                   Value qt = qk(LinearRole::q, ht), kt = qk(LinearRole::k, ht);
                   Value vt = g.linear(LinearRole::v, ht, hidden);
                   auto joint = JointAttentionOp::create(
-                      g.b, g.loc, qi, ki, vi, qt, kt, vt, heads, headDim);
+                      g.b, g.loc, qi, ki, vi, qt, kt, vt, heads, headDim,
+                      /*group=*/nullptr, /*group_size=*/nullptr);
                   return {streamTail(img, joint.getImg(), mi),
                           streamTail(txt, joint.getTxt(), mt)};
                 });

@@ -77,10 +77,7 @@ int64_t jointTextTokens(ModuleOp module) {
 std::pair<Operation *, std::string> unsupported(ModuleOp module, bool ring) {
   std::pair<Operation *, std::string> found{nullptr, ""};
   module.walk([&](Operation *op) {
-    if (ring && isa<JointAttentionOp>(op))
-      found = {op, "ring attention over MMDiT joint attention is not "
-                   "implemented (mode=ulysses splits it)"};
-    else if (isa<LatentAttentionOp>(op))
+    if (isa<LatentAttentionOp>(op))
       found = {op, "Ulysses over latent (MLA) attention is not implemented"};
     else if (isa<MoERouteOp, MoEExpertsOp>(op))
       found = {op, "mixture-of-experts layers split their tokens by expert "
@@ -330,6 +327,21 @@ private:
     if (!split.contains(joint.getQImg()))
       return;
     bool textSplit = split.contains(joint.getQTxt());
+    if (ring) {
+      // Each chip keeps its image block (and text block, when the text
+      // splits); the K/V blocks go round. A whole text is every chip's.
+      joint->setAttr(joint.getGroupAttrName(),
+                     b.getStringAttr(kSequenceGroup));
+      joint->setAttr(joint.getGroupSizeAttrName(), b.getI64IntegerAttr(sp));
+      if (textSplit)
+        joint->setAttr(joint.getRingTextAttrName(), b.getUnitAttr());
+      joint.getImg().setType(joint.getQImg().getType());
+      joint.getTxt().setType(joint.getQTxt().getType());
+      split.insert(joint.getImg());
+      if (textSplit)
+        split.insert(joint.getTxt());
+      return;
+    }
     b.setInsertionPoint(joint);
     DenseMap<Value, Value> heads;
     for (auto [i, operand] : llvm::enumerate(joint->getOpOperands())) {

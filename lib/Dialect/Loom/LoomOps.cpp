@@ -823,14 +823,39 @@ LogicalResult JointAttentionOp::verify() {
   if (img[0] != txt[0])
     return emitOpError() << "image batch " << img[0]
                          << " differs from text batch " << txt[0];
+  if (getGroup().has_value() != getGroupSize().has_value())
+    return emitOpError() << "a ring needs both 'group' and 'group_size'";
+  if (getGroupSize() && *getGroupSize() < 2)
+    return emitOpError() << "a ring needs at least 2 chips, got group_size "
+                         << *getGroupSize();
+  if (getRingText() && !getGroupSize())
+    return emitOpError() << "'ring_text' passes the text's K/V round a ring, "
+                            "but the op has no 'group_size'";
   return verifyFloat(*this, getQImg(), "q_img");
 }
 
-// Every image and text token attends to every one of both.
+int64_t JointAttentionOp::getKeyTokens() {
+  ArrayRef<int64_t> img = shapeOf(getQImg()), txt = shapeOf(getQTxt());
+  int64_t n = getRingSteps();
+  return (Count(img[1]) * n + Count(txt[1]) * (getRingText() ? n : 1)).get();
+}
+
+int64_t JointAttentionOp::getRingBlockBytes() {
+  if (getRingSteps() <= 1)
+    return 0;
+  Count bytes = Count(getTensorBytes(getKImg().getType()));
+  if (getRingText())
+    bytes = bytes + getTensorBytes(getKTxt().getType());
+  return (bytes * 2).get();
+}
+
+// Every image and text token in hand attends to every one of both (all
+// the ring's blocks, as a ring).
 static int64_t jointAttentionFlops(JointAttentionOp op, int64_t headDim) {
   ArrayRef<int64_t> img = shapeOf(op.getQImg()), txt = shapeOf(op.getQTxt());
-  Count tokens = Count(img[1]) + txt[1];
-  return attentionFlops(img[0], op.getHeads(), headDim, (tokens * tokens).get());
+  Count queries = Count(img[1]) + txt[1];
+  return attentionFlops(img[0], op.getHeads(), headDim,
+                        (queries * op.getKeyTokens()).get());
 }
 
 int64_t JointAttentionOp::getFlops() {

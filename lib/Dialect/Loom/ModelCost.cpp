@@ -306,7 +306,7 @@ static void addAttentionWork(KernelWork &work, Operation *op,
     int64_t elementBytes = getElementBytes(joint.getQImg().getType());
     FlashAttentionWork flash = flashAttentionWork(
         img[0] * joint.getHeads(), model.padToMXU(joint.getHeadDim()),
-        tokens, 0, tokens, /*causal=*/false, 0, elementBytes);
+        tokens, 0, joint.getKeyTokens(), /*causal=*/false, 0, elementBytes);
     work.steps = flash.steps;
     work.vectorOps = flash.vectorOps;
     // Queries in, results out, K/V as the blocks bring them.
