@@ -437,6 +437,14 @@ def Loom_AttentionOp : Loom_Op<"attention",
     jetstream-pytorch): its einsums and scores are N times a single
     query's. It changes the price only, and only of a decode step.
 
+    `kv_scales_across_heads`, with an int8 `kv_type`, says the runtime
+    quantizes each new token's K and V with one scale over all heads
+    (jetstream-pytorch's Int8KVCacheGenerate.quantize: amax over heads and
+    head_dim), so with the heads split over chips a decode step takes a
+    cross-chip max for K's scale and one for V's: two small all-reduces
+    over the tensor-parallel group before the cache write (loom-import
+    --attention jetstream-pytorch --kv-dtype int8).
+
     ```mlir
     %a = loom.attention %q, %k, %v {heads = 64, kv_heads = 8, head_dim = 128, causal}
         : tensor<1x2048x8192xbf16>, tensor<1x2048x1024xbf16> -> tensor<1x2048x8192xbf16>
@@ -451,7 +459,8 @@ def Loom_AttentionOp : Loom_Op<"attention",
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
                        OptionalAttr<TypeAttr>:$kv_type,
                        UnitAttr:$materialized_scores,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$decode_query_rows);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$decode_query_rows,
+                       UnitAttr:$kv_scales_across_heads);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)

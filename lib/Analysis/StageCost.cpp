@@ -80,6 +80,18 @@ void LayerSliceCost::addOp(Operation &op) {
     return;
   }
   if (auto attn = dyn_cast<AttentionOp>(op); attn && attn.getCausal()) {
+    auto qType = cast<RankedTensorType>(attn.getQ().getType());
+    if (attn.getKvScalesAcrossHeads() &&
+        isDecodeAttention(qType.getDimSize(1), /*causal=*/true)) {
+      // One scale a sequence over all heads, for K and for V: a cross-chip
+      // max of each (bf16, one a sequence) before the cache write.
+      Term scale = term;
+      scale.kind = Term::Kind::Collective;
+      scale.collective = CollectiveKind::AllReduce;
+      scale.fixedBytes = 2.0 * qType.getDimSize(0);
+      terms.push_back(scale);
+      terms.push_back(scale);
+    }
     // Per pair at the full sequence, then rescaled by the pairs a slice
     // visits; the K/V of the context is read from the cache.
     term.kind = Term::Kind::CausalAttention;

@@ -86,7 +86,8 @@ public:
                                cross, cached, /*window=*/IntegerAttr(),
                                /*kv_type=*/TypeAttr(),
                                /*materialized_scores=*/false,
-                               /*decode_query_rows=*/IntegerAttr());
+                               /*decode_query_rows=*/IntegerAttr(),
+                               /*kv_scales_across_heads=*/false);
   }
   /// A DiT block's full self-attention over `h`: q, k, v (biased when
   /// `bias`), attention and the (always biased) output projection.

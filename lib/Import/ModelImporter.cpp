@@ -110,9 +110,13 @@ static void applyPrecision(func::FuncOp func, const ImportOptions &options) {
         attention.setKvTypeAttr(i8);
       if (options.attention != ImportOptions::AttentionKernel::Flash)
         attention.setMaterializedScores(true);
-      if (options.attention == ImportOptions::AttentionKernel::JetStreamPyTorch)
+      if (options.attention == ImportOptions::AttentionKernel::JetStreamPyTorch) {
         attention.setDecodeQueryRowsAttr(
             b.getI64IntegerAttr(kMaterializedDecodeQueries));
+        // Its int8 cache's one scale a token over all heads.
+        if (attention.getKvType())
+          attention.setKvScalesAcrossHeads(true);
+      }
     } else if (auto experts = dyn_cast<MoEExpertsOp>(op)) {
       // The routed experts are most of a mixture's weights. The router
       // (hidden x experts) stays in the activations' type, like the norms.

@@ -711,6 +711,9 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "decode_query_rows = " << *getDecodeQueryRows()
                          << " needs materialized_scores: only einsums run a "
                             "decode query as rows";
+  if (getKvScalesAcrossHeads() && !getKvType())
+    return emitOpError() << "kv_scales_across_heads needs a quantized KV "
+                            "cache (kv_type): only its scales are reduced";
   return verifyFloat(*this, getQ(), "q");
 }
 
