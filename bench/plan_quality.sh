@@ -5,7 +5,8 @@
 #   (c) the same pipeline with the best uniform slices (1 to 8 per stage),
 #   (d) the same pipeline with Loom's dynamic-programming slices,
 #   (e) the --search winner (which also chooses whether to interleave units
-#       so that collectives overlap compute, docs/overlap.md),
+#       so that collectives overlap compute, docs/overlap.md, and whether to
+#       interleave the stages, docs/virtual-stages.md),
 #   (f) what JetStream / MaxText serving runs today: tensor parallelism
 #       over the whole slice with XLA-style overlap of its collectives, here
 #       two micro-batches interleaved (--interleave 2 on two slices),
@@ -44,8 +45,10 @@ mb = " in each of %d microbatches" % p["microbatches"] if p.get("microbatches", 
 # steps under partial matmuls (docs/overlap.md).
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
-print("| %s | tp %d%s x %s x dp %d%s, %s%s%s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
-    label, p["tp"], sp, plural(p["stages"], "stage"), p["data_parallel"],
+# Interleaved (virtual) stages (docs/virtual-stages.md).
+vs = " x %d virtual" % p["virtual_stages"] if p.get("virtual_stages", 1) > 1 else ""
+print("| %s | tp %d%s x %s%s x dp %d%s, %s%s%s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
+    label, p["tp"], sp, plural(p["stages"], "stage"), vs, p["data_parallel"],
     megatron, plural(len(p["slices"]), "slice"), mb, zip, dec,
     p["predicted_s"] * 1e3, shown, t / p["roofline_s"],
     100 * p["efficiency"], split))' "$label"
@@ -120,14 +123,21 @@ zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 mb = ", %d microbatches" % p["microbatches"] if p.get("microbatches", 1) > 1 else ""
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
-print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s%s%s%s)" % (100 * p["efficiency"],
+vs = ", %d virtual" % p["virtual_stages"] if p.get("virtual_stages", 1) > 1 else ""
+bubble = ", bubble %.0f%%" % (100 * p["bubble"]) if len(sys.argv) > 1 else ""
+print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s%s%s%s%s%s)" % (100 * p["efficiency"],
       p.get("simulated_s", p["predicted_s"]) * 1e3, p["tp"], p["stages"],
-      p["data_parallel"], megatron, mb, zip, dec))'
+      p["data_parallel"], megatron, vs, mb, zip, dec, bubble))' ${BUBBLE:+bubble}
 }
 
 overlap() { # title, model args: the search winner without and with overlap
   local title=$1 args=$2
-  echo "| $title | $(efficiency $args --search --interleave 1 --decompose=false) | $(efficiency $args --search --decompose=false) | $(efficiency $args --search) |"
+  echo "| $title | $(efficiency $args --search --interleave 1 --decompose=false --virtual-stages 1) | $(efficiency $args --search --decompose=false --virtual-stages 1) | $(efficiency $args --search --virtual-stages 1) |"
+}
+
+virtual() { # title, model args: the search winner without and with virtual stages
+  local title=$1 args=$2
+  echo "| $title | $(BUBBLE=1 efficiency $args --search --virtual-stages 1) | $(BUBBLE=1 efficiency $args --search) |"
 }
 
 echo "# Plan quality"
@@ -215,3 +225,19 @@ overlap "LLaMA-65B, v5e-16" "--model llama-65b --target v5e-16"
 overlap "GPT-3 175B, v5e-64" "--model gpt3-175b --target v5e-64"
 overlap "DiT-XL/2, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512"
 overlap "Flux-dev, v5e-16" "--model flux-dev --target v5e-16"
+
+echo
+echo "### Virtual stages (issue 19, item 7): each case's search winner before and after"
+echo
+echo "Before: the search without interleaved stages (\`--virtual-stages 1\`);"
+echo "after: the search that may also interleave them (\`--virtual-stages\`,"
+echo "docs/virtual-stages.md). Efficiency, simulated time, layout and the"
+echo "predicted pipeline bubble."
+echo
+echo "| case | before | after |"
+echo "|---|---|---|"
+virtual "LLaMA-65B, v5e-16" "--model llama-65b --target v5e-16"
+virtual "LLaMA-65B batch 8, v5e-16" "--model llama-65b --target v5e-16 --batch 8"
+virtual "GPT-3 175B, v5e-64" "--model gpt3-175b --target v5e-64"
+virtual "DiT-XL/2, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512"
+virtual "Flux-dev, v5e-16" "--model flux-dev --target v5e-16"

@@ -138,6 +138,48 @@ double exhaustiveTotal(int64_t n, int64_t granularity, int64_t stages,
   return best;
 }
 
+TEST(PartitionLayers, VirtualStagesSumTheirChunks) {
+  // 8 equal layers of 1 s and 1 byte on 2 stages of 2 chunks: a layer pair
+  // per chunk, chunk c on stage c mod 2, each stage 4 s and 4 bytes plus
+  // its activations once (perStageBytes).
+  PartitionProblem p;
+  p.layers.assign(8, {1.0, 1.0});
+  p.stages = 2;
+  p.virtualStages = 2;
+  p.perStageBytes = 0.5;
+  p.capacity = 100;
+  std::optional<Partition> part = partitionLayers(p);
+  ASSERT_TRUE(part);
+  EXPECT_EQ(part->firstLayer, (llvm::SmallVector<int64_t>{0, 2, 4, 6}));
+  EXPECT_EQ(part->chunkSeconds, (llvm::SmallVector<double>{2, 2, 2, 2}));
+  EXPECT_EQ(part->stageSeconds, (llvm::SmallVector<double>{4, 4}));
+  EXPECT_EQ(part->stageBytes, (llvm::SmallVector<double>{4.5, 4.5}));
+  EXPECT_DOUBLE_EQ(part->bottleneck, 4);
+  // A head of 3 s after the last layer lands on the last chunk (stage 1),
+  // which keeps fewer layers; both stages still hold their chunks' sums.
+  p.epilogue = {3.0, 0.0};
+  part = partitionLayers(p);
+  ASSERT_TRUE(part);
+  double layerSeconds = 0;
+  for (double s : part->chunkSeconds)
+    layerSeconds += s;
+  EXPECT_DOUBLE_EQ(part->stageSeconds[0] + part->stageSeconds[1],
+                   layerSeconds);
+  // The last chunk takes one layer (1 + 3 s), the others 3, 2 and 2.
+  EXPECT_EQ(part->firstLayer.back(), 7);
+  EXPECT_DOUBLE_EQ(part->chunkSeconds.back(), 4);
+  // Each stage's chunks must fit: 4 bytes of layers a stage leave no room
+  // in 4.4 bytes with 0.5 of activations (each chunk is held to (4.4 - 0.5)
+  // / 2 = 1.95 bytes, one layer), and 8 layers do not go in 4 chunks of one.
+  p.epilogue = {};
+  p.capacity = 4.4;
+  EXPECT_FALSE(partitionLayers(p));
+  // More chunks than layers.
+  p.capacity = 100;
+  p.virtualStages = 8;
+  EXPECT_FALSE(partitionLayers(p));
+}
+
 TEST(SplitTokens, MatchesExhaustiveSearch) {
   for (int64_t n = 1; n <= 12; ++n)
     for (int64_t stages : {1, 2, 4, 8}) {

@@ -56,12 +56,24 @@ struct StageMemory {
 /// Per stage, the simulator's peak HBM of its busiest chip; without a
 /// simulation, loom-check-memory's share of the chip ("(54%)").
 std::vector<StageMemory> stageMemory(const PlanOutcome &p, double capacity) {
-  std::vector<StageMemory> stages(p.stageLayers.size());
+  // With virtual stages p.stageLayers holds the chunks; chunk c is on
+  // stage c mod K.
+  size_t v = std::max<int64_t>(p.request.virtualStages, 1);
+  std::vector<StageMemory> stages(p.stageLayers.size() / v);
   for (auto [i, layers] : enumerate(p.stageLayers)) {
-    stages[i].label = fmt::format("stage {} (layers {}-{})", i, layers.first,
-                                  layers.second);
-    if (i < p.memory.size())
-      stages[i].detail = p.memory[i];
+    if (stages.empty())
+      break;
+    StageMemory &stage = stages[i % stages.size()];
+    stage.label += fmt::format("{}{}-{}",
+                               stage.label.empty()
+                                   ? fmt::format("stage {} (layers ",
+                                                 i % stages.size())
+                                   : ", ",
+                               layers.first, layers.second);
+    if (i + stages.size() >= p.stageLayers.size())
+      stage.label += ")";
+    if (i < p.memory.size() && i < stages.size())
+      stage.detail = p.memory[i];
   }
   if (p.simulated) {
     std::map<int64_t, double> peak;

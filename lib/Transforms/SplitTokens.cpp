@@ -253,6 +253,12 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                           "not a finite, non-negative number";
       return failure();
     }
+    if (virtualStages > 1 && given->empty())
+      chosen = evaluateSlicing(fillGroups(func, tokens, unit, stages,
+                                          virtualStages, cost,
+                                          std::move(chosen))
+                                   .lengths,
+                               stages, costFn, m);
     if (report)
       func.emitRemark() << fmt::format(
           "TeraPipe: {} slices [{}] on {} stages{}, predicted {:.3f} ms "
@@ -274,6 +280,39 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
           uniform.total * 1e3,
           100.0 * (uniform.total - chosen.total) / uniform.total);
     return chosen.lengths;
+  }
+
+  /// Interleaved stages run the units in groups of K, and a last group of
+  /// g < K units waits K - g chunks a round for its units to come round
+  /// (playVirtualStages), which TeraPipe's closed form does not see: a DP
+  /// slicing that leaves a part group is played against equal slicings
+  /// whose units fill whole groups, and the fastest played wins.
+  Slicing fillGroups(func::FuncOp func, int64_t tokens, int64_t unit,
+                     int64_t stages, int64_t virtualStages,
+                     const StageSliceCost &cost, Slicing chosen) {
+    auto played = [&](ArrayRef<int64_t> lengths) {
+      return predictPipeline(
+                 cost, PipelineAttr::get(func.getContext(), stages, lengths,
+                                         PipelineMode::tokens, 0, 0,
+                                         microbatches, virtualStages))
+          .seconds;
+    };
+    // Whole groups already: the DP's slicing stands.
+    if ((int64_t(chosen.lengths.size()) * microbatches) % stages == 0)
+      return chosen;
+    double best = played(chosen.lengths);
+    for (int64_t count = 1; count * unit <= tokens && count <= 128; ++count) {
+      if (tokens % (count * unit) != 0 ||
+          (count * microbatches) % stages != 0)
+        continue;
+      SmallVector<int64_t> lengths(count, tokens / count);
+      double t = played(lengths);
+      if (t < best * (1 - 1e-9)) {
+        best = t;
+        chosen.lengths = lengths;
+      }
+    }
+    return chosen;
   }
 
   FailureOr<SmallVector<int64_t>> choosePatches(func::FuncOp func,
