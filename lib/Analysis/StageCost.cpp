@@ -52,6 +52,9 @@ void LayerSliceCost::addOp(Operation &op) {
     term.kind = Term::Kind::Collective;
     term.collective = collective.getCollectiveKind();
     term.sequenceGroup = collective.getGroup() == kSequenceGroup;
+    term.subAxis = collective.getGroup() == kTensorXGroup   ? 0
+                   : collective.getGroup() == kTensorYGroup ? 1
+                                                            : -1;
     (isTokenTensor(op.getOperand(0).getType())
          ? term.tokenBytes
          : term.fixedBytes) = collective.getCollectiveBytes();
@@ -166,7 +169,10 @@ void LayerSliceCost::addOp(Operation &op) {
 /// tensor (its rows) that a matmul beside it can run as ring steps.
 static bool isDecomposableCollective(Operation *op) {
   auto collective = dyn_cast_or_null<CollectiveOpInterface>(op);
+  // (Not over a 2-D group's sub-groups: their rings are not built.)
   if (!collective || collective.getGroup() == kSequenceGroup ||
+      collective.getGroup() == kTensorXGroup ||
+      collective.getGroup() == kTensorYGroup ||
       collective.getGroupSize() < 2 || !isTokenTensor(op->getOperand(0).getType()))
     return false;
   auto dim = op->getAttrOfType<IntegerAttr>("dim");
@@ -222,6 +228,7 @@ SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
     work.collective = true;
     work.kind = term.collective;
     work.sequenceGroup = term.sequenceGroup;
+    work.subAxis = term.subAxis;
     // (A collective's data all follow the batch.)
     work.bytes = term.fixedBytes * share + term.tokenBytes * fraction;
     break;
@@ -490,7 +497,7 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
       times.push_back({false, computeSeconds(work)});
       return;
     }
-    ArrayRef<GroupAxis> group = work.sequenceGroup ? spAxes : axes;
+    ArrayRef<GroupAxis> group = groupAxes(work);
     times.push_back({true, model.collectiveTime(work.kind, group, work.bytes),
                      model.collectiveTime(work.kind, group, 0)});
   });
@@ -508,6 +515,7 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
                            t.window, t.vectorOps, t.steps, t.batchHeads,
                            t.headDim, t.kvElementBytes, t.queryBytes,
                            t.elementBits, t.collective, t.sequenceGroup,
+                           t.subAxis,
                            t.materialized, t.decodeQueryRows, t.newKVBytes,
                            t.ringSteps,
                            t.ringBytes, t.pairNext);
@@ -520,6 +528,15 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
          });
 }
 
+ArrayRef<GroupAxis> LayerSliceCost::groupAxes(const SliceWork &work) const {
+  if (work.sequenceGroup)
+    return spAxes;
+  // A 2-D block's axes are its rows then its columns (stageGroupAxes).
+  if (work.subAxis >= 0 && axes.size() == 2)
+    return ArrayRef<GroupAxis>(axes).slice(work.subAxis, 1);
+  return axes;
+}
+
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   double total = 0;
   forEachWork(length, context, [&](const SliceWork &work) {
@@ -528,8 +545,7 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
       return;
     }
     total += work.collective
-                 ? model.collectiveTime(work.kind,
-                                        work.sequenceGroup ? spAxes : axes,
+                 ? model.collectiveTime(work.kind, groupAxes(work),
                                         work.bytes)
                  : computeSeconds(work);
   });
