@@ -157,7 +157,8 @@ struct TwoDPlan : public ::testing::Test {
 };
 
 // The bytes each chip's layer moves, by shape alone (LLaMA-7B, tp 8 as a
-// 2 x 4 block): over tp_x the partial sums of q, k, v (E / Y wide each),
+// 2 x 4 block): over tp_x the partial sums of q, k, v (E / Y wide each,
+// reduce-scattered by heads), the attention's output gathered back (E / Y),
 // gate and up (F / Y each) and two norms' statistics (2 wide); over tp_y
 // the outputs of o and down (E / X each). 1-D at tp 8 moves o's and down's
 // whole E over all 8.
@@ -187,7 +188,9 @@ TEST_F(TwoDPlan, TheLayerMovesWhatTheBlockSplits) {
         << c.getGroup().str();
   });
   const double E = 4096, F = 11008, X = 2, Y = 4, tokens = 256, bf16 = 2;
-  EXPECT_DOUBLE_EQ(x, (3 * E / Y + 2 * F / Y + 2 * 2) * tokens * bf16);
+  // (q, k and v reduce-scattered by heads, the attention's output gathered
+  // back: 8 heads a row split 2 ways.)
+  EXPECT_DOUBLE_EQ(x, (3 * E / Y + E / Y + 2 * F / Y + 2 * 2) * tokens * bf16);
   EXPECT_DOUBLE_EQ(y, 2 * E / X * tokens * bf16);
 }
 

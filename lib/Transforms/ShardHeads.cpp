@@ -425,6 +425,10 @@ private:
         setXParts(&op, SplitKind::column, 1, 1);
         continue;
       }
+      if (auto attn = dyn_cast<AttentionOp>(op)) {
+        splitHeadsOverX(attn);
+        continue;
+      }
       if (auto yield = dyn_cast<YieldOp>(op)) {
         for (auto [result, value] :
              llvm::zip(layer.getResults(), yield.getValues()))
@@ -446,6 +450,70 @@ private:
         markSplit(op.getResult(0));
       }
     }
+  }
+
+  /// The tp_x all-reduce an attention operand comes from (through RoPE and
+  /// per-head norms, each used once), and the ops in between.
+  AllReduceOp reducedOverX(Value operand, SmallVectorImpl<Operation *> &path) {
+    Value v = operand;
+    while (Operation *def = v.getDefiningOp()) {
+      if (!v.hasOneUse())
+        return nullptr;
+      if (auto sum = dyn_cast<AllReduceOp>(def))
+        return sum.getGroup() == kTensorXGroup ? sum : nullptr;
+      if (!isa<RoPEOp, RMSNormOp>(def))
+        return nullptr;
+      path.push_back(def);
+      v = def->getOperand(0);
+    }
+    return nullptr;
+  }
+
+  /// Pope et al.'s form for attention (section 3.2.2): the partial sums of
+  /// q, k and v are reduce-scattered over tp_x by heads instead of
+  /// all-reduced, so each chip attends over heads / (X Y) (no attention
+  /// computed X times, a KV cache split N ways), and the output is
+  /// all-gathered over tp_x before o: the same bytes as the all-reduce.
+  void splitHeadsOverX(AttentionOp attn) {
+    int64_t heads = attn.getHeads(), kvHeads = attn.getKvHeads();
+    if (heads % x != 0 || kvHeads % x != 0 || attn.getCross())
+      return;
+    SmallVector<std::pair<AllReduceOp, SmallVector<Operation *>>> chains;
+    for (Value operand : {attn.getQ(), attn.getK(), attn.getV()}) {
+      SmallVector<Operation *> path;
+      AllReduceOp sum = reducedOverX(operand, path);
+      if (!sum)
+        return;
+      chains.push_back({sum, path});
+    }
+    // q, k and v may share a projection (one all-reduce); each once.
+    DenseSet<Operation *> done;
+    for (auto &[sum, path] : chains) {
+      if (!done.insert(sum).second)
+        continue;
+      b.setInsertionPoint(sum);
+      Value input = sum.getInput();
+      auto scatter = ReduceScatterOp::create(
+          b, sum.getLoc(), withLast(input, tensorType(input).getShape().back() / x),
+          input, b.getStringAttr(kTensorXGroup), i64(x), i64(2));
+      sum.getResult().replaceAllUsesWith(scatter.getResult());
+      sum.erase();
+      // The ops between keep their operand's (narrower) type.
+      for (Operation *between : llvm::reverse(path))
+        between->getResult(0).setType(between->getOperand(0).getType());
+    }
+    attn.setHeads(heads / x);
+    attn.setKvHeads(kvHeads / x);
+    if (auto how = attn->getAttrOfType<SplitAttr>(kSplitAttrName))
+      setXParts(attn, how.getKind(), how.getParts(), how.getReplicas());
+    Value out = attn.getResult();
+    int64_t width = tensorType(out).getShape().back();
+    out.setType(withLast(out, width / x));
+    b.setInsertionPointAfter(attn);
+    auto gather = AllGatherOp::create(b, attn.getLoc(), withLast(out, width),
+                                      out, b.getStringAttr(kTensorXGroup),
+                                      i64(x), i64(2));
+    out.replaceAllUsesExcept(gather, gather);
   }
 
   void shardLinear(LinearOp linear) {

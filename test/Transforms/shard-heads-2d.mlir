@@ -3,6 +3,18 @@
 // block of v5e-16: heads and d_ff split 4 ways over each row of the block
 // (tp_y), d_model 2 ways over each column (tp_x).
 // RUN: loom-opt %s --loom-shard-heads="tp=8 tp-x=2" | FileCheck %s
+// RUN: loom-opt %s --loom-shard-heads="tp=4 tp-x=2" | FileCheck %s --check-prefix=HEADS
+
+// With 2 heads a row (tp = 4 as 2 x 2) the heads split over tp_x too (Pope
+// et al.'s form): q, k and v are reduce-scattered by heads, each chip
+// attends over one head, and the output is gathered back before o.
+// HEADS: %[[Q:.*]] = loom.reduce_scatter {{.*}} {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
+// HEADS-COUNT-2: loom.reduce_scatter {{.*}} {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
+// HEADS-NEXT: loom.rope %[[Q]] {head_dim = 32 : i64} : tensor<1x8x32xbf16>
+// HEADS-NEXT: loom.rope
+// HEADS-NEXT: %[[A:.*]] = loom.attention {{.*}} heads = 1 : i64, kv_heads = 1 : i64, loom.split = #loom.split<heads, 2 x 2>} : tensor<1x8x32xbf16>, tensor<1x8x32xbf16> -> tensor<1x8x32xbf16>
+// HEADS-NEXT: %[[G:.*]] = loom.all_gather %[[A]] {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : tensor<1x8x32xbf16> -> tensor<1x8x64xbf16>
+// HEADS-NEXT: loom.linear o %[[G]] {loom.split = #loom.split<row, 2 x 2>}
 
 // CHECK: module attributes {loom.parallel = #loom.parallel<tp = 8, tp_x = 2>
 
@@ -17,7 +29,8 @@
 // CHECK: %[[S:.*]] = loom.slice {{.*}} : tensor<1x8x64xbf16> -> tensor<1x8x2xbf16>
 // CHECK-NEXT: loom.all_reduce %[[S]] {group = "tp_x", group_size = 2 : i64} : tensor<1x8x2xbf16>
 // CHECK-NEXT: loom.rms_norm {{.*}} {loom.split = #loom.split<column, 1 x 2>} : tensor<1x8x64xbf16>
-// q, k, v: 64 of d_model in, one head of 32 out, partial sums over tp_x.
+// q, k, v: 64 of d_model in, one head of 32 out, partial sums over tp_x
+// (one head a row does not split over tp_x: all-reduced).
 // CHECK-NEXT: %[[Q:.*]] = loom.linear q {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
 // CHECK-NEXT: loom.all_reduce %[[Q]] {group = "tp_x", group_size = 2 : i64} : tensor<1x8x32xbf16> -> tensor<1x8x32xbf16>
 // CHECK-NEXT: loom.linear k {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
