@@ -499,7 +499,8 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
     }
     ArrayRef<GroupAxis> group = groupAxes(work);
     times.push_back({true, model.collectiveTime(work.kind, group, work.bytes),
-                     model.collectiveTime(work.kind, group, 0)});
+                     model.collectiveTime(work.kind, group, 0),
+                     work.subAxis});
   });
 }
 
@@ -816,16 +817,22 @@ double loom::playInterleaved(ArrayRef<SmallVector<TaskTime>> chains) {
     SmallVector<double> spans(n, 0), busy(n, 0);
     for (size_t u = 0; u < n; ++u)
       busy[u] = running[u] && int64_t(u) != onCore;
+    // (Collectives on different axes of a 2-D block share no links.)
+    auto share = [&](size_t u, size_t v) {
+      int a = chains[u][next[u]].links, b = chains[v][next[v]].links;
+      return a < 0 || b < 0 || a == b;
+    };
     for (int round = 0; round < 3; ++round) {
-      double all = 0;
-      for (size_t u = 0; u < n; ++u)
-        all += busy[u];
       for (size_t u = 0; u < n; ++u) {
         if (!running[u] || int64_t(u) == onCore)
           continue;
+        double others = 0;
+        for (size_t v = 0; v < n; ++v)
+          if (v != u && busy[v] > 0 && share(u, v))
+            others += busy[v];
         const TaskTime &task = chains[u][next[u]];
         double transfer = task.seconds - task.latency;
-        spans[u] = task.latency + transfer * (1 + all - busy[u]);
+        spans[u] = task.latency + transfer * (1 + others);
       }
       for (size_t u = 0; u < n; ++u)
         if (running[u] && int64_t(u) != onCore)

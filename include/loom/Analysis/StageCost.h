@@ -122,6 +122,9 @@ struct TaskTime {
   /// Of a collective's seconds, its steps' hop latencies: the part that
   /// does not slow down when collectives share the links.
   double latency = 0;
+  /// The links a collective runs on: a 2-D block's tp_x (0) or tp_y (1)
+  /// axis, which share none; -1: all of its group's.
+  int links = -1;
 };
 
 class LayerSliceCost {
