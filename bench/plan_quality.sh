@@ -45,10 +45,12 @@ mb = " in each of %d microbatches" % p["microbatches"] if p.get("microbatches", 
 # steps under partial matmuls (docs/overlap.md).
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
+# 2-D weight-stationary: the tp_x x tp_y block (Pope et al. 2023).
+twod = " (2-D %d x %d)" % (p["tp_x"], p["tp"] // p["tp_x"]) if p.get("tp_x", 1) > 1 else ""
 # Interleaved (virtual) stages (docs/virtual-stages.md).
 vs = " x %d virtual" % p["virtual_stages"] if p.get("virtual_stages", 1) > 1 else ""
-print("| %s | tp %d%s x %s%s x dp %d%s, %s%s%s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
-    label, p["tp"], sp, plural(p["stages"], "stage"), vs, p["data_parallel"],
+print("| %s | tp %d%s%s x %s%s x dp %d%s, %s%s%s%s | %.1f | %s | %.2fx | %.1f%% | %s |" % (
+    label, p["tp"], twod, sp, plural(p["stages"], "stage"), vs, p["data_parallel"],
     megatron, plural(len(p["slices"]), "slice"), mb, zip, dec,
     p["predicted_s"] * 1e3, shown, t / p["roofline_s"],
     100 * p["efficiency"], split))' "$label"
@@ -87,8 +89,8 @@ best_uniform() { # model args, tp, stages: the count of equal slices, among
   echo "${best:-$stages}"
 }
 
-model() { # title, model args, tp alone, tp, stages[, xDiT-style hybrid]
-  local title=$1 args=$2 tpAlone=$3 tp=$4 stages=$5 hybrid=${6:-}
+model() { # title, model args, tp alone, tp, stages[, xDiT-style hybrid[, 2-D]]
+  local title=$1 args=$2 tpAlone=$3 tp=$4 stages=$5 hybrid=${6:-} twod=${7:-}
   echo
   echo "### $title"
   echo
@@ -110,6 +112,13 @@ model() { # title, model args, tp alone, tp, stages[, xDiT-style hybrid]
   # recommends, chosen by hand (bench/README.md, "xDiT-style hybrid").
   if [ -n "$hybrid" ]; then
     row "(g) xDiT-style hybrid" $args $hybrid
+  fi
+  # (i) LLMs: 2-D weight-stationary tensor parallelism (Pope et al. 2023,
+  # README "2-D tensor parallelism"): the block over the whole slice, and
+  # the best 2-D plan the search finds.
+  if [ -n "$twod" ]; then
+    row "(i) 2-D weight-stationary, one stage" $args $twod
+    row "(i) best 2-D plan (--search --tp-layout=2d)" $args --search --tp-layout=2d
   fi
 }
 
@@ -149,11 +158,11 @@ echo "model's per-op time on one chip over the topology's chips) over the"
 echo "simulated time; the last column splits the rest of the run, in"
 echo "chip-seconds, into pipeline bubble, exposed communication and other"
 echo "(README, \"efficiency\")."
-model "LLaMA-65B prefill, 2048 tokens, v5e-16" "--model llama-65b --target v5e-16" 16 4 4
+model "LLaMA-65B prefill, 2048 tokens, v5e-16" "--model llama-65b --target v5e-16" 16 4 4 "" "--tp 16 --tp-layout=2d"
 # Issue 19's fifth case: a batched prefill, where microbatches of the
 # batch's sequences fill the pipeline (README, "--microbatches").
-model "LLaMA-65B prefill, batch 8 x 2048 tokens, v5e-16" "--model llama-65b --target v5e-16 --batch 8" 16 4 4
-model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8
+model "LLaMA-65B prefill, batch 8 x 2048 tokens, v5e-16" "--model llama-65b --target v5e-16 --batch 8" 16 4 4 "" "--tp 16 --tp-layout=2d"
+model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8 "" "--tp 64 --tp-layout=2d"
 model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4 "--data-parallel 2 --sp 4 --stages 1"
 model "Flux-dev, 1024 px, 28 steps, v5e-16" "--model flux-dev --target v5e-16" 8 4 4 "--sp 4 --stages 4"
 # Flux (no CFG): xDiT's docs/performance/flux.md, ulysses=4 x pipefusion=4

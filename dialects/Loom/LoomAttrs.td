@@ -204,6 +204,7 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
 
     ```mlir
     module attributes {loom.parallel = #loom.parallel<tp = 8, dp = 2, sequence_parallel = true>}
+    module attributes {loom.parallel = #loom.parallel<tp = 16, tp_x = 2>}
     ```
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$tp,
@@ -215,7 +216,13 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
                         // loom-shard-sequence: each stage's group is tp x sp
                         // chips; sp of them share a tensor-parallel rank and
                         // split the sequence (Ulysses, DeepSpeed 2023).
-                        DefaultValuedParameter<"int64_t", "1">:$sp);
+                        DefaultValuedParameter<"int64_t", "1">:$sp,
+                        // loom-shard-heads tp-x: 2-D weight-stationary
+                        // tensor parallelism (Pope et al. 2023, 3.2.2); the
+                        // tp group is a tp_x x (tp / tp_x) block, d_model
+                        // split over its rows ("tp_x"), heads and d_ff over
+                        // its columns ("tp_y"). 1: 1-D (Megatron).
+                        DefaultValuedParameter<"int64_t", "1">:$tp_x);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -241,14 +248,24 @@ def Loom_SplitAttr : AttrDef<Loom_Dialect, "Split"> {
     grouped-query model with fewer KV heads than chips are split into
     `kv_heads` pieces, each replicated `tp / kv_heads` times, as vLLM does.
 
+    Under 2-D weight-stationary tensor parallelism (#loom.parallel's tp_x,
+    Pope et al. 2023) `parts x x_parts` says the other dimension of the
+    weight, d_model, is split too, into `x_parts` pieces over the group's
+    tp_x sub-groups: `#loom.split<column, 8 x 2>` is an up projection whose
+    d_ff is split 8 ways over tp_y and its d_model 2 ways over tp_x (a norm's
+    scale over d_model: `#loom.split<column, 1 x 2>`).
+
     ```mlir
     %k = loom.linear k %h {loom.split = #loom.split<column, 8, replicas = 2>} : ...
+    %u = loom.linear up %h {loom.split = #loom.split<column, 8 x 2>} : ...
     ```
   }];
   let parameters = (ins EnumParameter<Loom_SplitKind>:$kind,
                         "int64_t":$parts,
-                        DefaultValuedParameter<"int64_t", "1">:$replicas);
-  let assemblyFormat = "`<` $kind `,` $parts (`,` `replicas` `=` $replicas^)? `>`";
+                        DefaultValuedParameter<"int64_t", "1">:$replicas,
+                        DefaultValuedParameter<"int64_t", "1">:$x_parts);
+  let assemblyFormat =
+      "`<` $kind `,` $parts (`x` $x_parts^)? (`,` `replicas` `=` $replicas^)? `>`";
   let genVerifyDecl = 1;
 }
 

@@ -12,10 +12,12 @@ using namespace loom;
 /// The axes of a stage's whole block of `group` chips.
 static SmallVector<GroupAxis> blockAxes(const TargetDesc &target,
                                         const TopologyDesc &topology,
-                                        int64_t group, int64_t stages) {
+                                        int64_t group, int64_t stages,
+                                        int64_t rows = 0) {
   int64_t used = group * stages;
   if (topology.shape.size() == 2 && topology.numChips() % used == 0) {
     MeshShape shape{topology.numChips() / used, stages, group};
+    shape.tensorRows = rows;
     if (auto mesh = DeviceMesh::build(target, topology, shape))
       return SmallVector<GroupAxis>(mesh->tensorParallelAxes());
     else
@@ -26,7 +28,16 @@ static SmallVector<GroupAxis> blockAxes(const TargetDesc &target,
 
 StageGroupAxes loom::stageGroupAxes(const TargetDesc &target,
                                     const TopologyDesc &topology, int64_t tp,
-                                    int64_t sp, int64_t stages) {
+                                    int64_t sp, int64_t stages,
+                                    int64_t tpX) {
+  if (tpX > 1 && sp <= 1) {
+    // Both axes, even of a line: the sub-groups run on one each.
+    SmallVector<GroupAxis> block =
+        blockAxes(target, topology, tp, stages, tpX);
+    if (block.size() != 2)
+      block = {{tpX, false}, {tp / tpX, false}};
+    return {block, {}};
+  }
   auto axes = [&](int64_t degree, int64_t other) -> SmallVector<GroupAxis> {
     if (degree <= 1)
       return {};
@@ -110,23 +121,42 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   if (ModelAttr model = getModel(module))
     view.diffusion = model.isDiffusion();
   view.tp = getParallelOrDefault(module).getTp();
+  view.tpX = getParallelOrDefault(module).getTpX();
   view.sp = getParallelOrDefault(module).getSp();
   // The passes lay out and price tp chips per stage; what sharding wrote on
   // the ops must say the same (and sp for the sequence group's ops).
   Operation *wrong = nullptr;
   int64_t found = 0, expected = view.tp;
   bool sequenceGroup = false;
+  // A 2-D group (tp_x x tp_y): ops split over tp_y as the 1-D layout is
+  // over tp, and d_model over tp_x.
+  int64_t tpY = view.tp / view.tpX;
+  auto expectedOf = [&](StringRef group) {
+    return group == kTensorXGroup   ? view.tpX
+           : group == kTensorYGroup ? tpY
+                                    : view.tp;
+  };
   view.func.walk([&](Operation *op) {
     expected = view.tp;
     sequenceGroup = false;
     if (auto split = op->getAttrOfType<SplitAttr>(kSplitAttrName)) {
       found = (Count(split.getParts()) * split.getReplicas()).get();
+      if (view.tpX > 1) {
+        expected = tpY;
+        // A norm's scale: d_model over tp_x alone.
+        if (found == 1 && split.getXParts() == view.tpX)
+          expected = 1;
+        if (split.getXParts() != 1 && split.getXParts() != view.tpX)
+          found = split.getXParts(), expected = view.tpX;
+      }
     } else if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       found = collective.getGroupSize();
       sequenceGroup = collective.getGroup() == kSequenceGroup;
+      expected = expectedOf(collective.getGroup());
     } else if (auto shard = dyn_cast<LocalShardOp>(op)) {
       found = shard.getGroupSize();
       sequenceGroup = shard.getGroup() == kSequenceGroup;
+      expected = expectedOf(shard.getGroup());
     } else {
       return WalkResult::advance();
     }
@@ -180,7 +210,7 @@ SmallVector<GroupAxis>
 ModelAnalysis::getTensorParallelAxes(int64_t stages) const {
   ParallelAttr parallel = getParallelOrDefault(module);
   return stageGroupAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
-                        parallel.getSp(), stages)
+                        parallel.getSp(), stages, parallel.getTpX())
       .tensor;
 }
 

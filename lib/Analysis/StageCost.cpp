@@ -52,6 +52,9 @@ void LayerSliceCost::addOp(Operation &op) {
     term.kind = Term::Kind::Collective;
     term.collective = collective.getCollectiveKind();
     term.sequenceGroup = collective.getGroup() == kSequenceGroup;
+    term.subAxis = collective.getGroup() == kTensorXGroup   ? 0
+                   : collective.getGroup() == kTensorYGroup ? 1
+                                                            : -1;
     (isTokenTensor(op.getOperand(0).getType())
          ? term.tokenBytes
          : term.fixedBytes) = collective.getCollectiveBytes();
@@ -184,7 +187,10 @@ void LayerSliceCost::addOp(Operation &op) {
 /// tensor (its rows) that a matmul beside it can run as ring steps.
 static bool isDecomposableCollective(Operation *op) {
   auto collective = dyn_cast_or_null<CollectiveOpInterface>(op);
+  // (Not over a 2-D group's sub-groups: their rings are not built.)
   if (!collective || collective.getGroup() == kSequenceGroup ||
+      collective.getGroup() == kTensorXGroup ||
+      collective.getGroup() == kTensorYGroup ||
       collective.getGroupSize() < 2 || !isTokenTensor(op->getOperand(0).getType()))
     return false;
   auto dim = op->getAttrOfType<IntegerAttr>("dim");
@@ -240,6 +246,7 @@ SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
     work.collective = true;
     work.kind = term.collective;
     work.sequenceGroup = term.sequenceGroup;
+    work.subAxis = term.subAxis;
     // (A collective's data all follow the batch.)
     work.bytes = term.fixedBytes * share + term.tokenBytes * fraction;
     break;
@@ -508,9 +515,10 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
       times.push_back({false, computeSeconds(work)});
       return;
     }
-    ArrayRef<GroupAxis> group = work.sequenceGroup ? spAxes : axes;
+    ArrayRef<GroupAxis> group = groupAxes(work);
     times.push_back({true, model.collectiveTime(work.kind, group, work.bytes),
-                     model.collectiveTime(work.kind, group, 0)});
+                     model.collectiveTime(work.kind, group, 0),
+                     work.subAxis});
   });
 }
 
@@ -526,6 +534,7 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
                            t.window, t.vectorOps, t.steps, t.batchHeads,
                            t.headDim, t.kvElementBytes, t.queryBytes,
                            t.elementBits, t.collective, t.sequenceGroup,
+                           t.subAxis,
                            t.materialized, t.decodeQueryRows, t.newKVBytes,
                            t.ringSteps,
                            t.ringBytes, t.pairNext);
@@ -538,6 +547,15 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
          });
 }
 
+ArrayRef<GroupAxis> LayerSliceCost::groupAxes(const SliceWork &work) const {
+  if (work.sequenceGroup)
+    return spAxes;
+  // A 2-D block's axes are its rows then its columns (stageGroupAxes).
+  if (work.subAxis >= 0 && axes.size() == 2)
+    return ArrayRef<GroupAxis>(axes).slice(work.subAxis, 1);
+  return axes;
+}
+
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   double total = 0;
   forEachWork(length, context, [&](const SliceWork &work) {
@@ -546,8 +564,7 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
       return;
     }
     total += work.collective
-                 ? model.collectiveTime(work.kind,
-                                        work.sequenceGroup ? spAxes : axes,
+                 ? model.collectiveTime(work.kind, groupAxes(work),
                                         work.bytes)
                  : computeSeconds(work);
   });
@@ -818,16 +835,22 @@ double loom::playInterleaved(ArrayRef<SmallVector<TaskTime>> chains) {
     SmallVector<double> spans(n, 0), busy(n, 0);
     for (size_t u = 0; u < n; ++u)
       busy[u] = running[u] && int64_t(u) != onCore;
+    // (Collectives on different axes of a 2-D block share no links.)
+    auto share = [&](size_t u, size_t v) {
+      int a = chains[u][next[u]].links, b = chains[v][next[v]].links;
+      return a < 0 || b < 0 || a == b;
+    };
     for (int round = 0; round < 3; ++round) {
-      double all = 0;
-      for (size_t u = 0; u < n; ++u)
-        all += busy[u];
       for (size_t u = 0; u < n; ++u) {
         if (!running[u] || int64_t(u) == onCore)
           continue;
+        double others = 0;
+        for (size_t v = 0; v < n; ++v)
+          if (v != u && busy[v] > 0 && share(u, v))
+            others += busy[v];
         const TaskTime &task = chains[u][next[u]];
         double transfer = task.seconds - task.latency;
-        spans[u] = task.latency + transfer * (1 + all - busy[u]);
+        spans[u] = task.latency + transfer * (1 + others);
       }
       for (size_t u = 0; u < n; ++u)
         if (running[u] && int64_t(u) != onCore)

@@ -84,6 +84,8 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
     int64_t cols = tp / rows;
     if (X % rows != 0 || Y % cols != 0)
       continue;
+    if (shape.tensorRows > 0 && rows != shape.tensorRows)
+      continue;
     bool wrapRow = cols == Y && target.axisWraps(topology.shape, 1) && rows == 1;
     bool wrapCol = rows == X && target.axisWraps(topology.shape, 0) && cols == 1;
     bool block2d = rows >= 2 && cols >= 2 && (rows * cols) % 2 == 0;
@@ -92,6 +94,11 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
     if (!best || better(choice, *best))
       best = choice;
   }
+  if (!best && shape.tensorRows > 0)
+    return fail(llvm::formatv("a {0} x {1} tensor-parallel block does not tile "
+                              "topology {2} ({3}x{4})",
+                              shape.tensorRows, tp / shape.tensorRows,
+                              topology.name, X, Y));
   if (!best)
     return fail(llvm::formatv("tensor-parallel degree {0} does not tile topology "
                               "{1} ({2}x{3}) with rectangular blocks",
@@ -125,4 +132,14 @@ ChipCoord DeviceMesh::chip(int64_t replica, int64_t stage, int64_t rank) const {
   const ChipCoord &origin = blockOrigins[replica * shape.stages + stage];
   const ChipCoord &offset = ringOrder[rank];
   return {origin[0] + offset[0], origin[1] + offset[1]};
+}
+
+llvm::SmallVector<int64_t> DeviceMesh::tensorParallelSubGroup(int64_t rank,
+                                                              unsigned axis) const {
+  const ChipCoord &at = ringOrder[rank];
+  llvm::SmallVector<int64_t> ranks(block[axis], -1);
+  for (auto [r, offset] : llvm::enumerate(ringOrder))
+    if (offset[1 - axis] == at[1 - axis])
+      ranks[offset[axis]] = r;
+  return ranks;
 }

@@ -109,6 +109,7 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.virtualStages = 1;
   base.fixVirtualStages = false;
   base.decompose = false;
+  base.tpX = 1;
   if (runtime == Runtime::MaxDiffusion)
     base.sequenceParallel = false;
   int64_t batch = plan.imported.batch.value_or(1);
@@ -402,6 +403,13 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
         "heads around attention); Loom does not map it onto the runtime's "
         "sequence or context axis",
         r.sp));
+  if (r.tpX > 1)
+    lost.push_back(fmt::format(
+        "2-D weight-stationary tensor parallelism (a {} x {} block: d_model "
+        "split over its rows, heads and d_ff over its columns; Pope et al. "
+        "2023): the runtime's ici_tensor_parallelism splits heads and d_ff "
+        "over the whole group, and Loom maps no other axis onto d_model",
+        r.tpX, r.tp / r.tpX));
   if (r.decompose)
     lost.push_back("collective matmuls decomposed into ring steps under "
                    "partial matmuls (docs/overlap.md): no config key of the "

@@ -49,13 +49,16 @@ public:
   /// goes from stage (c - 1) mod `stages` to stage c mod `stages` (into the
   /// first stage from the last, round the ring).
   BoundaryTransfers(const TargetDesc &target, const TopologyDesc &topology,
-                    const StageSliceCost &cost, int64_t tp, int64_t stages)
+                    const StageSliceCost &cost, int64_t tp, int64_t stages,
+                    int64_t tpX = 1)
       : target(target), topology(topology), cost(cost), tp(tp),
         stages(stages) {
     if (topology.numChips() % (tp * stages) != 0)
       return;
-    auto built = DeviceMesh::build(
-        target, topology, {topology.numChips() / (tp * stages), stages, tp});
+    MeshShape shape{topology.numChips() / (tp * stages), stages, tp};
+    if (tpX > 1)
+      shape.tensorRows = tpX;
+    auto built = DeviceMesh::build(target, topology, shape);
     if (built)
       mesh.emplace(std::move(*built));
     else
@@ -233,6 +236,32 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     return planned;
   }
 
+  // --tp-layout=2d without --tp-x: the block's rows nearest Pope et al.'s
+  // optimum sqrt(tp) / 2 (section 3.2.2, d_ff = 4 d_model) that tile it.
+  if (out.request.tpX == 0) {
+    int64_t tp = request.tp, best = 0;
+    double target = std::sqrt(double(tp)) / 2;
+    for (int64_t x = 2; x <= tp / 2; ++x)
+      if (tp % x == 0 && topology->shape[0] % x == 0 &&
+          topology->shape[1] % (tp / x) == 0 &&
+          (!best || std::abs(std::log(double(x) / target)) <
+                        std::abs(std::log(double(best) / target))))
+        best = x;
+    if (!best) {
+      out.failure = fmt::format(
+          "2-D tensor parallelism needs a block of at least 2 x 2 chips; tp "
+          "= {} does not factor into one that tiles {} ({}x{})",
+          tp, topology->name, topology->shape[0], topology->shape[1]);
+      return planned;
+    }
+    out.request.tpX = best;
+  }
+  if (out.request.tpX > 1 && request.decompose) {
+    out.failure = "decompose runs on a 1-D tensor-parallel ring; a 2-D "
+                  "block's sub-groups are not decomposed";
+    return planned;
+  }
+
   OwningOpRef<ModuleOp> module =
       importModel(request.model, request.import, &context);
   if (!module) {
@@ -330,6 +359,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   PassManager pm(&context);
   PlanPipelineOptions pipelineOptions;
   pipelineOptions.tp = request.tp;
+  pipelineOptions.tpX = out.request.tpX;
   pipelineOptions.ep = request.ep;
   pipelineOptions.sp = request.sp;
   pipelineOptions.spMode = request.spMode;
@@ -421,13 +451,13 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   out.patches = pipeline.getMode() == PipelineMode::patches;
   out.warmup = pipeline.getWarmup();
   StageGroupAxes axes = stageGroupAxes(*desc, *topology, view->tp, view->sp,
-                                       pipeline.getStages());
+                                       pipeline.getStages(), view->tpX);
   // Per chunk with virtual stages (a layer's stage is its chunk).
   StageSliceCost cost(view->layers, model, axes.tensor, out.tokens,
                       pipeline.getChunks(), axes.sequence,
                       pipeline.getMicrobatches());
   BoundaryTransfers transfers(*desc, *topology, cost, view->chipsPerStage(),
-                              pipeline.getStages());
+                              pipeline.getStages(), view->tpX);
   int64_t unitsPerStep =
       int64_t(out.sliceLengths.size()) * pipeline.getMicrobatches();
   if (request.interleave > unitsPerStep) {
@@ -527,13 +557,15 @@ void lowerAndSimulate(Planned &planned, bool trace) {
 
 /// The cost model's order, made total by the degrees.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
-  return std::make_tuple(a.predicted, a.request.tp, a.request.sp,
+  return std::make_tuple(a.predicted, a.request.tp, a.request.tpX,
+                         a.request.sp,
                          a.request.spMode, a.request.stages,
                          a.request.dataParallel, a.request.interleave,
                          a.request.microbatches, a.request.decompose,
                          a.request.sequenceParallel,
                          a.request.virtualStages) <
-         std::make_tuple(b.predicted, b.request.tp, b.request.sp,
+         std::make_tuple(b.predicted, b.request.tp, b.request.tpX,
+                         b.request.sp,
                          b.request.spMode, b.request.stages,
                          b.request.dataParallel, b.request.interleave,
                          b.request.microbatches, b.request.decompose,
@@ -574,6 +606,8 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   bool diffusion = false;
   bool decode = false;
   SequenceDegrees sequenceDegrees;
+  // The (tp, tp_x) layouts searched: tp_x 1 is the 1-D layout.
+  SmallVector<std::pair<int64_t, int64_t>> layouts;
   {
     Captured quiet(context);
     OwningOpRef<ModuleOp> module =
@@ -591,6 +625,21 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     for (int64_t tp : degrees)
       expertDegreesOf[tp] = validExpertParallelDegrees(*module, tp);
     sequenceDegrees = searchedSequenceDegrees(*module, chips);
+    // 1-D layouts, then 2-D weight-stationary blocks (Pope et al. 2023)
+    // of every tp that tiles the slice, as --tp-layout allows.
+    bool oneD = !request.fixTpLayout || request.tpX == 1;
+    bool twoD = (!request.fixTpLayout || request.tpX != 1) &&
+                !request.sequenceParallel && !decode;
+    if (oneD)
+      for (int64_t tp : degrees)
+        layouts.push_back({tp, 1});
+    if (twoD)
+      for (int64_t tp = 4; tp <= chips; ++tp)
+        if (chips % tp == 0)
+          for (int64_t x : validTensorRows(*module, target->getTopologyDesc(),
+                                           tp))
+            if (request.tpX <= 1 || x == request.tpX)
+              layouts.push_back({tp, x});
   }
   // Microbatches of a batched prefill's sequences (#loom.pipeline): on a
   // pipeline only (one stage has no bubble for them to fill), of causal
@@ -655,7 +704,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   };
   // Every candidate layout first, so that progress can say of how many.
   std::vector<PlanRequest> candidates;
-  for (int64_t tp : degrees)
+  for (auto [tp, tpX] : layouts)
     for (int64_t stages = 1; stages <= layers; ++stages) {
       // (The lowering lays replicas out only when tp x stages divides the
       // topology.)
@@ -664,8 +713,12 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         continue;
       // Data parallelism splits the batch.
       for (int64_t dp = 1; dp <= batch && dp <= chips / (tp * stages); ++dp) {
-        for (int64_t ep : expertDegrees(tp))
+        // A 2-D block runs alone in its stage: no ep, no sp.
+        SmallVector<int64_t> oneEp{1};
+        for (int64_t ep : tpX > 1 ? ArrayRef<int64_t>(oneEp) : expertDegrees(tp))
         for (auto [sp, ring] : sequenceDegrees.withModes(tp, request)) {
+          if (tpX > 1 && sp > 1)
+            continue;
           if (batch % dp != 0 ||
               (request.fixDataParallel && dp != request.dataParallel) ||
               (request.fixEp && ep != request.ep) ||
@@ -698,7 +751,12 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
             if ((request.fixDecompose && decompose != request.decompose) ||
                 (decompose && (tp < 2 || decode)))
               continue;
+            // (2-D sub-groups are not decomposed; their residual is split
+            // over d_model, not the sequence.)
+            if (tpX > 1 && (decompose || megatronSp))
+              continue;
             PlanRequest candidate = request;
+            candidate.tpX = tpX;
             candidate.microbatches = microbatches;
             candidate.decompose = decompose;
             candidate.sequenceParallel |= megatronSp;

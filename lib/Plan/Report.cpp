@@ -67,7 +67,11 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 }
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{} x {} stage{} x dp {}{}{}{}{}{}{}", p.request.tp,
+  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}", p.request.tp,
+                     p.request.tpX > 1
+                         ? fmt::format(" (2-D {} x {})", p.request.tpX,
+                                       p.request.tp / p.request.tpX)
+                         : "",
                      p.request.sp > 1
                          ? fmt::format(" x sp {}{}", p.request.sp,
                                        p.request.spMode == "ring" ? " (ring)"
@@ -217,6 +221,10 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
       j.attribute("version", p.calibration.version);
     });
     j.attribute("tp", p.request.tp);
+    // 1-D or 2-D weight-stationary, with the block's rows (tp_x).
+    j.attribute("tp_layout", p.request.tpX > 1 ? "2d" : "1d");
+    if (p.request.tpX > 1)
+      j.attribute("tp_x", p.request.tpX);
     j.attribute("stages", p.request.stages);
     j.attribute("data_parallel", p.request.dataParallel);
     j.attribute("sequence_parallel", p.request.sequenceParallel);

@@ -194,7 +194,8 @@ struct PartitionLayersPass
                     ParallelAttr::get(module.getContext(), layout.getTp(),
                                       dataParallel,
                                       layout.getSequenceParallel(),
-                                      layout.getEp(), layout.getSp()));
+                                      layout.getEp(), layout.getSp(),
+                                      layout.getTpX()));
 
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();

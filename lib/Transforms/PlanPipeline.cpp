@@ -20,6 +20,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   ShardHeadsOptions shard;
   shard.tp = options.tp;
   shard.sequenceParallel = options.sequenceParallel;
+  shard.tpX = options.tpX;
   pm.addPass(createShardHeads(shard));
   if (options.sp != 1) {
     ShardSequenceOptions sequence;

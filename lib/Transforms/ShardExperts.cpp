@@ -94,7 +94,7 @@ static void shardChain(MoEExpertsOp experts, int64_t tp, int64_t ep) {
   experts.setEp(ep);
   experts->setAttr(kSplitAttrName,
                    SplitAttr::get(b.getContext(), SplitKind::experts, ep,
-                                  replicas));
+                                  replicas, 1));
   b.setInsertionPointAfter(experts);
   auto combine = AllToAllOp::create(b, experts.getLoc(), buffer, experts,
                                     b.getStringAttr("tp"),
@@ -112,6 +112,11 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep) {
   if (ep < 1)
     return module.emitError() << "ep must be at least 1, got " << ep
                               << "; valid degrees: " << valid;
+  if (ep > 1 && parallel.getTpX() > 1)
+    return module.emitError()
+           << "expert parallelism runs over a 1-D tensor-parallel group; this "
+              "one is 2-D (tp_x = "
+           << parallel.getTpX() << ")";
   if (tp % ep != 0)
     return module.emitError()
            << "ep = " << ep << " must divide the tensor-parallel degree tp = "
@@ -136,7 +141,7 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep) {
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(), ep,
-                                    parallel.getSp()));
+                                    parallel.getSp(), parallel.getTpX()));
   return success();
 }
 

@@ -258,7 +258,329 @@ std::string joinDegrees(ArrayRef<int64_t> degrees) {
   return text.empty() ? "none" : text;
 }
 
+
+//===----------------------------------------------------------------------===//
+// 2-D weight-stationary (Pope et al. 2023, section 3.2.2)
+//===----------------------------------------------------------------------===//
+//
+// The group is an X x Y block. The 1-D layout at degree Y (heads and d_ff
+// over the block's rows, "tp_y") is refined by splitting d_model over its
+// columns ("tp_x"): the residual stream between the blocks holds E / X of
+// each token; a column-split projection (q, k, v, gate, up) reads E / X and
+// its partial sums are all-reduced over tp_x; a row-split one (o, down)
+// writes E / X, all-reduced over tp_y as in 1-D. Per layer that moves
+// 2 B L (qkv + 2 d_ff) / Y over tp_x and 2 x 2 B L E / X over tp_y, against
+// 1-D's 2 x 2 B L E over the whole group.
+
+/// Whether `op` is an op of a layer the 2-D layout knows how to split.
+bool isTwoDLayerOp(Operation *op) {
+  return isa<LinearOp, AttentionOp, RMSNormOp, LayerNormOp, RoPEOp,
+             ActivationOp, SwiGLUOp, AddOp, MulOp, AllReduceOp, ChunkOp,
+             YieldOp>(op);
+}
+
+int64_t normGroup(Operation *op) {
+  if (auto norm = dyn_cast<RMSNormOp>(op))
+    return norm.getGroupSize();
+  return cast<LayerNormOp>(op).getGroupSize();
+}
+
+/// The first reason the layers cannot split d_model `x` ways (with their
+/// heads and d_ff split `y` ways): the op and what to say there.
+std::pair<Operation *, std::string> whyNotTwoD(ModuleOp module, int64_t x) {
+  std::pair<Operation *, std::string> reason{nullptr, ""};
+  module.walk([&](LayerOp layer) {
+    for (Operation &op : layer.getBody().front()) {
+      auto say = [&](const Twine &why) {
+        reason = {&op, why.str()};
+        return WalkResult::interrupt();
+      };
+      if (!isTwoDLayerOp(&op))
+        return say("2-D weight-stationary tensor parallelism splits the "
+                   "projections, norms and attention of decoder layers; it "
+                   "does not split '" +
+                   op.getName().getStringRef() + "'");
+      if (auto linear = dyn_cast<LinearOp>(op)) {
+        LinearRole role = linear.getRole();
+        bool rowSplit = role == LinearRole::o || role == LinearRole::down ||
+                        role == LinearRole::fc2;
+        int64_t model = rowSplit ? linear.getOutFeatures()
+                                 : linear.getInFeatures();
+        if (model % x != 0)
+          return say(Twine("d_model ") + Twine(model) + " of this " +
+                     stringifyLinearRole(role) +
+                     " projection is not divisible by tp_x = " + Twine(x));
+      }
+      if (isa<RMSNormOp, LayerNormOp>(op)) {
+        int64_t width = tensorType(op.getResult(0)).getShape().back();
+        if (normGroup(&op) == width && width % x != 0)
+          return say(Twine("d_model ") + Twine(width) +
+                     " of this norm is not divisible by tp_x = " + Twine(x));
+      }
+    }
+    return reason.first ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return reason;
+}
+
+/// Splits d_model over tp_x in a module sharded 1-D over tp_y.
+class TwoDSharder {
+public:
+  TwoDSharder(ModuleOp module, int64_t x) : module(module), x(x),
+                                             b(module.getContext()) {}
+
+  void run() {
+    // The 1-D pass ran over tp_y.
+    module.walk([&](Operation *op) {
+      if (auto group = op->getAttrOfType<StringAttr>("group");
+          group && group.getValue() == kGroup)
+        op->setAttr("group", b.getStringAttr(kTensorYGroup));
+    });
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      SmallVector<LayerOp> layers(func.getBody().front().getOps<LayerOp>());
+      if (layers.empty())
+        continue;
+      model = tensorType(layers.front().getInputs().front()).getShape().back();
+      for (LayerOp layer : layers)
+        shardLayer(layer);
+      // Whole again for the ops after the layers.
+      for (LayerOp layer : layers)
+        for (OpResult result : layer->getResults()) {
+          if (!split.contains(result) ||
+              llvm::all_of(result.getUsers(),
+                           [](Operation *u) { return isa<LayerOp>(u); }))
+            continue;
+          b.setInsertionPointAfter(layer);
+          auto gather = AllGatherOp::create(
+              b, layer.getLoc(), withLast(result, model), result,
+              b.getStringAttr(kTensorXGroup), i64(x), i64(2));
+          result.replaceUsesWithIf(gather, [&](OpOperand &use) {
+            return use.getOwner() != gather &&
+                   !isa<LayerOp>(use.getOwner());
+          });
+        }
+    }
+  }
+
+private:
+  RankedTensorType withLast(Value v, int64_t width) {
+    RankedTensorType type = tensorType(v);
+    return withDim(type, type.getRank() - 1, width);
+  }
+  bool isModelWide(Value v) {
+    RankedTensorType type = tensorType(v);
+    return type.getRank() == 3 && type.getShape().back() == model;
+  }
+  void markSplit(Value v) {
+    v.setType(withLast(v, tensorType(v).getShape().back() / x));
+    split.insert(v);
+  }
+  /// `operand` of `user`, cut locally to its E / X (it is whole over tp_x).
+  void cutLocally(Operation *user, Value operand) {
+    b.setInsertionPoint(user);
+    auto cut = LocalShardOp::create(b, user->getLoc(),
+                                    withLast(operand, model / x), operand,
+                                    b.getStringAttr(kTensorXGroup), i64(x),
+                                    i64(2));
+    user->replaceUsesOfWith(operand, cut);
+    split.insert(cut);
+  }
+  void setXParts(Operation *op, SplitKind kind, int64_t parts,
+                 int64_t replicas) {
+    op->setAttr(kSplitAttrName, SplitAttr::get(op->getContext(), kind, parts,
+                                               replicas, x));
+  }
+
+  void shardLayer(LayerOp layer) {
+    Block &body = layer.getBody().front();
+    for (auto [i, input] : llvm::enumerate(layer.getInputs())) {
+      if (!split.contains(input) && isModelWide(input))
+        cutLocally(layer, input);
+      if (split.contains(layer.getInputs()[i]))
+        markSplit(body.getArgument(i));
+    }
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (auto linear = dyn_cast<LinearOp>(op)) {
+        shardLinear(linear);
+        continue;
+      }
+      if (isa<RMSNormOp, LayerNormOp>(op)) {
+        Value input = op.getOperand(0);
+        if (!split.contains(input))
+          continue;
+        // The per-token statistic sums over all of d_model: each chip's
+        // partial sum of squares (one f32 a token, two bf16 wide) is
+        // all-reduced over tp_x before the norm scales its E / X.
+        RankedTensorType type = tensorType(input);
+        b.setInsertionPoint(&op);
+        auto stats = SliceOp::create(b, op.getLoc(), withLast(input, 2), input,
+                                     i64(2), i64(0));
+        AllReduceOp::create(b, op.getLoc(), stats.getType(), stats,
+                            b.getStringAttr(kTensorXGroup), i64(x),
+                            IntegerAttr());
+        (void)type;
+        markSplit(op.getResult(0));
+        setXParts(&op, SplitKind::column, 1, 1);
+        continue;
+      }
+      if (auto attn = dyn_cast<AttentionOp>(op)) {
+        splitHeadsOverX(attn);
+        continue;
+      }
+      if (auto yield = dyn_cast<YieldOp>(op)) {
+        for (auto [result, value] :
+             llvm::zip(layer.getResults(), yield.getValues()))
+          if (split.contains(value))
+            markSplit(result);
+        continue;
+      }
+      if (isa<AllReduceOp>(op)) {
+        if (split.contains(op.getOperand(0)))
+          markSplit(op.getResult(0));
+        continue;
+      }
+      // Token-wise ops: split when an operand is, the others cut to match.
+      if (llvm::any_of(op.getOperands(),
+                       [&](Value v) { return split.contains(v); })) {
+        for (Value operand : op.getOperands())
+          if (!split.contains(operand))
+            cutLocally(&op, operand);
+        markSplit(op.getResult(0));
+      }
+    }
+  }
+
+  /// The tp_x all-reduce an attention operand comes from (through RoPE and
+  /// per-head norms, each used once), and the ops in between.
+  AllReduceOp reducedOverX(Value operand, SmallVectorImpl<Operation *> &path) {
+    Value v = operand;
+    while (Operation *def = v.getDefiningOp()) {
+      if (!v.hasOneUse())
+        return nullptr;
+      if (auto sum = dyn_cast<AllReduceOp>(def))
+        return sum.getGroup() == kTensorXGroup ? sum : nullptr;
+      if (!isa<RoPEOp, RMSNormOp>(def))
+        return nullptr;
+      path.push_back(def);
+      v = def->getOperand(0);
+    }
+    return nullptr;
+  }
+
+  /// Pope et al.'s form for attention (section 3.2.2): the partial sums of
+  /// q, k and v are reduce-scattered over tp_x by heads instead of
+  /// all-reduced, so each chip attends over heads / (X Y) (no attention
+  /// computed X times, a KV cache split N ways), and the output is
+  /// all-gathered over tp_x before o: the same bytes as the all-reduce.
+  void splitHeadsOverX(AttentionOp attn) {
+    int64_t heads = attn.getHeads(), kvHeads = attn.getKvHeads();
+    if (heads % x != 0 || kvHeads % x != 0 || attn.getCross())
+      return;
+    SmallVector<std::pair<AllReduceOp, SmallVector<Operation *>>> chains;
+    for (Value operand : {attn.getQ(), attn.getK(), attn.getV()}) {
+      SmallVector<Operation *> path;
+      AllReduceOp sum = reducedOverX(operand, path);
+      if (!sum)
+        return;
+      chains.push_back({sum, path});
+    }
+    // q, k and v may share a projection (one all-reduce); each once.
+    DenseSet<Operation *> done;
+    for (auto &[sum, path] : chains) {
+      if (!done.insert(sum).second)
+        continue;
+      b.setInsertionPoint(sum);
+      Value input = sum.getInput();
+      auto scatter = ReduceScatterOp::create(
+          b, sum.getLoc(), withLast(input, tensorType(input).getShape().back() / x),
+          input, b.getStringAttr(kTensorXGroup), i64(x), i64(2));
+      sum.getResult().replaceAllUsesWith(scatter.getResult());
+      sum.erase();
+      // The ops between keep their operand's (narrower) type.
+      for (Operation *between : llvm::reverse(path))
+        between->getResult(0).setType(between->getOperand(0).getType());
+    }
+    attn.setHeads(heads / x);
+    attn.setKvHeads(kvHeads / x);
+    if (auto how = attn->getAttrOfType<SplitAttr>(kSplitAttrName))
+      setXParts(attn, how.getKind(), how.getParts(), how.getReplicas());
+    Value out = attn.getResult();
+    int64_t width = tensorType(out).getShape().back();
+    out.setType(withLast(out, width / x));
+    b.setInsertionPointAfter(attn);
+    auto gather = AllGatherOp::create(b, attn.getLoc(), withLast(out, width),
+                                      out, b.getStringAttr(kTensorXGroup),
+                                      i64(x), i64(2));
+    out.replaceAllUsesExcept(gather, gather);
+  }
+
+  void shardLinear(LinearOp linear) {
+    auto how = linear->getAttrOfType<SplitAttr>(kSplitAttrName);
+    int64_t parts = how ? how.getParts() : 1;
+    int64_t replicas = how ? how.getReplicas() : 1;
+    SplitKind kind = how ? how.getKind() : SplitKind::column;
+    if (how && how.getKind() == SplitKind::row) {
+      // o, down: d_model out split over tp_x; the tp_y all-reduce after it
+      // sums E / X.
+      markSplit(linear.getResult());
+      setXParts(linear, kind, parts, replicas);
+      return;
+    }
+    // q, k, v, gate, up: d_model in split over tp_x, partial sums reduced.
+    Value input = linear.getInput();
+    if (!split.contains(input))
+      cutLocally(linear, input);
+    setXParts(linear, kind, parts, replicas);
+    b.setInsertionPointAfter(linear);
+    Value result = linear.getResult();
+    auto sum = AllReduceOp::create(b, linear.getLoc(), result.getType(),
+                                   result, b.getStringAttr(kTensorXGroup),
+                                   i64(x), IntegerAttr());
+    result.replaceAllUsesExcept(sum, sum);
+  }
+
+  IntegerAttr i64(int64_t v) { return b.getI64IntegerAttr(v); }
+
+  ModuleOp module;
+  int64_t x;
+  OpBuilder b;
+  int64_t model = 0;
+  /// Values whose last dimension is d_model split over tp_x.
+  DenseSet<Value> split;
+};
+
+/// "2 x 8, 4 x 4": the tp_x x tp_y blocks of `tp` chips that tile
+/// `topology` and split `module`.
+std::string validFactorizations(ModuleOp module, const TopologyDesc &topology,
+                                int64_t tp) {
+  std::string text;
+  for (int64_t x : validTensorRows(module, topology, tp))
+    text += (text.empty() ? "" : ", ") + std::to_string(x) + " x " +
+            std::to_string(tp / x);
+  return text.empty() ? "none" : text;
+}
+
 } // namespace
+
+SmallVector<int64_t> loom::validTensorRows(ModuleOp module,
+                                           const TopologyDesc &topology,
+                                           int64_t tp) {
+  SmallVector<int64_t> rows;
+  if (topology.shape.size() != 2)
+    return rows;
+  for (int64_t x = 2; x <= tp / 2; ++x) {
+    if (tp % x != 0)
+      continue;
+    int64_t y = tp / x;
+    if (topology.shape[0] % x != 0 || topology.shape[1] % y != 0 ||
+        whyNotTwoD(module, x).first || whyNot(module, y, false).first)
+      continue;
+    rows.push_back(x);
+  }
+  return rows;
+}
 
 SmallVector<int64_t> loom::validTensorParallelDegrees(ModuleOp module,
                                                       int64_t maxDegree,
@@ -269,6 +591,50 @@ SmallVector<int64_t> loom::validTensorParallelDegrees(ModuleOp module,
     if (!whyNot(module, tp, sequenceParallel).first)
       valid.push_back(tp);
   return valid;
+}
+
+/// loom-shard-heads with tp-x: checks the block, then shards 1-D over
+/// tp_y and splits d_model over tp_x.
+static LogicalResult shardTwoD(ModuleOp module,
+                               const HeadShardingOptions &options,
+                               const TopologyDesc &topology) {
+  int64_t tp = options.tp, x = options.tpX;
+  auto valid = [&] { return validFactorizations(module, topology, tp); };
+  if (options.sequenceParallel)
+    return module.emitError()
+           << "2-D tensor parallelism (tp-x = " << x
+           << ") keeps the residual split over d_model, not the sequence; "
+              "drop sequence-parallel";
+  if (x < 1 || tp % x != 0)
+    return module.emitError()
+           << "tp-x = " << x << " does not divide tp = " << tp
+           << "; valid tp_x x tp_y factorizations on " << topology.name
+           << ": " << valid();
+  if (x == tp || topology.shape.size() != 2 || topology.shape[0] % x != 0 ||
+      topology.shape[1] % (tp / x) != 0)
+    return module.emitError()
+           << "tp = " << tp << " does not factor as tp_x = " << x
+           << " rows by " << tp / x << " columns of a block that tiles " << topology.name << " ("
+           << topology.shape[0] << "x"
+           << (topology.shape.size() == 2 ? topology.shape[1] : 1)
+           << "); valid tp_x x tp_y factorizations: " << valid();
+  if (auto [op, message] = whyNot(module, tp / x, false); op)
+    return op->emitError() << "cannot split heads and d_ff " << tp / x
+                           << " ways (tp_y of " << x << " x " << tp / x
+                           << "): " << message
+                           << "; valid tp_x x tp_y factorizations: "
+                           << valid();
+  if (auto [op, message] = whyNotTwoD(module, x); op)
+    return op->emitError() << "cannot split d_model " << x << " ways (tp_x of "
+                           << x << " x " << tp / x << "): " << message
+                           << "; valid tp_x x tp_y factorizations: "
+                           << valid();
+  HeadSharder(module, tp / x, false).run();
+  TwoDSharder(module, x).run();
+  module->setAttr(kParallelAttrName,
+                  ParallelAttr::get(module.getContext(), tp, 1, false, 1, 1,
+                                    x));
+  return success();
 }
 
 LogicalResult loom::shardHeads(ModuleOp module,
@@ -300,6 +666,8 @@ LogicalResult loom::shardHeads(ModuleOp module,
     return module.emitError()
            << "tp = " << options.tp << " needs more chips than " << topology->name
            << " has (" << chips << "); valid degrees: " << validDegrees();
+  if (options.tpX != 1)
+    return shardTwoD(module, options, *topology);
   if (options.sequenceParallel && options.tp == 1)
     return module.emitError()
            << "sequence-parallel splits activations across the "
@@ -323,7 +691,7 @@ LogicalResult loom::shardHeads(ModuleOp module,
   HeadSharder(module, options.tp, options.sequenceParallel).run();
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), options.tp, 1,
-                                    options.sequenceParallel, 1, 1));
+                                    options.sequenceParallel, 1, 1, 1));
   return success();
 }
 
@@ -335,6 +703,7 @@ struct ShardHeadsPass : public loom::impl::ShardHeadsBase<ShardHeadsPass> {
     HeadShardingOptions options;
     options.tp = tp;
     options.sequenceParallel = sequenceParallel;
+    options.tpX = tpX;
     if (failed(shardHeads(getOperation(), options)))
       signalPassFailure();
   }

@@ -432,6 +432,11 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
       return func.emitError()
              << "loom-shard-sequence runs before loom-partition-layers (the "
                 "stages are laid out for tp x sp chips)";
+  if (sp > 1 && parallel.getTpX() > 1)
+    return module.emitError()
+           << "sequence parallelism runs beside a 1-D tensor-parallel group; "
+              "this one is 2-D (tp_x = "
+           << parallel.getTpX() << ")";
   if (parallel.getSp() != 1)
     return module.emitError() << "the module is already sequence-parallel (sp = "
                               << parallel.getSp() << ")";
@@ -463,7 +468,7 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(),
-                                    parallel.getEp(), sp));
+                                    parallel.getEp(), sp, parallel.getTpX()));
   return success();
 }
 

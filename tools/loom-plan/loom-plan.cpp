@@ -87,6 +87,23 @@ static cl::opt<SpMode> spMode(
                           "K/V blocks passed around a ring of the sp chips, "
                           "overlapped with the attention (Liu et al. 2023); "
                           "any head count")));
+enum class TpLayout { oneD, twoD };
+static cl::opt<TpLayout> tpLayout(
+    "tp-layout", cl::init(TpLayout::oneD), cl::cat(category),
+    cl::desc("How the tensor-parallel group splits the layers (a search "
+             "tries both unless given)"),
+    cl::values(clEnumValN(TpLayout::oneD, "1d",
+                          "Megatron: heads and d_ff over the whole group"),
+               clEnumValN(TpLayout::twoD, "2d",
+                          "2-D weight-stationary (Pope et al. 2023): the "
+                          "group is a tp-x x (tp / tp-x) block, d_model "
+                          "split over its rows, heads and d_ff over its "
+                          "columns; decoder LLMs")));
+static cl::opt<int64_t>
+    tpXOpt("tp-x", cl::init(0), cl::cat(category),
+           cl::desc("--tp-layout=2d: rows of the tp block (0: the one "
+                    "nearest Pope et al.'s optimum sqrt(tp) / 2 that tiles "
+                    "the slice)"));
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));
@@ -210,6 +227,12 @@ int main(int argc, char **argv) {
   request.virtualStages = virtualStagesOpt;
   request.decompose = decomposeOpt;
   request.sequenceParallel = sequenceParallel;
+  if (tpXOpt.getNumOccurrences() && tpLayout != TpLayout::twoD)
+    return fail("error: --tp-x sets the rows of a 2-D block; give "
+                "--tp-layout=2d with it");
+  // 0: the planner chooses the block's rows.
+  request.tpX = tpLayout == TpLayout::twoD ? int64_t(tpXOpt) : 1;
+  request.fixTpLayout = tpLayout.getNumOccurrences() > 0;
   if (std::string bad = workload.get(request.import); !bad.empty())
     return fail(bad);
   request.fixTp = tp.getNumOccurrences() > 0;
@@ -233,7 +256,7 @@ int main(int argc, char **argv) {
     SmallVector<const cl::Option *> given = workload.all();
     given.append({&model, &topology, &tp, &ep, &sp, &spMode, &stages,
                   &dataParallel, &slices, &interleaveOpt, &microbatchesOpt,
-                  &virtualStagesOpt, &decomposeOpt,
+                  &virtualStagesOpt, &decomposeOpt, &tpLayout, &tpXOpt,
                   &sequenceParallel, &searchFlag,
                   &top});
     for (const cl::Option *o : given)

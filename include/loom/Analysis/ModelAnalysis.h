@@ -52,6 +52,8 @@ struct ModelView {
   /// Ulysses sequence parallelism (loom-shard-sequence): sp chips share each
   /// tensor-parallel rank, so a stage occupies tp x sp chips.
   int64_t sp = 1;
+  /// A 2-D tensor-parallel group's rows (#loom.parallel's tp_x; 1: 1-D).
+  int64_t tpX = 1;
   int64_t chipsPerStage() const { return tp * sp; }
 };
 
@@ -72,10 +74,12 @@ struct StageGroupAxes {
 /// r = u * tp + t (sequence rank u, tensor rank t) along the mesh's ring:
 /// the tp group is a run of neighbours (a line of tp) and the sp group
 /// every tp-th chip, priced as a line of sp (an approximation: its members
-/// are tp hops apart on the ring). A degree of 1 has no axes.
+/// are tp hops apart on the ring). A degree of 1 has no axes. A 2-D group
+/// (`tpX` > 1) is a tpX x (tp / tpX) block: its axes are the block's rows
+/// then its columns (the tp_x and tp_y sub-groups' axes).
 StageGroupAxes stageGroupAxes(const TargetDesc &target,
                               const TopologyDesc &topology, int64_t tp,
-                              int64_t sp, int64_t stages);
+                              int64_t sp, int64_t stages, int64_t tpX = 1);
 
 /// The module's target and model function, built on first use.
 class ModelAnalysis {

@@ -40,6 +40,9 @@ struct SliceWork {
   CollectiveKind kind = CollectiveKind::AllReduce;
   /// The collective is over the sequence-parallel group ("sp"), not "tp".
   bool sequenceGroup = false;
+  /// Over one sub-group of a 2-D tensor-parallel block: 0 the tp_x group
+  /// (a column of the block), 1 the tp_y group (a row); -1 the whole group.
+  int subAxis = -1;
   double flops = 0, bytes = 0;
   unsigned elementBits = 16;
   /// Vector-unit work and the kernel's grid steps (CostModel::taskTime).
@@ -119,6 +122,9 @@ struct TaskTime {
   /// Of a collective's seconds, its steps' hop latencies: the part that
   /// does not slow down when collectives share the links.
   double latency = 0;
+  /// The links a collective runs on: a 2-D block's tp_x (0) or tp_y (1)
+  /// axis, which share none; -1: all of its group's.
+  int links = -1;
 };
 
 class LayerSliceCost {
@@ -195,6 +201,7 @@ private:
     unsigned elementBits = 16;
     CollectiveKind collective = CollectiveKind::AllReduce;
     bool sequenceGroup = false;
+    int subAxis = -1;          ///< 2-D tp: the tp_x (0) or tp_y (1) group
     int64_t ringSteps = 0;     ///< ring attention: the sp group's chips
     double ringBytes = 0;      ///< ring attention: K/V block per step
     /// This term and the next are a matmul and a tensor-parallel collective
@@ -202,6 +209,9 @@ private:
     bool pairNext = false;
   };
   SliceWork workOf(const Term &term, int64_t length, int64_t context) const;
+  /// The axes a collective's group runs on: the sp group's, one axis of a
+  /// 2-D tp block, or the tp group's.
+  llvm::ArrayRef<GroupAxis> groupAxes(const SliceWork &work) const;
   /// Marks a matmul and the collective beside it (the term just added).
   void markPair();
   const CostModel &model;

@@ -30,6 +30,9 @@ struct MeshShape {
   int64_t dataParallel = 1;
   int64_t stages = 1;
   int64_t tensorParallel = 1;
+  /// Rows of the tensor-parallel block when the plan fixes them (a 2-D
+  /// tensor-parallel group's tp_x); 0: chosen by build().
+  int64_t tensorRows = 0;
 };
 
 using ChipCoord = std::array<int64_t, 2>;
@@ -61,6 +64,14 @@ public:
 
   /// Whether the group's ranks close a ring of neighbours.
   bool tensorParallelIsRing() const { return groupIsRing; }
+
+  /// The tensor-parallel block's rows and columns.
+  std::array<int64_t, 2> tensorParallelBlock() const { return block; }
+  /// The ranks of a 2-D group's sub-ring through `rank` along block `axis`
+  /// (0: the chips of its column, one per row; 1: those of its row), in
+  /// order along the axis, so that consecutive ones are neighbours.
+  llvm::SmallVector<int64_t> tensorParallelSubGroup(int64_t rank,
+                                                    unsigned axis) const;
 
 private:
   DeviceMesh() = default;

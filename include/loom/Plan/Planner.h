@@ -37,6 +37,10 @@ struct PlanRequest {
   /// `dataParallel` replicas share equally.
   ImportOptions import;
   int64_t tp = 1, stages = 1, dataParallel = 1;
+  /// 2-D weight-stationary tensor parallelism (Pope et al. 2023): the tp
+  /// group is a tpX x (tp / tpX) block, d_model split over its tpX rows;
+  /// 1: the 1-D layout.
+  int64_t tpX = 1;
   /// Expert parallelism (MoE models): experts split over ep chips of the
   /// tensor-parallel group.
   int64_t ep = 1;
@@ -69,6 +73,8 @@ struct PlanRequest {
   bool fixVirtualStages = false;
   bool fixSpMode = false;
   bool fixDecompose = false;
+  /// The tensor-parallel layout is the request's (1-D or its tpX).
+  bool fixTpLayout = false;
 };
 
 struct PlanOutcome {

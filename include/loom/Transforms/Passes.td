@@ -107,6 +107,19 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
     becomes a reduce-scatter, and an all-gather precedes the next column
     split.
 
+    With `tp-x = X` (2-D weight-stationary, Pope et al. 2023, section
+    3.2.2) the group is an X x Y block of the torus (Y = tp / X): the
+    layers are split as above over each row of the block (group "tp_y", Y
+    chips) and d_model over each column (group "tp_x", X chips). The
+    residual stream between the layers holds E / X of each token; q, k, v,
+    gate and up read E / X and their partial sums are all-reduced over
+    tp_x; o and down write E / X, all-reduced over tp_y; a norm over
+    d_model all-reduces its per-token partial statistic over tp_x. The ops
+    before and after the layers are split over tp_y only. Refused, naming
+    the valid X x Y factorizations, when the block does not tile the
+    topology or the model does not split; decoder layers only (no MoE,
+    DiT, sequence parallelism).
+
     Records the layout on the module: `loom.parallel = #loom.parallel<tp = N>`
     (with `sequence_parallel = true` when asked); each split op carries its
     `loom.split`.
@@ -116,6 +129,9 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
            "Tensor-parallel degree (chips per group)">,
     Option<"sequenceParallel", "sequence-parallel", "bool", /*default=*/"false",
            "Split activations along the sequence between matmuls">,
+    Option<"tpX", "tp-x", "int64_t", /*default=*/"1",
+           "2-D weight-stationary: rows of the tp block (d_model split over "
+           "them, heads and d_ff over its tp / tp-x columns); 1: 1-D">,
   ];
 }
 

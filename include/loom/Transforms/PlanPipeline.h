@@ -18,6 +18,10 @@ struct PlanPipelineOptions
     : public mlir::PassPipelineOptions<PlanPipelineOptions> {
   Option<int64_t> tp{*this, "tp", llvm::cl::desc("Tensor-parallel degree"),
                      llvm::cl::init(1)};
+  Option<int64_t> tpX{*this, "tp-x",
+                      llvm::cl::desc("2-D weight-stationary: rows of the tp "
+                                     "block (d_model split over them); 1: 1-D"),
+                      llvm::cl::init(1)};
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",
       llvm::cl::desc("Split activations along the sequence between matmuls"),

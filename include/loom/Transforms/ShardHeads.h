@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
+#include "loom/Hardware/TargetDesc.h"
+
 #include <string>
 
 namespace loom {
@@ -22,6 +24,10 @@ struct HeadShardingOptions {
   /// between the blocks' matmuls are split along the sequence, and each
   /// all-reduce becomes a reduce-scatter plus an all-gather.
   bool sequenceParallel = false;
+  /// 2-D weight-stationary (Pope et al. 2023): the group is a tpX x
+  /// (tp / tpX) block of the torus, d_model split over its tp_x sub-groups
+  /// and heads and d_ff over its tp_y ones. 1: Megatron's 1-D layout.
+  int64_t tpX = 1;
 };
 
 /// Rewrites `module` into the per-chip (SPMD) view of `options.tp`-way
@@ -36,6 +42,12 @@ mlir::LogicalResult shardHeads(mlir::ModuleOp module,
 llvm::SmallVector<int64_t> validTensorParallelDegrees(mlir::ModuleOp module,
                                                       int64_t maxDegree,
                                                       bool sequenceParallel);
+
+/// The rows x of the 2-D (tp-x) blocks of `tp` chips, x x (tp / x) with
+/// both sides at least 2, that tile `topology` and split `module`.
+llvm::SmallVector<int64_t> validTensorRows(mlir::ModuleOp module,
+                                           const TopologyDesc &topology,
+                                           int64_t tp);
 
 } // namespace loom
 

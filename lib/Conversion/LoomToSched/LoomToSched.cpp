@@ -128,8 +128,11 @@ public:
              << " x data-parallel " << dp << " does not lay out on "
              << topology.name << " (" << topology.numChips()
              << " chips): replicas of tp x stages chips must tile it";
-    auto built = DeviceMesh::build(
-        desc, topology, {topology.numChips() / perReplica, stages, ranks});
+    MeshShape meshShape{topology.numChips() / perReplica, stages, ranks};
+    // A 2-D group's block has its tp_x rows.
+    if (view.tpX > 1)
+      meshShape.tensorRows = view.tpX;
+    auto built = DeviceMesh::build(desc, topology, meshShape);
     if (!built)
       return module.emitError() << llvm::toString(built.takeError());
     mesh.emplace(std::move(*built));
@@ -383,6 +386,12 @@ private:
     // ranks of one tensor rank), one tag per group.
     auto members = [&](int64_t r) {
       SmallVector<int64_t> chips;
+      if (work.subAxis >= 0 && view.tpX > 1) {
+        // One column (tp_x) or row (tp_y) of the 2-D block, in order.
+        for (int64_t m : mesh->tensorParallelSubGroup(r, work.subAxis))
+          chips.push_back(chipId(d, s, m));
+        return chips;
+      }
       if (work.sequenceGroup)
         for (int64_t u = 0; u < sp; ++u)
           chips.push_back(chipId(d, s, u * tp + r % tp));
@@ -392,9 +401,11 @@ private:
       return chips;
     };
     int64_t tag = 0;
+    // A 2-D group's sub-groups are told apart by their first member.
+    bool subGroup = work.subAxis >= 0 && view.tpX > 1;
     if (work.collective) {
       tag = nextTag;
-      nextTag += work.sequenceGroup ? tp : sp;
+      nextTag += subGroup ? ranks : work.sequenceGroup ? tp : sp;
     }
     std::string name = taskName(item.where, work.op);
     for (Operation *fused : work.fused)
@@ -431,7 +442,10 @@ private:
         SmallVector<int64_t> chips = members(r);
         t.group.assign(chips.begin(), chips.end());
         t.bytes = toInt(work.bytes);
-        t.tag = tag + (work.sequenceGroup ? r % tp : r / tp);
+        t.tag = tag + (subGroup ? mesh->tensorParallelSubGroup(
+                                      r, work.subAxis).front()
+                       : work.sequenceGroup ? r % tp
+                                            : r / tp);
         return t;
       });
       return onRanks(d, s, [&](int64_t r) {

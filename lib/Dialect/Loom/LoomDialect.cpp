@@ -435,7 +435,7 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
                      int64_t dp, bool sequenceParallel, int64_t ep,
-                     int64_t sp) {
+                     int64_t sp, int64_t tpX) {
   if (tp < 1 || dp < 1)
     return emitError() << "tp and dp must be positive, got " << tp << " and "
                        << dp;
@@ -451,6 +451,12 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
   if (sequenceParallel && tp < 2)
     return emitError() << "sequence_parallel splits activations across the "
                           "tensor-parallel group, so it needs tp >= 2";
+  if (tpX < 1 || tp % tpX != 0)
+    return emitError() << "tp_x " << tpX << " must divide tp " << tp
+                       << ": the 2-D group is tp_x x (tp / tp_x) chips";
+  if (tpX > 1 && (sp > 1 || ep > 1 || sequenceParallel))
+    return emitError() << "a 2-D tensor-parallel group (tp_x = " << tpX
+                       << ") runs without sp, ep or sequence_parallel";
   return success();
 }
 
@@ -466,7 +472,7 @@ ParallelAttr loom::getParallel(Operation *module) {
 ParallelAttr loom::getParallelOrDefault(Operation *module) {
   if (ParallelAttr parallel = getParallel(module))
     return parallel;
-  return ParallelAttr::get(module->getContext(), 1, 1, false, 1, 1);
+  return ParallelAttr::get(module->getContext(), 1, 1, false, 1, 1, 1);
 }
 PipelineAttr loom::getPipeline(Operation *func) {
   return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);
@@ -478,10 +484,12 @@ PipelineAttr loom::getPipeline(Operation *func) {
 
 LogicalResult
 SplitAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
-                  SplitKind kind, int64_t parts, int64_t replicas) {
-  if (parts < 1 || replicas < 1)
-    return emitError() << "split parts and replicas must be positive, got "
-                       << parts << " and " << replicas;
+                  SplitKind kind, int64_t parts, int64_t replicas,
+                  int64_t xParts) {
+  if (parts < 1 || replicas < 1 || xParts < 1)
+    return emitError() << "split parts, replicas and x parts must be "
+                          "positive, got "
+                       << parts << ", " << replicas << " and " << xParts;
   return success();
 }
 

@@ -393,7 +393,7 @@ void MoEExpertsOp::applyShardingRule(ShardingRewriter &rewriter) {
   rewriter.toFull(*this, getInput());
   setExpertInter(getExpertInter() / tp);
   (*this)->setAttr(kSplitAttrName,
-                   SplitAttr::get(getContext(), SplitKind::column, tp, 1));
+                   SplitAttr::get(getContext(), SplitKind::column, tp, 1, 1));
   rewriter.setLayout(getResult(), Layout::Partial);
 }
 
@@ -423,7 +423,7 @@ void LatentAttentionOp::applyShardingRule(ShardingRewriter &rewriter) {
   rewriter.toFull(*this, getLatent());
   setHeads(getHeads() / tp);
   (*this)->setAttr(kSplitAttrName,
-                   SplitAttr::get(getContext(), SplitKind::heads, tp, 1));
+                   SplitAttr::get(getContext(), SplitKind::heads, tp, 1, 1));
   RankedTensorType out = tensorType(getResult());
   rewriter.setLayout(getResult(), Layout::Feature,
                      withDim(out, 2, out.getDimSize(2) / tp));

@@ -33,7 +33,7 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static SplitAttr split(Operation *op, SplitKind kind, int64_t parts,
                        int64_t replicas = 1) {
-  return SplitAttr::get(op->getContext(), kind, parts, replicas);
+  return SplitAttr::get(op->getContext(), kind, parts, replicas, 1);
 }
 
 void loom::applyDefaultShardingRule(Operation *op, ShardingRewriter &rewriter) {

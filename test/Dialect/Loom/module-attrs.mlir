@@ -226,3 +226,26 @@ module attributes {loom.model = #loom.model<name = "x", family = "sd3", mode = d
 
 // expected-error @+1 {{a model's height and width go together, and frames need both}}
 module attributes {loom.model = #loom.model<name = "x", family = "wan", mode = diffusion, batch = 1, seq = 4, steps = 2, frames = 9>} {}
+
+// -----
+
+// A 2-D tensor-parallel layout (tp_x rows of the block) prints and parses
+// back, as does a weight split over both sub-groups.
+// CHECK: module attributes {loom.parallel = #loom.parallel<tp = 8, tp_x = 2>}
+module attributes {loom.parallel = #loom.parallel<tp = 8, tp_x = 2>} {
+  // CHECK: loom.linear up {{.*}} {loom.split = #loom.split<column, 4 x 2>}
+  func.func @up(%x: tensor<1x8x64xbf16>) -> tensor<1x8x64xbf16> {
+    %u = loom.linear up %x {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+    return %u : tensor<1x8x64xbf16>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{tp_x 3 must divide tp 8: the 2-D group is tp_x x (tp / tp_x) chips}}
+module attributes {loom.parallel = #loom.parallel<tp = 8, tp_x = 3>} {}
+
+// -----
+
+// expected-error @+1 {{a 2-D tensor-parallel group (tp_x = 2) runs without sp, ep or sequence_parallel}}
+module attributes {loom.parallel = #loom.parallel<tp = 8, sequence_parallel = true, tp_x = 2>} {}

@@ -24,6 +24,11 @@ inline constexpr llvm::StringLiteral kParallelAttrName = "loom.parallel";
 /// The device group of Ulysses sequence parallelism's collectives
 /// (loom-shard-sequence); tensor parallelism's is "tp".
 inline constexpr llvm::StringLiteral kSequenceGroup = "sp";
+/// The sub-groups of a 2-D tensor-parallel group (#loom.parallel's tp_x):
+/// the chips of one column of its block (rows x: d_model's shards) and of
+/// one row (columns y: the heads' and d_ff's shards).
+inline constexpr llvm::StringLiteral kTensorXGroup = "tp_x";
+inline constexpr llvm::StringLiteral kTensorYGroup = "tp_y";
 /// On the model function: #loom.pipeline, its stages and slices.
 inline constexpr llvm::StringLiteral kPipelineAttrName = "loom.pipeline";
 /// On a loom op: #loom.split, how loom-shard-heads split it.

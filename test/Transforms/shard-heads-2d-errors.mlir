@@ -1,0 +1,80 @@
+// What loom-shard-heads refuses for a 2-D (tp-x) layout: each error names
+// the tp_x x tp_y factorizations that would work.
+// RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-shard-heads="tp=8 tp-x=2"
+// RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=8 tp-x=8" 2>&1 | FileCheck %s --check-prefix=WHOLE
+// RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=8 tp-x=3" 2>&1 | FileCheck %s --check-prefix=THREE
+// RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=8 tp-x=2 sequence-parallel=true" 2>&1 | FileCheck %s --check-prefix=SP
+
+// A block of 8 rows by 1 column is no block, and 8 rows do not fit v5e-16's
+// 4; 3 rows do not divide 8 chips. The first module splits 2 x 4 and 4 x 2.
+// WHOLE: error: tp = 8 does not factor as tp_x = 8 rows by 1 columns of a block that tiles v5e-16 (4x4); valid tp_x x tp_y factorizations: 2 x 4, 4 x 2
+// THREE: error: tp-x = 3 does not divide tp = 8; valid tp_x x tp_y factorizations on v5e-16: 2 x 4, 4 x 2
+// SP: error: 2-D tensor parallelism (tp-x = 2) keeps the residual split over d_model, not the sequence; drop sequence-parallel
+
+// Splits (tp = 8 as 2 x 4): no diagnostic.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+  func.func @ok(%x: tensor<1x8x128xbf16>) -> tensor<1x8x128xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x8x128xbf16>) -> tensor<1x8x128xbf16> {
+    ^bb0(%in: tensor<1x8x128xbf16>):
+      %n = loom.rms_norm %in : tensor<1x8x128xbf16>
+      %u = loom.linear up %n : tensor<1x8x128xbf16> -> tensor<1x8x256xbf16>
+      %a = loom.activation gelu %u : tensor<1x8x256xbf16>
+      %d = loom.linear down %a : tensor<1x8x256xbf16> -> tensor<1x8x128xbf16>
+      %r = loom.add %in, %d : tensor<1x8x128xbf16>, tensor<1x8x128xbf16>
+      loom.yield %r : tensor<1x8x128xbf16>
+    }
+    return %y : tensor<1x8x128xbf16>
+  }
+}
+
+// -----
+
+// Heads split over the block's 4 columns: 6 do not (over 2 columns, of
+// a 4 x 2 block, they would).
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+  func.func @heads(%x: tensor<1x8x384xbf16>) -> tensor<1x8x384xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x8x384xbf16>) -> tensor<1x8x384xbf16> {
+    ^bb0(%in: tensor<1x8x384xbf16>):
+      %q = loom.linear q %in : tensor<1x8x384xbf16> -> tensor<1x8x384xbf16>
+      // expected-error @+1 {{cannot split heads and d_ff 4 ways (tp_y of 2 x 4): 6 attention heads are not divisible by tp = 4; valid tp_x x tp_y factorizations: 4 x 2}}
+      %a = loom.attention %q, %q, %q {heads = 6, kv_heads = 6, head_dim = 64, causal} : tensor<1x8x384xbf16>, tensor<1x8x384xbf16> -> tensor<1x8x384xbf16>
+      %o = loom.linear o %a : tensor<1x8x384xbf16> -> tensor<1x8x384xbf16>
+      loom.yield %o : tensor<1x8x384xbf16>
+    }
+    return %y : tensor<1x8x384xbf16>
+  }
+}
+
+// -----
+
+// d_model split over the block's 2 rows: 129 does not (4 x 2 would not
+// either).
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+  func.func @model(%x: tensor<1x8x129xbf16>) -> tensor<1x8x129xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x8x129xbf16>) -> tensor<1x8x129xbf16> {
+    ^bb0(%in: tensor<1x8x129xbf16>):
+      // expected-error @+1 {{cannot split d_model 2 ways (tp_x of 2 x 4): d_model 129 of this up projection is not divisible by tp_x = 2; valid tp_x x tp_y factorizations: none}}
+      %u = loom.linear up %in : tensor<1x8x129xbf16> -> tensor<1x8x256xbf16>
+      %d = loom.linear down %u : tensor<1x8x256xbf16> -> tensor<1x8x129xbf16>
+      loom.yield %d : tensor<1x8x129xbf16>
+    }
+    return %y : tensor<1x8x129xbf16>
+  }
+}
+
+// -----
+
+// Ops the 2-D layout does not split (a concatenation in a layer).
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+  func.func @concat(%x: tensor<1x8x128xbf16>) -> tensor<1x8x128xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x8x128xbf16>) -> tensor<1x8x128xbf16> {
+    ^bb0(%in: tensor<1x8x128xbf16>):
+      %u = loom.linear up %in : tensor<1x8x128xbf16> -> tensor<1x8x64xbf16>
+      // expected-error @+1 {{cannot split d_model 2 ways (tp_x of 2 x 4): 2-D weight-stationary tensor parallelism splits the projections, norms and attention of decoder layers; it does not split 'loom.concat'; valid tp_x x tp_y factorizations: none}}
+      %c = loom.concat %u, %u {dim = 2} : (tensor<1x8x64xbf16>, tensor<1x8x64xbf16>) -> tensor<1x8x128xbf16>
+      %d = loom.linear down %c : tensor<1x8x128xbf16> -> tensor<1x8x128xbf16>
+      loom.yield %d : tensor<1x8x128xbf16>
+    }
+    return %y : tensor<1x8x128xbf16>
+  }
+}
