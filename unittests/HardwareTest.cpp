@@ -528,4 +528,126 @@ TEST(DeviceMesh, MismatchedFactorisationIsAnError) {
             std::string::npos);
 }
 
+//===----------------------------------------------------------------------===//
+// Placement (issue 19 item 4): coordinates worked by hand
+//===----------------------------------------------------------------------===//
+
+DeviceMesh placeMesh(const char *topology, MeshShape shape, const char *text) {
+  llvm::Expected<Placement> placement = parsePlacement(text);
+  if (!placement) {
+    ADD_FAILURE() << llvm::toString(placement.takeError());
+    std::abort();
+  }
+  llvm::Expected<DeviceMesh> mesh = DeviceMesh::build(
+      v5e(), *v5e().findTopology(topology), shape, *placement);
+  if (!mesh) {
+    ADD_FAILURE() << llvm::toString(mesh.takeError());
+    std::abort();
+  }
+  return std::move(*mesh);
+}
+
+// tp 2 x sp 4 on v5e-8 (2x4): the rule puts each tp pair in a column (2x1)
+// and each sp group along a row; rank r = u * 2 + t sits at (t, u).
+TEST(Placement, DefaultRuleTpColumnsSpRows) {
+  DeviceMesh mesh = buildMesh("v5e-8", {1, 1, 2, 4});
+  EXPECT_EQ(mesh.getPlacement().str(),
+            "2x4, tp 2x1 inside sp, stages inside replicas");
+  std::vector<ChipCoord> chips;
+  for (int64_t r = 0; r < 8; ++r)
+    chips.push_back(mesh.chip(0, 0, r));
+  EXPECT_EQ(chips, (std::vector<ChipCoord>{{0, 0}, {1, 0}, {0, 1}, {1, 1},
+                                           {0, 2}, {1, 2}, {0, 3}, {1, 3}}));
+  ASSERT_EQ(mesh.tensorParallelAxes().size(), 1u);
+  EXPECT_EQ(mesh.tensorParallelAxes()[0].size, 2);
+  EXPECT_EQ(mesh.tensorParallelAxes()[0].stride, 1);
+  ASSERT_EQ(mesh.sequenceParallelAxes().size(), 1u);
+  EXPECT_EQ(mesh.sequenceParallelAxes()[0].size, 4);
+  EXPECT_FALSE(mesh.sequenceParallelAxes()[0].wraps); // 4 < 16 chips
+  EXPECT_EQ(mesh.sequenceParallelAxes()[0].stride, 1);
+}
+
+// "2x4, sp 2x2 inside tp": each sp group a 2x2 ring ((0,0) (1,0) (1,1)
+// (0,1) from its corner), the tp pair the same offset in the two 2x2
+// sub-blocks, 2 chips apart: a strided axis.
+TEST(Placement, SequenceInnerRingTpStrided) {
+  DeviceMesh mesh =
+      placeMesh("v5e-8", {1, 1, 2, 4}, "2x4, sp 2x2 inside tp");
+  // r = u * 2 + t: t picks the sub-block, u the ring position in it.
+  EXPECT_EQ(mesh.chip(0, 0, 0), (ChipCoord{0, 0}));
+  EXPECT_EQ(mesh.chip(0, 0, 1), (ChipCoord{0, 2}));
+  EXPECT_EQ(mesh.chip(0, 0, 2), (ChipCoord{1, 0}));
+  EXPECT_EQ(mesh.chip(0, 0, 4), (ChipCoord{1, 1}));
+  EXPECT_EQ(mesh.chip(0, 0, 6), (ChipCoord{0, 1}));
+  EXPECT_EQ(mesh.chip(0, 0, 7), (ChipCoord{0, 3}));
+  ASSERT_EQ(mesh.tensorParallelAxes().size(), 1u);
+  EXPECT_EQ(mesh.tensorParallelAxes()[0].size, 2);
+  EXPECT_EQ(mesh.tensorParallelAxes()[0].stride, 2);
+  EXPECT_EQ(mesh.sequenceParallelAxes().size(), 2u);
+  EXPECT_TRUE(CostModel::isRing(mesh.sequenceParallelAxes()));
+  EXPECT_FALSE(CostModel::isRing(mesh.tensorParallelAxes()));
+}
+
+// tp 4 on v5e-16 with 2 stages x 2 replicas in 2x2 blocks; the blocks snake
+// (0,0) (0,2) (2,2) (2,0). Stages inside replicas: replica 0's stages take
+// the first two blocks; replicas inside stages: stage 0's replicas do.
+TEST(Placement, BlockOrder) {
+  DeviceMesh stagesInner = placeMesh("v5e-16", {2, 2, 4, 1},
+                                     "2x2, tp 2x2 inside sp");
+  EXPECT_EQ(stagesInner.chip(0, 1, 0), (ChipCoord{0, 2}));
+  EXPECT_EQ(stagesInner.chip(1, 0, 0), (ChipCoord{2, 2}));
+  DeviceMesh replicasInner =
+      placeMesh("v5e-16", {2, 2, 4, 1},
+                "2x2, tp 2x2 inside sp, replicas inside stages");
+  EXPECT_EQ(replicasInner.chip(1, 0, 0), (ChipCoord{0, 2}));
+  EXPECT_EQ(replicasInner.chip(0, 1, 0), (ChipCoord{2, 2}));
+  EXPECT_TRUE(replicasInner.tensorParallelIsRing());
+}
+
+TEST(Placement, TextRoundTripsAndErrorsNameTheValidChoices) {
+  for (const Placement &p : DeviceMesh::placements(
+           *v5e().findTopology("v5e-16"), {1, 1, 4, 4})) {
+    llvm::Expected<Placement> back = parsePlacement(p.str());
+    ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+    EXPECT_TRUE(*back == p) << p.str();
+  }
+  // 4x4 only (1x16 and 2x8 do not fit 4x4); tp and sp each 1x4, 2x2, 4x1.
+  EXPECT_EQ(DeviceMesh::placements(*v5e().findTopology("v5e-16"),
+                                   {1, 1, 4, 4})
+                .size(),
+            6u);
+  llvm::Expected<Placement> bad = parsePlacement("4x4, tp 2x2 near sp");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("neither 'tp AxB inside sp'"),
+            std::string::npos);
+  llvm::Expected<DeviceMesh> wide =
+      DeviceMesh::build(v5e(), *v5e().findTopology("v5e-16"), {1, 1, 4, 4},
+                        *parsePlacement("2x8, tp 1x4 inside sp"));
+  ASSERT_FALSE(bool(wide));
+  EXPECT_EQ(llvm::toString(wide.takeError()),
+            "placement block 2x8 does not hold a stage's 16 chips (tp 4 x sp "
+            "4) tiling topology v5e-16 (4x4); blocks that do: 4x4");
+  llvm::Expected<DeviceMesh> sub =
+      DeviceMesh::build(v5e(), *v5e().findTopology("v5e-16"), {1, 1, 4, 4},
+                        *parsePlacement("4x4, tp 1x8 inside sp"));
+  ASSERT_FALSE(bool(sub));
+  EXPECT_EQ(llvm::toString(sub.takeError()),
+            "placement sub-block 1x8 does not hold the tp group's 4 chips "
+            "tiling the 4x4 block; sub-blocks that do: 1x4, 2x2, 4x1");
+}
+
+// A strided group's collectives cross `stride` hops per step at 1/stride of
+// the link: the bandwidth term doubles at stride 2.
+TEST(Placement, StridedAxisCostsStrideTimesTheLink) {
+  CostModel model(v5e());
+  double bytes = 64e6;
+  double line = model.collectiveTime(CollectiveKind::AllGather, {{4, false}},
+                                     bytes);
+  double strided = model.collectiveTime(CollectiveKind::AllGather,
+                                        {{4, false, 2}}, bytes);
+  double sync = v5e().calibration.collectiveSync, alpha = v5e().hopLatency;
+  EXPECT_NEAR((strided - sync - 6 * alpha) / (line - sync - 3 * alpha), 2.0,
+              1e-9);
+}
+
 } // namespace

@@ -342,4 +342,47 @@ def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
   }];
 }
 
+def Loom_PlacementAttr : AttrDef<Loom_Dialect, "Placement"> {
+  let mnemonic = "placement";
+  let summary = "Which chips of the torus each parallel group occupies";
+  let description = [{
+    Set on the module as `loom.placement` by loom-partition-layers when a
+    placement is chosen (loom-plan `--placement`, or a searched one; absent,
+    the lowering and the cost model use DeviceMesh's default rule). Each
+    pipeline stage holds tp x sp chips as a `rows x cols` block; inside it
+    the inner group (`tp` or `sp`) is an `a x b` sub-block whose ranks walk
+    a ring of neighbours, and the other group takes the chips at the same
+    offset in every sub-block (its members `a` or `b` chips apart, sharing
+    those links with the groups interleaved with it). The blocks follow a
+    snake over the torus: a replica's stages contiguous (`stages inside
+    replicas`, the default) or a stage's replicas (`replicas inside
+    stages`). As MaxText's mesh axes (`ici_*_parallelism` in
+    `create_device_mesh`), the order says which degree varies fastest over
+    neighbouring chips.
+
+    The verifier holds the sizes against each other; on the module, against
+    the `loom.parallel` degrees and the target's topology, naming the blocks
+    and sub-blocks that tile.
+
+    ```mlir
+    module attributes {loom.placement = #loom.placement<4x4, tp 1x4 inside sp>}
+    module attributes {loom.placement = #loom.placement<2x4, sp 2x2 inside tp, replicas inside stages>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$block_rows, "int64_t":$block_cols,
+                        Loom_FlagParameter:$sequence_inner,
+                        "int64_t":$inner_rows, "int64_t":$inner_cols,
+                        Loom_FlagParameter:$replicas_inner);
+  // `<RxC, tp AxB inside sp>`, then `, replicas inside stages` when not the
+  // default.
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// As DeviceMesh takes it.
+    ::loom::Placement getPlacement() const;
+    static PlacementAttr get(::mlir::MLIRContext *context,
+                             const ::loom::Placement &placement);
+  }];
+}
+
 #endif // LOOM_ATTRS_TD

@@ -9,43 +9,35 @@
 using namespace mlir;
 using namespace loom;
 
-/// The axes of a stage's whole block of `group` chips.
-static SmallVector<GroupAxis> blockAxes(const TargetDesc &target,
-                                        const TopologyDesc &topology,
-                                        int64_t group, int64_t stages,
-                                        int64_t rows = 0) {
-  int64_t used = group * stages;
-  if (topology.shape.size() == 2 && topology.numChips() % used == 0) {
-    MeshShape shape{topology.numChips() / used, stages, group};
-    shape.tensorRows = rows;
-    if (auto mesh = DeviceMesh::build(target, topology, shape))
-      return SmallVector<GroupAxis>(mesh->tensorParallelAxes());
-    else
-      llvm::consumeError(mesh.takeError());
-  }
-  return {{group, false}};
-}
-
 StageGroupAxes loom::stageGroupAxes(const TargetDesc &target,
                                     const TopologyDesc &topology, int64_t tp,
-                                    int64_t sp, int64_t stages,
-                                    int64_t tpX) {
-  if (tpX > 1 && sp <= 1) {
-    // Both axes, even of a line: the sub-groups run on one each.
-    SmallVector<GroupAxis> block =
-        blockAxes(target, topology, tp, stages, tpX);
-    if (block.size() != 2)
-      block = {{tpX, false}, {tp / tpX, false}};
-    return {block, {}};
+                                    int64_t sp, int64_t stages, int64_t tpX,
+                                    const Placement &placement) {
+  int64_t used = tp * sp * stages;
+  if (topology.shape.size() == 2 && used > 0 &&
+      topology.numChips() % used == 0) {
+    MeshShape shape{topology.numChips() / used, stages, tp, sp};
+    if (tpX > 1 && sp <= 1)
+      shape.tensorRows = tpX;
+    if (auto mesh = DeviceMesh::build(target, topology, shape, placement)) {
+      SmallVector<GroupAxis> tensor(mesh->tensorParallelAxes());
+      // A 2-D group's sub-groups run on one axis each, even on a line.
+      if (tpX > 1 && sp <= 1 && tensor.size() != 2)
+        tensor = {{tpX, false}, {tp / tpX, false}};
+      return {tensor, SmallVector<GroupAxis>(mesh->sequenceParallelAxes())};
+    } else {
+      llvm::consumeError(mesh.takeError());
+    }
   }
-  auto axes = [&](int64_t degree, int64_t other) -> SmallVector<GroupAxis> {
+  if (tpX > 1 && sp <= 1)
+    return {{{tpX, false}, {tp / tpX, false}}, {}};
+  // No mesh: each group a line.
+  auto line = [](int64_t degree) -> SmallVector<GroupAxis> {
     if (degree <= 1)
       return {};
-    if (other > 1)
-      return {{degree, false}};
-    return blockAxes(target, topology, degree, stages);
+    return {{degree, false}};
   };
-  return {axes(tp, sp), axes(sp, tp)};
+  return {line(tp), line(sp)};
 }
 
 LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
@@ -210,7 +202,8 @@ SmallVector<GroupAxis>
 ModelAnalysis::getTensorParallelAxes(int64_t stages) const {
   ParallelAttr parallel = getParallelOrDefault(module);
   return stageGroupAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
-                        parallel.getSp(), stages, parallel.getTpX())
+                        parallel.getSp(), stages, parallel.getTpX(),
+                        getPlacementOrDefault(module))
       .tensor;
 }
 
@@ -218,6 +211,7 @@ SmallVector<GroupAxis>
 ModelAnalysis::getSequenceParallelAxes(int64_t stages) const {
   ParallelAttr parallel = getParallelOrDefault(module);
   return stageGroupAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
-                        parallel.getSp(), stages)
+                        parallel.getSp(), stages, parallel.getTpX(),
+                        getPlacementOrDefault(module))
       .sequence;
 }

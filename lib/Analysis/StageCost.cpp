@@ -393,20 +393,25 @@ void LayerSliceCost::forEachWork(
   }
 }
 
-double loom::ringStepSeconds(const CostModel &model,
-                             ArrayRef<GroupAxis> tpAxes,
+double loom::ringStepSeconds(const CostModel &model, ArrayRef<GroupAxis>,
                              ArrayRef<GroupAxis> spAxes, double bytes) {
-  int64_t n = 1, tp = 1;
-  for (const GroupAxis &axis : spAxes)
+  int64_t n = 1, stride = 1;
+  SmallVector<GroupAxis, 2> unstrided;
+  for (const GroupAxis &axis : spAxes) {
     n *= std::max<int64_t>(axis.size, 1);
-  for (const GroupAxis &axis : tpAxes)
-    tp *= std::max<int64_t>(axis.size, 1);
+    if (axis.size > 1)
+      stride = std::max(stride, axis.stride);
+    unstrided.push_back({axis.size, axis.wraps});
+  }
   if (n <= 1)
     return 0;
   const TargetDesc &target = model.getTarget();
-  int64_t farthest = CostModel::isRing(spAxes) ? 1 : n - 1;
-  return double(farthest * tp) * target.hopLatency +
-         bytes /
+  // The last member's message back to the first: one step when the walk
+  // closes a cycle, n - 1 on a line; each step `stride` hops, its links
+  // shared by the `stride` rings interleaved with this one.
+  int64_t farthest = CostModel::isRing(unstrided) ? 1 : n - 1;
+  return double(farthest * stride) * target.hopLatency +
+         bytes * double(stride) /
              (model.linkEfficiency(/*ring=*/false) * target.linkBandwidth);
 }
 

@@ -63,6 +63,9 @@ bool CostModel::isRing(llvm::ArrayRef<GroupAxis> axes) {
   for (const GroupAxis &axis : axes) {
     if (axis.size <= 1)
       continue;
+    // Members `stride` chips apart are no neighbours.
+    if (axis.stride > 1)
+      return false;
     members *= axis.size;
     ++spanned;
     wraps = axis.wraps;
@@ -82,8 +85,14 @@ double CostModel::collectiveTime(CollectiveKind kind,
   if (n == 1)
     return 0;
   bool ring = isRing(axes);
-  double w = linkEfficiency(ring) * target.linkBandwidth;
-  double alpha = target.hopLatency;
+  // A strided group's steps cross `stride` hops, its links shared by the
+  // `stride` groups interleaved with it (GroupAxis).
+  int64_t stride = 1;
+  for (const GroupAxis &axis : axes)
+    if (axis.size > 1)
+      stride = std::max(stride, axis.stride);
+  double w = linkEfficiency(ring) * target.linkBandwidth / stride;
+  double alpha = target.hopLatency * stride;
   // The collective's start/done synchronisation, once (calibration).
   double sync = target.calibration.collectiveSync;
   switch (kind) {
@@ -109,10 +118,13 @@ double CostModel::collectiveTime(CollectiveKind kind,
     for (const GroupAxis &axis : axes) {
       if (axis.size <= 1)
         continue;
-      busiest = std::max(busiest, axis.size / (axis.wraps ? 8.0 : 4.0));
-      farthest += axis.wraps ? axis.size / 2 : axis.size - 1;
+      // (Interleaved groups load the axis's links `stride` times.)
+      busiest = std::max(busiest, axis.size / (axis.wraps ? 8.0 : 4.0) *
+                                      axis.stride);
+      farthest += (axis.wraps ? axis.size / 2 : axis.size - 1) * axis.stride;
     }
-    return sync + farthest * alpha + bytes * busiest / w;
+    return sync + farthest * target.hopLatency +
+           bytes * busiest / (linkEfficiency(ring) * target.linkBandwidth);
   }
   }
   return 0;

@@ -2,18 +2,15 @@
 
 #include "loom/Hardware/DeviceMesh.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
 
 using namespace loom;
 
 namespace {
-
-/// A candidate block shape for a tensor-parallel group and how good it is.
-struct BlockChoice {
-  int64_t rows, cols;
-  bool ring;
-  bool usesWrap;
-};
 
 /// Offsets of an r x c block in an order where consecutive offsets are
 /// neighbours, closing a cycle when possible: down column 0, then snake
@@ -43,103 +40,328 @@ llvm::SmallVector<ChipCoord> ringWalk(int64_t rows, int64_t cols) {
   return order;
 }
 
+/// A rows x cols block of a group of rows * cols chips, and how it rates
+/// under the default rule: a ring, then a ring through a wraparound link,
+/// then the squarest (fewest links on its boundary).
+struct BlockChoice {
+  int64_t rows, cols;
+  bool ring;
+  bool usesWrap;
+
+  bool betterThan(const BlockChoice &other) const {
+    if (ring != other.ring)
+      return ring;
+    if (usesWrap != other.usesWrap)
+      return usesWrap;
+    return rows + cols < other.rows + other.cols;
+  }
+};
+
+BlockChoice rateBlock(const TargetDesc &target, llvm::ArrayRef<int64_t> topo,
+                      int64_t rows, int64_t cols) {
+  int64_t n = rows * cols;
+  bool wrapRow = cols == topo[1] && target.axisWraps(topo, 1) && rows == 1;
+  bool wrapCol = rows == topo[0] && target.axisWraps(topo, 0) && cols == 1;
+  bool block2d = rows >= 2 && cols >= 2 && n % 2 == 0;
+  return {rows, cols, wrapRow || wrapCol || block2d || n <= 2,
+          wrapRow || wrapCol};
+}
+
+/// The default rule's block of `n` chips inside an `outer` area (the
+/// topology, or a stage's block): it must tile the area (and have `rows`
+/// rows when that is not 0).
+std::optional<BlockChoice> bestBlock(const TargetDesc &target,
+                                     llvm::ArrayRef<int64_t> topo,
+                                     ChipCoord outer, int64_t n,
+                                     int64_t onlyRows = 0) {
+  std::optional<BlockChoice> best;
+  for (int64_t rows = 1; rows <= n; ++rows) {
+    if (n % rows != 0 || outer[0] % rows != 0 || outer[1] % (n / rows) != 0)
+      continue;
+    if (onlyRows > 0 && rows != onlyRows)
+      continue;
+    BlockChoice choice = rateBlock(target, topo, rows, n / rows);
+    if (!best || choice.betterThan(*best))
+      best = choice;
+  }
+  return best;
+}
+
+std::string shapeText(ChipCoord shape) {
+  return llvm::formatv("{0}x{1}", shape[0], shape[1]).str();
+}
+
+/// The blocks of `n` chips that tile `outer`, as "1x4, 2x2".
+std::string tilingBlocks(ChipCoord outer, int64_t n) {
+  std::string text;
+  for (int64_t rows = 1; rows <= n; ++rows)
+    if (n % rows == 0 && outer[0] % rows == 0 && outer[1] % (n / rows) == 0)
+      text += (text.empty() ? "" : ", ") + shapeText({rows, n / rows});
+  return text.empty() ? "none" : text;
+}
+
 } // namespace
+
+std::string Placement::str() const {
+  return llvm::formatv("{0}, {1} {2} inside {3}, {4} inside {5}",
+                       shapeText(block), sequenceInner ? "sp" : "tp",
+                       shapeText(inner), sequenceInner ? "tp" : "sp",
+                       replicasInner ? "replicas" : "stages",
+                       replicasInner ? "stages" : "replicas")
+      .str();
+}
+
+llvm::Expected<Placement> loom::parsePlacement(llvm::StringRef text) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "placement '" + text + "': " + why +
+            "; expected 'RxC, tp AxB inside sp[, stages inside replicas]' "
+            "(or 'sp AxB inside tp', 'replicas inside stages')");
+  };
+  auto parseShape = [](llvm::StringRef s, ChipCoord &shape) {
+    auto [r, c] = s.trim().split('x');
+    return !r.getAsInteger(10, shape[0]) && !c.getAsInteger(10, shape[1]) &&
+           shape[0] > 0 && shape[1] > 0;
+  };
+  llvm::SmallVector<llvm::StringRef, 3> parts;
+  text.split(parts, ',');
+  if (parts.size() < 2 || parts.size() > 3)
+    return fail("not 2 or 3 comma-separated parts");
+  Placement placement;
+  if (!parseShape(parts[0], placement.block))
+    return fail("'" + parts[0].trim() + "' is no block RxC of positive sizes");
+  llvm::SmallVector<llvm::StringRef, 4> words;
+  llvm::SplitString(parts[1], words);
+  if (words.size() != 4 || words[2] != "inside" ||
+      !((words[0] == "tp" && words[3] == "sp") ||
+        (words[0] == "sp" && words[3] == "tp")))
+    return fail("'" + parts[1].trim() +
+                "' is neither 'tp AxB inside sp' nor 'sp AxB inside tp'");
+  placement.sequenceInner = words[0] == "sp";
+  if (!parseShape(words[1], placement.inner))
+    return fail("'" + words[1] + "' is no sub-block AxB of positive sizes");
+  if (parts.size() == 3) {
+    llvm::StringRef order = parts[2].trim();
+    if (order == "replicas inside stages")
+      placement.replicasInner = true;
+    else if (order != "stages inside replicas")
+      return fail("'" + order +
+                  "' is neither 'stages inside replicas' nor 'replicas "
+                  "inside stages'");
+  }
+  return placement;
+}
+
+std::vector<Placement> DeviceMesh::placements(const TopologyDesc &topology,
+                                              MeshShape shape) {
+  std::vector<Placement> all;
+  if (topology.shape.size() != 2)
+    return all;
+  ChipCoord topo = {topology.shape[0], topology.shape[1]};
+  int64_t tp = shape.tensorParallel, sp = shape.sequenceParallel, n = tp * sp;
+  for (int64_t rows = 1; rows <= n; ++rows) {
+    int64_t cols = n / rows;
+    if (n % rows != 0 || topo[0] % rows != 0 || topo[1] % cols != 0)
+      continue;
+    // With one group above 1, it is the inner one and fills the block.
+    for (bool sequenceInner : {false, true}) {
+      if ((tp == 1 || sp == 1) && sequenceInner != (tp == 1 && sp > 1))
+        continue;
+      int64_t degree = sequenceInner ? sp : tp;
+      for (int64_t a = 1; a <= degree; ++a) {
+        int64_t b = degree / a;
+        if (degree % a != 0 || rows % a != 0 || cols % b != 0)
+          continue;
+        if ((tp == 1 || sp == 1) && (a != rows || b != cols))
+          continue;
+        Placement p;
+        p.block = {rows, cols};
+        p.sequenceInner = sequenceInner;
+        p.inner = {a, b};
+        all.push_back(p);
+      }
+    }
+  }
+  return all;
+}
 
 llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
                                              const TopologyDesc &topology,
-                                             MeshShape shape) {
+                                             MeshShape shape,
+                                             const Placement &requested) {
   auto fail = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
   };
   if (topology.shape.size() != 2)
     return fail("device meshes are built on 2-D topologies; " + topology.name +
                 " has " + llvm::Twine(topology.shape.size()) + " axes");
-  if (shape.dataParallel < 1 || shape.stages < 1 || shape.tensorParallel < 1)
+  if (shape.dataParallel < 1 || shape.stages < 1 || shape.tensorParallel < 1 ||
+      shape.sequenceParallel < 1)
     return fail("parallel degrees must be positive");
   int64_t X = topology.shape[0], Y = topology.shape[1];
-  int64_t used = shape.dataParallel * shape.stages * shape.tensorParallel;
-  if (used != X * Y)
-    return fail(llvm::formatv("data-parallel {0} x stages {1} x "
-                              "tensor-parallel {2} = {3} chips, but topology {4} "
-                              "({5}x{6}) has {7}",
-                              shape.dataParallel, shape.stages,
-                              shape.tensorParallel, used, topology.name, X, Y,
-                              X * Y));
-
-  // Choose the tensor-parallel block: it must tile the topology; prefer a
-  // ring, then a ring through a wraparound link, then the squarest block
-  // (fewest links on its boundary).
-  int64_t tp = shape.tensorParallel;
-  std::optional<BlockChoice> best;
-  auto better = [](const BlockChoice &a, const BlockChoice &b) {
-    if (a.ring != b.ring)
-      return a.ring;
-    if (a.usesWrap != b.usesWrap)
-      return a.usesWrap;
-    return a.rows + a.cols < b.rows + b.cols;
-  };
-  for (int64_t rows = 1; rows <= tp; ++rows) {
-    if (tp % rows != 0)
-      continue;
-    int64_t cols = tp / rows;
-    if (X % rows != 0 || Y % cols != 0)
-      continue;
-    if (shape.tensorRows > 0 && rows != shape.tensorRows)
-      continue;
-    bool wrapRow = cols == Y && target.axisWraps(topology.shape, 1) && rows == 1;
-    bool wrapCol = rows == X && target.axisWraps(topology.shape, 0) && cols == 1;
-    bool block2d = rows >= 2 && cols >= 2 && (rows * cols) % 2 == 0;
-    BlockChoice choice{rows, cols, wrapRow || wrapCol || block2d || tp <= 2,
-                       wrapRow || wrapCol};
-    if (!best || better(choice, *best))
-      best = choice;
+  int64_t tp = shape.tensorParallel, sp = shape.sequenceParallel;
+  int64_t ranks = shape.ranksPerStage();
+  int64_t used = shape.dataParallel * shape.stages * ranks;
+  if (used != X * Y) {
+    std::string group =
+        sp > 1 ? llvm::formatv("tensor-parallel {0} x sequence-parallel {1}",
+                               tp, sp)
+                     .str()
+               : llvm::formatv("tensor-parallel {0}", tp).str();
+    return fail(llvm::formatv("data-parallel {0} x stages {1} x {2} = {3} "
+                              "chips, but topology {4} ({5}x{6}) has {7}",
+                              shape.dataParallel, shape.stages, group, used,
+                              topology.name, X, Y, X * Y));
   }
-  if (!best && shape.tensorRows > 0)
-    return fail(llvm::formatv("a {0} x {1} tensor-parallel block does not tile "
-                              "topology {2} ({3}x{4})",
-                              shape.tensorRows, tp / shape.tensorRows,
-                              topology.name, X, Y));
-  if (!best)
-    return fail(llvm::formatv("tensor-parallel degree {0} does not tile topology "
-                              "{1} ({2}x{3}) with rectangular blocks",
-                              tp, topology.name, X, Y));
+
+  Placement placement = requested;
+  if (placement.isDefault()) {
+    // The stage block by the default rule (for one group, its ring).
+    // (A 2-D tensor-parallel group alone fixes its block's rows.)
+    int64_t onlyRows = sp == 1 ? shape.tensorRows : 0;
+    std::optional<BlockChoice> block =
+        bestBlock(target, topology.shape, {X, Y}, ranks, onlyRows);
+    if (!block && onlyRows > 0)
+      return fail(llvm::formatv("a {0} x {1} tensor-parallel block does not "
+                                "tile topology {2} ({3}x{4})",
+                                onlyRows, tp / onlyRows, topology.name, X, Y));
+    if (!block)
+      return fail(llvm::formatv("tensor-parallel degree {0} does not tile "
+                                "topology {1} ({2}x{3}) with rectangular "
+                                "blocks",
+                                ranks, topology.name, X, Y));
+    placement.block = {block->rows, block->cols};
+    placement.sequenceInner = tp == 1 && sp > 1;
+    placement.inner = placement.block;
+    if (tp > 1 && sp > 1) {
+      // Both groups: an inner sub-block whose outer group is unstrided (tp
+      // along one side of the block, sp along the other) when one exists,
+      // then the inner group a ring, then tp inside; first in the order of
+      // DeviceMesh::placements.
+      std::optional<Placement> best;
+      std::array<bool, 3> bestRank = {};
+      for (const Placement &p : placements(topology, shape)) {
+        if (p.block != placement.block)
+          continue;
+        ChipCoord grid = {p.block[0] / p.inner[0], p.block[1] / p.inner[1]};
+        bool unstrided = (grid[0] == 1 || p.inner[0] == 1) &&
+                         (grid[1] == 1 || p.inner[1] == 1);
+        bool ring =
+            rateBlock(target, topology.shape, p.inner[0], p.inner[1]).ring;
+        std::array<bool, 3> rank = {unstrided, ring, !p.sequenceInner};
+        if (!best || rank > bestRank) {
+          best = p;
+          bestRank = rank;
+        }
+      }
+      placement = *best;
+    }
+  }
+
+  // The placement must tile: name what would.
+  ChipCoord block = placement.block, inner = placement.inner;
+  int64_t innerDegree = placement.sequenceInner ? sp : tp;
+  if (block[0] * block[1] != ranks || X % block[0] != 0 || Y % block[1] != 0)
+    return fail(llvm::formatv(
+        "placement block {0} does not hold a stage's {1} chips (tp {2} x sp "
+        "{3}) tiling topology {4} ({5}x{6}); blocks that do: {7}",
+        shapeText(block), ranks, tp, sp, topology.name, X, Y,
+        tilingBlocks({X, Y}, ranks)));
+  if (inner[0] * inner[1] != innerDegree || block[0] % inner[0] != 0 ||
+      block[1] % inner[1] != 0)
+    return fail(llvm::formatv(
+        "placement sub-block {0} does not hold the {1} group's {2} chips "
+        "tiling the {3} block; sub-blocks that do: {4}",
+        shapeText(inner), placement.sequenceInner ? "sp" : "tp", innerDegree,
+        shapeText(block), tilingBlocks(block, innerDegree)));
+
+  if (shape.tensorRows > 0 && !placement.sequenceInner &&
+      inner[0] != shape.tensorRows)
+    return fail(llvm::formatv("placement sub-block {0} does not have the 2-D "
+                              "tensor-parallel group's {1} rows",
+                              shapeText(inner), shape.tensorRows));
 
   DeviceMesh mesh;
   mesh.shape = shape;
+  mesh.placement = placement;
   mesh.topologyShape.assign(topology.shape.begin(), topology.shape.end());
-  mesh.block = {best->rows, best->cols};
-  mesh.ringOrder = ringWalk(best->rows, best->cols);
-  mesh.groupIsRing = best->ring;
+  mesh.innerOrder = ringWalk(inner[0], inner[1]);
+  ChipCoord grid = {block[0] / inner[0], block[1] / inner[1]};
+  mesh.outerOrder = ringWalk(grid[0], grid[1]);
+  auto wraps = [&](unsigned axis, int64_t span) {
+    return span == topology.shape[axis] &&
+           target.axisWraps(topology.shape, axis);
+  };
+  llvm::SmallVector<GroupAxis, 2> innerAxes, outerAxes;
   for (unsigned axis = 0; axis < 2; ++axis) {
-    int64_t extent = axis == 0 ? best->rows : best->cols;
-    if (extent > 1)
-      mesh.groupAxes.push_back(
-          {extent, extent == topology.shape[axis] && target.axisWraps(topology.shape, axis)});
+    if (inner[axis] > 1)
+      innerAxes.push_back({inner[axis], wraps(axis, inner[axis])});
+    if (grid[axis] > 1)
+      outerAxes.push_back(
+          {grid[axis], wraps(axis, block[axis]), inner[axis]});
   }
+  mesh.tensorAxes = placement.sequenceInner ? outerAxes : innerAxes;
+  mesh.sequenceAxes = placement.sequenceInner ? innerAxes : outerAxes;
 
   // Blocks in a snake over the block grid: adjacent in the list means
   // adjacent on the torus.
-  int64_t blockRows = X / best->rows, blockCols = Y / best->cols;
+  int64_t blockRows = X / block[0], blockCols = Y / block[1];
   for (int64_t i = 0; i < blockRows; ++i)
     for (int64_t k = 0; k < blockCols; ++k) {
       int64_t j = i % 2 == 0 ? k : blockCols - 1 - k;
-      mesh.blockOrigins.push_back({i * best->rows, j * best->cols});
+      mesh.blockOrigins.push_back({i * block[0], j * block[1]});
     }
+
+  // Whether the tensor-parallel ranks close a ring of neighbours (two
+  // ranks always do), as loom-sim decides it.
+  auto hops = [&](ChipCoord a, ChipCoord b) {
+    int64_t total = 0;
+    for (unsigned axis = 0; axis < 2; ++axis) {
+      int64_t d = std::llabs(a[axis] - b[axis]);
+      if (target.axisWraps(topology.shape, axis))
+        d = std::min(d, topology.shape[axis] - d);
+      total += d;
+    }
+    return total;
+  };
+  mesh.tensorRing = true;
+  for (int64_t t = 0; t < tp && tp > 2; ++t)
+    mesh.tensorRing &= hops(mesh.chip(0, 0, t), mesh.chip(0, 0, (t + 1) % tp)) == 1;
   return mesh;
 }
 
 ChipCoord DeviceMesh::chip(int64_t replica, int64_t stage, int64_t rank) const {
-  const ChipCoord &origin = blockOrigins[replica * shape.stages + stage];
-  const ChipCoord &offset = ringOrder[rank];
-  return {origin[0] + offset[0], origin[1] + offset[1]};
+  int64_t blockIndex = placement.replicasInner
+                           ? stage * shape.dataParallel + replica
+                           : replica * shape.stages + stage;
+  const ChipCoord &origin = blockOrigins[blockIndex];
+  int64_t tp = shape.tensorParallel;
+  int64_t t = rank % tp, u = rank / tp;
+  int64_t innerRank = placement.sequenceInner ? u : t;
+  int64_t outerRank = placement.sequenceInner ? t : u;
+  const ChipCoord &sub = outerOrder[outerRank];
+  const ChipCoord &offset = innerOrder[innerRank];
+  return {origin[0] + sub[0] * placement.inner[0] + offset[0],
+          origin[1] + sub[1] * placement.inner[1] + offset[1]};
 }
 
-llvm::SmallVector<int64_t> DeviceMesh::tensorParallelSubGroup(int64_t rank,
-                                                              unsigned axis) const {
-  const ChipCoord &at = ringOrder[rank];
-  llvm::SmallVector<int64_t> ranks(block[axis], -1);
-  for (auto [r, offset] : llvm::enumerate(ringOrder))
+std::array<int64_t, 2> DeviceMesh::tensorParallelBlock() const {
+  if (!placement.sequenceInner)
+    return placement.inner;
+  return {placement.block[0] / placement.inner[0],
+          placement.block[1] / placement.inner[1]};
+}
+
+llvm::SmallVector<int64_t>
+DeviceMesh::tensorParallelSubGroup(int64_t rank, unsigned axis) const {
+  int64_t tp = shape.tensorParallel, t = rank % tp, u = rank / tp;
+  const llvm::SmallVector<ChipCoord> &order =
+      placement.sequenceInner ? outerOrder : innerOrder;
+  const ChipCoord &at = order[t];
+  llvm::SmallVector<int64_t> ranks(tensorParallelBlock()[axis], -1);
+  for (auto [r, offset] : llvm::enumerate(order))
     if (offset[1 - axis] == at[1 - axis])
-      ranks[offset[axis]] = r;
+      ranks[offset[axis]] = u * tp + int64_t(r);
   return ranks;
 }

@@ -102,6 +102,9 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.stages = 1;
   base.slices = "1";
   base.fixTp = base.fixStages = base.fixDataParallel = false;
+  // (Each layout its own placement: the rule.)
+  base.placement.clear();
+  base.fixPlacement = false;
   base.sp = 1;
   base.fixSp = false;
   base.microbatches = 1;

@@ -2,6 +2,7 @@
 
 #include "loom/Plan/PlanFile.h"
 
+#include "loom/Hardware/DeviceMesh.h"
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -98,6 +99,9 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
       // Likewise only when the collective matmuls are decomposed.
       if (r.decompose)
         j.attribute("decompose", true);
+      // Which chips each group occupies, resolved (format 2).
+      if (!p.placement.empty())
+        j.attribute("placement", p.placement);
       j.attributeArray("slices", [&] {
         for (int64_t l : p.sliceLengths)
           j.value(l);
@@ -215,7 +219,7 @@ struct PlanFileReader {
     json.keys(o, path,
               {"tp", "ep", "sp", "sp_mode", "stages", "data_parallel",
                "sequence_parallel", "slices", "interleave", "microbatches",
-               "virtual_stages", "decompose", "tp_x"},
+               "virtual_stages", "decompose", "tp_x", "placement"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
@@ -234,6 +238,16 @@ struct PlanFileReader {
       r.sp = json.integer(o, "sp", path, 1);
     if (o.get("sp_mode"))
       r.spMode = json.string(o, "sp_mode", path);
+    if (o.get("placement")) {
+      std::string text = json.string(o, "placement", path);
+      if (llvm::Expected<Placement> parsed = parsePlacement(text)) {
+        r.placement = text;
+        r.fixPlacement = true;
+      }
+      else
+        json.fail(JsonReader::at(path, "placement"),
+                  llvm::toString(parsed.takeError()));
+    }
     if (r.spMode != "ulysses" && r.spMode != "ring")
       json.fail(JsonReader::at(path, "sp_mode"),
                 "must be \"ulysses\" or \"ring\", got \"" + r.spMode + "\"");

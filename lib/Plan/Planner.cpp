@@ -31,6 +31,8 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
+#include <tuple>
 #include <numeric>
 
 using namespace mlir;
@@ -49,16 +51,16 @@ public:
   /// goes from stage (c - 1) mod `stages` to stage c mod `stages` (into the
   /// first stage from the last, round the ring).
   BoundaryTransfers(const TargetDesc &target, const TopologyDesc &topology,
-                    const StageSliceCost &cost, int64_t tp, int64_t stages,
-                    int64_t tpX = 1)
-      : target(target), topology(topology), cost(cost), tp(tp),
+                    const StageSliceCost &cost, int64_t tp, int64_t sp,
+                    int64_t stages, int64_t tpX, const Placement &placement)
+      : target(target), topology(topology), cost(cost), tp(tp * sp),
         stages(stages) {
-    if (topology.numChips() % (tp * stages) != 0)
+    if (topology.numChips() % (tp * sp * stages) != 0)
       return;
-    MeshShape shape{topology.numChips() / (tp * stages), stages, tp};
+    MeshShape shape{topology.numChips() / (tp * sp * stages), stages, tp, sp};
     if (tpX > 1)
       shape.tensorRows = tpX;
-    auto built = DeviceMesh::build(target, topology, shape);
+    auto built = DeviceMesh::build(target, topology, shape, placement);
     if (built)
       mesh.emplace(std::move(*built));
     else
@@ -173,12 +175,15 @@ std::pair<const char *, int64_t> degreeBelowOne(const PlanRequest &request) {
 /// consecutive ranks must be neighbours, the last beside the first. Empty
 /// when they can.
 std::string whyNotRing(const TargetDesc &desc, const TopologyDesc &topology,
-                       int64_t tp, int64_t ranks, int64_t stages) {
-  int64_t perReplica = ranks * stages;
+                       int64_t tp, int64_t sp, int64_t stages,
+                       const Placement &placement) {
+  int64_t perReplica = tp * sp * stages;
   if (tp < 2 || topology.numChips() % perReplica != 0)
     return "";
-  auto built = DeviceMesh::build(
-      desc, topology, {topology.numChips() / perReplica, stages, ranks});
+  auto built = DeviceMesh::build(desc, topology,
+                                 {topology.numChips() / perReplica, stages, tp,
+                                  sp},
+                                 placement);
   if (!built) {
     llvm::consumeError(built.takeError());
     return "";
@@ -374,6 +379,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
                   "order, not zipped: give interleave 1";
     return planned;
   }
+  pipelineOptions.placement = request.placement;
   if (request.decompose) {
     if (request.interleave > 1) {
       out.failure = "decompose runs with interleave 1 only (units "
@@ -450,14 +456,38 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
                           pipeline.getSlices().end());
   out.patches = pipeline.getMode() == PipelineMode::patches;
   out.warmup = pipeline.getWarmup();
+  Placement placement = getPlacementOrDefault(*module);
   StageGroupAxes axes = stageGroupAxes(*desc, *topology, view->tp, view->sp,
-                                       pipeline.getStages(), view->tpX);
+                                       pipeline.getStages(), view->tpX, placement);
+  // The placement the plan runs with, resolved as the lowering will.
+  if (int64_t perReplica = view->chipsPerStage() * pipeline.getStages();
+      out.chips % perReplica == 0) {
+    MeshShape meshShape{out.chips / perReplica, pipeline.getStages(),
+                        view->tp, view->sp};
+    if (view->tpX > 1)
+      meshShape.tensorRows = view->tpX;
+    auto mesh = DeviceMesh::build(
+        *desc, *topology,
+        meshShape, placement);
+    auto byRule = DeviceMesh::build(
+        *desc, *topology,
+        meshShape);
+    if (mesh && byRule) {
+      out.placement = mesh->getPlacement().str();
+      // (A forced or saved placement the rule would pick is the rule's.)
+      out.defaultPlacement = mesh->getPlacement() == byRule->getPlacement();
+    }
+    if (!mesh)
+      llvm::consumeError(mesh.takeError());
+    if (!byRule)
+      llvm::consumeError(byRule.takeError());
+  }
   // Per chunk with virtual stages (a layer's stage is its chunk).
   StageSliceCost cost(view->layers, model, axes.tensor, out.tokens,
                       pipeline.getChunks(), axes.sequence,
                       pipeline.getMicrobatches());
-  BoundaryTransfers transfers(*desc, *topology, cost, view->chipsPerStage(),
-                              pipeline.getStages(), view->tpX);
+  BoundaryTransfers transfers(*desc, *topology, cost, view->tp, view->sp,
+                              pipeline.getStages(), view->tpX, placement);
   int64_t unitsPerStep =
       int64_t(out.sliceLengths.size()) * pipeline.getMicrobatches();
   if (request.interleave > unitsPerStep) {
@@ -468,8 +498,8 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     return planned;
   }
   if (request.decompose) {
-    std::string why = whyNotRing(*desc, *topology, view->tp,
-                                 view->chipsPerStage(), pipeline.getStages());
+    std::string why = whyNotRing(*desc, *topology, view->tp, view->sp,
+                                 pipeline.getStages(), placement);
     if (why.empty() && !cost.hasDecomposable())
       why = "it has no tensor-parallel matmul beside a collective";
     for (int64_t length : out.sliceLengths)
@@ -563,14 +593,14 @@ bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
                          a.request.dataParallel, a.request.interleave,
                          a.request.microbatches, a.request.decompose,
                          a.request.sequenceParallel,
-                         a.request.virtualStages) <
+                         a.request.virtualStages, a.request.placement) <
          std::make_tuple(b.predicted, b.request.tp, b.request.tpX,
                          b.request.sp,
                          b.request.spMode, b.request.stages,
                          b.request.dataParallel, b.request.interleave,
                          b.request.microbatches, b.request.decompose,
                          b.request.sequenceParallel,
-                         b.request.virtualStages);
+                         b.request.virtualStages, b.request.placement);
 }
 
 } // namespace
@@ -702,6 +732,58 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     plans[*worst].module = nullptr;
     kept.erase(worst);
   };
+  // The placements of a stage of tp x sp chips the search tries: the
+  // default rule's (as ""), then each other one whose groups sit on axes
+  // the cost model prices differently (the same sorted axes, stride and
+  // wrap of both groups and the same block up to a square topology's
+  // transpose price the same: pruned). Stages stay inside replicas: a
+  // replica's blocks never talk to another's, so a stage's replicas side
+  // by side only lengthen the stage-to-stage hop.
+  std::map<std::array<int64_t, 3>, std::vector<std::string>> placementCache;
+  const TargetDesc targetDesc = target->getDesc();
+  const TopologyDesc topologyDesc = target->getTopologyDesc();
+  auto placementsOf = [&](int64_t tp, int64_t sp,
+                          int64_t stages) -> const std::vector<std::string> & {
+    auto [it, fresh] = placementCache.try_emplace({tp, sp, stages});
+    if (!fresh)
+      return it->second;
+    std::vector<std::string> &found = it->second;
+    found.push_back("");
+    if (topologyDesc.shape.size() != 2)
+      return found;
+    MeshShape shape{chips / (tp * sp * stages), stages, tp, sp};
+    auto signature = [&](const DeviceMesh &mesh) {
+      auto sorted = [](ArrayRef<GroupAxis> axes) {
+        SmallVector<std::array<int64_t, 3>> list;
+        for (const GroupAxis &a : axes)
+          list.push_back({a.size, a.wraps, a.stride});
+        llvm::sort(list);
+        return list;
+      };
+      ChipCoord block = mesh.getPlacement().block;
+      if (topologyDesc.shape[0] == topologyDesc.shape[1] &&
+          block[0] > block[1])
+        std::swap(block[0], block[1]);
+      return std::make_tuple(block, sorted(mesh.tensorParallelAxes()),
+                             sorted(mesh.sequenceParallelAxes()));
+    };
+    auto byRule = DeviceMesh::build(targetDesc, topologyDesc, shape);
+    if (!byRule) {
+      llvm::consumeError(byRule.takeError());
+      return found;
+    }
+    std::set<decltype(signature(*byRule))> seen{signature(*byRule)};
+    for (const Placement &p : DeviceMesh::placements(topologyDesc, shape)) {
+      auto mesh = DeviceMesh::build(targetDesc, topologyDesc, shape, p);
+      if (!mesh) {
+        llvm::consumeError(mesh.takeError());
+        continue;
+      }
+      if (seen.insert(signature(*mesh)).second)
+        found.push_back(p.str());
+    }
+    return found;
+  };
   // Every candidate layout first, so that progress can say of how many.
   std::vector<PlanRequest> candidates;
   for (auto [tp, tpX] : layouts)
@@ -772,7 +854,16 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
                 interleave > 1 && stages == 1 ? std::to_string(interleave)
                                               : "auto";
             candidate.import.batch = batch;
-            candidates.push_back(std::move(candidate));
+            // With tp and sp both above 1, each placement that prices
+            // differently (README, "Placement").
+            for (const std::string &placement :
+                 request.fixPlacement || tp == 1 || sp == 1
+                     ? std::vector<std::string>{request.placement}
+                     : placementsOf(tp, sp, stages)) {
+              PlanRequest placed = candidate;
+              placed.placement = placement;
+              candidates.push_back(std::move(placed));
+            }
           }
           }
         }
@@ -995,6 +1086,11 @@ std::string loom::checkRequest(const PlanRequest &request, bool search,
   if (search && slicesGiven)
     return "--search chooses the slices of each plan; drop --slices or "
            "--search";
+  if (request.fixPlacement) {
+    llvm::Expected<Placement> placement = parsePlacement(request.placement);
+    if (!placement)
+      return "--placement: " + llvm::toString(placement.takeError());
+  }
   if (topGiven && !search)
     return "--simulate-top applies only to a search (--search, or no --tp, "
            "--stages, --data-parallel or --slices)";
@@ -1045,7 +1141,9 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
   rank.progress = nullptr;
   PlanRequest free = result.chosen.request;
   free.fixTp = free.fixStages = free.fixDataParallel = free.fixInterleave =
-      free.fixSp = free.fixMicrobatches = free.fixDecompose = false;
+      free.fixSp = free.fixMicrobatches = free.fixDecompose =
+          free.fixPlacement = false;
+  free.placement.clear();
   SearchResult fits = searchPlans(free, context, rank);
   result.fitting = fits.ranked.size();
   if (!fits.ranked.empty())

@@ -66,8 +66,11 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
   return e;
 }
 
+/// The default block order, left out of plan names.
+static constexpr StringLiteral kStagesInsideReplicas = ", stages inside replicas";
+
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}", p.request.tp,
+  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}{}", p.request.tp,
                      p.request.tpX > 1
                          ? fmt::format(" (2-D {} x {})", p.request.tpX,
                                        p.request.tp / p.request.tpX)
@@ -93,7 +96,17 @@ std::string loom::planName(const PlanOutcome &p) {
                      p.request.interleave > 1
                          ? fmt::format(", {} interleaved", p.request.interleave)
                          : "",
-                     p.request.decompose ? ", collective matmuls" : "");
+                     p.request.decompose ? ", collective matmuls" : "",
+                     p.defaultPlacement
+                         ? ""
+                         : fmt::format(", placed {}",
+                                       StringRef(p.placement)
+                                           .drop_back(
+                                               StringRef(p.placement).ends_with(
+                                                   kStagesInsideReplicas)
+                                                   ? kStagesInsideReplicas.size()
+                                                   : 0)
+                                           .str()));
 }
 
 /// The precision the user chose (Loom never changes it).
@@ -131,6 +144,10 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
       p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
                 : "",
       precisionName(r.import));
+  // Which chips each group occupies (README, "Placement").
+  if (!p.placement.empty())
+    os << fmt::format("  placement:  {} ({})\n", p.placement,
+                      p.defaultPlacement ? "the default rule" : "chosen");
   int64_t used = r.tp * r.sp * r.stages * r.dataParallel;
   if (used < p.chips)
     os << fmt::format("  idle chips: {} of {}{}\n", p.chips - used, p.chips,
@@ -276,6 +293,10 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     j.attribute("microbatches", p.request.microbatches);
     j.attribute("virtual_stages", p.request.virtualStages);
     j.attribute("decompose", p.request.decompose);
+    if (!p.placement.empty()) {
+      j.attribute("placement", p.placement);
+      j.attribute("default_placement", p.defaultPlacement);
+    }
   });
 }
 

@@ -105,6 +105,28 @@ struct PartitionLayersPass
       return signalPassFailure();
     }
 
+    // A chosen placement is recorded before the stages are priced on it.
+    if (!placement.empty()) {
+      llvm::Expected<Placement> chosen = parsePlacement(placement);
+      if (!chosen) {
+        module.emitError() << "loom-partition-layers: "
+                           << llvm::toString(chosen.takeError());
+        return signalPassFailure();
+      }
+      MeshShape shape{topologyDesc.numChips() / (group * stages), stages,
+                      view->tp, view->sp};
+      if (view->tpX > 1)
+        shape.tensorRows = view->tpX;
+      auto mesh = DeviceMesh::build(desc, topologyDesc, shape, *chosen);
+      if (!mesh) {
+        module.emitError() << "loom-partition-layers: "
+                           << llvm::toString(mesh.takeError());
+        return signalPassFailure();
+      }
+      module->setAttr(kPlacementAttrName,
+                      PlacementAttr::get(module.getContext(), *chosen));
+    }
+
     SmallVector<GroupAxis> axes = analysis.getTensorParallelAxes(stages);
     SmallVector<GroupAxis> spAxes = analysis.getSequenceParallelAxes(stages);
     int64_t tokens = getPipelineTokens(view->func);

@@ -37,6 +37,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   partition.stages = options.stages;
   partition.virtualStages = options.virtualStages;
   partition.dataParallel = options.dataParallel;
+  partition.placement = options.placement;
   pm.addPass(createPartitionLayers(partition));
   SplitTokensOptions split;
   split.slices = options.slices;

@@ -104,6 +104,14 @@ static cl::opt<int64_t>
            cl::desc("--tp-layout=2d: rows of the tp block (0: the one "
                     "nearest Pope et al.'s optimum sqrt(tp) / 2 that tiles "
                     "the slice)"));
+static cl::opt<std::string> placementOpt(
+    "placement", cl::cat(category), cl::value_desc("placement"),
+    cl::desc("Which chips each group occupies, as 'RxC, tp AxB inside sp' "
+             "(each stage a RxC block of tp x sp chips, the tp ranks an AxB "
+             "sub-block of it, the sp group striding across the sub-blocks; "
+             "or 'sp AxB inside tp'), optionally followed by ', replicas "
+             "inside stages' (README, \"Placement\"; default: the rule, or "
+             "the search's choice)"));
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));
@@ -233,6 +241,8 @@ int main(int argc, char **argv) {
   // 0: the planner chooses the block's rows.
   request.tpX = tpLayout == TpLayout::twoD ? int64_t(tpXOpt) : 1;
   request.fixTpLayout = tpLayout.getNumOccurrences() > 0;
+  request.placement = placementOpt;
+  request.fixPlacement = placementOpt.getNumOccurrences() > 0;
   if (std::string bad = workload.get(request.import); !bad.empty())
     return fail(bad);
   request.fixTp = tp.getNumOccurrences() > 0;
@@ -247,7 +257,7 @@ int main(int argc, char **argv) {
   request.fixDecompose = decomposeOpt.getNumOccurrences() > 0;
   // A layout given by hand is planned as given; none at all is searched.
   bool layoutGiven = request.fixTp || request.fixEp || request.fixSp ||
-                     request.fixStages ||
+                     request.fixStages || request.fixPlacement ||
                      request.fixDataParallel || slices.getNumOccurrences() > 0;
   bool search = searchFlag || !layoutGiven;
   std::optional<loom::SavedPlan> saved;
@@ -256,7 +266,7 @@ int main(int argc, char **argv) {
     SmallVector<const cl::Option *> given = workload.all();
     given.append({&model, &topology, &tp, &ep, &sp, &spMode, &stages,
                   &dataParallel, &slices, &interleaveOpt, &microbatchesOpt,
-                  &virtualStagesOpt, &decomposeOpt, &tpLayout, &tpXOpt,
+                  &virtualStagesOpt, &decomposeOpt, &tpLayout, &tpXOpt, &placementOpt,
                   &sequenceParallel, &searchFlag,
                   &top});
     for (const cl::Option *o : given)

@@ -68,18 +68,18 @@ mlir::FailureOr<ModelView> getModelView(mlir::ModuleOp module,
 struct StageGroupAxes {
   llvm::SmallVector<GroupAxis> tensor, sequence;
 };
-/// A group alone in its stage (the other degree 1) is the stage's whole
-/// block: the DeviceMesh's axes when the degrees fill the slice, a line
-/// otherwise. With tp and sp both above 1 a stage's ranks are
-/// r = u * tp + t (sequence rank u, tensor rank t) along the mesh's ring:
-/// the tp group is a run of neighbours (a line of tp) and the sp group
-/// every tp-th chip, priced as a line of sp (an approximation: its members
-/// are tp hops apart on the ring). A degree of 1 has no axes. A 2-D group
-/// (`tpX` > 1) is a tpX x (tp / tpX) block: its axes are the block's rows
-/// then its columns (the tp_x and tp_y sub-groups' axes).
+/// The groups' axes on the DeviceMesh that `placement` (the default rule
+/// when default) lays the degrees out as, when they fill the slice; a line
+/// each otherwise. A group alone in its stage is the stage's whole block;
+/// with tp and sp both above 1 the inner group is a sub-block of
+/// neighbours and the outer one strides across the sub-blocks (its axes
+/// carry the stride). A degree of 1 has no axes. A 2-D group (`tpX` > 1,
+/// sp 1) is a tpX x (tp / tpX) block: its axes are the block's rows then
+/// its columns (the tp_x and tp_y sub-groups' axes).
 StageGroupAxes stageGroupAxes(const TargetDesc &target,
                               const TopologyDesc &topology, int64_t tp,
-                              int64_t sp, int64_t stages, int64_t tpX = 1);
+                              int64_t sp, int64_t stages, int64_t tpX = 1,
+                              const Placement &placement = {});
 
 /// The module's target and model function, built on first use.
 class ModelAnalysis {

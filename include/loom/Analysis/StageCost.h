@@ -283,15 +283,14 @@ private:
 };
 
 /// Seconds to pass one K/V block of `bytes` to the next chip of a ring of
-/// the sequence-parallel group on `spAxes` (stage ranks r = u * tp + t,
-/// `tpAxes` the tensor-parallel group's): every member sends at once, as
-/// loom-sim runs the lowering's messages. With tp = 1 the members are
-/// neighbours, one hop apart on a ring (CostModel::isRing), and the last
-/// sends back over n - 1 hops on a line. With tp > 1 members sit tp ranks
-/// apart, priced as tp hops without sharing links: an approximation (the
-/// tp rings' messages share links or not as dimension-order routing sends
-/// them), within 7% of loom-sim on DiT-XL/2 at tp 2 and 4 (README). A
+/// the sequence-parallel group on `spAxes` (the DeviceMesh's, whose stride
+/// says how far apart its members sit): every member sends at once, as
+/// loom-sim runs the lowering's messages. Consecutive members are `stride`
+/// hops apart and the `stride` rings interleaved on those links share them;
+/// the last sends back to the first over one step when the members close a
+/// cycle (CostModel::isRing of the unstrided axes), n - 1 on a line. A
 /// message moves at the line efficiency, as CostModel::pointToPointTime.
+/// (`tpAxes` is unused: the placement's axes carry what it told.)
 double ringStepSeconds(const CostModel &model,
                        llvm::ArrayRef<GroupAxis> tpAxes,
                        llvm::ArrayRef<GroupAxis> spAxes, double bytes);

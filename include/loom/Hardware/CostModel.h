@@ -67,10 +67,14 @@
 namespace loom {
 
 /// One torus axis a group spans: how many of its chips are in the group and
-/// whether those chips close a ring through a wraparound link.
+/// whether those chips close a ring through a wraparound link. A group
+/// whose members sit `stride` chips apart (the outer group of a placement,
+/// DeviceMesh) shares the axis's links with the `stride` groups interleaved
+/// with it: each step crosses `stride` hops at 1/stride of the link.
 struct GroupAxis {
   int64_t size;
   bool wraps;
+  int64_t stride = 1;
 };
 
 class CostModel {

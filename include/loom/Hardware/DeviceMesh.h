@@ -1,14 +1,17 @@
 //===- DeviceMesh.h - logical groups on the chips of a topology ----*- C++ -*-===//
 //
-// Maps data-parallel replicas, pipeline stages and tensor-parallel ranks
-// onto the chips of a 2-D torus topology:
-// - each tensor-parallel group is a block of neighbouring chips that forms
-//   a ring: a whole wrapping axis when the group is that big, otherwise a
-//   block with both sides >= 2 and an even chip count (it has a Hamiltonian
-//   cycle), otherwise a straight line;
+// Maps data-parallel replicas, pipeline stages and the tensor- and
+// sequence-parallel ranks of each stage onto the chips of a 2-D torus
+// topology, as a Placement says:
+// - each stage occupies a block of tp x sp neighbouring chips;
+// - inside it the inner group (tp or sp) is a sub-block whose ranks walk a
+//   ring of neighbours (a whole wrapping axis, or a block with both sides
+//   >= 2 and an even chip count, which has a Hamiltonian cycle; otherwise a
+//   line); the outer group is the chips at the same offset in every
+//   sub-block, the sub-blocks walked in the same ring order;
 // - the blocks are visited in a snake (boustrophedon) order over the block
-//   grid, so consecutive pipeline stages sit in adjacent blocks, and each
-//   data-parallel replica takes a run of `stages` blocks.
+//   grid, so consecutive blocks are adjacent: each replica takes a run of
+//   `stages` blocks (stages inside replicas), or each stage a run of `dp`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,35 +25,80 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <string>
+#include <vector>
 
 namespace loom {
 
-/// Degrees of parallelism; their product is the number of chips used.
+/// Degrees of parallelism; their product is the number of chips used. A
+/// stage's ranks are r = u * tensorParallel + t (sequence rank u, tensor
+/// rank t).
 struct MeshShape {
   int64_t dataParallel = 1;
   int64_t stages = 1;
   int64_t tensorParallel = 1;
+  int64_t sequenceParallel = 1;
   /// Rows of the tensor-parallel block when the plan fixes them (a 2-D
   /// tensor-parallel group's tp_x); 0: chosen by build().
   int64_t tensorRows = 0;
+
+  int64_t ranksPerStage() const { return tensorParallel * sequenceParallel; }
 };
 
 using ChipCoord = std::array<int64_t, 2>;
 
+/// Which physical chips each group of a plan occupies (issue 19, item 4;
+/// #loom.placement in the IR). A zero block means "the default rule"
+/// (DeviceMesh::build resolves it).
+struct Placement {
+  /// The stage block: rows x cols of chips (rows along axis 0).
+  ChipCoord block = {0, 0};
+  /// The group whose ranks form a sub-block of neighbours; the other one
+  /// strides across the sub-blocks.
+  bool sequenceInner = false;
+  /// The inner group's sub-block.
+  ChipCoord inner = {0, 0};
+  /// Blocks in order: a replica's stages contiguous (false), or a stage's
+  /// replicas contiguous (true).
+  bool replicasInner = false;
+
+  bool isDefault() const { return block[0] == 0; }
+  /// "4x4, tp 1x4 inside sp, stages inside replicas": what #loom.placement
+  /// prints between its brackets and --placement takes.
+  std::string str() const;
+  bool operator==(const Placement &other) const {
+    return block == other.block && sequenceInner == other.sequenceInner &&
+           inner == other.inner && replicasInner == other.replicasInner;
+  }
+};
+
+/// Parses Placement::str()'s form; the error names the expected form.
+llvm::Expected<Placement> parsePlacement(llvm::StringRef text);
+
 class DeviceMesh {
 public:
-  /// Lays `shape` out on `topology` (2-D). Fails, naming the numbers, when the
-  /// degrees do not multiply to the topology's chips or the tensor-parallel
-  /// degree does not tile the topology.
+  /// Lays `shape` out on `topology` (2-D) as `placement` says (the default
+  /// rule when it is default). Fails, naming the numbers and the valid
+  /// choices, when the degrees do not multiply to the topology's chips or
+  /// the placement does not tile the topology.
   static llvm::Expected<DeviceMesh> build(const TargetDesc &target,
                                           const TopologyDesc &topology,
-                                          MeshShape shape);
+                                          MeshShape shape,
+                                          const Placement &placement = {});
+
+  /// Every placement of `shape` on `topology` that tiles, in a fixed order
+  /// (blocks by rows, inner tp before sp, sub-blocks by rows), stages
+  /// inside replicas.
+  static std::vector<Placement> placements(const TopologyDesc &topology,
+                                           MeshShape shape);
 
   const MeshShape &getShape() const { return shape; }
   llvm::ArrayRef<int64_t> getTopologyShape() const { return topologyShape; }
+  /// The placement, resolved (never default).
+  const Placement &getPlacement() const { return placement; }
 
-  /// The chip of a (replica, stage, tensor-parallel rank); rank order walks
-  /// the group's ring, so ranks r and r+1 are neighbours.
+  /// The chip of a (replica, stage, rank), rank = u * tp + t. Within a
+  /// group, consecutive ranks are neighbours when the group's stride is 1.
   ChipCoord chip(int64_t replica, int64_t stage, int64_t rank) const;
 
   /// Chip id in row-major order of the topology.
@@ -58,18 +106,25 @@ public:
     return coord[0] * topologyShape[1] + coord[1];
   }
 
-  /// The block a tensor-parallel group occupies, as torus axes for the cost
-  /// model (a 4x4 group on a 16x16 topology: two 4-chip axes, no wrap).
-  llvm::ArrayRef<GroupAxis> tensorParallelAxes() const { return groupAxes; }
+  /// The torus axes a tensor-parallel group spans, for the cost model (a
+  /// 4x4 group on a 16x16 topology: two 4-chip axes, no wrap); a strided
+  /// (outer) group's axes carry its stride.
+  llvm::ArrayRef<GroupAxis> tensorParallelAxes() const { return tensorAxes; }
+  /// The same for a sequence-parallel group.
+  llvm::ArrayRef<GroupAxis> sequenceParallelAxes() const {
+    return sequenceAxes;
+  }
 
-  /// Whether the group's ranks close a ring of neighbours.
-  bool tensorParallelIsRing() const { return groupIsRing; }
+  /// Whether the tensor-parallel group's ranks close a ring of neighbours.
+  bool tensorParallelIsRing() const { return tensorRing; }
 
-  /// The tensor-parallel block's rows and columns.
-  std::array<int64_t, 2> tensorParallelBlock() const { return block; }
-  /// The ranks of a 2-D group's sub-ring through `rank` along block `axis`
-  /// (0: the chips of its column, one per row; 1: those of its row), in
-  /// order along the axis, so that consecutive ones are neighbours.
+  /// The tensor-parallel group's rows and columns: its sub-block, or, when
+  /// sp is inside, the grid of sp sub-blocks it strides across.
+  std::array<int64_t, 2> tensorParallelBlock() const;
+  /// The stage ranks of a 2-D group's sub-ring through `rank` along block
+  /// `axis` (0: the chips of its column, one per row; 1: those of its row),
+  /// in order along the axis, so that consecutive ones are neighbours (when
+  /// the tp group is inside).
   llvm::SmallVector<int64_t> tensorParallelSubGroup(int64_t rank,
                                                     unsigned axis) const;
 
@@ -77,15 +132,15 @@ private:
   DeviceMesh() = default;
 
   MeshShape shape;
+  Placement placement;
   llvm::SmallVector<int64_t, 2> topologyShape;
-  /// Block extent along each axis.
-  std::array<int64_t, 2> block = {1, 1};
   /// Blocks in snake order: their top-left chip.
   llvm::SmallVector<ChipCoord> blockOrigins;
-  /// Offsets within a block in ring order.
-  llvm::SmallVector<ChipCoord> ringOrder;
-  llvm::SmallVector<GroupAxis, 2> groupAxes;
-  bool groupIsRing = false;
+  /// Offsets of the inner group's ranks within its sub-block, in ring order,
+  /// and of the sub-blocks within the block (in sub-block units).
+  llvm::SmallVector<ChipCoord> innerOrder, outerOrder;
+  llvm::SmallVector<GroupAxis, 2> tensorAxes, sequenceAxes;
+  bool tensorRing = false;
 };
 
 } // namespace loom

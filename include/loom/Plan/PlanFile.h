@@ -21,7 +21,9 @@
 
 namespace loom {
 
-/// The format name and version every plan file starts with.
+/// The format name and version every plan file starts with. (The layout's
+/// "placement" is a new optional key: files without it load with the
+/// default placement rule, docs/plan-format.md.)
 constexpr llvm::StringLiteral kPlanFormat = "loom-plan/1";
 
 /// Writes `plan` (which worked) as a plan file.

@@ -51,6 +51,9 @@ struct PlanRequest {
   /// or "ring" (K/V blocks around a ring, loom.ring_attention).
   std::string spMode = "ulysses";
   std::string slices = "auto";
+  /// Which chips each group occupies (Placement::str()'s form, as
+  /// --placement takes it); empty: DeviceMesh's default rule.
+  std::string placement;
   /// Units of a stage whose ops run zipped, so that one's collectives
   /// overlap the others' compute (docs/overlap.md).
   int64_t interleave = 1;
@@ -75,6 +78,7 @@ struct PlanRequest {
   bool fixDecompose = false;
   /// The tensor-parallel layout is the request's (1-D or its tpX).
   bool fixTpLayout = false;
+  bool fixPlacement = false;
 };
 
 struct PlanOutcome {
@@ -88,6 +92,10 @@ struct PlanOutcome {
   /// The model's family as loom-import records it ("llama", "flux", ...).
   std::string family;
   int64_t chips = 0, layers = 0, tokens = 0;
+  /// The placement the plan runs with, resolved (Placement::str()), and
+  /// whether it is the default rule's.
+  std::string placement;
+  bool defaultPlacement = true;
   std::vector<int64_t> sliceLengths;
   bool patches = false;
   int64_t steps = 1, warmup = 0;

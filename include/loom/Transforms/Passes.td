@@ -234,6 +234,10 @@ def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
     layer's `stage` its chunk, chunk c on stage c mod stages; the program
     minimises the slowest chunk and keeps each stage's chunks within its
     HBM. The pipeline records `virtual_stages = v`.
+
+    With `placement=...`, records it as `loom.placement` (checked against
+    the degrees and the topology) and prices the groups' collectives on
+    the axes it gives them.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"1",
@@ -244,6 +248,10 @@ def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
            "Data-parallel replicas of the whole pipeline">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report the stages as a remark">,
+    Option<"placement", "placement", "std::string", /*default=*/"\"\"",
+           "Which chips each group occupies, as #loom.placement prints it "
+           "between its brackets ('4x4, tp 1x4 inside sp'); recorded as "
+           "loom.placement. Empty: DeviceMesh's default rule">,
   ];
 }
 

@@ -51,6 +51,11 @@ struct PlanPipelineOptions
       *this, "slices",
       llvm::cl::desc("auto, a count, or comma-separated slice lengths"),
       llvm::cl::init("auto")};
+  Option<std::string> placement{
+      *this, "placement",
+      llvm::cl::desc("Which chips each group occupies ('4x4, tp 1x4 inside "
+                     "sp'); empty: the default rule"),
+      llvm::cl::init("")};
   Option<int64_t> microbatches{
       *this, "microbatches",
       llvm::cl::desc("Token slices: run the batch as this many microbatches "

@@ -128,11 +128,14 @@ public:
              << " x data-parallel " << dp << " does not lay out on "
              << topology.name << " (" << topology.numChips()
              << " chips): replicas of tp x stages chips must tile it";
-    MeshShape meshShape{topology.numChips() / perReplica, stages, ranks};
+    MeshShape meshShape{topology.numChips() / perReplica, stages, tp, sp};
     // A 2-D group's block has its tp_x rows.
     if (view.tpX > 1)
       meshShape.tensorRows = view.tpX;
-    auto built = DeviceMesh::build(desc, topology, meshShape);
+    // The chips of each group: the module's loom.placement, or the default
+    // rule (the cost model prices the same one).
+    auto built = DeviceMesh::build(desc, topology, meshShape,
+                                   getPlacementOrDefault(module));
     if (!built)
       return module.emitError() << llvm::toString(built.takeError());
     mesh.emplace(std::move(*built));

@@ -477,6 +477,128 @@ ParallelAttr loom::getParallelOrDefault(Operation *module) {
 PipelineAttr loom::getPipeline(Operation *func) {
   return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);
 }
+Placement loom::getPlacementOrDefault(Operation *module) {
+  if (auto placement = module->getAttrOfType<PlacementAttr>(kPlacementAttrName))
+    return placement.getPlacement();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// PlacementAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+PlacementAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                      int64_t blockRows, int64_t blockCols, bool sequenceInner,
+                      int64_t innerRows, int64_t innerCols, bool) {
+  if (blockRows < 1 || blockCols < 1 || innerRows < 1 || innerCols < 1)
+    return emitError() << "placement sizes must be positive, got block "
+                       << blockRows << "x" << blockCols << " and sub-block "
+                       << innerRows << "x" << innerCols;
+  if (blockRows % innerRows != 0 || blockCols % innerCols != 0)
+    return emitError() << "the " << (sequenceInner ? "sp" : "tp")
+                       << " sub-block " << innerRows << "x" << innerCols
+                       << " does not tile the " << blockRows << "x"
+                       << blockCols << " block";
+  return success();
+}
+
+Attribute PlacementAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t, 2> block, inner;
+  StringRef innerGroup, outerGroup;
+  auto shape = [&](SmallVectorImpl<int64_t> &dims) -> ParseResult {
+    SMLoc at = parser.getCurrentLocation();
+    if (parser.parseDimensionList(dims, /*allowDynamic=*/false,
+                                  /*withTrailingX=*/false))
+      return failure();
+    if (dims.size() != 2)
+      return parser.emitError(at, "expected rows x cols, got ")
+             << dims.size() << " sizes";
+    return success();
+  };
+  if (parser.parseLess() || shape(block) || parser.parseComma())
+    return {};
+  SMLoc groupAt = parser.getCurrentLocation();
+  if (parser.parseKeyword(&innerGroup) || shape(inner) ||
+      parser.parseKeyword("inside") || parser.parseKeyword(&outerGroup))
+    return {};
+  if (!((innerGroup == "tp" && outerGroup == "sp") ||
+        (innerGroup == "sp" && outerGroup == "tp")))
+    return parser.emitError(groupAt, "expected 'tp AxB inside sp' or 'sp AxB "
+                                     "inside tp', got '")
+               << innerGroup << " ... inside " << outerGroup << "'",
+           Attribute();
+  bool replicasInner = false;
+  if (succeeded(parser.parseOptionalComma())) {
+    SMLoc at = parser.getCurrentLocation();
+    StringRef first, second;
+    if (parser.parseKeyword(&first) || parser.parseKeyword("inside") ||
+        parser.parseKeyword(&second))
+      return {};
+    if (!((first == "stages" && second == "replicas") ||
+          (first == "replicas" && second == "stages")))
+      return parser.emitError(at, "expected 'stages inside replicas' or "
+                                  "'replicas inside stages'"),
+             Attribute();
+    replicasInner = first == "replicas";
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<PlacementAttr>(
+      loc, parser.getContext(), block[0], block[1], innerGroup == "sp",
+      inner[0], inner[1], replicasInner);
+}
+
+void PlacementAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getBlockRows() << "x" << getBlockCols() << ", "
+          << (getSequenceInner() ? "sp " : "tp ") << getInnerRows() << "x"
+          << getInnerCols() << " inside "
+          << (getSequenceInner() ? "tp" : "sp");
+  if (getReplicasInner())
+    printer << ", replicas inside stages";
+  printer << ">";
+}
+
+Placement PlacementAttr::getPlacement() const {
+  Placement placement;
+  placement.block = {getBlockRows(), getBlockCols()};
+  placement.sequenceInner = getSequenceInner();
+  placement.inner = {getInnerRows(), getInnerCols()};
+  placement.replicasInner = getReplicasInner();
+  return placement;
+}
+
+PlacementAttr PlacementAttr::get(MLIRContext *context,
+                                 const Placement &placement) {
+  return get(context, placement.block[0], placement.block[1],
+             placement.sequenceInner, placement.inner[0], placement.inner[1],
+             placement.replicasInner);
+}
+
+/// A module's loom.placement against its layout and target: the stage
+/// block holds tp x sp chips and tiles the topology, the inner group's
+/// sub-block holds its degree (DeviceMesh::build names the valid ones).
+static LogicalResult verifyPlacement(Operation *op, PlacementAttr placement) {
+  ParallelAttr parallel = getParallelOrDefault(op);
+  TargetAttr target = getTarget(op);
+  if (!target)
+    return success(); // checked again once the target is set
+  TopologyDesc topology = target.getTopologyDesc();
+  int64_t ranks = parallel.getTp() * parallel.getSp();
+  if (topology.shape.size() != 2 || topology.numChips() % ranks != 0)
+    return success(); // the layout's own checks say why
+  TargetDesc desc = target.getDesc();
+  MeshShape shape{topology.numChips() / ranks, 1, parallel.getTp(),
+                  parallel.getSp()};
+  if (parallel.getTpX() > 1)
+    shape.tensorRows = parallel.getTpX();
+  auto mesh = DeviceMesh::build(desc, topology, shape, placement.getPlacement());
+  if (!mesh)
+    return op->emitError() << "'" << kPlacementAttrName << "' "
+                           << llvm::toString(mesh.takeError());
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // SplitAttr
@@ -876,6 +998,12 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
   if (name == kPipelineAttrName) {
     auto pipeline = valueOf<PipelineAttr>(op, attr, "a #loom.pipeline");
     return failed(pipeline) ? failure() : verifyPipeline(op, *pipeline);
+  }
+  if (name == kPlacementAttrName) {
+    if (failed(onModule()))
+      return failure();
+    auto placement = valueOf<PlacementAttr>(op, attr, "a #loom.placement");
+    return failed(placement) ? failure() : verifyPlacement(op, *placement);
   }
   if (name == kSplitAttrName) {
     if (!isa<LoomDialect>(op->getDialect()))

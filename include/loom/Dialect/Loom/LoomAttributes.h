@@ -21,6 +21,8 @@ inline constexpr llvm::StringLiteral kTargetAttrName = "loom.target";
 inline constexpr llvm::StringLiteral kModelAttrName = "loom.model";
 /// On the module: #loom.parallel, the tp / dp / sp layout of the plan.
 inline constexpr llvm::StringLiteral kParallelAttrName = "loom.parallel";
+/// On the module: #loom.placement, which chips each group occupies.
+inline constexpr llvm::StringLiteral kPlacementAttrName = "loom.placement";
 /// The device group of Ulysses sequence parallelism's collectives
 /// (loom-shard-sequence); tensor parallelism's is "tp".
 inline constexpr llvm::StringLiteral kSequenceGroup = "sp";
@@ -41,7 +43,7 @@ inline constexpr llvm::StringLiteral kArgNameAttrName = "loom.name";
 /// Every operation attribute above, for the verifier's unknown-name error.
 inline constexpr llvm::StringLiteral kOperationAttrNames[] = {
     kTargetAttrName, kModelAttrName, kParallelAttrName, kPipelineAttrName,
-    kSplitAttrName,  kTimeAttrName};
+    kSplitAttrName,  kTimeAttrName,  kPlacementAttrName};
 
 } // namespace loom
 

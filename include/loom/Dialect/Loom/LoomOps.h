@@ -7,6 +7,7 @@
 #include "loom/Dialect/Loom/CostOpInterface.h"
 #include "loom/Dialect/Loom/LoomDialect.h"
 #include "loom/Dialect/Loom/ShardingRule.h"
+#include "loom/Hardware/DeviceMesh.h"
 #include "loom/Hardware/TargetDesc.h"
 
 #include "mlir/IR/Builders.h"
@@ -54,6 +55,9 @@ ParallelAttr getParallel(mlir::Operation *module);
 ParallelAttr getParallelOrDefault(mlir::Operation *module);
 /// The model function's loom.pipeline; null when absent.
 PipelineAttr getPipeline(mlir::Operation *func);
+/// The module's loom.placement as DeviceMesh takes it; the default rule's
+/// (Placement{}) when absent.
+Placement getPlacementOrDefault(mlir::Operation *module);
 } // namespace loom
 
 #endif // LOOM_DIALECT_LOOM_LOOMOPS_H

@@ -1,0 +1,56 @@
+// #loom.placement (issue 19 item 4): which chips each group occupies. It
+// round-trips, and the verifier refuses what cannot tile, at the attribute
+// or on the module against loom.parallel and the target, naming the valid
+// blocks and sub-blocks.
+// RUN: loom-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: loom-opt %s -split-input-file -verify-diagnostics | loom-opt -split-input-file -verify-diagnostics | FileCheck %s
+
+// The default block order is not printed.
+// CHECK: loom.placement = #loom.placement<2x4, tp 2x1 inside sp>
+module attributes {loom.parallel = #loom.parallel<tp = 2, sp = 4>, loom.placement = #loom.placement<2x4, tp 2x1 inside sp, stages inside replicas>, loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+}
+
+// -----
+
+// CHECK: loom.placement = #loom.placement<2x4, sp 2x2 inside tp, replicas inside stages>
+module attributes {loom.parallel = #loom.parallel<tp = 2, sp = 4>, loom.placement = #loom.placement<2x4, sp 2x2 inside tp, replicas inside stages>, loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+}
+
+// -----
+
+// expected-error @+1 {{the tp sub-block 3x1 does not tile the 2x4 block}}
+module attributes {loom.placement = #loom.placement<2x4, tp 3x1 inside sp>} {
+}
+
+// -----
+
+// expected-error @+1 {{expected 'tp AxB inside sp' or 'sp AxB inside tp', got 'tp ... inside tp'}}
+module attributes {loom.placement = #loom.placement<2x4, tp 2x1 inside tp>} {
+}
+
+// -----
+
+// expected-error @+1 {{expected 'stages inside replicas' or 'replicas inside stages'}}
+module attributes {loom.placement = #loom.placement<2x4, tp 2x1 inside sp, stages inside stages>} {
+}
+
+// -----
+
+// expected-error @+1 {{'loom.placement' placement block 2x2 does not hold a stage's 8 chips (tp 2 x sp 4) tiling topology v5e-8 (2x4); blocks that do: 2x4}}
+module attributes {loom.parallel = #loom.parallel<tp = 2, sp = 4>, loom.placement = #loom.placement<2x2, tp 2x1 inside sp>, loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+}
+
+// -----
+
+// expected-error @+1 {{'loom.placement' placement sub-block 1x4 does not hold the tp group's 2 chips tiling the 2x4 block; sub-blocks that do: 1x2, 2x1}}
+module attributes {loom.parallel = #loom.parallel<tp = 2, sp = 4>, loom.placement = #loom.placement<2x4, tp 1x4 inside sp>, loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'loom.placement' belongs on the module}}
+  func.func @f() attributes {loom.placement = #loom.placement<1x1, tp 1x1 inside sp>} {
+    return
+  }
+}
