@@ -119,7 +119,19 @@ TEST(RingAttention, TheSimulatedRingIsTheClosedForm) {
   EXPECT_EQ(ringSeconds(1, 2.0, 5.0), 2.0);
 }
 
-class RingAttentionPlanTest : public DiTImportTest {};
+class RingAttentionPlanTest : public DiTImportTest {
+protected:
+  /// `model` as imported with `options`, on v5e-8.
+  OwningOpRef<ModuleOp> importOnV5e8(StringRef model,
+                                     const ImportOptions &options) {
+    auto module = importModel(model, options, &context);
+    EXPECT_TRUE(module);
+    if (module)
+      (*module)->setAttr(kTargetAttrName,
+                         cantFail(materializeTarget(&context, "v5e-8")));
+    return module;
+  }
+};
 
 double attentionFlops(ModuleOp module, double &staleKV) {
   double flops = 0;
@@ -166,10 +178,8 @@ TEST_F(RingAttentionPlanTest, AStripedCausalRingSharesThePairsEqually) {
   // queries, and a quarter of the KV cache.
   ImportOptions options;
   options.seqLen = 2048;
-  auto module = importModel("llama-7b", options, &context);
+  OwningOpRef<ModuleOp> module = importOnV5e8("llama-7b", options);
   ASSERT_TRUE(module);
-  (*module)->setAttr(kTargetAttrName,
-                     cantFail(materializeTarget(&context, "v5e-8")));
   double wholeCache = 0;
   module->walk([&](AttentionOp attn) { wholeCache += attn.getKVCacheBytes(); });
   int64_t whole = AttentionOp::countCausalPairs(2048, 0, 0);
@@ -192,10 +202,8 @@ TEST_F(RingAttentionPlanTest, AWindowedRingSharesTheWindowedPairs) {
   // ring's, and its ring carries the window.
   ImportOptions options;
   options.seqLen = 16384;
-  auto module = importModel("mistral-7b-v0.1", options, &context);
+  OwningOpRef<ModuleOp> module = importOnV5e8("mistral-7b-v0.1", options);
   ASSERT_TRUE(module);
-  (*module)->setAttr(kTargetAttrName,
-                     cantFail(materializeTarget(&context, "v5e-8")));
   ASSERT_TRUE(succeeded(shardSequence(*module, 8, "ring")));
   int64_t windowed = AttentionOp::countCausalPairs(16384, 0, 4096);
   int64_t global = AttentionOp::countCausalPairs(16384, 0, 0);
@@ -219,14 +227,8 @@ TEST_F(RingAttentionPlanTest, AJointRingKeepsTheWorkAndTheTextWhereItSplits) {
   for (int64_t textLen : {320, 333}) {
     ImportOptions options;
     options.textLen = textLen;
-    auto importSd3 = [&] {
-      auto module = importModel("sd3-medium", options, &context);
-      EXPECT_TRUE(module);
-      (*module)->setAttr(kTargetAttrName,
-                         cantFail(materializeTarget(&context, "v5e-8")));
-      return module;
-    };
-    OwningOpRef<ModuleOp> whole = importSd3();
+    OwningOpRef<ModuleOp> whole = importOnV5e8("sd3-medium", options);
+    ASSERT_TRUE(whole);
     double wholeFlops = 0;
     int64_t img = 0;
     whole->walk([&](JointAttentionOp joint) {
@@ -235,7 +237,7 @@ TEST_F(RingAttentionPlanTest, AJointRingKeepsTheWorkAndTheTextWhereItSplits) {
     });
     ASSERT_GT(wholeFlops, 0);
     for (int64_t sp : {2, 4}) {
-      OwningOpRef<ModuleOp> module = importSd3();
+      OwningOpRef<ModuleOp> module = importOnV5e8("sd3-medium", options);
       ASSERT_TRUE(succeeded(shardSequence(*module, sp, "ring"))) << sp;
       bool splits = textLen % sp == 0;
       double flops = 0;

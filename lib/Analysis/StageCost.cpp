@@ -967,20 +967,27 @@ PipelinePrediction loom::predictPipeline(
     return transfer ? transfer(s, length) : cost.transferSeconds(s, length);
   };
   SmallVector<PipelineUnit> units;
-  if (pipeline.getVirtualStages() > 1) {
-    // `cost` prices chunks (a layer's stage); chunk c runs on stage c mod K
-    // and its handover comes from stage (c - 1) mod K, round the ring.
+  // Each unit on each stage (with virtual stages, each chunk: a layer's
+  // stage), its handover into it; equal units cost the same, so only the
+  // first is priced.
+  auto priceEach = [&](bool firstFree) {
     for (auto [i, unit] : llvm::enumerate(all)) {
       if (i > 0 && unit == all[i - 1]) {
         units.push_back(units.back());
         continue;
       }
       PipelineUnit &next = units.emplace_back();
-      for (int64_t c = 0; c < cost.getStages(); ++c) {
-        next.work.push_back(cost.stageSeconds(c, unit.first, unit.second));
-        next.handover.push_back(c == 0 ? 0.0 : handover(c, unit.first));
+      for (int64_t s = 0; s < cost.getStages(); ++s) {
+        next.work.push_back(cost.stageSeconds(s, unit.first, unit.second));
+        next.handover.push_back(firstFree && s == 0 ? 0.0
+                                                    : handover(s, unit.first));
       }
     }
+  };
+  if (pipeline.getVirtualStages() > 1) {
+    // Chunk c runs on stage c mod K and its handover comes from stage
+    // (c - 1) mod K, round the ring; the first chunk's input is at hand.
+    priceEach(/*firstFree=*/true);
     return playVirtualStages(units, pipeline.getStages());
   }
   if (interleave > 1) {
@@ -997,18 +1004,7 @@ PipelinePrediction loom::predictPipeline(
       }
     }
   } else {
-    for (auto [i, unit] : llvm::enumerate(all)) {
-      // Equal units cost the same: price the first only.
-      if (i > 0 && unit == all[i - 1]) {
-        units.push_back(units.back());
-        continue;
-      }
-      PipelineUnit &next = units.emplace_back();
-      for (int64_t s = 0; s < cost.getStages(); ++s) {
-        next.work.push_back(cost.stageSeconds(s, unit.first, unit.second));
-        next.handover.push_back(handover(s, unit.first));
-      }
-    }
+    priceEach(/*firstFree=*/false);
   }
   if (!patches)
     return playPipeline(units, 1, 0);

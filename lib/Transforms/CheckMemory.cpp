@@ -26,7 +26,6 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
   using CheckMemoryBase::CheckMemoryBase;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
     ModelAnalysis &analysis = getAnalysis<ModelAnalysis>();
     if (failed(analysis.requireModel("loom-check-memory")))
       return signalPassFailure();

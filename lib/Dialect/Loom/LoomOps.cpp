@@ -922,7 +922,7 @@ LogicalResult AllToAllOp::verify() {
     return failure();
   if (concat) {
     RankedTensorType in = tensorType(getInput());
-    if (!getDim() || *getDim() >= in.getRank())
+    if (!getDim() || int64_t(*getDim()) >= in.getRank())
       return emitOpError() << "expects a 'dim' within the operand's rank "
                            << in.getRank();
     if (in.getElementType() != tensorType(getResult()).getElementType())
@@ -936,7 +936,7 @@ LogicalResult AllToAllOp::verify() {
     return success();
   // verifyCollective checked `dim`; `concat_dim` grows by the group.
   RankedTensorType in = tensorType(getInput()), out = tensorType(getResult());
-  if (*concat >= in.getRank() || *concat == *getDim())
+  if (*concat >= in.getRank() || *concat == int64_t(*getDim()))
     return emitOpError() << "concat_dim " << *concat
                          << " must be another dimension of the rank-"
                          << in.getRank() << " operand than dim " << *getDim();
