@@ -5,7 +5,8 @@
 // hand. Checked here:
 // - loom-sim runs a hand-written ring of 4 chips in max(n c, (n - 1) t + c)
 //   (c: one block's compute, t: one block's transfer), in both regimes, and
-//   the cost model's ringSeconds / ringStepSeconds give the same;
+//   the cost model's ringSeconds / ringLinks give the same; on a line
+//   and on a strided grid the slow links are paid once a chain;
 // - loom-shard-sequence mode=ring keeps the attention's FLOPs (summed over
 //   the ring) and splits PipeFusion's stale K/V sp ways with any heads;
 // - loom-plan's prediction agrees with the simulated lowering.
@@ -17,6 +18,7 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/CostModel.h"
+#include "loom/Hardware/DeviceMesh.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/InitAll.h"
 #include "loom/Plan/Planner.h"
@@ -39,49 +41,56 @@ namespace {
 
 const TargetDesc &v5e() { return *lookupTarget("tpu-v5e"); }
 
-/// A ring of 4 on the 2x2 block (chip id = row * 2 + column; the cycle
-/// 0 -> 1 -> 3 -> 2 -> 0 steps to a neighbour each time): every chip runs
-/// 4 blocks of `flops`, and before block j < 3 sends the K/V block in hand
-/// (`bytes`) to the next chip and receives the previous chip's; block
-/// j + 1 waits for it. The lowering's pattern (LoomToSched emitRing).
-double simulateRing(double flops, int64_t bytes) {
-  const int64_t cycle[] = {0, 1, 3, 2};
+/// Rings of chips on a topology of `shape` (chip id = row * columns +
+/// column), each given by its chips in ring order, all at once: every chip
+/// runs n blocks of `flops`, and before block j < n - 1 sends the K/V block
+/// in hand (`bytes`) to the next chip and receives the previous chip's
+/// (passing each block on as it arrives); block j + 1 waits for it. The
+/// lowering's pattern (LoomToSched emitRing).
+double simulateRings(llvm::ArrayRef<int64_t> shape,
+                     const std::vector<std::vector<int64_t>> &rings,
+                     double flops, int64_t bytes) {
   schedule::Schedule s;
   s.targetName = "tpu-v5e";
-  s.shape = {2, 2};
-  for (int64_t id = 0; id < 4; ++id)
+  s.shape.assign(shape.begin(), shape.end());
+  for (int64_t id = 0; id < shape[0] * shape[1]; ++id)
     s.chips.push_back({id, {}});
-  for (int64_t p = 0; p < 4; ++p) {
-    int64_t next = cycle[(p + 1) % 4], prev = cycle[(p + 3) % 4];
-    std::vector<schedule::Task> &tasks = s.chips[cycle[p]].tasks;
-    int64_t received = -1;
-    for (int64_t j = 0; j < 4; ++j) {
-      int64_t arrived = received;
-      if (j < 3) {
-        schedule::Task send;
-        send.kind = schedule::TaskKind::Send;
-        send.peer = next;
-        send.bytes = bytes;
-        send.tag = j * 4 + p;
+  int64_t tagBase = 0;
+  for (const std::vector<int64_t> &cycle : rings) {
+    int64_t n = int64_t(cycle.size());
+    for (int64_t p = 0; p < n; ++p) {
+      int64_t next = cycle[(p + 1) % n], prev = cycle[(p + n - 1) % n];
+      std::vector<schedule::Task> &tasks = s.chips[cycle[p]].tasks;
+      int64_t received = -1;
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t arrived = received;
+        if (j + 1 < n) {
+          schedule::Task send;
+          send.kind = schedule::TaskKind::Send;
+          send.peer = next;
+          send.bytes = bytes;
+          send.tag = tagBase + j * n + p;
+          if (arrived >= 0)
+            send.deps.push_back(arrived);
+          tasks.push_back(send);
+          schedule::Task recv = send;
+          recv.kind = schedule::TaskKind::Recv;
+          recv.peer = prev;
+          recv.tag = tagBase + j * n + (p + n - 1) % n;
+          tasks.push_back(recv);
+          received = int64_t(tasks.size()) - 1;
+        }
+        schedule::Task block;
+        block.kind = schedule::TaskKind::Compute;
+        block.name = "ring";
+        block.op = "loom.ring_attention";
+        block.flops = int64_t(flops);
         if (arrived >= 0)
-          send.deps.push_back(arrived);
-        tasks.push_back(send);
-        schedule::Task recv = send;
-        recv.kind = schedule::TaskKind::Recv;
-        recv.peer = prev;
-        recv.tag = j * 4 + (p + 3) % 4;
-        tasks.push_back(recv);
-        received = int64_t(tasks.size()) - 1;
+          block.deps.push_back(arrived);
+        tasks.push_back(block);
       }
-      schedule::Task block;
-      block.kind = schedule::TaskKind::Compute;
-      block.name = "ring";
-      block.op = "loom.ring_attention";
-      block.flops = int64_t(flops);
-      if (arrived >= 0)
-        block.deps.push_back(arrived);
-      tasks.push_back(block);
     }
+    tagBase += n * n;
   }
   auto result = sim::simulate(v5e(), s, /*recordTrace=*/false);
   EXPECT_TRUE(bool(result)) << llvm::toString(result.takeError());
@@ -98,25 +107,80 @@ TEST(RingAttention, TheSimulatedRingIsTheClosedForm) {
   int64_t bytes = 8 << 20;
   double t = desc.hopLatency +
              bytes / (desc.calibration.lineEfficiency * desc.linkBandwidth);
-  // The 2x2 block is a ring of neighbours: ringStepSeconds is one hop.
+  // The 2x2 block is a ring of neighbours (0 -> 1 -> 3 -> 2 -> 0 by chip
+  // id): every link is one hop.
   SmallVector<GroupAxis> block{{2, false}, {2, false}};
   ASSERT_TRUE(CostModel::isRing(block));
-  EXPECT_NEAR(ringStepSeconds(model, {}, block, bytes), t, 1e-12);
-  // A line of 4 without wraparound sends the last block back over 3 hops.
-  EXPECT_NEAR(ringStepSeconds(model, {}, {{4, false}}, bytes),
-              t + 2 * desc.hopLatency, 1e-12);
+  SmallVector<RingLink> links = ringLinks(model, block, bytes);
+  ASSERT_EQ(links.size(), 4u);
+  for (const RingLink &link : links)
+    EXPECT_NEAR(link.seconds(), t, 1e-12);
   for (double ratio : {4.0, 0.25}) {
     // Compute-bound (each block 4 t: the transfers hide, n c) and
     // transfer-bound (each block t / 4: (n - 1) t + c).
     double flops = ratio * t * desc.peakFlopsBf16;
     double c = model.taskTime(flops, 0);
     double expected = ratio > 1 ? 4 * c : 3 * t + c;
-    EXPECT_NEAR(ringSeconds(4, c, t), expected, 1e-12);
-    double simulated = simulateRing(flops, bytes);
+    EXPECT_NEAR(ringSeconds(c, links), expected, 1e-12);
+    double simulated = simulateRings({2, 2}, {{0, 1, 3, 2}}, flops, bytes);
     EXPECT_NEAR(simulated / expected, 1.0, 0.01) << "c / t = " << ratio;
   }
   // One step: no transfer at all.
-  EXPECT_EQ(ringSeconds(1, 2.0, 5.0), 2.0);
+  EXPECT_EQ(ringSeconds(2.0, {RingLink{1.0, 4.0}}), 2.0);
+  EXPECT_TRUE(ringLinks(model, {}, bytes).empty());
+}
+
+TEST(RingAttention, SlowLinksOnALineAndOnAStridedGrid) {
+  const TargetDesc &desc = v5e();
+  CostModel model(desc);
+  double perByte =
+      1.0 / (desc.calibration.lineEfficiency * desc.linkBandwidth);
+  // Small blocks, so the hops' latency shows.
+  int64_t bytes = 16 << 10;
+  double t = desc.hopLatency + bytes * perByte;
+
+  // A line of 4 without wraparound: the last chip sends back over 3 hops,
+  // the other way round from the rest, so only its latency is more.
+  SmallVector<RingLink> line = ringLinks(model, {{4, false}}, bytes);
+  ASSERT_EQ(line.size(), 4u);
+  EXPECT_NEAR(line[0].seconds(), t, 1e-12);
+  EXPECT_NEAR(line[3].seconds(), t + 2 * desc.hopLatency, 1e-12);
+  // Transfer-bound (block t / 4): three links a chain, one of them the way
+  // back: 3 t + 2 hops + c, not 3 (t + 2 hops) + c.
+  double flops = 0.25 * t * desc.peakFlopsBf16;
+  double c = model.taskTime(flops, 0);
+  double expected = 3 * t + 2 * desc.hopLatency + c;
+  EXPECT_NEAR(ringSeconds(c, line), expected, 1e-12);
+  EXPECT_NEAR(simulateRings({2, 4}, {{0, 1, 2, 3}}, flops, bytes) / expected,
+              1.0, 0.02);
+
+  // Two interleaved rings of 8 on a 4x4 slice (a tp pair inside each sp
+  // member: the sp grid is 4 x 2, its columns 2 chips apart). Six links
+  // go down or up a column (1 hop), two across (2 hops, each sharing a
+  // link with the other ring): those two carry every block at half the
+  // bandwidth, so every block after the first waits for them.
+  bytes = 8 << 20;
+  t = desc.hopLatency + bytes * perByte;
+  double slow = 2 * desc.hopLatency + 2 * bytes * perByte;
+  SmallVector<GroupAxis> strided{{4, false, 1}, {2, false, 2}};
+  SmallVector<RingLink> links = ringLinks(model, strided, bytes);
+  ASSERT_EQ(links.size(), 8u);
+  EXPECT_EQ(llvm::count_if(links, [&](const RingLink &l) {
+              return std::abs(l.seconds() - slow) < 1e-12;
+            }),
+            2);
+  flops = 0.25 * t * desc.peakFlopsBf16;
+  c = model.taskTime(flops, 0);
+  expected = 7 * (slow - 2 * desc.hopLatency) + 2 * desc.hopLatency + c;
+  EXPECT_NEAR(ringSeconds(c, links), expected, 1e-12);
+  // The sp members in DeviceMesh::ringWalk(4, 2)'s order, the two rings
+  // one column apart.
+  std::vector<std::vector<int64_t>> rings(2);
+  for (const ChipCoord &at : DeviceMesh::ringWalk(4, 2))
+    for (int64_t off = 0; off < 2; ++off)
+      rings[off].push_back(at[0] * 4 + at[1] * 2 + off);
+  EXPECT_NEAR(simulateRings({4, 4}, rings, flops, bytes) / expected, 1.0,
+              0.02);
 }
 
 class RingAttentionPlanTest : public DiTImportTest {

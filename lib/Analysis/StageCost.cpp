@@ -3,6 +3,7 @@
 #include "loom/Analysis/StageCost.h"
 
 #include "loom/Dialect/Loom/ModelCost.h"
+#include "loom/Hardware/DeviceMesh.h"
 
 #include <cmath>
 #include <limits>
@@ -393,33 +394,68 @@ void LayerSliceCost::forEachWork(
   }
 }
 
-double loom::ringStepSeconds(const CostModel &model, ArrayRef<GroupAxis>,
-                             ArrayRef<GroupAxis> spAxes, double bytes) {
-  int64_t n = 1, stride = 1;
-  SmallVector<GroupAxis, 2> unstrided;
-  for (const GroupAxis &axis : spAxes) {
-    n *= std::max<int64_t>(axis.size, 1);
-    if (axis.size > 1)
-      stride = std::max(stride, axis.stride);
-    unstrided.push_back({axis.size, axis.wraps});
-  }
-  if (n <= 1)
-    return 0;
+SmallVector<RingLink> loom::ringLinks(const CostModel &model,
+                                     ArrayRef<GroupAxis> spAxes,
+                                     double bytes) {
+  // The members' offsets on the grid of sp chips, in the order the
+  // lowering walks them (DeviceMesh's ring walk of the same grid; the axes
+  // are the grid's, axis 0 first, those of size 1 left out).
+  GroupAxis none{1, false, 1};
+  const GroupAxis &rows = spAxes.size() == 2 ? spAxes[0] : none;
+  const GroupAxis &cols = spAxes.empty() ? none : spAxes.back();
+  SmallVector<ChipCoord> walk = DeviceMesh::ringWalk(rows.size, cols.size);
+  SmallVector<RingLink> links;
+  if (walk.size() <= 1)
+    return links;
   const TargetDesc &target = model.getTarget();
-  // The last member's message back to the first: one step when the walk
-  // closes a cycle, n - 1 on a line; each step `stride` hops, its links
-  // shared by the `stride` rings interleaved with this one.
-  int64_t farthest = CostModel::isRing(unstrided) ? 1 : n - 1;
-  return double(farthest * stride) * target.hopLatency +
-         bytes * double(stride) /
-             (model.linkEfficiency(/*ring=*/false) * target.linkBandwidth);
+  double perByte =
+      1.0 / (model.linkEfficiency(/*ring=*/false) * target.linkBandwidth);
+  for (size_t k = 0; k < walk.size(); ++k) {
+    const ChipCoord &from = walk[k], &to = walk[(k + 1) % walk.size()];
+    // Each axis's steps cost `stride` hops (the shorter way round when the
+    // axis wraps); the `stride` rings interleaved with this one share those
+    // links. The last member's message back to the first crosses n - 1
+    // steps on a line, over the links the others use the other way round.
+    int64_t hops = 0, share = 1;
+    for (auto [axis, d] : {std::pair{&rows, std::abs(to[0] - from[0])},
+                           std::pair{&cols, std::abs(to[1] - from[1])}}) {
+      if (d == 0)
+        continue;
+      if (axis->wraps)
+        d = std::min(d, axis->size - d);
+      hops += d * axis->stride;
+      share = std::max(share, axis->stride);
+    }
+    links.push_back(
+        {double(hops) * target.hopLatency, bytes * double(share) * perByte});
+  }
+  return links;
 }
 
-double loom::ringSeconds(int64_t steps, double compute, double transfer) {
-  if (steps <= 1)
+double loom::ringSeconds(double compute, ArrayRef<RingLink> links) {
+  int64_t n = int64_t(links.size());
+  if (n <= 1)
     return compute;
-  return std::max(double(steps) * compute,
-                  double(steps - 1) * transfer + compute);
+  // Block s (s >= 1) of a chip starts once block s - 1 is done and the K/V
+  // block of the member s back has come over the s links between them (a
+  // chip passes a block on as it arrives): the busiest chain of s
+  // consecutive links, then the chip's n - s blocks.
+  SmallVector<double> prefix(2 * n + 1, 0);
+  double busiest = 0;
+  for (int64_t i = 0; i < 2 * n; ++i)
+    prefix[i + 1] = prefix[i] + links[i % n].seconds();
+  // And every link carries n - 1 blocks one after another: the busiest
+  // one's, then its latency and the last block.
+  for (const RingLink &link : links)
+    busiest = std::max(busiest, double(n - 1) * link.transfer + link.latency);
+  double total = std::max(double(n) * compute, busiest + compute);
+  for (int64_t s = 1; s < n; ++s) {
+    double chain = 0;
+    for (int64_t k = 0; k < n; ++k)
+      chain = std::max(chain, prefix[k + s] - prefix[k]);
+    total = std::max(total, chain + double(n - s) * compute);
+  }
+  return total;
 }
 
 double LayerSliceCost::computeSeconds(const SliceWork &work) const {
@@ -431,8 +467,12 @@ double LayerSliceCost::computeSeconds(const SliceWork &work) const {
   double block = model.taskTime(
       work.flops / n, work.bytes / n, work.elementBits, work.vectorOps / n,
       double(std::max<int64_t>(std::llround(work.steps / n), 1)));
-  return ringSeconds(work.ringSteps, block,
-                     ringStepSeconds(model, axes, spAxes, work.ringBytes));
+  SmallVector<RingLink> links = ringLinks(model, spAxes, work.ringBytes);
+  // (Without the group's axes, as in a bare cost query, the blocks are
+  // priced as if they moved for free.)
+  if (int64_t(links.size()) != work.ringSteps)
+    links.assign(work.ringSteps, RingLink{});
+  return ringSeconds(block, links);
 }
 
 DecomposedParts loom::decomposeParts(const SliceWork &work) {
@@ -530,7 +570,7 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
 bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
   auto sameAxes = [](ArrayRef<GroupAxis> a, ArrayRef<GroupAxis> b) {
     return llvm::equal(a, b, [](const GroupAxis &x, const GroupAxis &y) {
-      return x.size == y.size && x.wraps == y.wraps;
+      return x.size == y.size && x.wraps == y.wraps && x.stride == y.stride;
     });
   };
   auto price = [](const Term &t) {

@@ -12,34 +12,6 @@ using namespace loom;
 
 namespace {
 
-/// Offsets of an r x c block in an order where consecutive offsets are
-/// neighbours, closing a cycle when possible: down column 0, then snake
-/// through the remaining columns row by row back up to row 0.
-llvm::SmallVector<ChipCoord> ringWalk(int64_t rows, int64_t cols) {
-  llvm::SmallVector<ChipCoord> order;
-  if (rows == 1 || cols == 1) {
-    for (int64_t i = 0; i < rows * cols; ++i)
-      order.push_back(rows == 1 ? ChipCoord{0, i} : ChipCoord{i, 0});
-    return order;
-  }
-  // With an even row count this is a Hamiltonian cycle: it ends on row 0,
-  // next to the start. With an odd row count but even columns, walk the
-  // transpose.
-  bool transpose = rows % 2 != 0 && cols % 2 == 0;
-  int64_t r = transpose ? cols : rows, c = transpose ? rows : cols;
-  auto emit = [&](int64_t i, int64_t j) {
-    order.push_back(transpose ? ChipCoord{j, i} : ChipCoord{i, j});
-  };
-  for (int64_t i = 0; i < r; ++i)
-    emit(i, 0);
-  for (int64_t i = r - 1; i >= 0; --i) {
-    bool rightward = (r - 1 - i) % 2 == 0;
-    for (int64_t k = 1; k < c; ++k)
-      emit(i, rightward ? k : c - k);
-  }
-  return order;
-}
-
 /// A rows x cols block of a group of rows * cols chips, and how it rates
 /// under the default rule: a ring, then a ring through a wraparound link,
 /// then the squarest (fewest links on its boundary).
@@ -101,6 +73,34 @@ std::string tilingBlocks(ChipCoord outer, int64_t n) {
 }
 
 } // namespace
+
+/// Offsets of an r x c block in an order where consecutive offsets are
+/// neighbours, closing a cycle when possible: down column 0, then snake
+/// through the remaining columns row by row back up to row 0.
+llvm::SmallVector<ChipCoord> DeviceMesh::ringWalk(int64_t rows, int64_t cols) {
+  llvm::SmallVector<ChipCoord> order;
+  if (rows == 1 || cols == 1) {
+    for (int64_t i = 0; i < rows * cols; ++i)
+      order.push_back(rows == 1 ? ChipCoord{0, i} : ChipCoord{i, 0});
+    return order;
+  }
+  // With an even row count this is a Hamiltonian cycle: it ends on row 0,
+  // next to the start. With an odd row count but even columns, walk the
+  // transpose.
+  bool transpose = rows % 2 != 0 && cols % 2 == 0;
+  int64_t r = transpose ? cols : rows, c = transpose ? rows : cols;
+  auto emit = [&](int64_t i, int64_t j) {
+    order.push_back(transpose ? ChipCoord{j, i} : ChipCoord{i, j});
+  };
+  for (int64_t i = 0; i < r; ++i)
+    emit(i, 0);
+  for (int64_t i = r - 1; i >= 0; --i) {
+    bool rightward = (r - 1 - i) % 2 == 0;
+    for (int64_t k = 1; k < c; ++k)
+      emit(i, rightward ? k : c - k);
+  }
+  return order;
+}
 
 std::string Placement::str() const {
   return llvm::formatv("{0}, {1} {2} inside {3}, {4} inside {5}",

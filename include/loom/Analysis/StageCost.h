@@ -282,26 +282,37 @@ private:
   double hopLatency, linkBandwidth;
 };
 
-/// Seconds to pass one K/V block of `bytes` to the next chip of a ring of
-/// the sequence-parallel group on `spAxes` (the DeviceMesh's, whose stride
-/// says how far apart its members sit): every member sends at once, as
-/// loom-sim runs the lowering's messages. Consecutive members are `stride`
-/// hops apart and the `stride` rings interleaved on those links share them;
-/// the last sends back to the first over one step when the members close a
-/// cycle (CostModel::isRing of the unstrided axes), n - 1 on a line. A
-/// message moves at the line efficiency, as CostModel::pointToPointTime.
-/// (`tpAxes` is unused: the placement's axes carry what it told.)
-double ringStepSeconds(const CostModel &model,
-                       llvm::ArrayRef<GroupAxis> tpAxes,
-                       llvm::ArrayRef<GroupAxis> spAxes, double bytes);
+/// One link of a ring: the seconds a K/V block's message takes on it, its
+/// hops' latency and the time it holds the link's bandwidth.
+struct RingLink {
+  double latency = 0, transfer = 0;
+  double seconds() const { return latency + transfer; }
+};
 
-/// Ring attention's closed form: `steps` blocks of `compute` seconds, block
-/// j + 1 starting once block j is done and the K/V block passed on at step
-/// j has arrived (`transfer` seconds each, the first sent at the start):
-/// max(n c, (n - 1) t + c), i.e. c + (n - 1) max(c, t) when either side
+/// The links of the ring of the sequence-parallel group on `spAxes` (the
+/// DeviceMesh's, whose stride says how far apart its members sit) for
+/// blocks of `bytes`, in the order the lowering walks the members
+/// (DeviceMesh::ringWalk); the last link closes the ring. A step along an
+/// axis crosses `stride` hops, its links shared by the `stride` rings
+/// interleaved with this one; on a line the last member sends back over
+/// n - 1 steps, over the links the others use the other way. A message
+/// moves at the line efficiency, as CostModel::pointToPointTime. Empty for
+/// a group of one.
+llvm::SmallVector<RingLink> ringLinks(const CostModel &model,
+                                      llvm::ArrayRef<GroupAxis> spAxes,
+                                      double bytes);
+
+/// Ring attention's closed form: one block of `compute` seconds per link,
+/// block s + 1 starting once block s is done and the K/V block it needs
+/// has arrived; each chip passes a block on as soon as it arrives (as
+/// loom-sim runs the lowering's messages), so block s's K/V comes over a
+/// chain of s consecutive links, and each link carries n - 1 blocks in
+/// turn. With equal links t: c + (n - 1) max(c, t) when either side
 /// dominates (Liu et al. 2023, section 3: the transfer hides under the
-/// compute when c >= t).
-double ringSeconds(int64_t steps, double compute, double transfer);
+/// compute when c >= t). A link that is only slower by latency (a line's
+/// way back) is paid once a chain; one slower by bandwidth (a strided
+/// step sharing its links) holds back every block after it.
+double ringSeconds(double compute, llvm::ArrayRef<RingLink> links);
 
 /// A pipeline's time, and the share of it the busiest stage sits idle (its
 /// bubble).

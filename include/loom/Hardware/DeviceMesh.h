@@ -92,6 +92,13 @@ public:
   static std::vector<Placement> placements(const TopologyDesc &topology,
                                            MeshShape shape);
 
+  /// Offsets of a rows x cols block in the order its group's ranks walk
+  /// it: consecutive offsets are neighbours, closing a cycle when possible
+  /// (down column 0, then a snake through the other columns back to row 0;
+  /// an odd row count with even columns walks the transpose). A 1 x n block
+  /// is a line.
+  static llvm::SmallVector<ChipCoord> ringWalk(int64_t rows, int64_t cols);
+
   const MeshShape &getShape() const { return shape; }
   llvm::ArrayRef<int64_t> getTopologyShape() const { return topologyShape; }
   /// The placement, resolved (never default).
