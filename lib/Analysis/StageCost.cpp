@@ -445,7 +445,11 @@ double loom::ringSeconds(double compute, ArrayRef<RingLink> links) {
   for (int64_t i = 0; i < 2 * n; ++i)
     prefix[i + 1] = prefix[i] + links[i % n].seconds();
   // And every link carries n - 1 blocks one after another: the busiest
-  // one's, then its latency and the last block.
+  // link's bandwidth, then its latency and the last block. (A chip sends
+  // its next block once its last has arrived, so a lone ring on a line
+  // pays the way back's latency every step; in a plan the chips stagger
+  // over the layers, the one after the way back starting later, and it is
+  // paid about once: README, "Sequence parallelism".)
   for (const RingLink &link : links)
     busiest = std::max(busiest, double(n - 1) * link.transfer + link.latency);
   double total = std::max(double(n) * compute, busiest + compute);

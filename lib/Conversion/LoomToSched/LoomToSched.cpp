@@ -594,9 +594,9 @@ private:
 
   /// Ring attention (Liu et al. 2023): `ringSteps` compute blocks, each an
   /// equal share of the work; before block j each rank sends the K/V block
-  /// it holds to the next rank of its sp group and receives the previous
-  /// rank's (messages, beside the TensorCore), and block j + 1 waits for
-  /// that block. LayerSliceCost::computeSeconds prices this closed form.
+  /// it holds to the next rank of its sp group (once its previous send is
+  /// done) and receives the previous rank's (messages, beside the
+  /// TensorCore), and block j + 1 waits for that block. LayerSliceCost::computeSeconds prices this closed form.
   Tasks emitRing(int64_t d, int64_t s, const Item &item, const Unit &unit,
                  const std::string &name, ArrayRef<int64_t> last) {
     const SliceWork &work = item.work;
@@ -605,7 +605,8 @@ private:
       int64_t u = r / tp, t = r % tp;
       return chipId(d, s, (u + shift + sp) % sp * tp + t);
     };
-    Tasks prev(last.begin(), last.end()), received(ranks, kNoTask);
+    Tasks prev(last.begin(), last.end()), received(ranks, kNoTask),
+        sent(ranks, kNoTask);
     int64_t blockSteps =
         std::max<int64_t>(std::llround(double(work.steps) / n), 1);
     for (int64_t j = 0; j < n; ++j) {
@@ -616,10 +617,15 @@ private:
         int64_t tag = nextTag;
         nextTag += ranks;
         int64_t bytes = toInt(work.ringBytes);
-        onRanks(d, s, [&](int64_t r) {
-          return messageTask(file::TaskKind::Send, peer(r, 1),
-                             j == 0 ? last[r] : arrived[r], bytes,
-                             tag + r);
+        // A chip's sends go one after another, as a ring's steps do (one
+        // ppermute a step): a chip that starts its ring late, with the
+        // next block already in, does not split its link between two.
+        sent = onRanks(d, s, [&](int64_t r) {
+          file::Task t = messageTask(file::TaskKind::Send, peer(r, 1),
+                                     j == 0 ? last[r] : arrived[r], bytes,
+                                     tag + r);
+          t.deps = depsOf({j == 0 ? last[r] : arrived[r], sent[r]});
+          return t;
         });
         received = onRanks(d, s, [&](int64_t r) {
           return messageTask(file::TaskKind::Recv, peer(r, -1),
