@@ -205,6 +205,7 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
     ```mlir
     module attributes {loom.parallel = #loom.parallel<tp = 8, dp = 2, sequence_parallel = true>}
     module attributes {loom.parallel = #loom.parallel<tp = 16, tp_x = 2>}
+    module attributes {loom.parallel = #loom.parallel<tp = 8, weight_gathered = true>}
     ```
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$tp,
@@ -222,7 +223,13 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
                         // tp group is a tp_x x (tp / tp_x) block, d_model
                         // split over its rows ("tp_x"), heads and d_ff over
                         // its columns ("tp_y"). 1: 1-D (Megatron).
-                        DefaultValuedParameter<"int64_t", "1">:$tp_x);
+                        DefaultValuedParameter<"int64_t", "1">:$tp_x,
+                        // loom-shard-heads weight-gathered: the tp chips
+                        // split the batch instead (Pope et al. 2023,
+                        // 3.2.3); each layer's weights, stored split tp
+                        // ways, are all-gathered before it
+                        // (loom.gather_weights).
+                        Loom_FlagParameter:$weight_gathered);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -230,7 +237,7 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
 def Loom_SplitKind : I32EnumAttr<"SplitKind", "how a weight is split", [
     I32EnumAttrCase<"column", 0>, I32EnumAttrCase<"row", 1>,
     I32EnumAttrCase<"vocab", 2>, I32EnumAttrCase<"heads", 3>,
-    I32EnumAttrCase<"experts", 4>]> {
+    I32EnumAttrCase<"experts", 4>, I32EnumAttrCase<"gathered", 5>]> {
   let cppNamespace = "::loom";
   let genSpecializedAttr = 0;
 }
@@ -254,6 +261,11 @@ def Loom_SplitAttr : AttrDef<Loom_Dialect, "Split"> {
     tp_x sub-groups: `#loom.split<column, 8 x 2>` is an up projection whose
     d_ff is split 8 ways over tp_y and its d_model 2 ways over tp_x (a norm's
     scale over d_model: `#loom.split<column, 1 x 2>`).
+
+    `gathered` (weight-gathered, #loom.parallel's weight_gathered): the
+    weight is stored split `parts` ways over the group and all-gathered
+    whole before its layer runs (loom.gather_weights); the op computes with
+    all of it on the chip's share of the batch.
 
     ```mlir
     %k = loom.linear k %h {loom.split = #loom.split<column, 8, replicas = 2>} : ...

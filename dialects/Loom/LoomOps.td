@@ -602,6 +602,30 @@ def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards",
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$concat_dim);
 }
 
+def Loom_GatherWeightsOp : Loom_Op<"gather_weights", [HasParent<"LayerOp">]> {
+  let summary = "All-gather of a layer's weights over its group (weight-gathered)";
+  let description = [{
+    The first op of a `loom.layer` under the weight-gathered layout (Pope et
+    al., "Efficiently Scaling Transformer Inference", MLSys 2023, section
+    3.2.3; #loom.parallel's weight_gathered): each chip of the group of
+    `group_size` stores 1/group_size of the layer's weights and the group
+    all-gathers them, `bytes` in all (the layer's weights; each chip
+    receives (group_size - 1) / group_size of them), before the layer runs
+    whole on the chip's share of the batch. The lowering prefetches: the
+    gather of the next layer runs while this one computes, into a second
+    buffer.
+
+    ```mlir
+    loom.gather_weights {bytes = 1610612736 : i64, group = "tp", group_size = 8 : i64}
+    ```
+  }];
+  let arguments = (ins StrAttr:$group,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 include "Loom/LoomMoEOps.td"
 include "Loom/LoomSequenceOps.td"
 

@@ -45,6 +45,10 @@ LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
   CostOpInterface cost = layer;
   footprint.weights = cost.getParameterBytes();
   footprint.kvCache = cost.getKVCacheBytes();
+  if (auto gather = dyn_cast<GatherWeightsOp>(layer.getBody().front().front())) {
+    footprint.gathered = double(gather.getBytes());
+    footprint.weights = footprint.gathered / double(gather.getGroupSize());
+  }
   for (Operation &op : layer.getBody().front()) {
     if (isa<YieldOp>(op))
       continue;

@@ -40,6 +40,11 @@ LayerSliceCost::LayerSliceCost(ArrayRef<Operation *> ops, const CostModel &model
 }
 
 void LayerSliceCost::addOp(Operation &op) {
+  // Weight-gathered: no task of the layer's own; the stage prefetches it.
+  if (auto gather = dyn_cast<GatherWeightsOp>(op)) {
+    gatherBytes += double(gather.getBytes());
+    return;
+  }
   auto cost = dyn_cast<CostOpInterface>(op);
   if (!cost || isa<YieldOp, LocalShardOp, LayerOp>(op))
     return;
@@ -590,6 +595,7 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
   };
   return &model == &other.model && tokens == other.tokens &&
          share == other.share && decompose == other.decompose &&
+         gatherBytes == other.gatherBytes &&
          sameAxes(axes, other.axes) && sameAxes(spAxes, other.spAxes) &&
          llvm::equal(terms, other.terms, [&](const Term &a, const Term &b) {
            return price(a) == price(b);
@@ -618,6 +624,20 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
                  : computeSeconds(work);
   });
   return total;
+}
+
+double LayerSliceCost::gatherSeconds() const {
+  return model.weightGatherTime(axes, gatherBytes);
+}
+
+double loom::weightGatheredSeconds(double before, ArrayRef<double> compute,
+                                   ArrayRef<double> gather) {
+  if (compute.empty())
+    return before;
+  double total = std::max(before, gather.front());
+  for (size_t i = 0; i + 1 < compute.size(); ++i)
+    total += std::max(compute[i], gather[i + 1]);
+  return total + compute.back();
 }
 
 int64_t loom::tasksOf(const SliceWork &work) {
@@ -701,6 +721,11 @@ int64_t StageSliceCost::tasksPerRank(int64_t length) const {
         counted[kind] = count(stageLayers[s][index]);
       }
       tasks += *counted[kind];
+      // Weight-gathered: the buffer's allocation and release and the
+      // gather's start and done.
+      if (stageLayers[kinds[kind].first][kinds[kind].second]
+              .getGatherBytes() > 0)
+        tasks += 4;
     }
   if (prologue)
     tasks += count(*prologue);
@@ -737,14 +762,25 @@ double StageSliceCost::stageSeconds(
   // order, so it is the same to the bit (the search's DPs price thousands
   // of slices per plan, each over every layer: issue 19, item 5).
   double total = 0;
+  bool gathered = false;
+  SmallVector<double> compute, gather;
   for (unsigned kind : kindOf[stage]) {
+    const LayerSliceCost &layer =
+        stageLayers[kinds[kind].first][kinds[kind].second];
     if (!priced[kind])
-      priced[kind] = stageLayers[kinds[kind].first][kinds[kind].second]
-                         .seconds(length, context);
+      priced[kind] = layer.seconds(length, context);
     total += *priced[kind];
+    compute.push_back(*priced[kind]);
+    gather.push_back(layer.gatherSeconds());
+    gathered |= layer.getGatherBytes() > 0;
   }
-  if (stage == 0 && prologue)
-    total += prologue->seconds(length, context);
+  double before =
+      stage == 0 && prologue ? prologue->seconds(length, context) : 0;
+  // Weight-gathered: each layer's gather prefetched under the one before.
+  if (gathered)
+    total = weightGatheredSeconds(before, compute, gather);
+  else
+    total += before;
   if (stage + 1 == getStages() && epilogue)
     total += epilogue->seconds(length, context);
   return total;

@@ -76,6 +76,13 @@ bool CostModel::isRing(llvm::ArrayRef<GroupAxis> axes) {
   return (spanned == 1 && wraps) || (spanned >= 2 && members % 2 == 0);
 }
 
+double CostModel::weightGatherTime(llvm::ArrayRef<GroupAxis> axes,
+                                   double bytes) const {
+  if (bytes <= 0)
+    return 0;
+  return collectiveTime(CollectiveKind::AllGather, axes, bytes);
+}
+
 double CostModel::collectiveTime(CollectiveKind kind,
                                  llvm::ArrayRef<GroupAxis> axes,
                                  double bytes) const {

@@ -79,6 +79,9 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
       // Only for a 2-D block, so 1-D plans keep their files.
       if (r.tpX > 1)
         j.attribute("tp_x", r.tpX);
+      // Only when set, likewise.
+      if (r.weightGathered)
+        j.attribute("weight_gathered", true);
       j.attribute("ep", r.ep);
       if (r.sp > 1)
         j.attribute("sp", r.sp);
@@ -219,13 +222,16 @@ struct PlanFileReader {
     json.keys(o, path,
               {"tp", "ep", "sp", "sp_mode", "stages", "data_parallel",
                "sequence_parallel", "slices", "interleave", "microbatches",
-               "virtual_stages", "decompose", "tp_x", "placement"},
+               "virtual_stages", "decompose", "tp_x", "placement",
+               "weight_gathered"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
       r.ep = json.integer(o, "ep", path, 1);
     if (o.get("tp_x"))
       r.tpX = json.integer(o, "tp_x", path, 2);
+    if (o.get("weight_gathered"))
+      r.weightGathered = boolean(o, "weight_gathered", path);
     if (o.get("interleave"))
       r.interleave = json.integer(o, "interleave", path, 1);
     if (o.get("microbatches"))

@@ -261,6 +261,25 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     }
     out.request.tpX = best;
   }
+  if (request.weightGathered) {
+    const char *why =
+        request.tpX != 1 ? "it gathers over the whole tp group, not a 2-D block"
+        : request.tp < 2 ? "it needs a group of at least 2 chips (give --tp)"
+        : request.sp > 1 || request.ep > 1
+            ? "its tp chips split the batch alone (no sp, no ep)"
+        : request.sequenceParallel ? "it does not split the sequence"
+        : request.decompose ? "it has no collective matmul to decompose"
+        : request.interleave > 1 || request.microbatches > 1 ||
+                request.virtualStages > 1
+            ? "each stage runs its units one after another, each layer's "
+              "gather prefetched under the layer before (give interleave, "
+              "microbatches and virtual stages 1)"
+            : nullptr;
+    if (why) {
+      out.failure = std::string("the weight-gathered layout cannot run: ") + why;
+      return planned;
+    }
+  }
   if (out.request.tpX > 1 && request.decompose) {
     out.failure = "decompose runs on a 1-D tensor-parallel ring; a 2-D "
                   "block's sub-groups are not decomposed";
@@ -365,6 +384,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   PlanPipelineOptions pipelineOptions;
   pipelineOptions.tp = request.tp;
   pipelineOptions.tpX = out.request.tpX;
+  pipelineOptions.weightGathered = request.weightGathered;
   pipelineOptions.ep = request.ep;
   pipelineOptions.sp = request.sp;
   pipelineOptions.spMode = request.spMode;
@@ -588,14 +608,14 @@ void lowerAndSimulate(Planned &planned, bool trace) {
 /// The cost model's order, made total by the degrees.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
   return std::make_tuple(a.predicted, a.request.tp, a.request.tpX,
-                         a.request.sp,
+                         a.request.weightGathered, a.request.sp,
                          a.request.spMode, a.request.stages,
                          a.request.dataParallel, a.request.interleave,
                          a.request.microbatches, a.request.decompose,
                          a.request.sequenceParallel,
                          a.request.virtualStages, a.request.placement) <
          std::make_tuple(b.predicted, b.request.tp, b.request.tpX,
-                         b.request.sp,
+                         b.request.weightGathered, b.request.sp,
                          b.request.spMode, b.request.stages,
                          b.request.dataParallel, b.request.interleave,
                          b.request.microbatches, b.request.decompose,
@@ -636,8 +656,13 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   bool diffusion = false;
   bool decode = false;
   SequenceDegrees sequenceDegrees;
-  // The (tp, tp_x) layouts searched: tp_x 1 is the 1-D layout.
-  SmallVector<std::pair<int64_t, int64_t>> layouts;
+  // The layouts searched: (tp, tp_x), tp_x 1 the 1-D layout; `gathered`:
+  // weight-gathered over the tp chips (Pope et al. 2023, section 3.2.3).
+  struct Layout {
+    int64_t tp, tpX;
+    bool gathered;
+  };
+  SmallVector<Layout> layouts;
   {
     Captured quiet(context);
     OwningOpRef<ModuleOp> module =
@@ -657,19 +682,33 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     sequenceDegrees = searchedSequenceDegrees(*module, chips);
     // 1-D layouts, then 2-D weight-stationary blocks (Pope et al. 2023)
     // of every tp that tiles the slice, as --tp-layout allows.
-    bool oneD = !request.fixTpLayout || request.tpX == 1;
+    bool oneD = !request.fixTpLayout ||
+                (request.tpX == 1 && !request.weightGathered);
     bool twoD = (!request.fixTpLayout || request.tpX != 1) &&
                 !request.sequenceParallel && !decode;
+    // Weight-gathered: a batched prefill of a causal model (it moves
+    // weights instead of activations, which pays only when batch x tokens
+    // is large; Pope et al. 2023, section 3.2.3), over each group that
+    // divides the batch and tiles the slice. MoE layers are not gathered.
+    bool moe = false;
+    module->walk([&](MoEExpertsOp) { moe = true; });
+    bool gathered = (!request.fixTpLayout || request.weightGathered) &&
+                    !request.sequenceParallel && !decode && !diffusion &&
+                    !moe && batch > 1;
     if (oneD)
       for (int64_t tp : degrees)
-        layouts.push_back({tp, 1});
+        layouts.push_back({tp, 1, false});
     if (twoD)
       for (int64_t tp = 4; tp <= chips; ++tp)
         if (chips % tp == 0)
           for (int64_t x : validTensorRows(*module, target->getTopologyDesc(),
                                            tp))
             if (request.tpX <= 1 || x == request.tpX)
-              layouts.push_back({tp, x});
+              layouts.push_back({tp, x, false});
+    if (gathered)
+      for (int64_t tp = 2; tp <= chips && tp <= batch; ++tp)
+        if (chips % tp == 0 && batch % tp == 0)
+          layouts.push_back({tp, 1, true});
   }
   // Microbatches of a batched prefill's sequences (#loom.pipeline): on a
   // pipeline only (one stage has no bubble for them to fill), of causal
@@ -786,7 +825,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   };
   // Every candidate layout first, so that progress can say of how many.
   std::vector<PlanRequest> candidates;
-  for (auto [tp, tpX] : layouts)
+  for (auto [tp, tpX, gathered] : layouts)
     for (int64_t stages = 1; stages <= layers; ++stages) {
       // (The lowering lays replicas out only when tp x stages divides the
       // topology.)
@@ -795,11 +834,15 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         continue;
       // Data parallelism splits the batch.
       for (int64_t dp = 1; dp <= batch && dp <= chips / (tp * stages); ++dp) {
-        // A 2-D block runs alone in its stage: no ep, no sp.
+        // A 2-D block runs alone in its stage: no ep, no sp; so does a
+        // weight-gathered group, whose tp chips split the replica's batch.
+        if (gathered && (batch / dp) % tp != 0)
+          continue;
         SmallVector<int64_t> oneEp{1};
-        for (int64_t ep : tpX > 1 ? ArrayRef<int64_t>(oneEp) : expertDegrees(tp))
+        for (int64_t ep : tpX > 1 || gathered ? ArrayRef<int64_t>(oneEp)
+                                              : expertDegrees(tp))
         for (auto [sp, ring] : sequenceDegrees.withModes(tp, request)) {
-          if (tpX > 1 && sp > 1)
+          if ((tpX > 1 || gathered) && sp > 1)
             continue;
           if (batch % dp != 0 ||
               (request.fixDataParallel && dp != request.dataParallel) ||
@@ -837,8 +880,15 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
             // over d_model, not the sequence.)
             if (tpX > 1 && (decompose || megatronSp))
               continue;
+            // (A weight-gathered stage runs its units one after another,
+            // each layer's gather prefetched: one microbatch, no zipped
+            // units, no virtual stages, no decomposed collectives.)
+            if (gathered && (interleave > 1 || decompose || megatronSp ||
+                             microbatches > 1 || virtualStages > 1))
+              continue;
             PlanRequest candidate = request;
             candidate.tpX = tpX;
+            candidate.weightGathered = gathered;
             candidate.microbatches = microbatches;
             candidate.decompose = decompose;
             candidate.sequenceParallel |= megatronSp;

@@ -74,7 +74,8 @@ std::string loom::planName(const PlanOutcome &p) {
                      p.request.tpX > 1
                          ? fmt::format(" (2-D {} x {})", p.request.tpX,
                                        p.request.tp / p.request.tpX)
-                         : "",
+                     : p.request.weightGathered ? std::string(" (weight-gathered)")
+                                                : "",
                      p.request.sp > 1
                          ? fmt::format(" x sp {}{}", p.request.sp,
                                        p.request.spMode == "ring" ? " (ring)"
@@ -239,7 +240,9 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     });
     j.attribute("tp", p.request.tp);
     // 1-D or 2-D weight-stationary, with the block's rows (tp_x).
-    j.attribute("tp_layout", p.request.tpX > 1 ? "2d" : "1d");
+    j.attribute("tp_layout", p.request.tpX > 1          ? "2d"
+                             : p.request.weightGathered ? "weight-gathered"
+                                                        : "1d");
     if (p.request.tpX > 1)
       j.attribute("tp_x", p.request.tpX);
     j.attribute("stages", p.request.stages);

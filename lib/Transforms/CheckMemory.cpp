@@ -53,13 +53,15 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
         // A layer's stage is its chunk; a stage holds chunks s, s + K, ...
         if (static_cast<int64_t>(layer.getStage().value_or(0)) % stages == s)
           layers.push_back(layer);
-      double weights = 0, kv = 0, activations = 0, largestLayer = 0;
+      double weights = 0, kv = 0, activations = 0, largestLayer = 0,
+             gathered = 0;
       int64_t largestIndex = -1;
       for (LayerOp layer : layers) {
         LayerFootprint f = layerFootprint(layer, patches);
         weights += f.weights;
         kv += f.kvCache;
         activations = std::max(activations, f.workingSet * fraction);
+        gathered = std::max(gathered, f.gathered);
         if (f.weights > largestLayer) {
           largestLayer = f.weights;
           largestIndex = layer.getIndex();
@@ -79,7 +81,10 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
       SmallVector<MemoryItem> items = {
           {"weights of " + range, weights},
           {patches ? "stale K/V of the previous step" : "KV cache", kv},
-          {"activations in flight", activations}};
+          {"activations in flight", activations},
+          // Weight-gathered: the layer running and the next one's,
+          // prefetched (Pope et al. 2023, 3.2.3), gathered whole.
+          {"gathered weights of two layers", 2 * gathered}};
       if (s == 0)
         items.push_back({"embeddings and other ops before the first layer",
                          view->prologueWeights});

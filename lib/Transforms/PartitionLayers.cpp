@@ -217,7 +217,8 @@ struct PartitionLayersPass
                                       dataParallel,
                                       layout.getSequenceParallel(),
                                       layout.getEp(), layout.getSp(),
-                                      layout.getTpX()));
+                                      layout.getTpX(),
+                                      layout.getWeightGathered()));
 
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();

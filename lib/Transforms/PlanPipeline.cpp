@@ -21,6 +21,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   shard.tp = options.tp;
   shard.sequenceParallel = options.sequenceParallel;
   shard.tpX = options.tpX;
+  shard.weightGathered = options.weightGathered;
   pm.addPass(createShardHeads(shard));
   if (options.sp != 1) {
     ShardSequenceOptions sequence;

@@ -141,7 +141,8 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep) {
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(), ep,
-                                    parallel.getSp(), parallel.getTpX()));
+                                    parallel.getSp(), parallel.getTpX(),
+                                    parallel.getWeightGathered()));
   return success();
 }
 

@@ -633,7 +633,142 @@ static LogicalResult shardTwoD(ModuleOp module,
   TwoDSharder(module, x).run();
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, 1, false, 1, 1,
-                                    x));
+                                    x, false));
+  return success();
+}
+
+/// The batch of the model function: dim 0 of its first layer's input.
+static int64_t layerBatch(LayerOp layer) {
+  for (Value input : layer.getInputs())
+    if (auto type = dyn_cast<RankedTensorType>(input.getType());
+        type && type.getRank() >= 1)
+      return type.getDimSize(0);
+  return 0;
+}
+
+/// loom-shard-heads weight-gathered (Pope et al. 2023, section 3.2.3): the
+/// tp chips split the batch; each runs whole layers on batch / tp of the
+/// sequences, with the layer's weights (stored split tp ways) all-gathered
+/// first. Every tensor's dim 0 is the batch and shrinks tp times.
+static LogicalResult shardWeightGathered(ModuleOp module,
+                                         const HeadShardingOptions &options,
+                                         const TopologyDesc &topology) {
+  int64_t tp = options.tp, chips = topology.numChips();
+  if (options.tpX != 1 || options.sequenceParallel)
+    return module.emitError()
+           << "weight-gathered splits the batch over the whole tp group and "
+              "gathers whole layers' weights; drop "
+           << (options.tpX != 1 ? "tp-x" : "sequence-parallel");
+  SmallVector<func::FuncOp> funcs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && !func.getOps<LayerOp>().empty())
+      funcs.push_back(func);
+  if (funcs.empty())
+    return module.emitError()
+           << "weight-gathered gathers each loom.layer's weights; the module "
+              "has no layers";
+  int64_t batch = layerBatch(*funcs.front().getOps<LayerOp>().begin());
+  auto valid = [&] {
+    SmallVector<int64_t> sizes;
+    for (int64_t d = 2; d <= chips; ++d)
+      if (batch % d == 0 && chips % d == 0)
+        sizes.push_back(d);
+    return sizes.empty() ? std::string("none (a batch of ") +
+                               std::to_string(batch) +
+                               " does not split over 2 or more chips)"
+                         : joinDegrees(sizes);
+  };
+  if (tp < 2 || tp > chips || chips % tp != 0 || batch % tp != 0) {
+    InFlightDiagnostic diag =
+        funcs.front().emitError()
+        << "weight-gathered cannot split the batch of " << batch << " over tp = "
+        << tp << " chips: ";
+    if (tp < 2)
+      diag << "it needs a group of at least 2";
+    else if (tp > chips || chips % tp != 0)
+      diag << "groups of " << tp << " do not tile the " << chips
+           << " chips of " << topology.name;
+    else
+      diag << "each chip runs an equal share of the sequences";
+    return diag << "; valid group sizes on " << topology.name << ": "
+                << valid();
+  }
+  // Every tensor must lead with the batch, or the split is not a split of
+  // the batch.
+  Operation *wrong = nullptr;
+  for (func::FuncOp func : funcs) {
+    func.walk([&](Operation *op) {
+      if (isa<MoERouteOp, MoEExpertsOp, MoECombineOp>(op)) {
+        wrong = op;
+        return WalkResult::interrupt();
+      }
+      for (Type type : op->getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(type);
+            tensor && (tensor.getRank() < 1 || tensor.getDimSize(0) != batch)) {
+          wrong = op;
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (wrong)
+      break;
+  }
+  if (wrong) {
+    if (isa<MoERouteOp, MoEExpertsOp, MoECombineOp>(wrong))
+      return wrong->emitError()
+             << "weight-gathered gathers dense layers' weights; MoE layers "
+                "are not split this way (use tp or ep)";
+    return wrong->emitError()
+           << "weight-gathered splits dim 0, the batch of " << batch
+           << ", of every tensor, but this op's result does not lead with it";
+  }
+  MLIRContext *context = module.getContext();
+  auto shrink = [&](Type type) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || tensor.getRank() < 1)
+      return type;
+    return withDim(tensor, 0, tensor.getDimSize(0) / tp);
+  };
+  SplitAttr gathered = SplitAttr::get(context, SplitKind::gathered, tp, 1, 1);
+  for (func::FuncOp func : funcs) {
+    SmallVector<Type> inputs, results;
+    for (Type t : func.getFunctionType().getInputs())
+      inputs.push_back(shrink(t));
+    for (Type t : func.getFunctionType().getResults())
+      results.push_back(shrink(t));
+    func.setType(FunctionType::get(context, inputs, results));
+    func.walk([&](Block *block) {
+      for (BlockArgument arg : block->getArguments())
+        arg.setType(shrink(arg.getType()));
+    });
+    func.walk([&](Operation *op) {
+      for (OpResult result : op->getResults())
+        result.setType(shrink(result.getType()));
+    });
+    for (LayerOp layer : func.getOps<LayerOp>()) {
+      int64_t weights = 0;
+      for (Operation &op : layer.getBody().front())
+        if (auto cost = dyn_cast<CostOpInterface>(op))
+          if (int64_t bytes = cost.getParameterBytes(); bytes > 0) {
+            weights += bytes;
+            op.setAttr(kSplitAttrName, gathered);
+          }
+      OpBuilder b = OpBuilder::atBlockBegin(&layer.getBody().front());
+      GatherWeightsOp::create(b, layer.getLoc(), kGroup, tp, weights);
+    }
+  }
+  // What one chip runs: batch / tp of the sequences (as a data-parallel
+  // replica's module says its share).
+  if (ModelAttr model = getModel(module))
+    module->setAttr(
+        kModelAttrName,
+        ModelAttr::get(context, model.getName(), model.getFamily(),
+                       model.getMode(), model.getBatch() / tp, model.getSeq(),
+                       model.getResolution(), model.getTextTokens(),
+                       model.getSteps(), model.getHeight(), model.getWidth(),
+                       model.getFrames()));
+  module->setAttr(kParallelAttrName,
+                  ParallelAttr::get(context, tp, 1, false, 1, 1, 1, true));
   return success();
 }
 
@@ -666,6 +801,8 @@ LogicalResult loom::shardHeads(ModuleOp module,
     return module.emitError()
            << "tp = " << options.tp << " needs more chips than " << topology->name
            << " has (" << chips << "); valid degrees: " << validDegrees();
+  if (options.weightGathered)
+    return shardWeightGathered(module, options, *topology);
   if (options.tpX != 1)
     return shardTwoD(module, options, *topology);
   if (options.sequenceParallel && options.tp == 1)
@@ -691,7 +828,7 @@ LogicalResult loom::shardHeads(ModuleOp module,
   HeadSharder(module, options.tp, options.sequenceParallel).run();
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), options.tp, 1,
-                                    options.sequenceParallel, 1, 1, 1));
+                                    options.sequenceParallel, 1, 1, 1, false));
   return success();
 }
 
@@ -704,6 +841,7 @@ struct ShardHeadsPass : public loom::impl::ShardHeadsBase<ShardHeadsPass> {
     options.tp = tp;
     options.sequenceParallel = sequenceParallel;
     options.tpX = tpX;
+    options.weightGathered = weightGathered;
     if (failed(shardHeads(getOperation(), options)))
       signalPassFailure();
   }

@@ -468,7 +468,8 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(),
-                                    parallel.getEp(), sp, parallel.getTpX()));
+                                    parallel.getEp(), sp, parallel.getTpX(),
+                                    parallel.getWeightGathered()));
   return success();
 }
 

@@ -87,18 +87,25 @@ static cl::opt<SpMode> spMode(
                           "K/V blocks passed around a ring of the sp chips, "
                           "overlapped with the attention (Liu et al. 2023); "
                           "any head count")));
-enum class TpLayout { oneD, twoD };
+enum class TpLayout { oneD, twoD, weightGathered };
 static cl::opt<TpLayout> tpLayout(
     "tp-layout", cl::init(TpLayout::oneD), cl::cat(category),
     cl::desc("How the tensor-parallel group splits the layers (a search "
-             "tries both unless given)"),
+             "tries 1d and 2d, and weight-gathered for a batched prefill, "
+             "unless given)"),
     cl::values(clEnumValN(TpLayout::oneD, "1d",
                           "Megatron: heads and d_ff over the whole group"),
                clEnumValN(TpLayout::twoD, "2d",
                           "2-D weight-stationary (Pope et al. 2023): the "
                           "group is a tp-x x (tp / tp-x) block, d_model "
                           "split over its rows, heads and d_ff over its "
-                          "columns; decoder LLMs")));
+                          "columns; decoder LLMs"),
+               clEnumValN(TpLayout::weightGathered, "weight-gathered",
+                          "weight-gathered (Pope et al. 2023, 3.2.3): the "
+                          "tp chips split the batch and run whole layers, "
+                          "each layer's weights (stored split tp ways) "
+                          "all-gathered before it, prefetched; batched "
+                          "prefill")));
 static cl::opt<int64_t>
     tpXOpt("tp-x", cl::init(0), cl::cat(category),
            cl::desc("--tp-layout=2d: rows of the tp block (0: the one "
@@ -240,6 +247,7 @@ int main(int argc, char **argv) {
                 "--tp-layout=2d with it");
   // 0: the planner chooses the block's rows.
   request.tpX = tpLayout == TpLayout::twoD ? int64_t(tpXOpt) : 1;
+  request.weightGathered = tpLayout == TpLayout::weightGathered;
   request.fixTpLayout = tpLayout.getNumOccurrences() > 0;
   request.placement = placementOpt;
   request.fixPlacement = placementOpt.getNumOccurrences() > 0;

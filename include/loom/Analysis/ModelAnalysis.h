@@ -34,6 +34,10 @@ struct LayerFootprint {
   /// All intermediate results of one pass through the layer at the full
   /// sequence: an upper bound of its live activations.
   double workingSet = 0;
+  /// Weight-gathered (loom.gather_weights): the whole layer's weights, the
+  /// buffer they are gathered into before it runs (`weights` is then the
+  /// chip's stored 1/N of them). 0 otherwise.
+  double gathered = 0;
 };
 
 LayerFootprint layerFootprint(LayerOp layer, bool patches);

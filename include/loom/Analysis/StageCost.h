@@ -165,6 +165,11 @@ public:
   bool pricesAs(const LayerSliceCost &other) const;
   /// Decompose the collective matmuls of this layer (docs/overlap.md).
   void setDecompose(bool on) { decompose = on; }
+  /// Weight-gathered (loom.gather_weights): the bytes of the layer's
+  /// weights all-gathered before it runs (0: none), and the gather's seconds
+  /// on the tp group (CostModel::weightGatherTime).
+  double getGatherBytes() const { return gatherBytes; }
+  double gatherSeconds() const;
   /// Whether any of its ops would decompose.
   bool hasDecomposable() const {
     return llvm::any_of(terms, [](const Term &t) { return t.pairNext; });
@@ -223,7 +228,18 @@ private:
   /// The compute term (kernel) each op placed so far runs in.
   llvm::DenseMap<mlir::Operation *, size_t> kernelOf;
   bool decompose = false;
+  double gatherBytes = 0;
 };
+
+/// A weight-gathered stage's seconds for one unit (Pope et al. 2023,
+/// section 3.2.3), as the lowering runs it: layer i's gather (`gather[i]`
+/// seconds) and compute (`compute[i]`) with the next layer's gather
+/// prefetched into a second buffer while a layer computes. The first gather
+/// runs beside the ops before the layers (`before` seconds); then layer i
+/// and the gather of layer i + 1 start together, so
+///   max(before, g_0) + sum_{i < n-1} max(c_i, g_{i+1}) + c_{n-1}.
+double weightGatheredSeconds(double before, llvm::ArrayRef<double> compute,
+                             llvm::ArrayRef<double> gather);
 
 /// Seconds of a slice on the slowest stage of a pipelined model: each stage
 /// runs its layers (by their `stage`) one after another; the first also the

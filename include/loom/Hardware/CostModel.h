@@ -149,6 +149,12 @@ public:
   double collectiveTime(CollectiveKind kind, llvm::ArrayRef<GroupAxis> axes,
                         double bytes) const;
 
+  /// Weight-gathered (Pope et al., MLSys 2023, section 3.2.3): the
+  /// all-gather of a layer's `bytes` of weights, stored 1/N on each chip of
+  /// the group on `axes`, before the layer runs: each chip receives
+  /// (N - 1) / N of them, on the group's ring or line as any all-gather.
+  double weightGatherTime(llvm::ArrayRef<GroupAxis> axes, double bytes) const;
+
   /// Whether a group on `axes` runs its collectives as a ring (else a line).
   static bool isRing(llvm::ArrayRef<GroupAxis> axes);
 

@@ -41,6 +41,10 @@ struct PlanRequest {
   /// group is a tpX x (tp / tpX) block, d_model split over its tpX rows;
   /// 1: the 1-D layout.
   int64_t tpX = 1;
+  /// Weight-gathered (Pope et al. 2023, section 3.2.3): the tp chips split
+  /// the batch and run whole layers, each layer's weights (stored split tp
+  /// ways) all-gathered before it, prefetched under the layer before.
+  bool weightGathered = false;
   /// Expert parallelism (MoE models): experts split over ep chips of the
   /// tensor-parallel group.
   int64_t ep = 1;

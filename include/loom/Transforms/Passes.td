@@ -120,6 +120,17 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
     topology or the model does not split; decoder layers only (no MoE,
     DiT, sequence parallelism).
 
+    With `weight-gathered` (Pope et al. 2023, section 3.2.3) the tp chips
+    split the batch instead: every tensor's dim 0 (the batch) shrinks tp
+    times and each chip runs whole layers on its share of the sequences.
+    Each layer's weights are stored split tp ways (`#loom.split<gathered,
+    N>` on every op with weights) and all-gathered by a `loom.gather_weights`
+    at the top of the layer (the lowering prefetches the next layer's while
+    one computes). The ops before and after the layers (embedding, LM head)
+    keep whole copies. Refused, naming the valid group sizes, when tp does
+    not divide the batch or tile the topology; MoE layers are refused.
+    Records `#loom.parallel<tp = N, weight_gathered = true>`.
+
     Records the layout on the module: `loom.parallel = #loom.parallel<tp = N>`
     (with `sequence_parallel = true` when asked); each split op carries its
     `loom.split`.
@@ -132,6 +143,9 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
     Option<"tpX", "tp-x", "int64_t", /*default=*/"1",
            "2-D weight-stationary: rows of the tp block (d_model split over "
            "them, heads and d_ff over its tp / tp-x columns); 1: 1-D">,
+    Option<"weightGathered", "weight-gathered", "bool", /*default=*/"false",
+           "Weight-gathered (Pope et al. 2023, 3.2.3): the tp chips split "
+           "the batch, each layer's weights all-gathered before it">,
   ];
 }
 

@@ -22,6 +22,11 @@ struct PlanPipelineOptions
                       llvm::cl::desc("2-D weight-stationary: rows of the tp "
                                      "block (d_model split over them); 1: 1-D"),
                       llvm::cl::init(1)};
+  Option<bool> weightGathered{
+      *this, "weight-gathered",
+      llvm::cl::desc("Weight-gathered (Pope et al. 2023, 3.2.3): the tp "
+                     "chips split the batch, layers' weights all-gathered"),
+      llvm::cl::init(false)};
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",
       llvm::cl::desc("Split activations along the sequence between matmuls"),

@@ -28,6 +28,10 @@ struct HeadShardingOptions {
   /// (tp / tpX) block of the torus, d_model split over its tp_x sub-groups
   /// and heads and d_ff over its tp_y ones. 1: Megatron's 1-D layout.
   int64_t tpX = 1;
+  /// Weight-gathered (Pope et al. 2023, section 3.2.3): the tp chips split
+  /// the batch and run whole layers, each layer's weights (stored split tp
+  /// ways) all-gathered before it (loom.gather_weights).
+  bool weightGathered = false;
 };
 
 /// Rewrites `module` into the per-chip (SPMD) view of `options.tp`-way

@@ -161,6 +161,13 @@ public:
              << " zips units on a stage, which virtual stages (" << chunks / stages
              << " chunks a stage, run in Megatron's order) do not; give "
                 "interleave 1";
+    gathered = getParallelOrDefault(module).getWeightGathered();
+    if (gathered && (interleave > 1 || chunks > stages || decompose))
+      return view.func.emitError()
+             << "convert-loom-to-sched: a weight-gathered plan runs each "
+                "stage's units one after another (each layer's gather "
+                "prefetched under the layer before); give interleave 1, no "
+                "virtual stages and no decompose";
     planStages();
     buildUnits();
     if (decompose && failed(checkDecomposition(topology)))
@@ -729,9 +736,12 @@ private:
         }
         // The units' ops zipped: while one unit's collective runs, the
         // TensorCore computes the same op of the others (docs/overlap.md).
-        for (size_t i = 0; i < work.front().size(); ++i)
-          for (auto [k, unit] : llvm::enumerate(group))
-            lasts[k] = emitItem(d, s, work[k][i], unit, lasts[k]);
+        if (gathered)
+          lasts[0] = emitGathered(d, s, work[0], group[0], lasts[0]);
+        else
+          for (size_t i = 0; i < work.front().size(); ++i)
+            for (auto [k, unit] : llvm::enumerate(group))
+              lasts[k] = emitItem(d, s, work[k][i], unit, lasts[k]);
         for (auto [k, unit] : llvm::enumerate(group)) {
           double fraction = shareOf(unit);
           // The activations are released when the unit's work is done; its
@@ -765,6 +775,111 @@ private:
         }
       }
     }
+  }
+
+  /// Adds `extra[r]` to the dependencies of task `tasks[r]` on each rank.
+  void addDeps(int64_t d, int64_t s, ArrayRef<int64_t> tasks,
+               ArrayRef<int64_t> extra) {
+    for (int64_t r = 0; r < ranks; ++r)
+      if (tasks[r] != kNoTask && extra[r] != kNoTask)
+        out.chips[slot.find(chipId(d, s, r))->second]
+            .tasks[tasks[r]]
+            .deps.push_back(extra[r]);
+  }
+
+  /// A weight-gathered stage's unit (Pope et al. 2023, section 3.2.3):
+  /// layer i's weights are all-gathered over the stage's tp chips into a
+  /// buffer of their own, prefetched: the gather of layer i + 1 starts as
+  /// layer i does (once layer i - 1 is done and its buffer released, and
+  /// layer i's gather is done), so at most two layers' buffers are live.
+  /// The first gather starts with the unit, beside the ops before the
+  /// layers. weightGatheredSeconds prices this closed form.
+  Tasks emitGathered(int64_t d, int64_t s, ArrayRef<Item> items,
+                     const Unit &unit, Tasks last) {
+    const StagePlan &plan = plans[s];
+    int64_t n = plan.layers.size();
+    SmallVector<Tasks> allocs(n, Tasks(ranks, kNoTask)),
+        done(n, Tasks(ranks, kNoTask)), freed(n, Tasks(ranks, kNoTask));
+    // Layer i's gather after `deps` (its buffer first).
+    auto gather = [&](int64_t i, ArrayRef<ArrayRef<int64_t>> deps) {
+      double bytes = plan.costs[i].getGatherBytes();
+      if (bytes <= 0)
+        return;
+      std::string name = "layer" +
+                         std::to_string(LayerOp(plan.layers[i]).getIndex()) +
+                         ".gathered_weights";
+      allocs[i] = onRanks(d, s, [&](int64_t r) {
+        SmallVector<int64_t, 3> on;
+        for (ArrayRef<int64_t> dep : deps)
+          on.push_back(dep[r]);
+        return allocTask(MemoryKind::Weights, toInt(bytes), name, on);
+      });
+      int64_t tag = nextTag;
+      nextTag += sp;
+      Tasks starts = onRanks(d, s, [&](int64_t r) {
+        file::Task t;
+        t.kind = file::TaskKind::Collective;
+        t.collective = CollectiveKind::AllGather;
+        t.deps = depsOf({allocs[i][r]});
+        for (int64_t m = 0; m < tp; ++m)
+          t.group.push_back(chipId(d, s, r / tp * tp + m));
+        t.bytes = toInt(bytes);
+        t.tag = tag + r / tp;
+        return t;
+      });
+      done[i] = onRanks(d, s, [&](int64_t r) {
+        file::Task t;
+        t.kind = file::TaskKind::CollectiveDone;
+        t.start = starts[r];
+        return t;
+      });
+    };
+    std::map<int64_t, int64_t> position;
+    for (auto [i, layer] : llvm::enumerate(plan.layers))
+      position[LayerOp(layer).getIndex()] = i;
+    gather(0, {last});
+    // The end of the layer before (of the ops before the layers for the
+    // first).
+    Tasks before = last;
+    int64_t current = -1;
+    for (const Item &item : items) {
+      int64_t i = item.layer >= 0 ? position[item.layer] : -1;
+      if (i != current && current >= 0) {
+        // Layer `current` is done: release its buffer.
+        if (allocs[current].front() != kNoTask)
+          freed[current] = onRanks(d, s, [&](int64_t r) {
+            file::Task t;
+            t.kind = file::TaskKind::Free;
+            t.alloc = allocs[current][r];
+            t.deps = depsOf({last[r]});
+            return t;
+          });
+      }
+      if (i >= 0 && i != current) {
+        // Layer i starts: prefetch layer i + 1 into the other buffer.
+        before = last;
+        if (i + 1 < n)
+          gather(i + 1, {done[i], before,
+                         i > 0 ? ArrayRef<int64_t>(freed[i - 1]) : before});
+        Tasks first = emitItem(d, s, item, unit, last);
+        addDeps(d, s, first, done[i]);
+        last = first;
+        current = i;
+        continue;
+      }
+      if (i < 0 && item.layer < 0 && current >= 0)
+        current = -1;
+      last = emitItem(d, s, item, unit, last);
+    }
+    if (current >= 0 && allocs[current].front() != kNoTask)
+      onRanks(d, s, [&](int64_t r) {
+        file::Task t;
+        t.kind = file::TaskKind::Free;
+        t.alloc = allocs[current][r];
+        t.deps = depsOf({last[r]});
+        return t;
+      });
+    return last;
   }
 
   /// Interleaved stages (Narayanan et al., SC'21, section 2.2.2): chunk c
@@ -843,6 +958,8 @@ private:
   const CostModel &model;
   int64_t interleave;
   bool decompose;
+  /// Weight-gathered (#loom.parallel's weight_gathered).
+  bool gathered = false;
   // A stage's ranks: tp x sp chips (r = u * tp + t).
   int64_t tp = 1, sp = 1, ranks = 1, dp = 1, stages = 1, tokens = 0,
           nextTag = 0;

@@ -435,7 +435,7 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
                      int64_t dp, bool sequenceParallel, int64_t ep,
-                     int64_t sp, int64_t tpX) {
+                     int64_t sp, int64_t tpX, bool weightGathered) {
   if (tp < 1 || dp < 1)
     return emitError() << "tp and dp must be positive, got " << tp << " and "
                        << dp;
@@ -457,6 +457,12 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
   if (tpX > 1 && (sp > 1 || ep > 1 || sequenceParallel))
     return emitError() << "a 2-D tensor-parallel group (tp_x = " << tpX
                        << ") runs without sp, ep or sequence_parallel";
+  if (weightGathered && (tp < 2 || tpX > 1 || sp > 1 || ep > 1 ||
+                         sequenceParallel))
+    return emitError() << "weight_gathered splits the batch over the tp group "
+                          "and gathers whole layers' weights: it needs tp >= 2 "
+                          "and no tp_x, sp, ep or sequence_parallel, got tp = "
+                       << tp;
   return success();
 }
 
@@ -472,7 +478,8 @@ ParallelAttr loom::getParallel(Operation *module) {
 ParallelAttr loom::getParallelOrDefault(Operation *module) {
   if (ParallelAttr parallel = getParallel(module))
     return parallel;
-  return ParallelAttr::get(module->getContext(), 1, 1, false, 1, 1, 1);
+  return ParallelAttr::get(module->getContext(), 1, 1, false, 1, 1, 1,
+                           false);
 }
 PipelineAttr loom::getPipeline(Operation *func) {
   return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);

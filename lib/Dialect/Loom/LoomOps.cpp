@@ -9,6 +9,7 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -954,6 +955,38 @@ LogicalResult LocalShardOp::verify() {
   return verifyCollective(*this, true, 1, getGroupSize());
 }
 int64_t LocalShardOp::getFlops() { return 0; }
+
+// Weight-gathered (Pope et al. 2023, 3.2.3): the layer's first op, over the
+// tp group of a weight_gathered module, of exactly the layer's weights.
+LogicalResult GatherWeightsOp::verify() {
+  auto layer = cast<LayerOp>((*this)->getParentOp());
+  if (&layer.getBody().front().front() != getOperation())
+    return emitOpError() << "must be the first op of its loom.layer (the "
+                            "layer's weights are gathered before it runs)";
+  if (getGroup() != "tp")
+    return emitOpError() << "gathers over the tensor-parallel group \"tp\", "
+                            "got group \""
+                         << getGroup() << "\"";
+  int64_t weights = 0;
+  for (Operation &op : layer.getBody().front())
+    if (auto cost = dyn_cast<CostOpInterface>(op); cost && &op != *this)
+      weights += cost.getParameterBytes();
+  if (int64_t(getBytes()) != weights)
+    return emitOpError() << "gathers " << getBytes()
+                         << " bytes, but the layer's weights are " << weights
+                         << " bytes; it must gather all of them";
+  if (auto module = (*this)->getParentOfType<mlir::ModuleOp>())
+    if (ParallelAttr parallel = getParallel(module);
+        parallel && (!parallel.getWeightGathered() ||
+                     parallel.getTp() != int64_t(getGroupSize())))
+      return emitOpError()
+             << "gathers over " << getGroupSize()
+             << " chips, but the module's layout is " << parallel
+             << "; it needs #loom.parallel<tp = " << getGroupSize()
+             << ", weight_gathered = true>";
+  return success();
+}
+int64_t GatherWeightsOp::getFlops() { return 0; }
 
 // Communication is costed by the target's collective model, not as compute.
 int64_t AllReduceOp::getFlops() { return 0; }
