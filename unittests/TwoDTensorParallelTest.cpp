@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -159,8 +160,9 @@ struct TwoDPlan : public ::testing::Test {
 // The bytes each chip's layer moves, by shape alone (LLaMA-7B, tp 8 as a
 // 2 x 4 block): over tp_x the partial sums of q, k, v (E / Y wide each,
 // reduce-scattered by heads), the attention's output gathered back (E / Y),
-// gate and up (F / Y each) and two norms' statistics (2 wide); over tp_y
-// the outputs of o and down (E / X each). 1-D at tp 8 moves o's and down's
+// gate and up (F / Y each, reduce-scattered by d_ff), the SwiGLU's output
+// gathered back (F / Y) and two norms' statistics (2 wide); over tp_y the
+// outputs of o and down (E / X each). 1-D at tp 8 moves o's and down's
 // whole E over all 8.
 TEST_F(TwoDPlan, TheLayerMovesWhatTheBlockSplits) {
   ImportOptions options;
@@ -176,6 +178,10 @@ TEST_F(TwoDPlan, TheLayerMovesWhatTheBlockSplits) {
   shard.tpX = 2;
   ASSERT_TRUE(succeeded(shardHeads(*module, shard)));
   double x = 0, y = 0;
+  // Link traffic in units of one gather's bytes: an all-reduce is a
+  // reduce-scatter and an all-gather.
+  double xTraffic = 0;
+  std::map<std::string, int> xKinds;
   LayerOp first;
   module->walk([&](LayerOp layer) {
     if (!first)
@@ -184,14 +190,34 @@ TEST_F(TwoDPlan, TheLayerMovesWhatTheBlockSplits) {
   ASSERT_TRUE(first);
   first.walk([&](CollectiveOpInterface c) {
     (c.getGroup() == kTensorXGroup ? x : y) += c.getCollectiveBytes();
+    if (c.getGroup() == kTensorXGroup) {
+      bool sum = c.getCollectiveKind() == CollectiveKind::AllReduce;
+      xTraffic += (sum ? 2 : 1) * c.getCollectiveBytes();
+      ++xKinds[c->getName().stripDialect().str()];
+    }
     EXPECT_TRUE(c.getGroup() == kTensorXGroup || c.getGroup() == kTensorYGroup)
         << c.getGroup().str();
   });
   const double E = 4096, F = 11008, X = 2, Y = 4, tokens = 256, bf16 = 2;
   // (q, k and v reduce-scattered by heads, the attention's output gathered
   // back: 8 heads a row split 2 ways.)
-  EXPECT_DOUBLE_EQ(x, (3 * E / Y + E / Y + 2 * F / Y + 2 * 2) * tokens * bf16);
+  EXPECT_DOUBLE_EQ(x, (3 * E / Y + E / Y + 3 * F / Y + 2 * 2) * tokens * bf16);
   EXPECT_DOUBLE_EQ(y, 2 * E / X * tokens * bf16);
+  // The MLP's traffic over tp_x: 3 F / Y where all-reducing gate and up
+  // took 2 x 2 F / Y.
+  EXPECT_DOUBLE_EQ(xTraffic,
+                   (4 * E / Y + 3 * F / Y + 2 * 2 * 2) * tokens * bf16);
+  // One combined collective for q, k and v and one for gate and up; the
+  // two gathers back and the two norms' statistics.
+  EXPECT_EQ(xKinds["combined_reduce_scatter"], 2);
+  EXPECT_EQ(xKinds["reduce_scatter"], 0);
+  EXPECT_EQ(xKinds["all_gather"], 2);
+  EXPECT_EQ(xKinds["all_reduce"], 2);
+  // The SwiGLU runs once on each chip's F / (X Y).
+  first.walk([&](SwiGLUOp swiglu) {
+    EXPECT_EQ(cast<RankedTensorType>(swiglu.getType()).getShape().back(),
+              int64_t(F / (X * Y)));
+  });
 }
 
 // loom-plan's 2-D layout: named, lowered and simulated; the prediction

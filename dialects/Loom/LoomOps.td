@@ -626,6 +626,56 @@ def Loom_GatherWeightsOp : Loom_Op<"gather_weights", [HasParent<"LayerOp">]> {
   let hasVerifier = 1;
 }
 
+// Several tensors' collectives of one kind over one group, issued as one
+// (XLA's AllReduceCombiner, ReduceScatterCombiner and AllGatherCombiner):
+// one start and done, one synchronisation and one set of ring steps carry
+// all the tensors. Each result is its operand's collective, by the single
+// op's rule. `counted` names the variadic side whose bytes the cost model
+// counts.
+class Loom_CombinedCollectiveOp<string mnemonic, string what, string kind,
+                                string counted = "Inputs">
+    : Loom_Op<mnemonic, [CollectiveOpInterface]> {
+  let summary = what # " of several tensors over a named device group, as one collective";
+  let arguments = (ins Variadic<Loom_Tensor>:$inputs, StrAttr:$group,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$dim);
+  let results = (outs Variadic<Loom_Tensor>:$results);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::loom::CollectiveKind getCollectiveKind() {
+      return ::loom::CollectiveKind::}] # kind # [{;
+    }
+    int64_t getCollectiveBytes() {
+      return ::loom::getTensorBytes(get}] # counted # [{().getTypes());
+    }
+  }];
+}
+
+def Loom_CombinedAllReduceOp
+    : Loom_CombinedCollectiveOp<"combined_all_reduce", "Sums", "AllReduce"> {
+  let description = [{
+    Each result's type equals its operand's; no `dim`. The 2-D layout's q,
+    k and v partial sums over tp_x (or gate's and up's) when they are
+    all-reduced.
+  }];
+}
+def Loom_CombinedReduceScatterOp
+    : Loom_CombinedCollectiveOp<"combined_reduce_scatter", "Sums, then scatters",
+                                "ReduceScatter"> {
+  let description = [{
+    `dim` of each operand is `group_size` times its result's. The 2-D
+    layout's q, k and v partial sums reduce-scattered over tp_x by heads, or
+    gate's and up's by d_ff (Pope et al. 2023, section 3.2.2, whose q, gate
+    and up are one projection and so one collective).
+  }];
+}
+def Loom_CombinedAllGatherOp
+    : Loom_CombinedCollectiveOp<"combined_all_gather", "Concatenations of shards",
+                                "AllGather", "Results"> {
+  let description = [{ `dim` of each result is `group_size` times its operand's. }];
+}
+
 include "Loom/LoomMoEOps.td"
 include "Loom/LoomSequenceOps.td"
 

@@ -17,6 +17,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include "llvm/ADT/MapVector.h"
+
 namespace loom {
 #define GEN_PASS_DEF_SHARDHEADS
 #include "loom/Transforms/Passes.h.inc"
@@ -434,6 +436,7 @@ private:
              llvm::zip(layer.getResults(), yield.getValues()))
           if (split.contains(value))
             markSplit(result);
+        combineCollectives(body);
         continue;
       }
       if (isa<AllReduceOp>(op)) {
@@ -452,8 +455,9 @@ private:
     }
   }
 
-  /// The tp_x all-reduce an attention operand comes from (through RoPE and
-  /// per-head norms, each used once), and the ops in between.
+  /// The tp_x all-reduce an attention operand comes from (through RoPE,
+  /// per-head norms and the chunk of a fused qkv projection, each used
+  /// once), and the ops in between.
   AllReduceOp reducedOverX(Value operand, SmallVectorImpl<Operation *> &path) {
     Value v = operand;
     while (Operation *def = v.getDefiningOp()) {
@@ -461,7 +465,7 @@ private:
         return nullptr;
       if (auto sum = dyn_cast<AllReduceOp>(def))
         return sum.getGroup() == kTensorXGroup ? sum : nullptr;
-      if (!isa<RoPEOp, RMSNormOp>(def))
+      if (!isa<RoPEOp, RMSNormOp, ChunkOp>(def))
         return nullptr;
       path.push_back(def);
       v = def->getOperand(0);
@@ -474,6 +478,10 @@ private:
   /// all-reduced, so each chip attends over heads / (X Y) (no attention
   /// computed X times, a KV cache split N ways), and the output is
   /// all-gathered over tp_x before o: the same bytes as the all-reduce.
+  /// A fused qkv projection (GPT-3) is scattered whole and chunked after:
+  /// its weight's columns are laid out shard-major (each tp_x shard's heads
+  /// of q, k and v together, as Pope et al.'s q_wi is heads-major), so each
+  /// chip's piece is its heads of all three.
   void splitHeadsOverX(AttentionOp attn) {
     int64_t heads = attn.getHeads(), kvHeads = attn.getKvHeads();
     if (heads % x != 0 || kvHeads % x != 0 || attn.getCross())
@@ -491,6 +499,14 @@ private:
     for (auto &[sum, path] : chains) {
       if (!done.insert(sum).second)
         continue;
+      Value input = sum.getInput();
+      if (tensorType(input).getShape().back() % x != 0)
+        return;
+    }
+    done.clear();
+    for (auto &[sum, path] : chains) {
+      if (!done.insert(sum).second)
+        continue;
       b.setInsertionPoint(sum);
       Value input = sum.getInput();
       auto scatter = ReduceScatterOp::create(
@@ -498,10 +514,19 @@ private:
           input, b.getStringAttr(kTensorXGroup), i64(x), i64(2));
       sum.getResult().replaceAllUsesWith(scatter.getResult());
       sum.erase();
-      // The ops between keep their operand's (narrower) type.
-      for (Operation *between : llvm::reverse(path))
-        between->getResult(0).setType(between->getOperand(0).getType());
     }
+    // The ops between keep their operand's (narrower) type; a chunk cuts
+    // it in equal pieces.
+    for (auto &[sum, path] : chains)
+      for (Operation *between : llvm::reverse(path)) {
+        RankedTensorType in = tensorType(between->getOperand(0));
+        for (OpResult result : between->getResults())
+          result.setType(isa<ChunkOp>(between)
+                             ? withDim(in, in.getRank() - 1,
+                                       in.getShape().back() /
+                                           between->getNumResults())
+                             : in);
+      }
     attn.setHeads(heads / x);
     attn.setKvHeads(kvHeads / x);
     if (auto how = attn->getAttrOfType<SplitAttr>(kSplitAttrName))
@@ -516,6 +541,118 @@ private:
     out.replaceAllUsesExcept(gather, gather);
   }
 
+  /// The tp_x all-reduces the MLP's activation reads (through its
+  /// elementwise ops, each used once, all `width` wide), with the ops in
+  /// between; false when it reads anything else.
+  bool feedForwardSums(Value value, int64_t width,
+                       SmallVectorImpl<AllReduceOp> &sums,
+                       SmallVectorImpl<Operation *> &between) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !value.hasOneUse() || tensorType(value).getRank() != 3 ||
+        tensorType(value).getShape().back() != width)
+      return false;
+    if (auto sum = dyn_cast<AllReduceOp>(def)) {
+      sums.push_back(sum);
+      return sum.getGroup() == kTensorXGroup;
+    }
+    if (!isa<SwiGLUOp, ActivationOp, MulOp>(def))
+      return false;
+    between.push_back(def);
+    return llvm::all_of(def->getOperands(), [&](Value operand) {
+      return feedForwardSums(operand, width, sums, between);
+    });
+  }
+
+  /// Pope et al.'s form for the MLP (section 3.2.2, BLF_yz -> BLF_xyz): the
+  /// partial sums of gate and up (fc1) are reduce-scattered over tp_x by
+  /// d_ff instead of all-reduced, so the activation runs once on
+  /// F / (X Y) rather than X times on F / Y, and its output is all-gathered
+  /// over tp_x before down (fc2): over tp_x a SwiGLU MLP moves 3 F / Y
+  /// (the all-reduces moved 2 x 2 F / Y), a GELU MLP the same 2 F / Y.
+  void splitFeedForwardOverX(LinearOp down) {
+    Value input = down.getInput();
+    int64_t width = tensorType(input).getShape().back();
+    SmallVector<AllReduceOp> sums;
+    SmallVector<Operation *> between;
+    if (width % x != 0 || !feedForwardSums(input, width, sums, between))
+      return;
+    for (AllReduceOp sum : sums) {
+      b.setInsertionPoint(sum);
+      Value partial = sum.getInput();
+      auto scatter = ReduceScatterOp::create(
+          b, sum.getLoc(), withLast(partial, width / x), partial,
+          b.getStringAttr(kTensorXGroup), i64(x), i64(2));
+      sum.getResult().replaceAllUsesWith(scatter.getResult());
+      sum.erase();
+    }
+    for (Operation *op : between)
+      op->getResult(0).setType(withLast(op->getResult(0), width / x));
+    b.setInsertionPoint(down);
+    auto gather = AllGatherOp::create(b, down.getLoc(), withLast(input, width),
+                                      input, b.getStringAttr(kTensorXGroup),
+                                      i64(x), i64(2));
+    down.getInputMutable().assign(gather);
+  }
+
+  /// One collective for the projections that read one input (q, k and v;
+  /// gate and up): their tp_x all-reduces, or reduce-scatters over one
+  /// dimension, become one combined collective after the last of them, so
+  /// the group pays one collective's fixed cost (synchronisation and per-step
+  /// hop latency, CostModel::collectiveTime) instead of one per projection.
+  void combineCollectives(Block &body) {
+    // (input of the projections, collective, dim) -> the collectives.
+    llvm::MapVector<std::tuple<Value, StringRef, int64_t>,
+                    SmallVector<Operation *>>
+        groups;
+    for (Operation &op : body) {
+      if (!isa<AllReduceOp, ReduceScatterOp>(op))
+        continue;
+      auto collective = cast<CollectiveOpInterface>(op);
+      auto linear = op.getOperand(0).getDefiningOp<LinearOp>();
+      if (collective.getGroup() != kTensorXGroup || !linear ||
+          !op.getOperand(0).hasOneUse())
+        continue;
+      auto dim = op.getAttrOfType<IntegerAttr>("dim");
+      groups[{linear.getInput(), op.getName().getStringRef(),
+              dim ? dim.getInt() : -1}]
+          .push_back(&op);
+    }
+    for (auto &[key, members] : groups) {
+      if (members.size() < 2)
+        continue;
+      // Each member's users wait for the last: none may come before it.
+      Operation *last = members.back();
+      bool usedBefore = llvm::any_of(members, [&](Operation *member) {
+        return llvm::any_of(member->getUsers(), [&](Operation *user) {
+          return user->getBlock() != last->getBlock() ||
+                 user->isBeforeInBlock(last);
+        });
+      });
+      if (usedBefore)
+        continue;
+      SmallVector<Value> inputs;
+      SmallVector<Type> types;
+      for (Operation *member : members) {
+        inputs.push_back(member->getOperand(0));
+        types.push_back(member->getResult(0).getType());
+      }
+      b.setInsertionPoint(last);
+      Operation *combined;
+      StringAttr group = b.getStringAttr(kTensorXGroup);
+      if (isa<AllReduceOp>(last))
+        combined = CombinedAllReduceOp::create(b, last->getLoc(), types, inputs,
+                                               group, i64(x), IntegerAttr());
+      else
+        combined = CombinedReduceScatterOp::create(
+            b, last->getLoc(), types, inputs, group, i64(x),
+            i64(std::get<2>(key)));
+      for (auto [member, result] : llvm::zip(members, combined->getResults())) {
+        member->getResult(0).replaceAllUsesWith(result);
+        member->erase();
+      }
+    }
+  }
+
   void shardLinear(LinearOp linear) {
     auto how = linear->getAttrOfType<SplitAttr>(kSplitAttrName);
     int64_t parts = how ? how.getParts() : 1;
@@ -524,6 +661,9 @@ private:
     if (how && how.getKind() == SplitKind::row) {
       // o, down: d_model out split over tp_x; the tp_y all-reduce after it
       // sums E / X.
+      if (linear.getRole() == LinearRole::down ||
+          linear.getRole() == LinearRole::fc2)
+        splitFeedForwardOverX(linear);
       markSplit(linear.getResult());
       setXParts(linear, kind, parts, replicas);
       return;

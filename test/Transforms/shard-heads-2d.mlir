@@ -8,9 +8,9 @@
 // With 2 heads a row (tp = 4 as 2 x 2) the heads split over tp_x too (Pope
 // et al.'s form): q, k and v are reduce-scattered by heads, each chip
 // attends over one head, and the output is gathered back before o.
-// HEADS: %[[Q:.*]] = loom.reduce_scatter {{.*}} {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
-// HEADS-COUNT-2: loom.reduce_scatter {{.*}} {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
-// HEADS-NEXT: loom.rope %[[Q]] {head_dim = 32 : i64} : tensor<1x8x32xbf16>
+// q, k and v are one combined collective (one fixed cost, not three).
+// HEADS: %[[Q:.*]]:3 = loom.combined_reduce_scatter {{.*}} {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : (tensor<1x8x64xbf16>, tensor<1x8x64xbf16>, tensor<1x8x64xbf16>) -> (tensor<1x8x32xbf16>, tensor<1x8x32xbf16>, tensor<1x8x32xbf16>)
+// HEADS-NEXT: loom.rope %[[Q]]#0 {head_dim = 32 : i64} : tensor<1x8x32xbf16>
 // HEADS-NEXT: loom.rope
 // HEADS-NEXT: %[[A:.*]] = loom.attention {{.*}} heads = 1 : i64, kv_heads = 1 : i64, loom.split = #loom.split<heads, 2 x 2>} : tensor<1x8x32xbf16>, tensor<1x8x32xbf16> -> tensor<1x8x32xbf16>
 // HEADS-NEXT: %[[G:.*]] = loom.all_gather %[[A]] {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : tensor<1x8x32xbf16> -> tensor<1x8x64xbf16>
@@ -30,13 +30,12 @@
 // CHECK-NEXT: loom.all_reduce %[[S]] {group = "tp_x", group_size = 2 : i64} : tensor<1x8x2xbf16>
 // CHECK-NEXT: loom.rms_norm {{.*}} {loom.split = #loom.split<column, 1 x 2>} : tensor<1x8x64xbf16>
 // q, k, v: 64 of d_model in, one head of 32 out, partial sums over tp_x
-// (one head a row does not split over tp_x: all-reduced).
+// (one head a row does not split over tp_x: all-reduced), the three in
+// one combined collective.
 // CHECK-NEXT: %[[Q:.*]] = loom.linear q {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
-// CHECK-NEXT: loom.all_reduce %[[Q]] {group = "tp_x", group_size = 2 : i64} : tensor<1x8x32xbf16> -> tensor<1x8x32xbf16>
-// CHECK-NEXT: loom.linear k {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
-// CHECK-NEXT: loom.all_reduce {{.*}} {group = "tp_x"
-// CHECK-NEXT: loom.linear v {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
-// CHECK-NEXT: loom.all_reduce {{.*}} {group = "tp_x"
+// CHECK-NEXT: %[[K:.*]] = loom.linear k {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
+// CHECK-NEXT: %[[V:.*]] = loom.linear v {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x32xbf16>
+// CHECK-NEXT: loom.combined_all_reduce %[[Q]], %[[K]], %[[V]] {group = "tp_x", group_size = 2 : i64} : (tensor<1x8x32xbf16>, tensor<1x8x32xbf16>, tensor<1x8x32xbf16>) -> (tensor<1x8x32xbf16>, tensor<1x8x32xbf16>, tensor<1x8x32xbf16>)
 // CHECK-NEXT: loom.rope
 // CHECK-NEXT: loom.rope
 // CHECK-NEXT: loom.attention {{.*}} heads = 1 : i64, kv_heads = 1 : i64, loom.split = #loom.split<heads, 4>} : tensor<1x8x32xbf16>, tensor<1x8x32xbf16> -> tensor<1x8x32xbf16>
@@ -47,13 +46,16 @@
 // CHECK-NEXT: loom.slice
 // CHECK-NEXT: loom.all_reduce {{.*}} {group = "tp_x"
 // CHECK-NEXT: loom.rms_norm
-// The MLP: 256 of d_ff split 4 ways, 128 of d_model 2 ways.
+// The MLP: 256 of d_ff split 4 ways, 128 of d_model 2 ways. Gate's and
+// up's partial sums are reduce-scattered over tp_x by d_ff (Pope et al.'s
+// BLF_xyz) in one combined collective, the SwiGLU runs once on each
+// chip's 32, and its output is gathered back over tp_x before down.
 // CHECK-NEXT: loom.linear gate {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
-// CHECK-NEXT: loom.all_reduce {{.*}} {group = "tp_x"
 // CHECK-NEXT: loom.linear up {{.*}} {loom.split = #loom.split<column, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
-// CHECK-NEXT: loom.all_reduce {{.*}} {group = "tp_x"
-// CHECK-NEXT: loom.swiglu {{.*}} : tensor<1x8x64xbf16>
-// CHECK-NEXT: loom.linear down {{.*}} {loom.split = #loom.split<row, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+// CHECK-NEXT: %[[GU:.*]]:2 = loom.combined_reduce_scatter {{.*}} {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : (tensor<1x8x64xbf16>, tensor<1x8x64xbf16>) -> (tensor<1x8x32xbf16>, tensor<1x8x32xbf16>)
+// CHECK-NEXT: %[[S:.*]] = loom.swiglu %[[GU]]#0, %[[GU]]#1 : tensor<1x8x32xbf16>
+// CHECK-NEXT: %[[F:.*]] = loom.all_gather %[[S]] {dim = 2 : i64, group = "tp_x", group_size = 2 : i64} : tensor<1x8x32xbf16> -> tensor<1x8x64xbf16>
+// CHECK-NEXT: loom.linear down %[[F]] {loom.split = #loom.split<row, 4 x 2>} : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
 // CHECK-NEXT: loom.all_reduce {{.*}} {group = "tp_y", group_size = 4 : i64} : tensor<1x8x64xbf16>
 // CHECK-NEXT: loom.add
 // CHECK-NEXT: loom.yield {{.*}} : tensor<1x8x64xbf16>

@@ -874,40 +874,80 @@ int64_t JointAttentionOp::getPaddedFlops(int64_t tile) {
 // Collectives
 //===----------------------------------------------------------------------===//
 
-/// Checks `result` against `input` with dimension `dim` scaled by
+/// Checks `out` against `in` with dimension `dim` scaled by
 /// `numerator / denominator`.
-template <typename CollectiveOp>
-static LogicalResult verifyCollective(CollectiveOp op, bool needsDim,
-                                      int64_t numerator, int64_t denominator) {
-  RankedTensorType in = tensorType(op.getInput()), out = tensorType(op.getResult());
-  std::optional<int64_t> dim = op.getDim();
+static LogicalResult verifyCollectiveTypes(Operation *op, RankedTensorType in,
+                                          RankedTensorType out,
+                                          std::optional<int64_t> dim,
+                                          bool needsDim, int64_t numerator,
+                                          int64_t denominator) {
   if (needsDim && !dim)
-    return op.emitOpError() << "expects a 'dim' attribute";
+    return op->emitOpError() << "expects a 'dim' attribute";
   if (!needsDim && dim)
-    return op.emitOpError() << "takes no 'dim' attribute";
+    return op->emitOpError() << "takes no 'dim' attribute";
   SmallVector<int64_t> expected(in.getShape());
   if (dim) {
     if (*dim >= in.getRank())
-      return op.emitOpError() << "dim " << *dim << " is out of range for rank "
+      return op->emitOpError() << "dim " << *dim << " is out of range for rank "
                               << in.getRank();
     int64_t scaled = (Count(expected[*dim]) * numerator).get();
     if (scaled == Count::kSaturated)
-      return op.emitOpError() << "dimension " << *dim << " of size "
+      return op->emitOpError() << "dimension " << *dim << " of size "
                               << expected[*dim] << " times group_size "
                               << numerator << " does not fit in 64 bits";
     if (scaled % denominator != 0)
-      return op.emitOpError() << "dimension " << *dim << " of size "
+      return op->emitOpError() << "dimension " << *dim << " of size "
                               << expected[*dim] << " is not divisible by "
                               << "group_size " << denominator;
     expected[*dim] = scaled / denominator;
   }
   if (out.getShape() != ArrayRef<int64_t>(expected) ||
       in.getElementType() != out.getElementType())
-    return op.emitOpError() << "expects a result of shape "
-                            << shapeString(expected) << ", got "
-                            << shapeString(out.getShape());
+    return op->emitOpError() << "expects a result of shape "
+                             << shapeString(expected) << ", got "
+                             << shapeString(out.getShape());
   return success();
 }
+
+template <typename CollectiveOp>
+static LogicalResult verifyCollective(CollectiveOp op, bool needsDim,
+                                      int64_t numerator, int64_t denominator) {
+  std::optional<int64_t> dim = op.getDim();
+  return verifyCollectiveTypes(op, tensorType(op.getInput()),
+                               tensorType(op.getResult()), dim, needsDim,
+                               numerator, denominator);
+}
+
+/// Each operand and its result by the single collective's rule.
+template <typename CombinedOp>
+static LogicalResult verifyCombined(CombinedOp op, bool needsDim,
+                                    int64_t numerator, int64_t denominator) {
+  if (op.getInputs().size() < 2 ||
+      op.getInputs().size() != op.getResults().size())
+    return op.emitOpError() << "expects two or more operands and a result "
+                               "for each, got "
+                            << op.getInputs().size() << " and "
+                            << op.getResults().size();
+  std::optional<int64_t> dim = op.getDim();
+  for (auto [in, out] : llvm::zip(op.getInputs(), op.getResults()))
+    if (failed(verifyCollectiveTypes(op, tensorType(in), tensorType(out), dim,
+                                     needsDim, numerator, denominator)))
+      return failure();
+  return success();
+}
+
+LogicalResult CombinedAllReduceOp::verify() {
+  return verifyCombined(*this, false, 1, 1);
+}
+LogicalResult CombinedReduceScatterOp::verify() {
+  return verifyCombined(*this, true, 1, getGroupSize());
+}
+LogicalResult CombinedAllGatherOp::verify() {
+  return verifyCombined(*this, true, getGroupSize(), 1);
+}
+int64_t CombinedAllReduceOp::getFlops() { return 0; }
+int64_t CombinedReduceScatterOp::getFlops() { return 0; }
+int64_t CombinedAllGatherOp::getFlops() { return 0; }
 
 LogicalResult AllReduceOp::verify() { return verifyCollective(*this, false, 1, 1); }
 LogicalResult AllGatherOp::verify() {
