@@ -679,7 +679,8 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     decode = getModel(*module).getMode() == ModelMode::decode;
     for (int64_t tp : degrees)
       expertDegreesOf[tp] = validExpertParallelDegrees(*module, tp);
-    sequenceDegrees = searchedSequenceDegrees(*module, chips);
+    sequenceDegrees =
+        searchedSequenceDegrees(*module, chips, target->getDesc().hbmBytes);
     // 1-D layouts, then 2-D weight-stationary blocks (Pope et al. 2023)
     // of every tp that tiles the slice, as --tp-layout allows.
     bool oneD = !request.fixTpLayout ||

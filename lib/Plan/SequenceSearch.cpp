@@ -10,11 +10,17 @@
 using namespace mlir;
 using namespace loom;
 
-SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips) {
+SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips,
+                                              double hbmBytes) {
   SequenceDegrees degrees;
   double attention = 0, total = 0;
   int64_t heads = 0;
+  module.walk([&](CostOpInterface op) {
+    if (!isa<LayerOp>(op.getOperation()))
+      degrees.weightBytes += double(op.getParameterBytes());
+  });
   module.walk([&](LayerOp layer) {
+    ++degrees.layers;
     layer.walk([&](CostOpInterface op) {
       if (isa<LayerOp>(op.getOperation()))
         return;
@@ -35,17 +41,27 @@ SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips) {
   });
   degrees.attentionShare = total > 0 ? attention / total : 0;
   degrees.heads = std::max<int64_t>(heads, 1);
-  if (degrees.attentionShare < kSequenceSearchAttentionShare)
-    return degrees;
+  degrees.chips = chips;
+  degrees.hbmBytes = hbmBytes;
   degrees.valid.clear();
   for (int64_t sp : validSequenceParallelDegrees(module, chips))
-    if (chips % sp == 0)
+    if (chips % sp == 0 && degrees.weightsCanFit(1, sp))
       degrees.valid.push_back(sp);
   degrees.ring.clear();
   for (int64_t sp : validSequenceParallelDegrees(module, chips, "ring"))
-    if (chips % sp == 0)
+    if (chips % sp == 0 && degrees.weightsCanFit(1, sp))
       degrees.ring.push_back(sp);
   return degrees;
+}
+
+bool SequenceDegrees::weightsCanFit(int64_t tp, int64_t sp) const {
+  if (sp == 1 || hbmBytes <= 0 || layers == 0)
+    return true;
+  // sp replicates the weights: they split only over tp and the stages, at
+  // most one a layer and one a group of the chips left, and no cut of
+  // whole layers beats the even share.
+  int64_t stages = std::min<int64_t>(layers, chips / (tp * sp));
+  return weightBytes / double(tp * std::max<int64_t>(stages, 1)) <= hbmBytes;
 }
 
 SmallVector<std::pair<int64_t, bool>>
@@ -81,15 +97,15 @@ SmallVector<int64_t> SequenceDegrees::forTp(int64_t tp,
                                             const PlanRequest &request) const {
   if (request.fixSp)
     return {request.sp};
-  // Both split the heads; where attention dominates, Ulysses' four
-  // all-to-alls of 1/sp of the activations cost less than tensor
-  // parallelism's two all-reduces of all of them, so sp > 1 is searched
-  // without tp (loom-plan --tp N --sp M plans the mix by hand).
+  // Both split the heads; Ulysses' four all-to-alls move 1/sp of the
+  // activations where tensor parallelism's two all-reduces move all of
+  // them, so sp > 1 is searched without tp (loom-plan --tp N --sp M plans
+  // the mix by hand).
   if (tp > 1 && !request.fixTp)
     return {1};
   SmallVector<int64_t> chosen;
   for (int64_t sp : valid)
-    if (sp == 1 || heads % (tp * sp) == 0)
+    if (sp == 1 || (heads % (tp * sp) == 0 && weightsCanFit(tp, sp)))
       chosen.push_back(sp);
   return chosen;
 }

@@ -1,9 +1,10 @@
 //===- SequenceSearch.h - which sequence-parallel degrees to search -*- C++ -*-===//
 //
-// The pruning rule of --search for Ulysses sequence parallelism (issue 19,
-// items 1 and 5), kept apart from the planner's loop so it reads in one
-// place: sp > 1 is tried only where attention dominates the layers' work
-// and only at degrees that divide the heads of each tensor-parallel rank.
+// The pruning rule of --search for sequence parallelism (issue 19, items 1
+// and 5), kept apart from the planner's loop so it reads in one place:
+// sp > 1 is tried only at degrees that divide the heads of each
+// tensor-parallel rank (Ulysses) and where the weights, which sp
+// replicates, can fit on the chips left for stages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,20 +18,26 @@
 
 namespace loom {
 
-/// Attention's share of the layers' FLOPs at which --search tries sp > 1.
-/// Below it the all-to-alls buy little: the projections and MLP, which
-/// tensor parallelism already splits without replicating weights, are most
-/// of the work.
-constexpr double kSequenceSearchAttentionShare = 0.25;
-
 struct SequenceDegrees {
   /// The unsharded model's valid degrees (loom-shard-sequence's rule with
-  /// tp = 1), empty of anything above 1 when attention does not dominate.
+  /// tp = 1) at which the weights can fit (weightsCanFit with tp = 1).
   llvm::SmallVector<int64_t> valid{1};
   /// The gcd of every self-attention's heads and KV heads.
   int64_t heads = 1;
-  /// Attention's share of the layers' FLOPs.
+  /// Attention's share of the layers' FLOPs (reported, not a rule: a long
+  /// sequence pays sp through its pipeline's bubble and slices even where
+  /// attention is a small share, e.g. under a sliding window).
   double attentionShare = 0;
+  /// The model's weights, its layers, the slice's chips and each chip's HBM.
+  double weightBytes = 0;
+  int64_t layers = 0, chips = 1;
+  double hbmBytes = 0;
+
+  /// Whether tp x sp chips a stage can hold the weights at all: sp
+  /// replicates them, so they split over tp and at most min(layers, chips /
+  /// (tp sp)) stages, and no cut of whole layers beats the even share.
+  /// (A necessary condition: the plan's own memory check decides.)
+  bool weightsCanFit(int64_t tp, int64_t sp) const;
 
   /// The degrees to try with tensor parallelism `tp`: with tp = 1 (or a tp
   /// the request fixes) those whose product with tp divides the heads (each
@@ -40,8 +47,8 @@ struct SequenceDegrees {
 
   /// The degrees of ring attention (loom-shard-sequence mode=ring), which
   /// needs no condition on the heads: those dividing the sequence and the
-  /// chips; empty of anything above 1 when attention does not dominate or
-  /// the model has attention a ring does not split (causal, joint).
+  /// chips where the weights can fit; empty of anything above 1 when the
+  /// model has attention a ring does not split.
   llvm::SmallVector<int64_t> ring{1};
 
   /// Every (degree, ring) pair to try with `tp`: forTp's degrees as
@@ -53,8 +60,9 @@ struct SequenceDegrees {
 };
 
 /// The degrees --search tries for `module` (imported, unsharded) on a
-/// topology of `chips`.
-SequenceDegrees searchedSequenceDegrees(mlir::ModuleOp module, int64_t chips);
+/// topology of `chips` with `hbmBytes` of HBM each (0: no memory rule).
+SequenceDegrees searchedSequenceDegrees(mlir::ModuleOp module, int64_t chips,
+                                        double hbmBytes);
 
 } // namespace loom
 
