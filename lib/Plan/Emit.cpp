@@ -113,8 +113,10 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.fixVirtualStages = false;
   base.decompose = false;
   base.tpX = 1;
-  if (runtime == Runtime::MaxDiffusion)
+  if (runtime == Runtime::MaxDiffusion) {
     base.sequenceParallel = false;
+    base.weightGathered = false;
+  }
   int64_t batch = plan.imported.batch.value_or(1);
   PlanOptions rank;
   rank.simulate = Simulation::Never;
@@ -208,14 +210,19 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
   bool decode = w.mode == ImportOptions::Mode::Decode;
   int64_t seq = w.seqLen.value_or(0);
   os << "base_config: \"inference/inference_jetstream.yml\"\n";
+  if (r.weightGathered)
+    os << "# weight-gathered is MaxText's fsdp axis: the batch split over "
+          "it, each layer's\n# weights (stored split over it) all-gathered "
+          "before the layer\n";
   if (r.sequenceParallel)
     os << "# Megatron sequence parallelism is MaxText's tensor_sequence axis: "
           "heads and MLP\n# split as on the tensor axis, the norms' "
           "activations split along the sequence.\n";
   for (auto [key, value] :
        {std::pair<StringRef, int64_t>{"ici_data_parallelism", r.dataParallel},
-        {"ici_fsdp_parallelism", 1},
-        {"ici_tensor_parallelism", r.sequenceParallel ? 1 : r.tp},
+        {"ici_fsdp_parallelism", r.weightGathered ? r.tp : 1},
+        {"ici_tensor_parallelism",
+         r.sequenceParallel || r.weightGathered ? 1 : r.tp},
         {"ici_tensor_sequence_parallelism", r.sequenceParallel ? r.tp : 1},
         {"ici_sequence_parallelism", 1},
         {"ici_context_parallelism", 1},
