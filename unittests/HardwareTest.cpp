@@ -636,6 +636,96 @@ TEST(Placement, TextRoundTripsAndErrorsNameTheValidChoices) {
             "tiling the 4x4 block; sub-blocks that do: 1x4, 2x2, 4x1");
 }
 
+// `stages in ring` (issue 19 items 4 and 7): tp 8 x 8 stages on v5e-64 (8x8,
+// no wraparound) in 2x4 blocks, a 4x2 grid of blocks. The snake visits
+// (0,0) (0,4) (2,4) (2,0) (4,0) (4,4) (6,4) (6,0): stage 7 is 6 rows below
+// stage 0. The ring walks down the first column of blocks and back up the
+// second: every handover one block apart, 2 hops down or 4 across.
+TEST(Placement, StagesInRingCloseTheCycle) {
+  DeviceMesh snake =
+      placeMesh("v5e-64", {1, 8, 8, 1}, "2x4, tp 2x4 inside sp");
+  DeviceMesh ring = placeMesh("v5e-64", {1, 8, 8, 1},
+                              "2x4, tp 2x4 inside sp, stages in ring");
+  std::vector<ChipCoord> snakeOrigins, ringOrigins;
+  std::vector<int64_t> snakeHops, ringHops;
+  for (int64_t s = 0; s < 8; ++s) {
+    snakeOrigins.push_back(snake.chip(0, s, 0));
+    ringOrigins.push_back(ring.chip(0, s, 0));
+    snakeHops.push_back(snake.stageHops(s));
+    ringHops.push_back(ring.stageHops(s));
+  }
+  EXPECT_EQ(snakeOrigins, (std::vector<ChipCoord>{{0, 0}, {0, 4}, {2, 4},
+                                                  {2, 0}, {4, 0}, {4, 4},
+                                                  {6, 4}, {6, 0}}));
+  EXPECT_EQ(ringOrigins, (std::vector<ChipCoord>{{0, 0}, {2, 0}, {4, 0},
+                                                 {6, 0}, {6, 4}, {4, 4},
+                                                 {2, 4}, {0, 4}}));
+  EXPECT_EQ(snakeHops, (std::vector<int64_t>{4, 2, 4, 2, 4, 2, 4, 6}));
+  EXPECT_EQ(ringHops, (std::vector<int64_t>{2, 2, 2, 4, 2, 2, 2, 4}));
+  // Inside each block the tp ring is unchanged.
+  EXPECT_EQ(ring.chip(0, 4, 5), (ChipCoord{6 + 0, 4 + 3}));
+  EXPECT_EQ(ring.chip(0, 4, 5), snake.chip(0, 6, 5));
+  EXPECT_TRUE(ring.tensorParallelIsRing());
+  EXPECT_EQ(ring.getPlacement().str(),
+            "2x4, tp 2x4 inside sp, stages in ring");
+  EXPECT_EQ(*DeviceMesh::stageRingGrid(v5e(), *v5e().findTopology("v5e-64"),
+                                       {2, 4}, 8),
+            (ChipCoord{4, 2}));
+}
+
+// Two replicas of 4 stages in 2x4 blocks on v5e-64: each replica's ring is
+// a 2x2 grid of blocks (12 hops round; a 4x1 column would not close), the
+// replicas' grids one above the other.
+TEST(Placement, StagesInRingPerReplica) {
+  DeviceMesh ring = placeMesh("v5e-64", {2, 4, 8, 1},
+                              "2x4, tp 2x4 inside sp, stages in ring");
+  std::vector<ChipCoord> origins;
+  for (int64_t d = 0; d < 2; ++d)
+    for (int64_t s = 0; s < 4; ++s)
+      origins.push_back(ring.chip(d, s, 0));
+  EXPECT_EQ(origins, (std::vector<ChipCoord>{{0, 0}, {2, 0}, {2, 4}, {0, 4},
+                                             {4, 0}, {6, 0}, {6, 4}, {4, 4}}));
+  for (int64_t s = 0; s < 4; ++s)
+    EXPECT_EQ(ring.stageHops(s), s % 2 == 0 ? 2 : 4);
+  // A line of blocks round a wrapping axis closes too: 16 stages of 1x16
+  // rows on v5e-256 (16x16, both axes wrap), one hop each, the last
+  // through the wraparound link.
+  DeviceMesh rows = placeMesh("v5e-256", {1, 16, 16, 1},
+                              "1x16, tp 1x16 inside sp, stages in ring");
+  for (int64_t s = 0; s < 16; ++s)
+    EXPECT_EQ(rows.stageHops(s), 1);
+}
+
+TEST(Placement, StagesInRingRefusalsNameTheValidChoices) {
+  // 1x8 rows make an 8x1 column of blocks, a line that does not wrap.
+  llvm::Expected<DeviceMesh> line = DeviceMesh::build(
+      v5e(), *v5e().findTopology("v5e-64"), {1, 8, 8, 1},
+      *parsePlacement("1x8, tp 1x8 inside sp, stages in ring"));
+  ASSERT_FALSE(bool(line));
+  EXPECT_EQ(llvm::toString(line.takeError()),
+            "placement 'stages in ring': the 8 stages of a replica, as 1x8 "
+            "blocks in the 8x1 grid of blocks of topology v5e-64 (8x8), close "
+            "no ring of neighbouring blocks (a ring needs an even count of 4 "
+            "or more on a grid with two rows and columns, or a line round a "
+            "wrapping axis); blocks whose stages do: 2x4, 4x2");
+  // Two stages always close (each is the other's neighbour).
+  EXPECT_EQ(*DeviceMesh::stageRingGrid(v5e(), *v5e().findTopology("v5e-64"),
+                                       {4, 8}, 2),
+            (ChipCoord{2, 1}));
+  llvm::Expected<Placement> typo =
+      parsePlacement("2x4, tp 2x4 inside sp, stages in rign");
+  ASSERT_FALSE(bool(typo));
+  EXPECT_NE(llvm::toString(typo.takeError())
+                .find("is none of 'stages inside replicas', 'replicas inside "
+                      "stages' and 'stages in ring'"),
+            std::string::npos);
+  llvm::Expected<Placement> parsed =
+      parsePlacement("2x4, tp 2x4 inside sp, stages in ring");
+  ASSERT_TRUE(bool(parsed));
+  EXPECT_TRUE(parsed->stagesRing);
+  EXPECT_FALSE(parsed->replicasInner);
+}
+
 // A strided group's collectives cross `stride` hops per step at 1/stride of
 // the link: the bandwidth term doubles at stride 2.
 TEST(Placement, StridedAxisCostsStrideTimesTheLink) {

@@ -368,7 +368,11 @@ def Loom_PlacementAttr : AttrDef<Loom_Dialect, "Placement"> {
     those links with the groups interleaved with it). The blocks follow a
     snake over the torus: a replica's stages contiguous (`stages inside
     replicas`, the default) or a stage's replicas (`replicas inside
-    stages`). As MaxText's mesh axes (`ici_*_parallelism` in
+    stages`); or `stages in ring`: each replica's stages take a sub-grid of
+    blocks walked as a closed cycle (out along one column of blocks and
+    back along the others), so that every handover, including the last
+    stage's back to the first under virtual stages, is one block apart
+    (DeviceMesh::stageRingGrid). As MaxText's mesh axes (`ici_*_parallelism` in
     `create_device_mesh`), the order says which degree varies fastest over
     neighbouring chips.
 
@@ -379,14 +383,16 @@ def Loom_PlacementAttr : AttrDef<Loom_Dialect, "Placement"> {
     ```mlir
     module attributes {loom.placement = #loom.placement<4x4, tp 1x4 inside sp>}
     module attributes {loom.placement = #loom.placement<2x4, sp 2x2 inside tp, replicas inside stages>}
+    module attributes {loom.placement = #loom.placement<2x4, tp 2x4 inside sp, stages in ring>}
     ```
   }];
   let parameters = (ins "int64_t":$block_rows, "int64_t":$block_cols,
                         Loom_FlagParameter:$sequence_inner,
                         "int64_t":$inner_rows, "int64_t":$inner_cols,
-                        Loom_FlagParameter:$replicas_inner);
-  // `<RxC, tp AxB inside sp>`, then `, replicas inside stages` when not the
-  // default.
+                        Loom_FlagParameter:$replicas_inner,
+                        Loom_FlagParameter:$stages_ring);
+  // `<RxC, tp AxB inside sp>`, then `, replicas inside stages` or `, stages
+  // in ring` when not the default.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -611,6 +611,26 @@ ArrayRef<GroupAxis> LayerSliceCost::groupAxes(const SliceWork &work) const {
   return axes;
 }
 
+double LayerSliceCost::tensorLinkSeconds(int64_t length,
+                                         int64_t context) const {
+  double total = 0;
+  forEachWork(length, context, [&](const SliceWork &work) {
+    if (work.sequenceGroup)
+      return;
+    if (work.decomposed != Decomposed::None) {
+      total += model.collectiveTime(work.kind, axes, work.collectiveBytes) -
+               model.collectiveTime(work.kind, axes, 0);
+      return;
+    }
+    if (!work.collective)
+      return;
+    ArrayRef<GroupAxis> group = groupAxes(work);
+    total += model.collectiveTime(work.kind, group, work.bytes) -
+             model.collectiveTime(work.kind, group, 0);
+  });
+  return total;
+}
+
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   double total = 0;
   forEachWork(length, context, [&](const SliceWork &work) {
@@ -784,6 +804,14 @@ double StageSliceCost::stageSeconds(
   if (stage + 1 == getStages() && epilogue)
     total += epilogue->seconds(length, context);
   return total;
+}
+
+double StageSliceCost::tensorLinkShare(int64_t stage, int64_t length) const {
+  double busy = 0;
+  for (const LayerSliceCost &layer : stageLayers[stage])
+    busy += layer.tensorLinkSeconds(length, 0);
+  double total = stageSeconds(stage, length, 0);
+  return total > 0 ? std::min(1.0, busy / total) : 0.0;
 }
 
 SmallVector<TaskTime> StageSliceCost::stageTasks(int64_t stage, int64_t length,

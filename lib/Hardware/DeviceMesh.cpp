@@ -103,11 +103,12 @@ llvm::SmallVector<ChipCoord> DeviceMesh::ringWalk(int64_t rows, int64_t cols) {
 }
 
 std::string Placement::str() const {
-  return llvm::formatv("{0}, {1} {2} inside {3}, {4} inside {5}",
-                       shapeText(block), sequenceInner ? "sp" : "tp",
-                       shapeText(inner), sequenceInner ? "tp" : "sp",
-                       replicasInner ? "replicas" : "stages",
-                       replicasInner ? "stages" : "replicas")
+  return llvm::formatv("{0}, {1} {2} inside {3}, {4}", shapeText(block),
+                       sequenceInner ? "sp" : "tp", shapeText(inner),
+                       sequenceInner ? "tp" : "sp",
+                       stagesRing      ? "stages in ring"
+                       : replicasInner ? "replicas inside stages"
+                                       : "stages inside replicas")
       .str();
 }
 
@@ -117,7 +118,8 @@ llvm::Expected<Placement> loom::parsePlacement(llvm::StringRef text) {
         llvm::inconvertibleErrorCode(),
         "placement '" + text + "': " + why +
             "; expected 'RxC, tp AxB inside sp[, stages inside replicas]' "
-            "(or 'sp AxB inside tp', 'replicas inside stages')");
+            "(or 'sp AxB inside tp', 'replicas inside stages', 'stages in "
+            "ring')");
   };
   auto parseShape = [](llvm::StringRef s, ChipCoord &shape) {
     auto [r, c] = s.trim().split('x');
@@ -145,12 +147,73 @@ llvm::Expected<Placement> loom::parsePlacement(llvm::StringRef text) {
     llvm::StringRef order = parts[2].trim();
     if (order == "replicas inside stages")
       placement.replicasInner = true;
+    else if (order == "stages in ring")
+      placement.stagesRing = true;
     else if (order != "stages inside replicas")
       return fail("'" + order +
-                  "' is neither 'stages inside replicas' nor 'replicas "
-                  "inside stages'");
+                  "' is none of 'stages inside replicas', 'replicas "
+                  "inside stages' and 'stages in ring'");
   }
   return placement;
+}
+
+namespace {
+
+/// Chip hops round the cycle a ringWalk of a `grid` of `block`s makes
+/// (from each block's origin to the next one's, the last back to the
+/// first); an axis of blocks spanning a wrapping topology axis may close
+/// through its wraparound link.
+int64_t ringWalkHops(ChipCoord grid, ChipCoord block,
+                     std::array<bool, 2> wraps) {
+  llvm::SmallVector<ChipCoord> order = DeviceMesh::ringWalk(grid[0], grid[1]);
+  int64_t hops = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const ChipCoord &a = order[i], &b = order[(i + 1) % order.size()];
+    for (unsigned axis = 0; axis < 2; ++axis) {
+      int64_t d = std::llabs(a[axis] - b[axis]);
+      if (wraps[axis])
+        d = std::min(d, grid[axis] - d);
+      hops += d * block[axis];
+    }
+  }
+  return hops;
+}
+
+} // namespace
+
+std::optional<ChipCoord> DeviceMesh::stageRingGrid(const TargetDesc &target,
+                                                   const TopologyDesc &topology,
+                                                   ChipCoord block,
+                                                   int64_t stages) {
+  if (topology.shape.size() != 2 || block[0] < 1 || block[1] < 1 ||
+      stages < 1 || topology.shape[0] % block[0] != 0 ||
+      topology.shape[1] % block[1] != 0)
+    return std::nullopt;
+  ChipCoord blocks = {topology.shape[0] / block[0],
+                      topology.shape[1] / block[1]};
+  std::optional<ChipCoord> best;
+  int64_t bestHops = 0;
+  for (int64_t rows = 1; rows <= stages; ++rows) {
+    int64_t cols = stages / rows;
+    if (stages % rows != 0 || blocks[0] % rows != 0 || blocks[1] % cols != 0)
+      continue;
+    // A line of blocks closes through a wraparound link only when it spans
+    // the whole wrapping axis.
+    std::array<bool, 2> wraps = {
+        rows == blocks[0] && target.axisWraps(topology.shape, 0),
+        cols == blocks[1] && target.axisWraps(topology.shape, 1)};
+    bool closes = stages <= 2 ||
+                  (rows >= 2 && cols >= 2 && stages % 2 == 0) ||
+                  (rows == 1 && wraps[1]) || (cols == 1 && wraps[0]);
+    if (!closes)
+      continue;
+    int64_t hops = ringWalkHops({rows, cols}, block, wraps);
+    if (!best || hops < bestHops) {
+      best = ChipCoord{rows, cols};
+      bestHops = hops;
+    }
+  }
+  return best;
 }
 
 std::vector<Placement> DeviceMesh::placements(const TopologyDesc &topology,
@@ -276,6 +339,33 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
         shapeText(inner), placement.sequenceInner ? "sp" : "tp", innerDegree,
         shapeText(block), tilingBlocks(block, innerDegree)));
 
+  // A ring of each replica's stage blocks: name the blocks that close one.
+  std::optional<ChipCoord> ringGrid;
+  if (placement.stagesRing) {
+    if (placement.replicasInner)
+      return fail("placement 'stages in ring' keeps a replica's stages "
+                  "together, so it does not take 'replicas inside stages'");
+    ringGrid = stageRingGrid(target, topology, block, shape.stages);
+    if (!ringGrid) {
+      std::string closing;
+      for (int64_t rows = 1; rows <= ranks; ++rows) {
+        ChipCoord b = {rows, ranks / rows};
+        if (ranks % rows == 0 && X % b[0] == 0 && Y % b[1] == 0 &&
+            stageRingGrid(target, topology, b, shape.stages))
+          closing += (closing.empty() ? "" : ", ") + shapeText(b);
+      }
+      return fail(llvm::formatv(
+          "placement 'stages in ring': the {0} stages of a replica, as {1} "
+          "blocks in the {2} grid of blocks of topology {3} ({4}x{5}), "
+          "close no ring of neighbouring blocks (a ring needs an even "
+          "count of 4 or more on a grid with two rows and columns, or a "
+          "line round a wrapping axis); blocks whose stages do: {6}",
+          shape.stages, shapeText(block),
+          shapeText({X / block[0], Y / block[1]}), topology.name, X, Y,
+          closing.empty() ? "none" : closing));
+    }
+  }
+
   if (shape.tensorRows > 0 && !placement.sequenceInner &&
       inner[0] != shape.tensorRows)
     return fail(llvm::formatv("placement sub-block {0} does not have the 2-D "
@@ -306,12 +396,21 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
 
   // Blocks in a snake over the block grid: adjacent in the list means
   // adjacent on the torus.
-  int64_t blockRows = X / block[0], blockCols = Y / block[1];
-  for (int64_t i = 0; i < blockRows; ++i)
-    for (int64_t k = 0; k < blockCols; ++k) {
-      int64_t j = i % 2 == 0 ? k : blockCols - 1 - k;
-      mesh.blockOrigins.push_back({i * block[0], j * block[1]});
+  // Under `stages in ring` the snake runs over the replicas' sub-grids,
+  // and each replica's stages walk theirs as a cycle.
+  ChipCoord unit = ringGrid ? *ringGrid : ChipCoord{1, 1};
+  llvm::SmallVector<ChipCoord> walk = ringWalk(unit[0], unit[1]);
+  int64_t unitRows = X / (block[0] * unit[0]),
+          unitCols = Y / (block[1] * unit[1]);
+  for (int64_t i = 0; i < unitRows; ++i)
+    for (int64_t k = 0; k < unitCols; ++k) {
+      int64_t j = i % 2 == 0 ? k : unitCols - 1 - k;
+      for (const ChipCoord &step : walk)
+        mesh.blockOrigins.push_back({(i * unit[0] + step[0]) * block[0],
+                                     (j * unit[1] + step[1]) * block[1]});
     }
+  mesh.axisWraps = {target.axisWraps(topology.shape, 0),
+                    target.axisWraps(topology.shape, 1)};
 
   // Whether the tensor-parallel ranks close a ring of neighbours (two
   // ranks always do), as loom-sim decides it.
@@ -329,6 +428,18 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
   for (int64_t t = 0; t < tp && tp > 2; ++t)
     mesh.tensorRing &= hops(mesh.chip(0, 0, t), mesh.chip(0, 0, (t + 1) % tp)) == 1;
   return mesh;
+}
+
+int64_t DeviceMesh::stageHops(int64_t stage) const {
+  ChipCoord a = chip(0, stage, 0), b = chip(0, (stage + 1) % shape.stages, 0);
+  int64_t hops = 0;
+  for (unsigned axis = 0; axis < 2; ++axis) {
+    int64_t d = std::llabs(a[axis] - b[axis]);
+    if (axisWraps[axis])
+      d = std::min(d, topologyShape[axis] - d);
+    hops += d;
+  }
+  return hops;
 }
 
 ChipCoord DeviceMesh::chip(int64_t replica, int64_t stage, int64_t rank) const {

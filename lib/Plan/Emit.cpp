@@ -429,6 +429,21 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
         "{} idle chips: the runtime's ici_* degrees multiply to every chip "
         "of the slice",
         p.chips - usedChips(p)));
+  // The ici_* keys give each mesh axis its degree; which chips an axis
+  // takes is jax's mesh_utils.create_device_mesh's choice (MaxText's
+  // custom_mesh names only two fixed 256-chip orders), so only the rule's
+  // placement, whose tp block is the chips the innermost axis gets, maps.
+  if (!p.defaultPlacement && !p.placement.empty())
+    lost.push_back(fmt::format(
+        "the placement {}: the runtime's ici_* keys set each mesh axis's "
+        "degree, and jax's mesh_utils.create_device_mesh chooses the chips "
+        "each axis takes{}, so a chosen stage block, sub-block or block "
+        "order (stages in ring) cannot be set",
+        p.placement,
+        runtime == Runtime::MaxText
+            ? " (custom_mesh offers only the fixed orders hybrid_ring_64x4 "
+              "and hybrid_ring_32x8 of 256-chip slices)"
+            : ""));
   return lost;
 }
 

@@ -42,9 +42,17 @@ namespace {
 
 /// The seconds of a stage boundary's handover on the chips the lowering
 /// puts the stages on: every tensor-parallel rank sends its copy to the
-/// same rank of the next stage at once, so the sends may share links. Each
-/// (boundary, length) is simulated once, alone. Into stage 0 (a patch's
-/// return) and where no mesh can be built, the cost model's one-hop figure.
+/// same rank of the next stage at once. In a pipeline's steady state every
+/// stage hands its unit on at about the same time, so all boundaries (with
+/// virtual stages, the last stage's back to the first too) are simulated
+/// together: the sends into and out of a stage share its block's links, and
+/// a multi-hop handover crosses other blocks'. Each is simulated twice: on
+/// idle links, and with every stage's tensor-parallel ring busy (a message
+/// each way between ring neighbours); a handover takes the idle time plus
+/// the difference times the share of the stage's time its collectives hold
+/// the links (StageSliceCost::tensorLinkShare). Once per (slice length,
+/// bytes). Into stage 0 (a patch's return) and where no mesh can be built,
+/// the cost model's one-hop figure.
 class BoundaryTransfers {
 public:
   /// With virtual stages `cost` prices chunks: the handover into chunk c
@@ -53,8 +61,8 @@ public:
   BoundaryTransfers(const TargetDesc &target, const TopologyDesc &topology,
                     const StageSliceCost &cost, int64_t tp, int64_t sp,
                     int64_t stages, int64_t tpX, const Placement &placement)
-      : target(target), topology(topology), cost(cost), tp(tp * sp),
-        stages(stages) {
+      : target(target), topology(topology), cost(cost), tp(tp),
+        ranks(tp * sp), stages(stages) {
     if (topology.numChips() % (tp * sp * stages) != 0)
       return;
     MeshShape shape{topology.numChips() / (tp * sp * stages), stages, tp, sp};
@@ -70,45 +78,87 @@ public:
   double operator()(int64_t stage, int64_t length) {
     if (stage == 0 || !mesh)
       return cost.transferSeconds(stage, length);
-    auto [it, fresh] = seconds.try_emplace({stage, length}, 0.0);
-    if (!fresh)
-      return it->second;
+    int64_t bytes = std::llround(cost.boundaryBytesInto(stage, length));
+    auto [it, fresh] = seconds.try_emplace({length, bytes});
+    if (fresh) {
+      it->second = {boundaries(bytes, /*busyRings=*/false),
+                    boundaries(bytes, /*busyRings=*/true)};
+    }
+    const auto &[idle, busy] = it->second;
+    int64_t into = stage % stages;
+    if (idle.empty() || busy.empty())
+      return cost.transferSeconds(stage, length);
+    // The rings of the stages on either side.
+    double share = std::max(cost.tensorLinkShare(stage - 1, length),
+                            cost.tensorLinkShare(stage, length));
+    return idle[into] + share * std::max(busy[into] - idle[into], 0.0);
+  }
+
+private:
+  /// Every boundary's handover of `bytes` a rank, sent at once (with each
+  /// stage's tensor-parallel ring busy): the seconds until each boundary's
+  /// last receive, by the stage it goes into; empty if it cannot run.
+  std::vector<double> boundaries(int64_t bytes, bool busyRings) {
     schedule::Schedule handover;
     handover.targetName = target.name;
     handover.shape.assign(topology.shape.begin(), topology.shape.end());
     for (int64_t id = 0; id < topology.numChips(); ++id)
       handover.chips.push_back({id, {}});
-    int64_t bytes = std::llround(cost.boundaryBytesInto(stage, length));
-    for (int64_t r = 0; r < tp; ++r) {
-      int64_t from = mesh->chipId(mesh->chip(0, (stage - 1) % stages, r));
-      int64_t to = mesh->chipId(mesh->chip(0, stage % stages, r));
+    int64_t tag = 0;
+    auto message = [&](ChipCoord fromAt, ChipCoord toAt, int64_t size) {
+      int64_t from = mesh->chipId(fromAt), to = mesh->chipId(toAt);
       schedule::Task send;
       send.kind = schedule::TaskKind::Send;
       send.peer = to;
-      send.bytes = bytes;
-      send.tag = r;
+      send.bytes = size;
+      send.tag = tag++;
       handover.chips[from].tasks.push_back(send);
       schedule::Task recv = send;
       recv.kind = schedule::TaskKind::Recv;
       recv.peer = from;
       handover.chips[to].tasks.push_back(recv);
-    }
-    auto run = sim::simulate(target, handover, /*recordTrace=*/false);
+      return std::pair{to, int64_t(handover.chips[to].tasks.size()) - 1};
+    };
+    bool wraps = cost.getStages() > stages;
+    std::map<std::pair<int64_t, int64_t>, int64_t> receiveOf;
+    for (int64_t s = wraps ? 0 : 1; s < stages; ++s)
+      for (int64_t r = 0; r < ranks; ++r)
+        receiveOf[message(mesh->chip(0, (s + stages - 1) % stages, r),
+                          mesh->chip(0, s, r), bytes)] = s;
+    // A ring busy past the handovers: both ways round, as the simulator
+    // runs a ring collective's steps.
+    if (busyRings && tp > 1)
+      for (int64_t s = 0; s < stages; ++s)
+        for (int64_t r = 0; r < ranks; ++r) {
+          int64_t t = r % tp, base = r - t;
+          for (int64_t step : {int64_t(1), tp - 1})
+            message(mesh->chip(0, s, r),
+                    mesh->chip(0, s, base + (t + step) % tp),
+                    4 * bytes * stages);
+        }
+    auto run = sim::simulate(target, handover, /*recordTrace=*/true);
     if (!run) {
       llvm::consumeError(run.takeError());
-      return it->second = cost.transferSeconds(stage, length);
+      return {};
     }
-    // The handover is part of a program already launched.
-    return it->second = run->makespan - run->dispatch;
+    std::vector<double> done(stages, 0.0);
+    for (const sim::TraceEvent &event : run->trace)
+      if (auto found = receiveOf.find({event.chip, event.task});
+          found != receiveOf.end())
+        // The handover is part of a program already launched.
+        done[found->second] =
+            std::max(done[found->second], event.end - run->dispatch);
+    return done;
   }
 
-private:
   const TargetDesc &target;
   const TopologyDesc &topology;
   const StageSliceCost &cost;
-  int64_t tp, stages;
+  int64_t tp, ranks, stages;
   std::optional<DeviceMesh> mesh;
-  std::map<std::pair<int64_t, int64_t>, double> seconds;
+  std::map<std::pair<int64_t, int64_t>,
+           std::pair<std::vector<double>, std::vector<double>>>
+      seconds;
 };
 
 /// Collects diagnostics as text instead of printing them. The text is the
@@ -824,6 +874,51 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     }
     return found;
   };
+  // With virtual stages every unit goes from the last stage back to the
+  // first, so a placement whose stage blocks close a ring (`stages in
+  // ring`) is tried beside each one whose snake of blocks does not: when
+  // its handovers round the cycle cross fewer hops than the snake's.
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>,
+           std::string>
+      ringCache;
+  auto ringOf = [&](const std::string &text, int64_t tp, int64_t sp,
+                    int64_t stages, int64_t tpX) -> const std::string & {
+    auto [it, fresh] = ringCache.try_emplace({tp, sp, stages, tpX, text});
+    if (!fresh || topologyDesc.shape.size() != 2)
+      return it->second;
+    MeshShape shape{chips / (tp * sp * stages), stages, tp, sp};
+    if (tpX > 1 && sp == 1)
+      shape.tensorRows = tpX;
+    Placement placement;
+    if (!text.empty()) {
+      llvm::Expected<Placement> parsed = parsePlacement(text);
+      if (!parsed) {
+        llvm::consumeError(parsed.takeError());
+        return it->second;
+      }
+      placement = *parsed;
+    }
+    auto snake = DeviceMesh::build(targetDesc, topologyDesc, shape, placement);
+    if (!snake) {
+      llvm::consumeError(snake.takeError());
+      return it->second;
+    }
+    Placement ring = snake->getPlacement();
+    ring.stagesRing = true;
+    auto closed = DeviceMesh::build(targetDesc, topologyDesc, shape, ring);
+    if (!closed) {
+      llvm::consumeError(closed.takeError());
+      return it->second;
+    }
+    int64_t snakeHops = 0, ringHops = 0;
+    for (int64_t s = 0; s < stages; ++s) {
+      snakeHops += snake->stageHops(s);
+      ringHops += closed->stageHops(s);
+    }
+    if (ringHops < snakeHops)
+      it->second = ring.str();
+    return it->second;
+  };
   // Every candidate layout first, so that progress can say of how many.
   std::vector<PlanRequest> candidates;
   for (auto [tp, tpX, gathered] : layouts)
@@ -907,10 +1002,17 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
             candidate.import.batch = batch;
             // With tp and sp both above 1, each placement that prices
             // differently (README, "Placement").
-            for (const std::string &placement :
-                 request.fixPlacement || tp == 1 || sp == 1
-                     ? std::vector<std::string>{request.placement}
-                     : placementsOf(tp, sp, stages)) {
+            std::vector<std::string> placements =
+                request.fixPlacement || tp == 1 || sp == 1
+                    ? std::vector<std::string>{request.placement}
+                    : placementsOf(tp, sp, stages);
+            if (virtualStages > 1 && !request.fixPlacement)
+              for (size_t i = 0, n = placements.size(); i < n; ++i)
+                if (const std::string &ring =
+                        ringOf(placements[i], tp, sp, stages, tpX);
+                    !ring.empty())
+                  placements.push_back(ring);
+            for (const std::string &placement : placements) {
               PlanRequest placed = candidate;
               placed.placement = placement;
               candidates.push_back(std::move(placed));

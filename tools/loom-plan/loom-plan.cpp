@@ -117,8 +117,10 @@ static cl::opt<std::string> placementOpt(
              "(each stage a RxC block of tp x sp chips, the tp ranks an AxB "
              "sub-block of it, the sp group striding across the sub-blocks; "
              "or 'sp AxB inside tp'), optionally followed by ', replicas "
-             "inside stages' (README, \"Placement\"; default: the rule, or "
-             "the search's choice)"));
+             "inside stages' or ', stages in ring' (each replica's stage "
+             "blocks a closed cycle, so the last stage is beside the first) "
+             "(README, \"Placement\"; default: the rule, or the search's "
+             "choice)"));
 static cl::opt<std::string> slices("slices", cl::init("auto"),
                                    cl::cat(category),
                                    cl::desc("auto, N, or lengths l1,l2,..."));

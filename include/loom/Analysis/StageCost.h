@@ -148,6 +148,10 @@ public:
   /// Seconds for a slice of `length` of the `tokens` after `context` earlier
   /// ones (causal attention reads their cached K/V).
   double seconds(int64_t length, int64_t context) const;
+  /// Of those, the seconds the tensor-parallel group's collectives keep
+  /// its links busy (their bandwidth terms, decomposed or not, without
+  /// hop latencies).
+  double tensorLinkSeconds(int64_t length, int64_t context) const;
 
   /// Each op's seconds on that slice, in order, appended to `times`.
   void appendTimes(int64_t length, int64_t context,
@@ -254,6 +258,10 @@ public:
   double operator()(int64_t length, int64_t context) const;
   /// The same on stage `stage` alone.
   double stageSeconds(int64_t stage, int64_t length, int64_t context) const;
+  /// The share of stage `stage`'s seconds on a slice during which its
+  /// tensor-parallel group's collectives occupy the group's links (at
+  /// most 1): how often a handover crossing the stage's block meets them.
+  double tensorLinkShare(int64_t stage, int64_t length) const;
   /// Each task of stage `stage` on that slice, in the lowering's order.
   llvm::SmallVector<TaskTime> stageTasks(int64_t stage, int64_t length,
                                          int64_t context) const;

@@ -11,7 +11,9 @@
 //   sub-block, the sub-blocks walked in the same ring order;
 // - the blocks are visited in a snake (boustrophedon) order over the block
 //   grid, so consecutive blocks are adjacent: each replica takes a run of
-//   `stages` blocks (stages inside replicas), or each stage a run of `dp`.
+//   `stages` blocks (stages inside replicas), or each stage a run of `dp`;
+//   or (stages in ring) each replica's stages take a sub-grid of blocks
+//   walked as a closed cycle, so the last stage is beside the first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,14 +64,21 @@ struct Placement {
   /// Blocks in order: a replica's stages contiguous (false), or a stage's
   /// replicas contiguous (true).
   bool replicasInner = false;
+  /// A replica's stage blocks walk a closed cycle of neighbouring blocks
+  /// (`stages in ring`; never with replicasInner): every handover,
+  /// including the last stage's back to the first (virtual stages), is one
+  /// block apart.
+  bool stagesRing = false;
 
   bool isDefault() const { return block[0] == 0; }
-  /// "4x4, tp 1x4 inside sp, stages inside replicas": what #loom.placement
-  /// prints between its brackets and --placement takes.
+  /// "4x4, tp 1x4 inside sp, stages inside replicas" (or "..., stages in
+  /// ring"): what #loom.placement prints between its brackets and
+  /// --placement takes.
   std::string str() const;
   bool operator==(const Placement &other) const {
     return block == other.block && sequenceInner == other.sequenceInner &&
-           inner == other.inner && replicasInner == other.replicasInner;
+           inner == other.inner && replicasInner == other.replicasInner &&
+           stagesRing == other.stagesRing;
   }
 };
 
@@ -99,10 +109,24 @@ public:
   /// is a line.
   static llvm::SmallVector<ChipCoord> ringWalk(int64_t rows, int64_t cols);
 
+  /// The sub-grid of stage blocks (rows x cols, in blocks) that each
+  /// replica's stages walk as a closed cycle under `stages in ring`, the
+  /// one whose cycle crosses the fewest chip hops (then the fewest rows);
+  /// none when no sub-grid of `stages` blocks tiles the block grid and
+  /// closes (a grid of an odd count above 2, a line that does not wrap).
+  static std::optional<ChipCoord> stageRingGrid(const TargetDesc &target,
+                                                const TopologyDesc &topology,
+                                                ChipCoord block,
+                                                int64_t stages);
+
   const MeshShape &getShape() const { return shape; }
   llvm::ArrayRef<int64_t> getTopologyShape() const { return topologyShape; }
   /// The placement, resolved (never default).
   const Placement &getPlacement() const { return placement; }
+
+  /// Chip hops from each stage's rank-0 chip to the next stage's (the last
+  /// to the first), in replica 0.
+  int64_t stageHops(int64_t stage) const;
 
   /// The chip of a (replica, stage, rank), rank = u * tp + t. Within a
   /// group, consecutive ranks are neighbours when the group's stride is 1.
@@ -148,6 +172,7 @@ private:
   llvm::SmallVector<ChipCoord> innerOrder, outerOrder;
   llvm::SmallVector<GroupAxis, 2> tensorAxes, sequenceAxes;
   bool tensorRing = false;
+  std::array<bool, 2> axisWraps = {false, false};
 };
 
 } // namespace loom

@@ -497,7 +497,8 @@ Placement loom::getPlacementOrDefault(Operation *module) {
 LogicalResult
 PlacementAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                       int64_t blockRows, int64_t blockCols, bool sequenceInner,
-                      int64_t innerRows, int64_t innerCols, bool) {
+                      int64_t innerRows, int64_t innerCols,
+                      bool replicasInner, bool stagesRing) {
   if (blockRows < 1 || blockCols < 1 || innerRows < 1 || innerCols < 1)
     return emitError() << "placement sizes must be positive, got block "
                        << blockRows << "x" << blockCols << " and sub-block "
@@ -507,6 +508,9 @@ PlacementAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                        << " sub-block " << innerRows << "x" << innerCols
                        << " does not tile the " << blockRows << "x"
                        << blockCols << " block";
+  if (replicasInner && stagesRing)
+    return emitError() << "a placement's blocks are either 'replicas inside "
+                          "stages' or 'stages in ring', not both";
   return success();
 }
 
@@ -536,25 +540,28 @@ Attribute PlacementAttr::parse(AsmParser &parser, Type) {
                                      "inside tp', got '")
                << innerGroup << " ... inside " << outerGroup << "'",
            Attribute();
-  bool replicasInner = false;
+  bool replicasInner = false, stagesRing = false;
   if (succeeded(parser.parseOptionalComma())) {
     SMLoc at = parser.getCurrentLocation();
-    StringRef first, second;
-    if (parser.parseKeyword(&first) || parser.parseKeyword("inside") ||
+    StringRef first, word, second;
+    if (parser.parseKeyword(&first) || parser.parseKeyword(&word) ||
         parser.parseKeyword(&second))
       return {};
-    if (!((first == "stages" && second == "replicas") ||
-          (first == "replicas" && second == "stages")))
-      return parser.emitError(at, "expected 'stages inside replicas' or "
-                                  "'replicas inside stages'"),
+    if (!((first == "stages" && word == "inside" && second == "replicas") ||
+          (first == "replicas" && word == "inside" && second == "stages") ||
+          (first == "stages" && word == "in" && second == "ring")))
+      return parser.emitError(at, "expected 'stages inside replicas', "
+                                  "'replicas inside stages' or 'stages in "
+                                  "ring'"),
              Attribute();
     replicasInner = first == "replicas";
+    stagesRing = word == "in";
   }
   if (parser.parseGreater())
     return {};
   return parser.getChecked<PlacementAttr>(
       loc, parser.getContext(), block[0], block[1], innerGroup == "sp",
-      inner[0], inner[1], replicasInner);
+      inner[0], inner[1], replicasInner, stagesRing);
 }
 
 void PlacementAttr::print(AsmPrinter &printer) const {
@@ -564,6 +571,8 @@ void PlacementAttr::print(AsmPrinter &printer) const {
           << (getSequenceInner() ? "tp" : "sp");
   if (getReplicasInner())
     printer << ", replicas inside stages";
+  if (getStagesRing())
+    printer << ", stages in ring";
   printer << ">";
 }
 
@@ -573,6 +582,7 @@ Placement PlacementAttr::getPlacement() const {
   placement.sequenceInner = getSequenceInner();
   placement.inner = {getInnerRows(), getInnerCols()};
   placement.replicasInner = getReplicasInner();
+  placement.stagesRing = getStagesRing();
   return placement;
 }
 
@@ -580,7 +590,7 @@ PlacementAttr PlacementAttr::get(MLIRContext *context,
                                  const Placement &placement) {
   return get(context, placement.block[0], placement.block[1],
              placement.sequenceInner, placement.inner[0], placement.inner[1],
-             placement.replicasInner);
+             placement.replicasInner, placement.stagesRing);
 }
 
 /// A module's loom.placement against its layout and target: the stage
@@ -598,6 +608,17 @@ static LogicalResult verifyPlacement(Operation *op, PlacementAttr placement) {
   TargetDesc desc = target.getDesc();
   MeshShape shape{topology.numChips() / ranks, 1, parallel.getTp(),
                   parallel.getSp()};
+  // A ring of stage blocks is checked against the planned stages (a
+  // function's loom.pipeline), once there are any.
+  if (placement.getStagesRing())
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps())
+        if (PipelineAttr pipeline = getPipeline(&nested);
+            pipeline && topology.numChips() % (ranks * pipeline.getStages()) ==
+                            0) {
+          shape.stages = pipeline.getStages();
+          shape.dataParallel = topology.numChips() / (ranks * shape.stages);
+        }
   if (parallel.getTpX() > 1)
     shape.tensorRows = parallel.getTpX();
   auto mesh = DeviceMesh::build(desc, topology, shape, placement.getPlacement());

@@ -18,6 +18,34 @@ module attributes {loom.parallel = #loom.parallel<tp = 2, sp = 4>, loom.placemen
 
 // -----
 
+// Each replica's stage blocks walk a closed cycle (issue 19 items 4 and 7).
+// CHECK: loom.placement = #loom.placement<2x4, tp 2x4 inside sp, stages in ring>
+module attributes {loom.parallel = #loom.parallel<tp = 8>, loom.placement = #loom.placement<2x4, tp 2x4 inside sp, stages in ring>, loom.target = #loom.target<"tpu-v5e", shape = [8, 8]>} {
+  func.func @f() attributes {loom.pipeline = #loom.pipeline<stages = 8, slices = [2048]>} {
+    return
+  }
+}
+
+// -----
+
+// Eight stages in 1x8 rows make a column of blocks, a line that does not
+// wrap: refused against the function's pipeline, naming the blocks that
+// close a ring.
+// expected-error @+1 {{'loom.placement' placement 'stages in ring': the 8 stages of a replica, as 1x8 blocks in the 8x1 grid of blocks of topology v5e-64 (8x8), close no ring of neighbouring blocks (a ring needs an even count of 4 or more on a grid with two rows and columns, or a line round a wrapping axis); blocks whose stages do: 2x4, 4x2}}
+module attributes {loom.parallel = #loom.parallel<tp = 8>, loom.placement = #loom.placement<1x8, tp 1x8 inside sp, stages in ring>, loom.target = #loom.target<"tpu-v5e", shape = [8, 8]>} {
+  func.func @f() attributes {loom.pipeline = #loom.pipeline<stages = 8, slices = [2048]>} {
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{expected 'stages inside replicas', 'replicas inside stages' or 'stages in ring'}}
+module attributes {loom.placement = #loom.placement<2x4, tp 2x1 inside sp, stages in rign>} {
+}
+
+// -----
+
 // expected-error @+1 {{the tp sub-block 3x1 does not tile the 2x4 block}}
 module attributes {loom.placement = #loom.placement<2x4, tp 3x1 inside sp>} {
 }
@@ -30,7 +58,7 @@ module attributes {loom.placement = #loom.placement<2x4, tp 2x1 inside tp>} {
 
 // -----
 
-// expected-error @+1 {{expected 'stages inside replicas' or 'replicas inside stages'}}
+// expected-error @+1 {{expected 'stages inside replicas', 'replicas inside stages' or 'stages in ring'}}
 module attributes {loom.placement = #loom.placement<2x4, tp 2x1 inside sp, stages inside stages>} {
 }
 
