@@ -220,18 +220,66 @@ TEST_F(TwoDPlan, TheLayerMovesWhatTheBlockSplits) {
   });
 }
 
+// With sequence parallelism over the block's rows (tp_y) a layer moves the
+// same link traffic over tp_y as without (o's and down's all-reduces
+// become reduce-scatters over the sequence and the two norms' outputs are
+// gathered back: 4 E / X of L tokens either way), and its norms'
+// statistics over tp_x are Y times smaller (L / Y tokens each).
+TEST_F(TwoDPlan, SequenceParallelRowsMoveTheSameTraffic) {
+  auto traffic = [&](bool sp) {
+    ImportOptions options;
+    options.batch = 1;
+    options.seqLen = 256;
+    auto module = importModel("llama-7b", options, &context);
+    EXPECT_TRUE(module);
+    auto target = materializeTarget(&context, "v5e-16", "");
+    EXPECT_TRUE(bool(target)) << llvm::toString(target.takeError());
+    (*module)->setAttr(kTargetAttrName, *target);
+    HeadShardingOptions shard;
+    shard.tp = 8;
+    shard.tpX = 2;
+    shard.sequenceParallel = sp;
+    EXPECT_TRUE(succeeded(shardHeads(*module, shard)));
+    std::map<std::string, double> bytes;
+    LayerOp first;
+    module->walk([&](LayerOp layer) {
+      if (!first)
+        first = layer;
+    });
+    first.walk([&](CollectiveOpInterface c) {
+      bool sum = c.getCollectiveKind() == CollectiveKind::AllReduce;
+      bool stats = cast<RankedTensorType>(c->getOperand(0).getType())
+                       .getShape()
+                       .back() == 2;
+      bytes[c.getGroup().str() + (stats ? "-stats" : "")] +=
+          (sum ? 2 : 1) * c.getCollectiveBytes();
+    });
+    return bytes;
+  };
+  auto whole = traffic(false), rows = traffic(true);
+  const double E = 4096, X = 2, Y = 4, tokens = 256, bf16 = 2;
+  EXPECT_DOUBLE_EQ(whole["tp_y"], 4 * E / X * tokens * bf16);
+  EXPECT_DOUBLE_EQ(rows["tp_y"], whole["tp_y"]);
+  EXPECT_DOUBLE_EQ(rows["tp_x-stats"], whole["tp_x-stats"] / Y);
+  EXPECT_DOUBLE_EQ(rows["tp_x"], whole["tp_x"]);
+}
+
 // loom-plan's 2-D layout: named, lowered and simulated; the prediction
-// within 2% of loom-sim.
+// within 2% of loom-sim (with sequence parallelism over the rows too).
 TEST_F(TwoDPlan, PredictionAgreesWithTheSimulation) {
-  for (auto [topology, tp, rows, stages] :
-       {std::tuple<StringRef, int64_t, int64_t, int64_t>{"v5e-16", 16, 4, 1},
-        {"v5e-16", 8, 2, 2}}) {
+  for (auto [topology, tp, rows, stages, sp] :
+       {std::tuple<StringRef, int64_t, int64_t, int64_t, bool>{"v5e-16", 16, 4,
+                                                               1, false},
+        {"v5e-16", 8, 2, 2, false},
+        {"v5e-16", 16, 4, 1, true},
+        {"v5e-16", 8, 2, 2, true}}) {
     PlanRequest request;
     request.model = "llama-7b";
     request.topology = topology.str();
     request.tp = tp;
     request.tpX = rows;
     request.stages = stages;
+    request.sequenceParallel = sp;
     PlanOptions options;
     options.simulate = Simulation::Always;
     PlanOutcome plan = planAndSimulate(request, context, options);

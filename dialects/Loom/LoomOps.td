@@ -676,6 +676,20 @@ def Loom_CombinedAllGatherOp
   let description = [{ `dim` of each result is `group_size` times its operand's. }];
 }
 
+def Loom_CombinedAllToAllOp
+    : Loom_CombinedCollectiveOp<"combined_all_to_all", "Exchanges of shards",
+                                "AllToAll"> {
+  let description = [{
+    Each operand's `dim` shrinks by `group_size` and its `concat_dim` grows
+    by it, as `loom.all_to_all` with `concat_dim`: Ulysses' exchange of q, k
+    and v from sequence shards to head shards, one collective for the three.
+  }];
+  let arguments = (ins Variadic<Loom_Tensor>:$inputs, StrAttr:$group,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_dim);
+}
+
 include "Loom/LoomMoEOps.td"
 include "Loom/LoomSequenceOps.td"
 

@@ -735,8 +735,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     // of every tp that tiles the slice, as --tp-layout allows.
     bool oneD = !request.fixTpLayout ||
                 (request.tpX == 1 && !request.weightGathered);
-    bool twoD = (!request.fixTpLayout || request.tpX != 1) &&
-                !request.sequenceParallel && !decode;
+    bool twoD = (!request.fixTpLayout || request.tpX != 1) && !decode;
     // Weight-gathered: a batched prefill of a causal model (it moves
     // weights instead of activations, which pays only when batch x tokens
     // is large; Pope et al. 2023, section 3.2.3), over each group that
@@ -753,7 +752,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
       for (int64_t tp = 4; tp <= chips; ++tp)
         if (chips % tp == 0)
           for (int64_t x : validTensorRows(*module, target->getTopologyDesc(),
-                                           tp))
+                                           tp, request.sequenceParallel))
             if (request.tpX <= 1 || x == request.tpX)
               layouts.push_back({tp, x, false});
     if (gathered)

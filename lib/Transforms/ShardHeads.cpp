@@ -694,9 +694,9 @@ private:
 /// "2 x 8, 4 x 4": the tp_x x tp_y blocks of `tp` chips that tile
 /// `topology` and split `module`.
 std::string validFactorizations(ModuleOp module, const TopologyDesc &topology,
-                                int64_t tp) {
+                                int64_t tp, bool sequenceParallel) {
   std::string text;
-  for (int64_t x : validTensorRows(module, topology, tp))
+  for (int64_t x : validTensorRows(module, topology, tp, sequenceParallel))
     text += (text.empty() ? "" : ", ") + std::to_string(x) + " x " +
             std::to_string(tp / x);
   return text.empty() ? "none" : text;
@@ -706,7 +706,7 @@ std::string validFactorizations(ModuleOp module, const TopologyDesc &topology,
 
 SmallVector<int64_t> loom::validTensorRows(ModuleOp module,
                                            const TopologyDesc &topology,
-                                           int64_t tp) {
+                                           int64_t tp, bool sequenceParallel) {
   SmallVector<int64_t> rows;
   if (topology.shape.size() != 2)
     return rows;
@@ -715,7 +715,8 @@ SmallVector<int64_t> loom::validTensorRows(ModuleOp module,
       continue;
     int64_t y = tp / x;
     if (topology.shape[0] % x != 0 || topology.shape[1] % y != 0 ||
-        whyNotTwoD(module, x).first || whyNot(module, y, false).first)
+        whyNotTwoD(module, x).first ||
+        whyNot(module, y, sequenceParallel).first)
       continue;
     rows.push_back(x);
   }
@@ -739,12 +740,8 @@ static LogicalResult shardTwoD(ModuleOp module,
                                const HeadShardingOptions &options,
                                const TopologyDesc &topology) {
   int64_t tp = options.tp, x = options.tpX;
-  auto valid = [&] { return validFactorizations(module, topology, tp); };
-  if (options.sequenceParallel)
-    return module.emitError()
-           << "2-D tensor parallelism (tp-x = " << x
-           << ") keeps the residual split over d_model, not the sequence; "
-              "drop sequence-parallel";
+  bool sp = options.sequenceParallel;
+  auto valid = [&] { return validFactorizations(module, topology, tp, sp); };
   if (x < 1 || tp % x != 0)
     return module.emitError()
            << "tp-x = " << x << " does not divide tp = " << tp
@@ -758,7 +755,7 @@ static LogicalResult shardTwoD(ModuleOp module,
            << topology.shape[0] << "x"
            << (topology.shape.size() == 2 ? topology.shape[1] : 1)
            << "); valid tp_x x tp_y factorizations: " << valid();
-  if (auto [op, message] = whyNot(module, tp / x, false); op)
+  if (auto [op, message] = whyNot(module, tp / x, sp); op)
     return op->emitError() << "cannot split heads and d_ff " << tp / x
                            << " ways (tp_y of " << x << " x " << tp / x
                            << "): " << message
@@ -769,11 +766,15 @@ static LogicalResult shardTwoD(ModuleOp module,
                            << x << " x " << tp / x << "): " << message
                            << "; valid tp_x x tp_y factorizations: "
                            << valid();
-  HeadSharder(module, tp / x, false).run();
+  // With sequence parallelism the 1-D pass over tp_y (Megatron's form)
+  // leaves the residual split over the sequence as well: o's and down's
+  // tp_y all-reduces become reduce-scatters over the sequence, gathered
+  // back over tp_y before q, k, v and gate, up (each of E / X).
+  HeadSharder(module, tp / x, sp).run();
   TwoDSharder(module, x).run();
   module->setAttr(kParallelAttrName,
-                  ParallelAttr::get(module.getContext(), tp, 1, false, 1, 1,
-                                    x, false));
+                  ParallelAttr::get(module.getContext(), tp, 1, sp, 1, 1, x,
+                                    false));
   return success();
 }
 

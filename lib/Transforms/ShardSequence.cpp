@@ -302,15 +302,34 @@ private:
       split.insert(ringOp.getResult());
       return;
     }
-    // Self-attention: all tokens of heads/sp heads on each chip.
+    // Self-attention: all tokens of heads/sp heads on each chip. q, k and
+    // v go in one combined all-to-all (one synchronisation and one set of
+    // hops for the three, as XLA's combiners issue them).
     b.setInsertionPoint(attn);
+    SmallVector<Value> distinct;
+    for (Value operand : attn->getOperands())
+      if (!llvm::is_contained(distinct, operand))
+        distinct.push_back(operand);
     DenseMap<Value, Value> heads;
-    for (OpOperand &operand : attn->getOpOperands()) {
-      Value &exchanged = heads[operand.get()];
-      if (!exchanged)
-        exchanged = exchange(attn, operand.get(), /*toHeads=*/true);
-      operand.set(exchanged);
+    if (distinct.size() == 1) {
+      heads[distinct.front()] =
+          exchange(attn, distinct.front(), /*toHeads=*/true);
+    } else {
+      SmallVector<Type> types;
+      for (Value value : distinct) {
+        auto type = cast<RankedTensorType>(value.getType());
+        types.push_back(withDim(withDim(type, 2, type.getDimSize(2) / sp), 1,
+                                type.getDimSize(1) * sp));
+      }
+      auto combined = CombinedAllToAllOp::create(
+          b, attn.getLoc(), types, distinct, b.getStringAttr(kSequenceGroup),
+          b.getI64IntegerAttr(sp), b.getI64IntegerAttr(2),
+          b.getI64IntegerAttr(1));
+      for (auto [value, result] : llvm::zip(distinct, combined.getResults()))
+        heads[value] = result;
     }
+    for (OpOperand &operand : attn->getOpOperands())
+      operand.set(heads.lookup(operand.get()));
     attn.setHeads(attn.getHeads() / sp);
     attn.setKvHeads(attn.getKvHeads() / sp);
     attn.getResult().setType(attn.getQ().getType());

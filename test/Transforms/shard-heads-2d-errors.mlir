@@ -3,13 +3,11 @@
 // RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-shard-heads="tp=8 tp-x=2"
 // RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=8 tp-x=8" 2>&1 | FileCheck %s --check-prefix=WHOLE
 // RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=8 tp-x=3" 2>&1 | FileCheck %s --check-prefix=THREE
-// RUN: not loom-opt %s -split-input-file --loom-shard-heads="tp=8 tp-x=2 sequence-parallel=true" 2>&1 | FileCheck %s --check-prefix=SP
 
 // A block of 8 rows by 1 column is no block, and 8 rows do not fit v5e-16's
 // 4; 3 rows do not divide 8 chips. The first module splits 2 x 4 and 4 x 2.
 // WHOLE: error: tp = 8 does not factor as tp_x = 8 rows by 1 columns of a block that tiles v5e-16 (4x4); valid tp_x x tp_y factorizations: 2 x 4, 4 x 2
 // THREE: error: tp-x = 3 does not divide tp = 8; valid tp_x x tp_y factorizations on v5e-16: 2 x 4, 4 x 2
-// SP: error: 2-D tensor parallelism (tp-x = 2) keeps the residual split over d_model, not the sequence; drop sequence-parallel
 
 // Splits (tp = 8 as 2 x 4): no diagnostic.
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {

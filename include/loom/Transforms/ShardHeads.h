@@ -48,10 +48,12 @@ llvm::SmallVector<int64_t> validTensorParallelDegrees(mlir::ModuleOp module,
                                                       bool sequenceParallel);
 
 /// The rows x of the 2-D (tp-x) blocks of `tp` chips, x x (tp / x) with
-/// both sides at least 2, that tile `topology` and split `module`.
+/// both sides at least 2, that tile `topology` and split `module` (with
+/// sequence parallelism, its sequence over tp / x as well).
 llvm::SmallVector<int64_t> validTensorRows(mlir::ModuleOp module,
                                            const TopologyDesc &topology,
-                                           int64_t tp);
+                                           int64_t tp,
+                                           bool sequenceParallel = false);
 
 } // namespace loom
 

@@ -790,13 +790,16 @@ int64_t loom::getPipelineTokens(Operation *func) {
   int64_t tokens = !layer ? 0 : input && input.getRank() == 3
                                     ? input.getDimSize(1)
                                     : 1;
-  // Sequence parallelism splits the tokens over the tensor-parallel group;
-  // the pipeline slices the whole sequence.
+  // Sequence parallelism splits the tokens over the tensor-parallel group
+  // (a 2-D block's tp_y: its rows keep d_model's split); the pipeline
+  // slices the whole sequence.
   ModuleOp module = func->getParentOfType<ModuleOp>();
   if (tokens && module)
     if (ParallelAttr parallel = getParallel(module);
         parallel && parallel.getSequenceParallel())
-      tokens = (Count(tokens) * parallel.getTp()).get();
+      tokens = (Count(tokens) * (parallel.getTp() /
+                                 std::max<int64_t>(parallel.getTpX(), 1)))
+                   .get();
   // So does Ulysses over its sp chips (loom-shard-sequence).
   if (tokens && module)
     if (ParallelAttr parallel = getParallel(module); parallel)

@@ -945,6 +945,36 @@ LogicalResult CombinedReduceScatterOp::verify() {
 LogicalResult CombinedAllGatherOp::verify() {
   return verifyCombined(*this, true, getGroupSize(), 1);
 }
+LogicalResult CombinedAllToAllOp::verify() {
+  if (getInputs().size() < 2 || getInputs().size() != getResults().size())
+    return emitOpError() << "expects two or more operands and a result for "
+                            "each, got "
+                         << getInputs().size() << " and "
+                         << getResults().size();
+  int64_t dim = getDim(), concat = getConcatDim();
+  int64_t n = getGroupSize();
+  for (auto [in, out] : llvm::zip(getInputs(), getResults())) {
+    RankedTensorType inType = tensorType(in), outType = tensorType(out);
+    if (dim >= inType.getRank() || concat >= inType.getRank() || dim == concat)
+      return emitOpError() << "expects dim " << dim << " and concat_dim "
+                           << concat << " to be two dimensions of the rank-"
+                           << inType.getRank() << " operands";
+    if (inType.getDimSize(dim) % n != 0)
+      return emitOpError() << "dimension " << dim << " of size "
+                           << inType.getDimSize(dim)
+                           << " is not divisible by group_size " << n;
+    SmallVector<int64_t> expected(inType.getShape());
+    expected[dim] /= n;
+    expected[concat] = (Count(expected[concat]) * n).get();
+    if (outType.getShape() != ArrayRef<int64_t>(expected) ||
+        inType.getElementType() != outType.getElementType())
+      return emitOpError() << "expects a result of shape "
+                           << shapeString(expected) << ", got "
+                           << shapeString(outType.getShape());
+  }
+  return success();
+}
+int64_t CombinedAllToAllOp::getFlops() { return 0; }
 int64_t CombinedAllReduceOp::getFlops() { return 0; }
 int64_t CombinedReduceScatterOp::getFlops() { return 0; }
 int64_t CombinedAllGatherOp::getFlops() { return 0; }
