@@ -133,7 +133,7 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   int64_t sequences =
       p.imported.batch.value_or(1) / (r.dataParallel * r.microbatches);
   os << fmt::format(
-      "  plan:       {}, {} layers; {} {} of {} {} in all{}{}; {}\n",
+      "  plan:       {}, {} layers; {} {} of {} {} in all{}{}{}; {}\n",
       planName(p), p.layers, p.sliceLengths.size(),
       p.patches ? (one ? "patch" : "patches") : (one ? "slice" : "slices"),
       p.tokens, p.tokens == 1 ? "token" : "tokens",
@@ -144,6 +144,12 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
           : "",
       p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
                 : "",
+      // Weight-gathered: each chip runs its share of the replica's batch.
+      r.weightGathered
+          ? fmt::format(", {} of the {} sequences a chip",
+                        p.imported.batch.value_or(1) / (r.dataParallel * r.tp),
+                        p.imported.batch.value_or(1))
+          : "",
       precisionName(r.import));
   // Which chips each group occupies (README, "Placement").
   if (!p.placement.empty())
