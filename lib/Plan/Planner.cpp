@@ -46,13 +46,16 @@ namespace {
 /// stage hands its unit on at about the same time, so all boundaries (with
 /// virtual stages, the last stage's back to the first too) are simulated
 /// together: the sends into and out of a stage share its block's links, and
-/// a multi-hop handover crosses other blocks'. Each is simulated twice: on
-/// idle links, and with every stage's tensor-parallel ring busy (a message
-/// each way between ring neighbours); a handover takes the idle time plus
-/// the difference times the share of the stage's time its collectives hold
-/// the links (StageSliceCost::tensorLinkShare). Once per (slice length,
-/// bytes). Into stage 0 (a patch's return) and where no mesh can be built,
-/// the cost model's one-hop figure.
+/// a multi-hop handover crosses other blocks'. They are simulated on idle
+/// links, and with every stage's tensor-parallel ring busy (a message each
+/// way between ring neighbours), beside the rings alone; a handover takes
+/// the idle time plus, times the share of the stage's time its collectives
+/// hold the links (StageSliceCost::tensorLinkShare), how much the busy
+/// rings slow it and how much it slows the receiving stage's ring. Once
+/// per (slice length, bytes). A 2-D block (tp_x > 1) runs its collectives
+/// on rows and columns, which that ring does not stand for: its boundaries
+/// are simulated one at a time, alone. Into stage 0 (a patch's return) and
+/// where no mesh can be built, the cost model's one-hop figure.
 class BoundaryTransfers {
 public:
   /// With virtual stages `cost` prices chunks: the handover into chunk c
@@ -62,7 +65,7 @@ public:
                     const StageSliceCost &cost, int64_t tp, int64_t sp,
                     int64_t stages, int64_t tpX, const Placement &placement)
       : target(target), topology(topology), cost(cost), tp(tp),
-        ranks(tp * sp), stages(stages) {
+        ranks(tp * sp), stages(stages), steadyState(tpX <= 1) {
     if (topology.numChips() % (tp * sp * stages) != 0)
       return;
     MeshShape shape{topology.numChips() / (tp * sp * stages), stages, tp, sp};
@@ -79,26 +82,48 @@ public:
     if (stage == 0 || !mesh)
       return cost.transferSeconds(stage, length);
     int64_t bytes = std::llround(cost.boundaryBytesInto(stage, length));
+    int64_t into = stage % stages;
+    // A 2-D block's collectives run on its rows and columns, not round one
+    // ring: its handovers are simulated alone, each boundary by itself.
+    if (!steadyState) {
+      auto [alone, fresh] = aloneSeconds.try_emplace({into, length, bytes});
+      if (fresh) {
+        std::vector<double> done =
+            boundaries(bytes, /*busyRings=*/false, /*handovers=*/true, into);
+        alone->second =
+            done.empty() ? cost.transferSeconds(stage, length) : done[into];
+      }
+      return alone->second;
+    }
     auto [it, fresh] = seconds.try_emplace({length, bytes});
     if (fresh) {
-      it->second = {boundaries(bytes, /*busyRings=*/false),
-                    boundaries(bytes, /*busyRings=*/true)};
+      it->second = {boundaries(bytes, /*busyRings=*/false, /*handovers=*/true),
+                    boundaries(bytes, /*busyRings=*/true, /*handovers=*/true),
+                    boundaries(bytes, /*busyRings=*/true, /*handovers=*/false)};
     }
-    const auto &[idle, busy] = it->second;
-    int64_t into = stage % stages;
-    if (idle.empty() || busy.empty())
+    const auto &[idle, busy, rings] = it->second;
+    if (idle.empty() || busy.empty() || rings.empty())
       return cost.transferSeconds(stage, length);
     // The rings of the stages on either side.
     double share = std::max(cost.tensorLinkShare(stage - 1, length),
                             cost.tensorLinkShare(stage, length));
-    return idle[into] + share * std::max(busy[into] - idle[into], 0.0);
+    // Both ways: the handover waits for the ring's share of the links, and
+    // the receiving stage's ring, slowed by the handovers on its links,
+    // delays the stage's work by as much.
+    double slower = std::max(busy[into] - idle[into], 0.0);
+    double ringDelay =
+        std::max(busy[stages + into] - rings[stages + into], 0.0);
+    return idle[into] + share * (slower + ringDelay);
   }
 
 private:
   /// Every boundary's handover of `bytes` a rank, sent at once (with each
-  /// stage's tensor-parallel ring busy): the seconds until each boundary's
-  /// last receive, by the stage it goes into; empty if it cannot run.
-  std::vector<double> boundaries(int64_t bytes, bool busyRings) {
+  /// stage's tensor-parallel ring busy; or the rings alone): the seconds
+  /// until each boundary's last receive, by the stage it goes into, then
+  /// until each stage's ring's last message; empty if it cannot run. With
+  /// `only`, that boundary's handover alone.
+  std::vector<double> boundaries(int64_t bytes, bool busyRings,
+                                 bool handovers, int64_t only = -1) {
     schedule::Schedule handover;
     handover.targetName = target.name;
     handover.shape.assign(topology.shape.begin(), topology.shape.end());
@@ -121,8 +146,8 @@ private:
     };
     bool wraps = cost.getStages() > stages;
     std::map<std::pair<int64_t, int64_t>, int64_t> receiveOf;
-    for (int64_t s = wraps ? 0 : 1; s < stages; ++s)
-      for (int64_t r = 0; r < ranks; ++r)
+    for (int64_t s = wraps ? 0 : 1; s < stages && handovers; ++s)
+      for (int64_t r = 0; r < ranks && (only < 0 || s == only); ++r)
         receiveOf[message(mesh->chip(0, (s + stages - 1) % stages, r),
                           mesh->chip(0, s, r), bytes)] = s;
     // A ring busy past the handovers: both ways round, as the simulator
@@ -132,16 +157,16 @@ private:
         for (int64_t r = 0; r < ranks; ++r) {
           int64_t t = r % tp, base = r - t;
           for (int64_t step : {int64_t(1), tp - 1})
-            message(mesh->chip(0, s, r),
-                    mesh->chip(0, s, base + (t + step) % tp),
-                    4 * bytes * stages);
+            receiveOf[message(mesh->chip(0, s, r),
+                              mesh->chip(0, s, base + (t + step) % tp),
+                              4 * bytes * stages)] = stages + s;
         }
     auto run = sim::simulate(target, handover, /*recordTrace=*/true);
     if (!run) {
       llvm::consumeError(run.takeError());
       return {};
     }
-    std::vector<double> done(stages, 0.0);
+    std::vector<double> done(2 * stages, 0.0);
     for (const sim::TraceEvent &event : run->trace)
       if (auto found = receiveOf.find({event.chip, event.task});
           found != receiveOf.end())
@@ -155,9 +180,12 @@ private:
   const TopologyDesc &topology;
   const StageSliceCost &cost;
   int64_t tp, ranks, stages;
+  bool steadyState;
   std::optional<DeviceMesh> mesh;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, double> aloneSeconds;
   std::map<std::pair<int64_t, int64_t>,
-           std::pair<std::vector<double>, std::vector<double>>>
+           std::tuple<std::vector<double>, std::vector<double>,
+                      std::vector<double>>>
       seconds;
 };
 
