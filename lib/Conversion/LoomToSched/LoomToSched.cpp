@@ -578,16 +578,23 @@ private:
       return acc;
     // The all-reduce's all-gather half: the next op (a residual add, a
     // norm) is no matmul to hide it under.
+    return tensorParallelAllGather(d, s, acc, work.collectiveBytes);
+  }
+
+  /// An all-gather of `bytes` over each tp group of stage `s`, each rank's
+  /// start after `after`; returns the ranks' done tasks.
+  Tasks tensorParallelAllGather(int64_t d, int64_t s, ArrayRef<int64_t> after,
+                                double bytes) {
     int64_t tag = nextTag;
     nextTag += sp;
     Tasks starts = onRanks(d, s, [&](int64_t r) {
       file::Task t;
       t.kind = file::TaskKind::Collective;
       t.collective = CollectiveKind::AllGather;
-      t.deps = depsOf({acc[r]});
+      t.deps = depsOf({after[r]});
       for (int64_t m = 0; m < tp; ++m)
         t.group.push_back(chipId(d, s, r / tp * tp + m));
-      t.bytes = toInt(work.collectiveBytes);
+      t.bytes = toInt(bytes);
       t.tag = tag + r / tp;
       return t;
     });
@@ -603,7 +610,8 @@ private:
   /// equal share of the work; before block j each rank sends the K/V block
   /// it holds to the next rank of its sp group (once its previous send is
   /// done) and receives the previous rank's (messages, beside the
-  /// TensorCore), and block j + 1 waits for that block. LayerSliceCost::computeSeconds prices this closed form.
+  /// TensorCore), and block j + 1 waits for that block.
+  /// LayerSliceCost::computeSeconds prices this closed form.
   Tasks emitRing(int64_t d, int64_t s, const Item &item, const Unit &unit,
                  const std::string &name, ArrayRef<int64_t> last) {
     const SliceWork &work = item.work;
@@ -814,25 +822,7 @@ private:
           on.push_back(dep[r]);
         return allocTask(MemoryKind::Weights, toInt(bytes), name, on);
       });
-      int64_t tag = nextTag;
-      nextTag += sp;
-      Tasks starts = onRanks(d, s, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::Collective;
-        t.collective = CollectiveKind::AllGather;
-        t.deps = depsOf({allocs[i][r]});
-        for (int64_t m = 0; m < tp; ++m)
-          t.group.push_back(chipId(d, s, r / tp * tp + m));
-        t.bytes = toInt(bytes);
-        t.tag = tag + r / tp;
-        return t;
-      });
-      done[i] = onRanks(d, s, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::CollectiveDone;
-        t.start = starts[r];
-        return t;
-      });
+      done[i] = tensorParallelAllGather(d, s, allocs[i], bytes);
     };
     std::map<int64_t, int64_t> position;
     for (auto [i, layer] : llvm::enumerate(plan.layers))
