@@ -235,12 +235,11 @@ TEST_F(ShardSequenceTest, TheSearchTriesSpWhereTheWeightsCanFit) {
     (*module)->setAttr(kTargetAttrName, target);
     return target.getDesc().hbmBytes;
   };
-  // DiT-XL/2 at 256 px: attention is a small share of the work, which no
-  // longer rules sp out; its 16 heads and 256 tokens allow 2, 4 and 8.
+  // DiT-XL/2 at 256 px: attention is a small share of the work (which
+  // once ruled sp out); its 16 heads and 256 tokens allow 2, 4 and 8.
   OwningOpRef<ModuleOp> dit = import("v5e-8");
   double hbm = onTarget(dit, "v5e-8");
   SequenceDegrees small = searchedSequenceDegrees(*dit, 8, hbm);
-  EXPECT_LT(small.attentionShare, 0.25);
   EXPECT_EQ(small.valid, (SmallVector<int64_t>{1, 2, 4, 8}));
   // LLaMA-3.1-8B (16.1 GB of weights) on v5e-8: sp 8 leaves one stage,
   // which cannot hold them; sp 4 x 2 stages can (8 GB a chip).
@@ -265,7 +264,6 @@ TEST_F(ShardSequenceTest, TheSearchTriesSpWhereTheWeightsCanFit) {
   ASSERT_TRUE(wan);
   hbm = onTarget(wan, "v5e-16");
   SequenceDegrees large = searchedSequenceDegrees(*wan, 16, hbm);
-  EXPECT_GT(large.attentionShare, 0.25);
   EXPECT_EQ(large.valid, (SmallVector<int64_t>{1, 2, 4}));
   PlanRequest request;
   EXPECT_EQ(large.forTp(1, request), (SmallVector<int64_t>{1, 2, 4}));

@@ -137,6 +137,16 @@ struct WeightGatheredPlan : public ::testing::Test {
     registerAllDialects(registry);
     return registry;
   }
+  /// LLaMA-7B, a batch of 8 prompts of 2048 tokens, tp 8 on v5e-8.
+  static PlanRequest batchOf8() {
+    PlanRequest request;
+    request.model = "llama-7b";
+    request.topology = "v5e-8";
+    request.import.batch = 8;
+    request.import.seqLen = 2048;
+    request.tp = 8;
+    return request;
+  }
   MLIRContext context;
 };
 
@@ -198,11 +208,7 @@ TEST_F(WeightGatheredPlan, TheLayerGathersItsWeights) {
 TEST_F(WeightGatheredPlan, PredictionAgreesWithTheSimulation) {
   for (auto [tp, stages] :
        {std::pair<int64_t, int64_t>{8, 1}, {4, 2}, {2, 1}}) {
-    PlanRequest request;
-    request.model = "llama-7b";
-    request.topology = "v5e-8";
-    request.import.batch = 8;
-    request.import.seqLen = 2048;
+    PlanRequest request = batchOf8();
     request.tp = tp;
     request.stages = stages;
     request.weightGathered = true;
@@ -217,12 +223,7 @@ TEST_F(WeightGatheredPlan, PredictionAgreesWithTheSimulation) {
         << planName(plan) << ": predicted " << plan.predicted
         << ", simulated " << plan.simulated->makespan;
   }
-  PlanRequest request;
-  request.model = "llama-7b";
-  request.topology = "v5e-8";
-  request.import.batch = 8;
-  request.import.seqLen = 2048;
-  request.tp = 8;
+  PlanRequest request = batchOf8();
   PlanOptions options;
   options.simulate = Simulation::Always;
   PlanOutcome oneD = planAndSimulate(request, context, options);
@@ -242,12 +243,7 @@ TEST_F(WeightGatheredPlan, PredictionAgreesWithTheSimulation) {
 
 // What cannot run is refused with the reason.
 TEST_F(WeightGatheredPlan, RefusesWhatCannotRun) {
-  PlanRequest request;
-  request.model = "llama-7b";
-  request.topology = "v5e-8";
-  request.import.batch = 8;
-  request.import.seqLen = 2048;
-  request.tp = 8;
+  PlanRequest request = batchOf8();
   request.weightGathered = true;
   request.microbatches = 2;
   request.stages = 2;

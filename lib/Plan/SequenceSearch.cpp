@@ -13,7 +13,6 @@ using namespace loom;
 SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips,
                                               double hbmBytes) {
   SequenceDegrees degrees;
-  double attention = 0, total = 0;
   int64_t heads = 0;
   module.walk([&](CostOpInterface op) {
     if (!isa<LayerOp>(op.getOperation()))
@@ -21,25 +20,16 @@ SequenceDegrees loom::searchedSequenceDegrees(ModuleOp module, int64_t chips,
   });
   module.walk([&](LayerOp layer) {
     ++degrees.layers;
-    layer.walk([&](CostOpInterface op) {
-      if (isa<LayerOp>(op.getOperation()))
-        return;
-      double flops = op.getFlops();
-      total += flops;
-      if (auto attn = dyn_cast<AttentionOp>(op.getOperation())) {
-        attention += flops;
+    layer.walk([&](Operation *op) {
+      if (auto attn = dyn_cast<AttentionOp>(op)) {
         if (!attn.getCross())
           heads = std::gcd(heads, std::gcd(int64_t(attn.getHeads()),
                                            int64_t(attn.getKvHeads())));
-      } else if (isa<RingAttentionOp>(op.getOperation())) {
-        attention += flops;
-      } else if (auto joint = dyn_cast<JointAttentionOp>(op.getOperation())) {
-        attention += flops;
+      } else if (auto joint = dyn_cast<JointAttentionOp>(op)) {
         heads = std::gcd(heads, int64_t(joint.getHeads()));
       }
     });
   });
-  degrees.attentionShare = total > 0 ? attention / total : 0;
   degrees.heads = std::max<int64_t>(heads, 1);
   degrees.chips = chips;
   degrees.hbmBytes = hbmBytes;

@@ -24,10 +24,6 @@ struct SequenceDegrees {
   llvm::SmallVector<int64_t> valid{1};
   /// The gcd of every self-attention's heads and KV heads.
   int64_t heads = 1;
-  /// Attention's share of the layers' FLOPs (reported, not a rule: a long
-  /// sequence pays sp through its pipeline's bubble and slices even where
-  /// attention is a small share, e.g. under a sliding window).
-  double attentionShare = 0;
   /// The model's weights, its layers, the slice's chips and each chip's HBM.
   double weightBytes = 0;
   int64_t layers = 0, chips = 1;
