@@ -592,6 +592,68 @@ TEST(Simulator, VirtualStagesBubbleMatchesItsClosedForm) {
 // sharing the link between them. The
 // closed form (CostModel::collectiveTime on the mesh's sp axes) orders
 // them, and loom-sim agrees with it on each within 2%.
+// An expert-parallel group of its own (issue 19 item 4): tp 4 x ep 4 on
+// v5e-16 (4x4, no wraparound), the four ep groups (one per tensor rank)
+// running their all-to-all of V bytes a chip at once. Worked by hand with
+// the calibrated figures (sync s, hop a, link W; a ring's links at its
+// efficiency e_r, a line's at e_l; CostModel.h's all-to-all):
+// - `tp 1x4 inside ep`: each group a column of 4, a line: the middle link
+//   carries 4^2/4 = 4 chunks of V/4, the farthest chunk 3 hops:
+//   s + 3a + V / (e_l W);
+// - `ep 2x2 inside tp`: each group a 2x2 block, a ring: each axis's links
+//   carry 2/4 of V, the farthest chunk 2 hops: s + 2a + V/2 / (e_r W);
+// - `tp 2x2 inside ep`: each group the chips at one offset of the four 2x2
+//   sub-blocks, 2 apart on both axes, its links shared with the group
+//   interleaved on each: 2/4 x 2 of V, 2 + 2 hops: s + 4a + V / (e_l W).
+TEST(Simulator, ExpertGroupAllToAllsMatchTheirClosedForms) {
+  const TargetDesc &target = v5e();
+  const TopologyDesc &topology = *target.findTopology("v5e-16");
+  double bytes = 8 << 20;
+  double s = target.calibration.collectiveSync, a = target.hopLatency,
+         W = target.linkBandwidth,
+         ring = target.calibration.ringEfficiency,
+         line = target.calibration.lineEfficiency;
+  auto simulate = [&](const char *text) {
+    llvm::Expected<Placement> placement = parsePlacement(text);
+    EXPECT_TRUE(bool(placement));
+    MeshShape shape{1, 1, 4, 4};
+    shape.expertGroup = true;
+    llvm::Expected<DeviceMesh> mesh =
+        DeviceMesh::build(target, topology, shape, *placement);
+    EXPECT_TRUE(bool(mesh)) << llvm::toString(mesh.takeError());
+    EXPECT_EQ(mesh->getPlacement().str(),
+              std::string(text) + ", stages inside replicas");
+    Schedule sched = emptySchedule({4, 4}, 16);
+    for (int64_t t = 0; t < 4; ++t) {
+      std::vector<int64_t> group;
+      for (int64_t u = 0; u < 4; ++u)
+        group.push_back(mesh->chipId(mesh->chip(0, 0, u * 4 + t)));
+      for (int64_t member : group) {
+        Task task;
+        task.kind = TaskKind::Collective;
+        task.collective = CollectiveKind::AllToAll;
+        task.group.assign(group.begin(), group.end());
+        task.bytes = int64_t(bytes);
+        task.tag = t;
+        sched.chips[member].tasks.push_back(task);
+        addDone(sched.chips[member].tasks);
+      }
+    }
+    SimResult r = run(sched);
+    EXPECT_TRUE(r.failure.empty()) << r.failure;
+    return r.makespan - r.dispatch;
+  };
+  double column = simulate("4x4, tp 1x4 inside ep");
+  double block = simulate("4x4, ep 2x2 inside tp");
+  double strided = simulate("4x4, tp 2x2 inside ep");
+  EXPECT_LT(relative(column, s + 3 * a + bytes / (line * W)), 0.02) << column;
+  EXPECT_LT(relative(block, s + 2 * a + bytes / 2 / (ring * W)), 0.02)
+      << block;
+  EXPECT_LT(relative(strided, s + 4 * a + bytes / (line * W)), 0.02)
+      << strided;
+  EXPECT_LT(block, column);
+}
+
 TEST(Simulator, PlacementsOrderAsTheClosedForm) {
   const TargetDesc &target = v5e();
   const TopologyDesc &topology = *target.findTopology("v5e-8");

@@ -206,6 +206,7 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
     module attributes {loom.parallel = #loom.parallel<tp = 8, dp = 2, sequence_parallel = true>}
     module attributes {loom.parallel = #loom.parallel<tp = 16, tp_x = 2>}
     module attributes {loom.parallel = #loom.parallel<tp = 8, weight_gathered = true>}
+    module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 8, ep_data = true>}
     ```
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$tp,
@@ -229,9 +230,24 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
                         // 3.2.3); each layer's weights, stored split tp
                         // ways, are all-gathered before it
                         // (loom.gather_weights).
-                        Loom_FlagParameter:$weight_gathered);
+                        Loom_FlagParameter:$weight_gathered,
+                        // loom-shard-experts data: the ep chips are a group
+                        // of their own beside the tp group (a stage holds
+                        // tp x ep chips), splitting the batch for attention
+                        // and dense layers and the experts for MoE layers,
+                        // whose all-to-alls run over "ep" alone (DeepSeek-V3
+                        // report, section 3.4: attention DP, MoE EP).
+                        Loom_FlagParameter:$ep_data);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The degree of the stage's group beside tp: Ulysses' sp, or ep when
+    /// the expert-parallel chips are a group of their own (ep_data). A
+    /// stage holds tp x this many chips.
+    int64_t getBesideDegree() const {
+      return getEpData() ? getEp() : getSp();
+    }
+  }];
 }
 
 def Loom_SplitKind : I32EnumAttr<"SplitKind", "how a weight is split", [
@@ -362,7 +378,9 @@ def Loom_PlacementAttr : AttrDef<Loom_Dialect, "Placement"> {
     placement is chosen (loom-plan `--placement`, or a searched one; absent,
     the lowering and the cost model use DeviceMesh's default rule). Each
     pipeline stage holds tp x sp chips as a `rows x cols` block; inside it
-    the inner group (`tp` or `sp`) is an `a x b` sub-block whose ranks walk
+    the inner group (`tp` or `sp`; `ep` for sp when the expert-parallel
+    chips are a group of their own, #loom.parallel's ep_data) is an `a x b`
+    sub-block whose ranks walk
     a ring of neighbours, and the other group takes the chips at the same
     offset in every sub-block (its members `a` or `b` chips apart, sharing
     those links with the groups interleaved with it). The blocks follow a
@@ -384,13 +402,17 @@ def Loom_PlacementAttr : AttrDef<Loom_Dialect, "Placement"> {
     module attributes {loom.placement = #loom.placement<4x4, tp 1x4 inside sp>}
     module attributes {loom.placement = #loom.placement<2x4, sp 2x2 inside tp, replicas inside stages>}
     module attributes {loom.placement = #loom.placement<2x4, tp 2x4 inside sp, stages in ring>}
+    module attributes {loom.placement = #loom.placement<4x4, ep 2x2 inside tp>}
     ```
   }];
   let parameters = (ins "int64_t":$block_rows, "int64_t":$block_cols,
                         Loom_FlagParameter:$sequence_inner,
                         "int64_t":$inner_rows, "int64_t":$inner_cols,
                         Loom_FlagParameter:$replicas_inner,
-                        Loom_FlagParameter:$stages_ring);
+                        Loom_FlagParameter:$stages_ring,
+                        // The group beside tp is the expert-parallel group
+                        // of #loom.parallel's ep_data ("ep"), not "sp".
+                        Loom_FlagParameter:$expert_group);
   // `<RxC, tp AxB inside sp>`, then `, replicas inside stages` or `, stages
   // in ring` when not the default.
   let hasCustomAssemblyFormat = 1;

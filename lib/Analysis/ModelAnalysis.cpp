@@ -12,11 +12,13 @@ using namespace loom;
 StageGroupAxes loom::stageGroupAxes(const TargetDesc &target,
                                     const TopologyDesc &topology, int64_t tp,
                                     int64_t sp, int64_t stages, int64_t tpX,
-                                    const Placement &placement) {
+                                    const Placement &placement,
+                                    bool expertGroup) {
   int64_t used = tp * sp * stages;
   if (topology.shape.size() == 2 && used > 0 &&
       topology.numChips() % used == 0) {
     MeshShape shape{topology.numChips() / used, stages, tp, sp};
+    shape.expertGroup = expertGroup;
     if (tpX > 1 && sp <= 1)
       shape.tensorRows = tpX;
     if (auto mesh = DeviceMesh::build(target, topology, shape, placement)) {
@@ -118,7 +120,8 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
     view.diffusion = model.isDiffusion();
   view.tp = getParallelOrDefault(module).getTp();
   view.tpX = getParallelOrDefault(module).getTpX();
-  view.sp = getParallelOrDefault(module).getSp();
+  view.sp = getParallelOrDefault(module).getBesideDegree();
+  view.expertGroup = getParallelOrDefault(module).getEpData();
   // The passes lay out and price tp chips per stage; what sharding wrote on
   // the ops must say the same (and sp for the sequence group's ops).
   Operation *wrong = nullptr;
@@ -147,11 +150,11 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
       }
     } else if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       found = collective.getGroupSize();
-      sequenceGroup = collective.getGroup() == kSequenceGroup;
+      sequenceGroup = isBesideGroup(collective.getGroup());
       expected = expectedOf(collective.getGroup());
     } else if (auto shard = dyn_cast<LocalShardOp>(op)) {
       found = shard.getGroupSize();
-      sequenceGroup = shard.getGroup() == kSequenceGroup;
+      sequenceGroup = isBesideGroup(shard.getGroup());
       expected = expectedOf(shard.getGroup());
     } else {
       return WalkResult::advance();
@@ -166,8 +169,10 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   if (wrong)
     return wrong->emitOpError()
            << "is sharded " << found << " ways, but the module's "
-           << (sequenceGroup ? "sequence parallelism (loom.parallel's sp) is "
-                             : "tensor parallelism (loom.parallel's tp) is ")
+           << (!sequenceGroup ? "tensor parallelism (loom.parallel's tp) is "
+               : view.expertGroup
+                   ? "expert-parallel group (loom.parallel's ep, ep_data) is "
+                   : "sequence parallelism (loom.parallel's sp) is ")
            << expected << "; " << passName
            << " needs them to agree";
   return view;
@@ -206,8 +211,8 @@ SmallVector<GroupAxis>
 ModelAnalysis::getTensorParallelAxes(int64_t stages) const {
   ParallelAttr parallel = getParallelOrDefault(module);
   return stageGroupAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
-                        parallel.getSp(), stages, parallel.getTpX(),
-                        getPlacementOrDefault(module))
+                        parallel.getBesideDegree(), stages, parallel.getTpX(),
+                        getPlacementOrDefault(module), parallel.getEpData())
       .tensor;
 }
 
@@ -215,7 +220,7 @@ SmallVector<GroupAxis>
 ModelAnalysis::getSequenceParallelAxes(int64_t stages) const {
   ParallelAttr parallel = getParallelOrDefault(module);
   return stageGroupAxes(*desc, target.getTopologyDesc(), parallel.getTp(),
-                        parallel.getSp(), stages, parallel.getTpX(),
-                        getPlacementOrDefault(module))
+                        parallel.getBesideDegree(), stages, parallel.getTpX(),
+                        getPlacementOrDefault(module), parallel.getEpData())
       .sequence;
 }

@@ -57,7 +57,7 @@ void LayerSliceCost::addOp(Operation &op) {
   if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
     term.kind = Term::Kind::Collective;
     term.collective = collective.getCollectiveKind();
-    term.sequenceGroup = collective.getGroup() == kSequenceGroup;
+    term.sequenceGroup = isBesideGroup(collective.getGroup());
     term.subAxis = collective.getGroup() == kTensorXGroup   ? 0
                    : collective.getGroup() == kTensorYGroup ? 1
                                                             : -1;
@@ -194,7 +194,7 @@ void LayerSliceCost::addOp(Operation &op) {
 static bool isDecomposableCollective(Operation *op) {
   auto collective = dyn_cast_or_null<CollectiveOpInterface>(op);
   // (Not over a 2-D group's sub-groups: their rings are not built.)
-  if (!collective || collective.getGroup() == kSequenceGroup ||
+  if (!collective || isBesideGroup(collective.getGroup()) ||
       collective.getGroup() == kTensorXGroup ||
       collective.getGroup() == kTensorYGroup ||
       collective.getGroupSize() < 2 || !isTokenTensor(op->getOperand(0).getType()))

@@ -103,9 +103,10 @@ llvm::SmallVector<ChipCoord> DeviceMesh::ringWalk(int64_t rows, int64_t cols) {
 }
 
 std::string Placement::str() const {
+  const char *beside = expertGroup ? "ep" : "sp";
   return llvm::formatv("{0}, {1} {2} inside {3}, {4}", shapeText(block),
-                       sequenceInner ? "sp" : "tp", shapeText(inner),
-                       sequenceInner ? "tp" : "sp",
+                       sequenceInner ? beside : "tp", shapeText(inner),
+                       sequenceInner ? "tp" : beside,
                        stagesRing      ? "stages in ring"
                        : replicasInner ? "replicas inside stages"
                                        : "stages inside replicas")
@@ -118,8 +119,8 @@ llvm::Expected<Placement> loom::parsePlacement(llvm::StringRef text) {
         llvm::inconvertibleErrorCode(),
         "placement '" + text + "': " + why +
             "; expected 'RxC, tp AxB inside sp[, stages inside replicas]' "
-            "(or 'sp AxB inside tp', 'replicas inside stages', 'stages in "
-            "ring')");
+            "(or 'sp AxB inside tp', ep for sp, 'replicas inside stages', "
+            "'stages in ring')");
   };
   auto parseShape = [](llvm::StringRef s, ChipCoord &shape) {
     auto [r, c] = s.trim().split('x');
@@ -135,12 +136,17 @@ llvm::Expected<Placement> loom::parsePlacement(llvm::StringRef text) {
     return fail("'" + parts[0].trim() + "' is no block RxC of positive sizes");
   llvm::SmallVector<llvm::StringRef, 4> words;
   llvm::SplitString(parts[1], words);
+  auto beside = [](llvm::StringRef word) {
+    return word == "sp" || word == "ep";
+  };
   if (words.size() != 4 || words[2] != "inside" ||
-      !((words[0] == "tp" && words[3] == "sp") ||
-        (words[0] == "sp" && words[3] == "tp")))
+      !((words[0] == "tp" && beside(words[3])) ||
+        (beside(words[0]) && words[3] == "tp")))
     return fail("'" + parts[1].trim() +
-                "' is neither 'tp AxB inside sp' nor 'sp AxB inside tp'");
-  placement.sequenceInner = words[0] == "sp";
+                "' is neither 'tp AxB inside sp' nor 'sp AxB inside tp' (ep "
+                "for sp)");
+  placement.sequenceInner = words[0] != "tp";
+  placement.expertGroup = words[0] == "ep" || words[3] == "ep";
   if (!parseShape(words[1], placement.inner))
     return fail("'" + words[1] + "' is no sub-block AxB of positive sizes");
   if (parts.size() == 3) {
@@ -242,6 +248,7 @@ std::vector<Placement> DeviceMesh::placements(const TopologyDesc &topology,
         p.block = {rows, cols};
         p.sequenceInner = sequenceInner;
         p.inner = {a, b};
+        p.expertGroup = shape.expertGroup;
         all.push_back(p);
       }
     }
@@ -266,10 +273,15 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
   int64_t tp = shape.tensorParallel, sp = shape.sequenceParallel;
   int64_t ranks = shape.ranksPerStage();
   int64_t used = shape.dataParallel * shape.stages * ranks;
+  // The group beside tp: Ulysses' sp, or the expert-parallel group.
+  const char *beside =
+      shape.expertGroup || requested.expertGroup ? "ep" : "sp";
   if (used != X * Y) {
     std::string group =
-        sp > 1 ? llvm::formatv("tensor-parallel {0} x sequence-parallel {1}",
-                               tp, sp)
+        sp > 1 ? llvm::formatv("tensor-parallel {0} x {1} {2}", tp,
+                               beside[0] == 'e' ? "expert-parallel"
+                                                : "sequence-parallel",
+                               sp)
                      .str()
                : llvm::formatv("tensor-parallel {0}", tp).str();
     return fail(llvm::formatv("data-parallel {0} x stages {1} x {2} = {3} "
@@ -278,7 +290,10 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
                               topology.name, X, Y, X * Y));
   }
 
+  // (The group's name is the module's to check: #loom.placement's
+  // verifier against #loom.parallel.)
   Placement placement = requested;
+  placement.expertGroup = requested.expertGroup || shape.expertGroup;
   if (placement.isDefault()) {
     // The stage block by the default rule (for one group, its ring).
     // (A 2-D tensor-parallel group alone fixes its block's rows.)
@@ -327,16 +342,16 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
   int64_t innerDegree = placement.sequenceInner ? sp : tp;
   if (block[0] * block[1] != ranks || X % block[0] != 0 || Y % block[1] != 0)
     return fail(llvm::formatv(
-        "placement block {0} does not hold a stage's {1} chips (tp {2} x sp "
+        "placement block {0} does not hold a stage's {1} chips (tp {2} x {8} "
         "{3}) tiling topology {4} ({5}x{6}); blocks that do: {7}",
         shapeText(block), ranks, tp, sp, topology.name, X, Y,
-        tilingBlocks({X, Y}, ranks)));
+        tilingBlocks({X, Y}, ranks), beside));
   if (inner[0] * inner[1] != innerDegree || block[0] % inner[0] != 0 ||
       block[1] % inner[1] != 0)
     return fail(llvm::formatv(
         "placement sub-block {0} does not hold the {1} group's {2} chips "
         "tiling the {3} block; sub-blocks that do: {4}",
-        shapeText(inner), placement.sequenceInner ? "sp" : "tp", innerDegree,
+        shapeText(inner), placement.sequenceInner ? beside : "tp", innerDegree,
         shapeText(block), tilingBlocks(block, innerDegree)));
 
   // A ring of each replica's stage blocks: name the blocks that close one.

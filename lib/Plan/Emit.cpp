@@ -62,8 +62,7 @@ std::pair<int64_t, int64_t> imageSize(const PlanOutcome &p) {
 }
 
 int64_t usedChips(const PlanOutcome &p) {
-  return p.request.tp * p.request.sp * p.request.stages *
-         p.request.dataParallel;
+  return p.request.chipsPerStage() * p.request.stages * p.request.dataParallel;
 }
 
 std::string ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
@@ -113,6 +112,14 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.fixVirtualStages = false;
   base.decompose = false;
   base.tpX = 1;
+  // MaxText's expert axis is a group of its own beside tensor (its
+  // base.yml shards `activation_batch_attn` over it and the experts,
+  // `exp`, over it alone): the data layout. Over the tp group's chips
+  // expert parallelism has no key.
+  if (!base.epData)
+    base.ep = 1;
+  base.fixEp = base.fixEpLayout = false;
+  int64_t besideTp = base.epData ? base.ep : 1;
   if (runtime == Runtime::MaxDiffusion) {
     base.sequenceParallel = false;
     base.weightGathered = false;
@@ -123,11 +130,12 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   std::vector<PlanOutcome> fits;
   std::string reasons;
   for (int64_t tp = 1; tp <= plan.chips; ++tp) {
-    if (plan.chips % tp != 0 || batch % (plan.chips / tp) != 0)
+    if (plan.chips % (tp * besideTp) != 0 ||
+        batch % (plan.chips / tp) != 0)
       continue;
     PlanRequest candidate = base;
     candidate.tp = tp;
-    candidate.dataParallel = plan.chips / tp;
+    candidate.dataParallel = plan.chips / (tp * besideTp);
     PlanOutcome outcome = planAndSimulate(candidate, context, rank);
     if (outcome.failure.empty())
       fits.push_back(std::move(outcome));
@@ -226,7 +234,7 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
         {"ici_tensor_sequence_parallelism", r.sequenceParallel ? r.tp : 1},
         {"ici_sequence_parallelism", 1},
         {"ici_context_parallelism", 1},
-        {"ici_expert_parallelism", 1},
+        {"ici_expert_parallelism", r.epData ? r.ep : 1},
         {"ici_autoregressive_parallelism", 1},
         {"ici_pipeline_parallelism", r.stages}})
     os << key << ": " << value << "\n";
@@ -413,6 +421,13 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
         "heads around attention); Loom does not map it onto the runtime's "
         "sequence or context axis",
         r.sp));
+  if (r.ep > 1 && !r.epData)
+    lost.push_back(fmt::format(
+        "expert parallelism over the tensor-parallel group's chips (ep {} of "
+        "tp {}, each expert's width split {} ways): MaxText's expert axis "
+        "(ici_expert_parallelism) is a group of its own beside the tensor "
+        "axis that splits the batch too, as --ep-layout=data plans it",
+        r.ep, r.tp, r.tp / r.ep));
   if (r.tpX > 1)
     lost.push_back(fmt::format(
         "2-D weight-stationary tensor parallelism (a {} x {} block: d_model "

@@ -83,6 +83,9 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
       if (r.weightGathered)
         j.attribute("weight_gathered", true);
       j.attribute("ep", r.ep);
+      // Only when set, so plans of the tensor layout keep their files.
+      if (r.epData)
+        j.attribute("ep_data", true);
       if (r.sp > 1)
         j.attribute("sp", r.sp);
       if (r.sp > 1 && r.spMode != "ulysses")
@@ -223,11 +226,13 @@ struct PlanFileReader {
               {"tp", "ep", "sp", "sp_mode", "stages", "data_parallel",
                "sequence_parallel", "slices", "interleave", "microbatches",
                "virtual_stages", "decompose", "tp_x", "placement",
-               "weight_gathered"},
+               "weight_gathered", "ep_data"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
       r.ep = json.integer(o, "ep", path, 1);
+    if (o.get("ep_data"))
+      r.epData = boolean(o, "ep_data", path);
     if (o.get("tp_x"))
       r.tpX = json.integer(o, "tp_x", path, 2);
     if (o.get("weight_gathered"))

@@ -358,6 +358,15 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
       return planned;
     }
   }
+  if (request.epData && (request.ep < 2 || request.sp > 1 ||
+                         out.request.tpX > 1 || request.weightGathered)) {
+    out.failure = fmt::format(
+        "--ep-layout=data gives the ep chips a group of their own beside a "
+        "1-D tp group: it needs --ep 2 or more{}",
+        request.ep < 2 ? fmt::format(" (got {})", request.ep)
+                       : ", and no --sp, 2-D or weight-gathered layout");
+    return planned;
+  }
   if (out.request.tpX > 1 && request.decompose) {
     out.failure = "decompose runs on a 1-D tensor-parallel ring; a 2-D "
                   "block's sub-groups are not decomposed";
@@ -464,6 +473,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   pipelineOptions.tpX = out.request.tpX;
   pipelineOptions.weightGathered = request.weightGathered;
   pipelineOptions.ep = request.ep;
+  pipelineOptions.epData = request.epData;
   pipelineOptions.sp = request.sp;
   pipelineOptions.spMode = request.spMode;
   pipelineOptions.sequenceParallel = request.sequenceParallel;
@@ -545,7 +555,8 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
       return;
     out.experts = experts.getExperts();
     out.expertsPerChip = experts.getLocalExperts();
-    out.expertReplicas = request.tp / request.ep;
+    // (Beside tp, each expert is split over its ep rank's tp chips.)
+    out.expertReplicas = request.epData ? request.tp : request.tp / request.ep;
     out.expertBytesPerChip += CostOpInterface(experts).getParameterBytes();
   });
   PipelineAttr pipeline = getPipeline(view->func);
@@ -555,13 +566,15 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   out.patches = pipeline.getMode() == PipelineMode::patches;
   out.warmup = pipeline.getWarmup();
   Placement placement = getPlacementOrDefault(*module);
-  StageGroupAxes axes = stageGroupAxes(*desc, *topology, view->tp, view->sp,
-                                       pipeline.getStages(), view->tpX, placement);
+  StageGroupAxes axes =
+      stageGroupAxes(*desc, *topology, view->tp, view->sp, pipeline.getStages(),
+                     view->tpX, placement, view->expertGroup);
   // The placement the plan runs with, resolved as the lowering will.
   if (int64_t perReplica = view->chipsPerStage() * pipeline.getStages();
       out.chips % perReplica == 0) {
     MeshShape meshShape{out.chips / perReplica, pipeline.getStages(),
                         view->tp, view->sp};
+    meshShape.expertGroup = view->expertGroup;
     if (view->tpX > 1)
       meshShape.tensorRows = view->tpX;
     auto mesh = DeviceMesh::build(
@@ -601,11 +614,11 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
     if (why.empty() && !cost.hasDecomposable())
       why = "it has no tensor-parallel matmul beside a collective";
     for (int64_t length : out.sliceLengths)
-      if (why.empty() && length % (view->tp * view->sp) != 0)
+      if (int64_t rows = view->tp * (view->expertGroup ? 1 : view->sp);
+          why.empty() && length % rows != 0)
         why = fmt::format("its {} of {} tokens do not split into {} equal "
                           "blocks",
-                          out.patches ? "patches" : "slices", length,
-                          view->tp * view->sp);
+                          out.patches ? "patches" : "slices", length, rows);
     if (!why.empty()) {
       out.failure = "cannot decompose the collective matmuls: " + why;
       return planned;
@@ -619,7 +632,7 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
   // activation allocation and release and the messages in and out.
   double units = double(unitsPerStep) * (out.patches ? out.steps : 1);
   out.estimatedTasks =
-      double(request.tp) * request.sp * request.dataParallel * units *
+      double(view->chipsPerStage()) * request.dataParallel * units *
       double(cost.tasksPerRank(out.sliceLengths.front()) +
              4 * pipeline.getChunks());
   // The host launches the whole plan once (calibration).
@@ -686,14 +699,16 @@ void lowerAndSimulate(Planned &planned, bool trace) {
 /// The cost model's order, made total by the degrees.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
   return std::make_tuple(a.predicted, a.request.tp, a.request.tpX,
-                         a.request.weightGathered, a.request.sp,
+                         a.request.weightGathered, a.request.ep,
+                         a.request.epData, a.request.sp,
                          a.request.spMode, a.request.stages,
                          a.request.dataParallel, a.request.interleave,
                          a.request.microbatches, a.request.decompose,
                          a.request.sequenceParallel,
                          a.request.virtualStages, a.request.placement) <
          std::make_tuple(b.predicted, b.request.tp, b.request.tpX,
-                         b.request.weightGathered, b.request.sp,
+                         b.request.weightGathered, b.request.ep,
+                         b.request.epData, b.request.sp,
                          b.request.spMode, b.request.stages,
                          b.request.dataParallel, b.request.interleave,
                          b.request.microbatches, b.request.decompose,
@@ -726,10 +741,13 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   // The model's valid tensor-parallel degrees and its layer count.
   SmallVector<int64_t> degrees;
   // Per tp, the expert-parallel degrees (just 1 for a dense model).
-  std::map<int64_t, SmallVector<int64_t>> expertDegreesOf;
-  auto expertDegrees = [&](int64_t tp) -> ArrayRef<int64_t> {
-    return expertDegreesOf[tp];
+  // Per tp, the expert-parallel layouts: (ep, over a group of its own
+  // beside tp); just (1, no) for a dense model.
+  struct ExpertLayout {
+    int64_t ep;
+    bool data;
   };
+  std::map<int64_t, SmallVector<ExpertLayout>> expertLayoutsOf;
   int64_t layers = 0, batch = 1;
   bool diffusion = false;
   bool decode = false;
@@ -761,8 +779,17 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     // A decode step has one token, which no ring splits: no decomposed
     // variants to plan.
     decode = getModel(*module).getMode() == ModelMode::decode;
-    for (int64_t tp : degrees)
-      expertDegreesOf[tp] = validExpertParallelDegrees(*module, tp);
+    // Expert parallelism over the tp group's chips, and (as the request
+    // allows) over a group of its own beside it, which splits the batch.
+    for (int64_t tp : degrees) {
+      SmallVector<ExpertLayout> &layouts = expertLayoutsOf[tp];
+      if (!request.fixEpLayout || !request.epData)
+        for (int64_t ep : validExpertParallelDegrees(*module, tp))
+          layouts.push_back({ep, false});
+      if (!request.fixEpLayout || request.epData)
+        for (int64_t ep : validExpertDataDegrees(*module, tp, chips))
+          layouts.push_back({ep, true});
+    }
     sequenceDegrees =
         searchedSequenceDegrees(*module, chips, target->getDesc().hbmBytes);
     // 1-D layouts, then 2-D weight-stationary blocks (Pope et al. 2023)
@@ -868,12 +895,16 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   // transpose price the same: pruned). Stages stay inside replicas: a
   // replica's blocks never talk to another's, so a stage's replicas side
   // by side only lengthen the stage-to-stage hop.
-  std::map<std::array<int64_t, 3>, std::vector<std::string>> placementCache;
+  std::map<std::tuple<int64_t, int64_t, int64_t, bool>,
+           std::vector<std::string>>
+      placementCache;
   const TargetDesc targetDesc = target->getDesc();
   const TopologyDesc topologyDesc = target->getTopologyDesc();
-  auto placementsOf = [&](int64_t tp, int64_t sp,
-                          int64_t stages) -> const std::vector<std::string> & {
-    auto [it, fresh] = placementCache.try_emplace({tp, sp, stages});
+  auto placementsOf =
+      [&](int64_t tp, int64_t sp, int64_t stages,
+          bool expertGroup) -> const std::vector<std::string> & {
+    auto [it, fresh] =
+        placementCache.try_emplace({tp, sp, stages, expertGroup});
     if (!fresh)
       return it->second;
     std::vector<std::string> &found = it->second;
@@ -881,6 +912,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     if (topologyDesc.shape.size() != 2)
       return found;
     MeshShape shape{chips / (tp * sp * stages), stages, tp, sp};
+    shape.expertGroup = expertGroup;
     auto signature = [&](const DeviceMesh &mesh) {
       auto sorted = [](ArrayRef<GroupAxis> axes) {
         SmallVector<std::array<int64_t, 3>> list;
@@ -917,15 +949,18 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   // first, so a placement whose stage blocks close a ring (`stages in
   // ring`) is tried beside each one whose snake of blocks does not: when
   // its handovers round the cycle cross fewer hops than the snake's.
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>,
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, bool, std::string>,
            std::string>
       ringCache;
   auto ringOf = [&](const std::string &text, int64_t tp, int64_t sp,
-                    int64_t stages, int64_t tpX) -> const std::string & {
-    auto [it, fresh] = ringCache.try_emplace({tp, sp, stages, tpX, text});
+                    int64_t stages, int64_t tpX,
+                    bool expertGroup) -> const std::string & {
+    auto [it, fresh] =
+        ringCache.try_emplace({tp, sp, stages, tpX, expertGroup, text});
     if (!fresh || topologyDesc.shape.size() != 2)
       return it->second;
     MeshShape shape{chips / (tp * sp * stages), stages, tp, sp};
+    shape.expertGroup = expertGroup;
     if (tpX > 1 && sp == 1)
       shape.tensorRows = tpX;
     Placement placement;
@@ -973,16 +1008,23 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         // weight-gathered group, whose tp chips split the replica's batch.
         if (gathered && (batch / dp) % tp != 0)
           continue;
-        SmallVector<int64_t> oneEp{1};
-        for (int64_t ep : tpX > 1 || gathered ? ArrayRef<int64_t>(oneEp)
-                                              : expertDegrees(tp))
+        SmallVector<ExpertLayout> oneEp{{1, false}};
+        for (auto [ep, epData] : tpX > 1 || gathered
+                                     ? ArrayRef<ExpertLayout>(oneEp)
+                                     : ArrayRef(expertLayoutsOf[tp]))
         for (auto [sp, ring] : sequenceDegrees.withModes(tp, request)) {
           if ((tpX > 1 || gathered) && sp > 1)
             continue;
+          // An expert-parallel group of its own takes the place beside tp
+          // that sp would, and splits each replica's batch.
+          if (epData && (sp > 1 || (batch / dp) % ep != 0))
+            continue;
+          int64_t beside = epData ? ep : sp;
           if (batch % dp != 0 ||
               (request.fixDataParallel && dp != request.dataParallel) ||
               (request.fixEp && ep != request.ep) ||
-              chips % (tp * sp * stages) != 0 || dp > chips / (tp * sp * stages))
+              chips % (tp * beside * stages) != 0 ||
+              dp > chips / (tp * beside * stages))
             continue;
           // Without overlap, and with two units interleaved
           // (docs/overlap.md): TeraPipe's or PipeFusion's units paired on a
@@ -1032,6 +1074,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
             candidate.sp = sp;
             candidate.spMode = ring ? "ring" : "ulysses";
             candidate.ep = ep;
+            candidate.epData = epData;
             candidate.stages = stages;
             candidate.dataParallel = dp;
             candidate.interleave = interleave;
@@ -1043,13 +1086,13 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
             // With tp and sp both above 1, each placement that prices
             // differently (README, "Placement").
             std::vector<std::string> placements =
-                request.fixPlacement || tp == 1 || sp == 1
+                request.fixPlacement || tp == 1 || beside == 1
                     ? std::vector<std::string>{request.placement}
-                    : placementsOf(tp, sp, stages);
+                    : placementsOf(tp, beside, stages, epData);
             if (virtualStages > 1 && !request.fixPlacement)
               for (size_t i = 0, n = placements.size(); i < n; ++i)
-                if (const std::string &ring =
-                        ringOf(placements[i], tp, sp, stages, tpX);
+                if (const std::string &ring = ringOf(
+                        placements[i], tp, beside, stages, tpX, epData);
                     !ring.empty())
                   placements.push_back(ring);
             for (const std::string &placement : placements) {

@@ -84,8 +84,11 @@ std::string loom::planName(const PlanOutcome &p) {
                      p.request.stages, p.request.stages == 1 ? "" : "s",
                      p.request.dataParallel,
                      p.request.sequenceParallel ? " + sp" : "",
-                     p.request.ep > 1 ? fmt::format(" (ep {})", p.request.ep)
-                                      : "",
+                     p.request.ep > 1
+                         ? fmt::format(p.request.epData ? " (ep {} beside tp)"
+                                                        : " (ep {})",
+                                       p.request.ep)
+                         : "",
                      p.request.microbatches > 1
                          ? fmt::format(", {} microbatches",
                                        p.request.microbatches)
@@ -155,7 +158,7 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   if (!p.placement.empty())
     os << fmt::format("  placement:  {} ({})\n", p.placement,
                       p.defaultPlacement ? "the default rule" : "chosen");
-  int64_t used = r.tp * r.sp * r.stages * r.dataParallel;
+  int64_t used = r.chipsPerStage() * r.stages * r.dataParallel;
   if (used < p.chips)
     os << fmt::format("  idle chips: {} of {}{}\n", p.chips - used, p.chips,
                       searched ? " (no plan that uses them all is faster)"
@@ -181,6 +184,14 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
     if (r.ep == 1)
       os << "              every chip holds a 1/" << r.tp
          << " slice of every expert\n";
+    else if (r.epData)
+      // The group beside tp: stage rank u * tp + t holds ep rank u's
+      // experts, 1/tp of each.
+      for (int64_t u = 0; u < r.ep; ++u)
+        os << fmt::format("              ep rank {:>3} (stage ranks {}-{}): "
+                          "experts {}-{}\n",
+                          u, u * r.tp, u * r.tp + r.tp - 1, u * per,
+                          u * per + per - 1);
     else
       for (int64_t rank = 0; rank < r.tp; ++rank) {
         int64_t first = (rank / replicas) * per;
@@ -260,6 +271,7 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     }
     if (p.experts > 0) {
       j.attribute("ep", p.request.ep);
+      j.attribute("ep_layout", p.request.epData ? "data" : "tensor");
       j.attribute("experts_per_chip", p.expertsPerChip);
       j.attribute("expert_bytes_per_chip", p.expertBytesPerChip);
     }

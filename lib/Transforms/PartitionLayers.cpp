@@ -218,7 +218,8 @@ struct PartitionLayersPass
                                       layout.getSequenceParallel(),
                                       layout.getEp(), layout.getSp(),
                                       layout.getTpX(),
-                                      layout.getWeightGathered()));
+                                      layout.getWeightGathered(),
+                                      layout.getEpData()));
 
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();

@@ -32,6 +32,7 @@ void loom::buildPlanPipeline(OpPassManager &pm,
   if (options.ep != 1) {
     ShardExpertsOptions experts;
     experts.ep = options.ep;
+    experts.data = options.epData;
     pm.addPass(createShardExperts(experts));
   }
   PartitionLayersOptions partition;

@@ -20,7 +20,9 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/MoE.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Transforms/Passes.h"
+#include "loom/Transforms/ShardHeads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -103,7 +105,149 @@ static void shardChain(MoEExpertsOp experts, int64_t tp, int64_t ep) {
   experts.getResult().replaceAllUsesExcept(combine, combine);
 }
 
-LogicalResult loom::shardExperts(ModuleOp module, int64_t ep) {
+/// The model functions (those with layers) of `module`.
+static SmallVector<func::FuncOp> modelFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp> funcs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && !func.getOps<LayerOp>().empty())
+      funcs.push_back(func);
+  return funcs;
+}
+
+SmallVector<int64_t> loom::validExpertDataDegrees(ModuleOp module, int64_t tp,
+                                                  int64_t chips) {
+  SmallVector<func::FuncOp> funcs = modelFunctions(module);
+  int64_t common = funcs.empty() ? 0 : getPipelineBatch(funcs.front());
+  bool any = false;
+  module.walk([&](MoEExpertsOp experts) {
+    common = std::gcd(common, int64_t(experts.getExperts()));
+    any = true;
+  });
+  SmallVector<int64_t> valid;
+  for (int64_t d = 2; any && d <= common; ++d)
+    if (common % d == 0 && tp > 0 && chips % (tp * d) == 0)
+      valid.push_back(d);
+  return valid;
+}
+
+/// Rewrites one chain route -> experts -> combine into its form over an
+/// expert-parallel group of its own: every chip routes all of its tokens
+/// (its 1/ep of the batch; the tp chips of a group route the same ones, as
+/// a replicated router does under tensor parallelism) and sends each copy
+/// to the chip of the same tensor rank that holds its expert, which runs
+/// the expert's 1/tp of the width on every copy from the group.
+static void shardChainData(MoEExpertsOp experts, int64_t ep) {
+  auto route = experts.getInput().getDefiningOp<MoERouteOp>();
+  OpBuilder b(experts);
+  auto bufferType = cast<RankedTensorType>(route.getType());
+  auto inputType = cast<RankedTensorType>(route.getInput().getType());
+  int64_t hidden = bufferType.getDimSize(2), topK = experts.getTopK();
+  // This chip's tokens (the batch already split) and the group's.
+  int64_t local = inputType.getDimSize(0) * inputType.getDimSize(1);
+  double busiest =
+      busiestChipRows(experts.getTokens(), topK, experts.getExperts(), ep,
+                      route.getImbalance().convertToDouble());
+  // The buffer holds what a chip sends to each of the group (uniform
+  // routing) and what the busiest one receives from each sender.
+  int64_t sent = (local * topK + ep - 1) / ep;
+  int64_t received = static_cast<int64_t>(std::ceil(busiest / double(ep)));
+  int64_t capacity = std::max<int64_t>({sent, received, 1});
+  auto buffer =
+      RankedTensorType::get({ep, capacity, hidden}, bufferType.getElementType());
+  route.setShard(1);
+  route.getResult().setType(buffer);
+  auto dispatch = AllToAllOp::create(b, experts.getLoc(), buffer, route,
+                                     b.getStringAttr(kExpertGroup),
+                                     b.getI64IntegerAttr(ep),
+                                     b.getI64IntegerAttr(0), IntegerAttr());
+  experts.getInputMutable().assign(dispatch);
+  experts.getResult().setType(buffer);
+  // The width stays split over tp as loom-shard-heads left it (its
+  // #loom.split); the group splits the experts.
+  experts.setEp(ep);
+  b.setInsertionPointAfter(experts);
+  auto combine = AllToAllOp::create(b, experts.getLoc(), buffer, experts,
+                                    b.getStringAttr(kExpertGroup),
+                                    b.getI64IntegerAttr(ep),
+                                    b.getI64IntegerAttr(0), IntegerAttr());
+  experts.getResult().replaceAllUsesExcept(combine, combine);
+}
+
+/// loom-shard-experts data: the checks, the batch split, every chain.
+static LogicalResult shardExpertsData(ModuleOp module, int64_t ep,
+                                      ArrayRef<MoEExpertsOp> chains) {
+  ParallelAttr parallel = getParallelOrDefault(module);
+  int64_t tp = parallel.getTp();
+  FailureOr<TargetAttr> target = requireTarget(module, "loom-shard-experts");
+  if (failed(target))
+    return failure();
+  TopologyDesc topology = target->getTopologyDesc();
+  int64_t chips = topology.numChips();
+  std::string valid = joinDegrees(validExpertDataDegrees(module, tp, chips));
+  if (valid.empty())
+    valid = "none";
+  if (parallel.getTpX() > 1 || parallel.getWeightGathered() ||
+      parallel.getSp() > 1)
+    return module.emitError()
+           << "an expert-parallel group of its own (data) sits beside a 1-D "
+              "tensor-parallel group, which this module's is not ("
+           << parallel << ")";
+  if (chains.empty())
+    return module.emitError()
+           << "an expert-parallel group of its own splits the routed experts "
+              "of MoE layers; the module has none";
+  SmallVector<func::FuncOp> funcs = modelFunctions(module);
+  int64_t batch = getPipelineBatch(funcs.front());
+  if (ep < 2 || batch % ep != 0 || chips % (tp * ep) != 0)
+    return module.emitError()
+           << "ep = " << ep << " cannot be a group of its own beside tp = "
+           << tp << ": "
+           << (ep < 2 ? std::string("it needs at least 2 chips")
+               : batch % ep != 0
+                   ? "its chips split the batch of " + std::to_string(batch)
+                   : "stages of tp x ep = " + std::to_string(tp * ep) +
+                         " chips do not tile the " + std::to_string(chips) +
+                         " chips of " + topology.name)
+           << "; valid degrees: " << valid;
+  for (MoEExpertsOp experts : chains)
+    if (experts.getExperts() % ep != 0)
+      return experts.emitError()
+             << "ep = " << ep << " does not divide the " << experts.getExperts()
+             << " experts of this layer; valid degrees: " << valid;
+  // Every tensor but the dispatch buffers must lead with the batch.
+  auto isBuffer = [](Value value) {
+    Operation *def = value.getDefiningOp();
+    return def && isa<MoERouteOp, MoEExpertsOp>(def);
+  };
+  for (func::FuncOp func : funcs) {
+    WalkResult walk = func.walk([&](Operation *op) {
+      for (Value result : op->getResults())
+        if (auto tensor = dyn_cast<RankedTensorType>(result.getType());
+            tensor && !isBuffer(result) &&
+            (tensor.getRank() < 1 || tensor.getDimSize(0) != batch)) {
+          op->emitError() << "an expert-parallel group of its own splits "
+                             "dim 0, the batch of "
+                          << batch
+                          << ", of every tensor, but this op's result does "
+                             "not lead with it";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  splitBatch(module, funcs, ep, isBuffer);
+  for (MoEExpertsOp experts : chains)
+    shardChainData(experts, ep);
+  module->setAttr(kParallelAttrName,
+                  ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
+                                    parallel.getSequenceParallel(), ep, 1, 1,
+                                    false, /*epData=*/true));
+  return success();
+}
+
+LogicalResult loom::shardExperts(ModuleOp module, int64_t ep, bool data) {
   ParallelAttr parallel = getParallelOrDefault(module);
   int64_t tp = parallel.getTp();
   SmallVector<MoEExpertsOp> chains;
@@ -112,6 +256,13 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep) {
   if (ep < 1)
     return module.emitError() << "ep must be at least 1, got " << ep
                               << "; valid degrees: " << valid;
+  for (MoEExpertsOp experts : chains)
+    if (experts.getEp() != 1 || !experts.getInput().getDefiningOp<MoERouteOp>())
+      return experts.emitError()
+             << "loom-shard-experts expects the experts as loom-shard-heads "
+                "leaves them, fed by their loom.moe_route, not yet split";
+  if (data)
+    return shardExpertsData(module, ep, chains);
   if (ep > 1 && parallel.getTpX() > 1)
     return module.emitError()
            << "expert parallelism runs over a 1-D tensor-parallel group; this "
@@ -129,10 +280,6 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep) {
       return experts.emitError()
              << "ep = " << ep << " does not divide the " << experts.getExperts()
              << " experts of this layer; valid degrees: " << valid;
-    if (experts.getEp() != 1 || !experts.getInput().getDefiningOp<MoERouteOp>())
-      return experts.emitError()
-             << "loom-shard-experts expects the experts as loom-shard-heads "
-                "leaves them, fed by their loom.moe_route, not yet split";
   }
   if (ep == 1)
     return success();
@@ -142,7 +289,7 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep) {
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(), ep,
                                     parallel.getSp(), parallel.getTpX(),
-                                    parallel.getWeightGathered()));
+                                    parallel.getWeightGathered(), false));
   return success();
 }
 
@@ -151,7 +298,7 @@ struct ShardExpertsPass
     : public loom::impl::ShardExpertsBase<ShardExpertsPass> {
   using ShardExpertsBase::ShardExpertsBase;
   void runOnOperation() override {
-    if (failed(shardExperts(getOperation(), ep)))
+    if (failed(shardExperts(getOperation(), ep, data)))
       signalPassFailure();
   }
 };

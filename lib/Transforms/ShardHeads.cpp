@@ -774,7 +774,7 @@ static LogicalResult shardTwoD(ModuleOp module,
   TwoDSharder(module, x).run();
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, 1, sp, 1, 1, x,
-                                    false));
+                                    false, false));
   return success();
 }
 
@@ -864,28 +864,9 @@ static LogicalResult shardWeightGathered(ModuleOp module,
            << ", of every tensor, but this op's result does not lead with it";
   }
   MLIRContext *context = module.getContext();
-  auto shrink = [&](Type type) -> Type {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || tensor.getRank() < 1)
-      return type;
-    return withDim(tensor, 0, tensor.getDimSize(0) / tp);
-  };
+  splitBatch(module, funcs, tp);
   SplitAttr gathered = SplitAttr::get(context, SplitKind::gathered, tp, 1, 1);
   for (func::FuncOp func : funcs) {
-    SmallVector<Type> inputs, results;
-    for (Type t : func.getFunctionType().getInputs())
-      inputs.push_back(shrink(t));
-    for (Type t : func.getFunctionType().getResults())
-      results.push_back(shrink(t));
-    func.setType(FunctionType::get(context, inputs, results));
-    func.walk([&](Block *block) {
-      for (BlockArgument arg : block->getArguments())
-        arg.setType(shrink(arg.getType()));
-    });
-    func.walk([&](Operation *op) {
-      for (OpResult result : op->getResults())
-        result.setType(shrink(result.getType()));
-    });
     for (LayerOp layer : func.getOps<LayerOp>()) {
       int64_t weights = 0;
       for (Operation &op : layer.getBody().front())
@@ -898,19 +879,50 @@ static LogicalResult shardWeightGathered(ModuleOp module,
       GatherWeightsOp::create(b, layer.getLoc(), kGroup, tp, weights);
     }
   }
-  // What one chip runs: batch / tp of the sequences (as a data-parallel
+  module->setAttr(kParallelAttrName,
+                  ParallelAttr::get(context, tp, 1, false, 1, 1, 1, true, false));
+  return success();
+}
+
+void loom::splitBatch(ModuleOp module, ArrayRef<func::FuncOp> funcs,
+                      int64_t parts, function_ref<bool(Value)> keep) {
+  MLIRContext *context = module.getContext();
+  auto shrink = [&](Type type) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || tensor.getRank() < 1)
+      return type;
+    return withDim(tensor, 0, tensor.getDimSize(0) / parts);
+  };
+  auto shrinkValue = [&](Value value) {
+    if (!keep || !keep(value))
+      value.setType(shrink(value.getType()));
+  };
+  for (func::FuncOp func : funcs) {
+    SmallVector<Type> inputs, results;
+    for (Type t : func.getFunctionType().getInputs())
+      inputs.push_back(shrink(t));
+    for (Type t : func.getFunctionType().getResults())
+      results.push_back(shrink(t));
+    func.setType(FunctionType::get(context, inputs, results));
+    func.walk([&](Block *block) {
+      for (BlockArgument arg : block->getArguments())
+        shrinkValue(arg);
+    });
+    func.walk([&](Operation *op) {
+      for (OpResult result : op->getResults())
+        shrinkValue(result);
+    });
+  }
+  // What one chip runs: batch / parts of the sequences (as a data-parallel
   // replica's module says its share).
   if (ModelAttr model = getModel(module))
     module->setAttr(
         kModelAttrName,
         ModelAttr::get(context, model.getName(), model.getFamily(),
-                       model.getMode(), model.getBatch() / tp, model.getSeq(),
-                       model.getResolution(), model.getTextTokens(),
-                       model.getSteps(), model.getHeight(), model.getWidth(),
-                       model.getFrames()));
-  module->setAttr(kParallelAttrName,
-                  ParallelAttr::get(context, tp, 1, false, 1, 1, 1, true));
-  return success();
+                       model.getMode(), model.getBatch() / parts,
+                       model.getSeq(), model.getResolution(),
+                       model.getTextTokens(), model.getSteps(),
+                       model.getHeight(), model.getWidth(), model.getFrames()));
 }
 
 LogicalResult loom::shardHeads(ModuleOp module,
@@ -969,7 +981,8 @@ LogicalResult loom::shardHeads(ModuleOp module,
   HeadSharder(module, options.tp, options.sequenceParallel).run();
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), options.tp, 1,
-                                    options.sequenceParallel, 1, 1, 1, false));
+                                    options.sequenceParallel, 1, 1, 1, false,
+                                    false));
   return success();
 }
 

@@ -488,7 +488,8 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(),
                                     parallel.getEp(), sp, parallel.getTpX(),
-                                    parallel.getWeightGathered()));
+                                    parallel.getWeightGathered(),
+                                    parallel.getEpData()));
   return success();
 }
 

@@ -75,6 +75,22 @@ static cl::opt<int64_t>
                 "pass K/V blocks round a ring (--sp-mode ring) (1 when "
                 "another layout option is given; with none, the search "
                 "chooses)"));
+enum class EpLayout { tensor, data };
+static cl::opt<EpLayout> epLayout(
+    "ep-layout", cl::init(EpLayout::tensor), cl::cat(category),
+    cl::desc("Which chips the ep group occupies (with --ep; a search tries "
+             "both unless given)"),
+    cl::values(clEnumValN(EpLayout::tensor, "tensor",
+                          "ep chips of the tensor-parallel group, each "
+                          "expert's width split tp / ep ways; tokens "
+                          "dispatched over the whole group"),
+               clEnumValN(EpLayout::data, "data",
+                          "a group of ep chips of its own beside the tp "
+                          "group (a stage holds tp x ep chips): it splits "
+                          "the batch for attention and dense layers and the "
+                          "experts for MoE layers, the all-to-alls over it "
+                          "alone (DeepSeek-V3's serving layout); ep divides "
+                          "the batch")));
 enum class SpMode { ulysses, ring };
 static cl::opt<SpMode> spMode(
     "sp-mode", cl::init(SpMode::ulysses), cl::cat(category),
@@ -234,6 +250,8 @@ int main(int argc, char **argv) {
   request.targetFile = targetFile;
   request.tp = tp;
   request.ep = ep;
+  request.epData = epLayout == EpLayout::data;
+  request.fixEpLayout = epLayout.getNumOccurrences() > 0;
   request.sp = sp;
   request.spMode = spMode == SpMode::ring ? "ring" : "ulysses";
   request.stages = stages;
@@ -274,7 +292,8 @@ int main(int argc, char **argv) {
   if (!planFile.empty()) {
     // The file is the whole request; only the target's figures may change.
     SmallVector<const cl::Option *> given = workload.all();
-    given.append({&model, &topology, &tp, &ep, &sp, &spMode, &stages,
+    given.append({&model, &topology, &tp, &ep, &epLayout, &sp, &spMode,
+                  &stages,
                   &dataParallel, &slices, &interleaveOpt, &microbatchesOpt,
                   &virtualStagesOpt, &decomposeOpt, &tpLayout, &tpXOpt, &placementOpt,
                   &sequenceParallel, &searchFlag,

@@ -53,9 +53,12 @@ struct ModelView {
   /// A diffusion model (PipeFusion patches) rather than a causal decoder.
   bool diffusion = false;
   int64_t tp = 1;
-  /// Ulysses sequence parallelism (loom-shard-sequence): sp chips share each
-  /// tensor-parallel rank, so a stage occupies tp x sp chips.
+  /// The group beside tp: Ulysses sequence parallelism (loom-shard-sequence),
+  /// sp chips sharing each tensor-parallel rank, or (expertGroup) the
+  /// expert-parallel group of its own (loom-shard-experts data), ep chips
+  /// splitting the batch. A stage occupies tp x sp chips.
   int64_t sp = 1;
+  bool expertGroup = false;
   /// A 2-D tensor-parallel group's rows (#loom.parallel's tp_x; 1: 1-D).
   int64_t tpX = 1;
   int64_t chipsPerStage() const { return tp * sp; }
@@ -83,7 +86,8 @@ struct StageGroupAxes {
 StageGroupAxes stageGroupAxes(const TargetDesc &target,
                               const TopologyDesc &topology, int64_t tp,
                               int64_t sp, int64_t stages, int64_t tpX = 1,
-                              const Placement &placement = {});
+                              const Placement &placement = {},
+                              bool expertGroup = false);
 
 /// The module's target and model function, built on first use.
 class ModelAnalysis {

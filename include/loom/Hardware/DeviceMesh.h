@@ -44,6 +44,10 @@ struct MeshShape {
   /// Rows of the tensor-parallel block when the plan fixes them (a 2-D
   /// tensor-parallel group's tp_x); 0: chosen by build().
   int64_t tensorRows = 0;
+  /// The group beside tp (`sequenceParallel` chips) is the expert-parallel
+  /// group of its own (#loom.parallel's ep_data) rather than Ulysses' sp:
+  /// laid out alike, named "ep" in placements.
+  bool expertGroup = false;
 
   int64_t ranksPerStage() const { return tensorParallel * sequenceParallel; }
 };
@@ -69,16 +73,19 @@ struct Placement {
   /// including the last stage's back to the first (virtual stages), is one
   /// block apart.
   bool stagesRing = false;
+  /// The group beside tp is the expert-parallel one ("ep"), not sp
+  /// (MeshShape::expertGroup).
+  bool expertGroup = false;
 
   bool isDefault() const { return block[0] == 0; }
   /// "4x4, tp 1x4 inside sp, stages inside replicas" (or "..., stages in
-  /// ring"): what #loom.placement prints between its brackets and
-  /// --placement takes.
+  /// ring"; "ep" for sp when expertGroup): what #loom.placement prints
+  /// between its brackets and --placement takes.
   std::string str() const;
   bool operator==(const Placement &other) const {
     return block == other.block && sequenceInner == other.sequenceInner &&
            inner == other.inner && replicasInner == other.replicasInner &&
-           stagesRing == other.stagesRing;
+           stagesRing == other.stagesRing && expertGroup == other.expertGroup;
   }
 };
 

@@ -46,8 +46,13 @@ struct PlanRequest {
   /// ways) all-gathered before it, prefetched under the layer before.
   bool weightGathered = false;
   /// Expert parallelism (MoE models): experts split over ep chips of the
-  /// tensor-parallel group.
+  /// tensor-parallel group; or (epData) over a group of ep chips of its
+  /// own beside it, which splits the batch for attention and dense layers
+  /// (a stage holds tp x ep chips).
   int64_t ep = 1;
+  bool epData = false;
+  /// Chips of a stage: tp x sp, or tp x ep with epData.
+  int64_t chipsPerStage() const { return tp * (epData ? ep : sp); }
   /// Ulysses sequence parallelism: sp chips share each tensor-parallel rank
   /// (a stage occupies tp x sp chips).
   int64_t sp = 1;
@@ -76,6 +81,8 @@ struct PlanRequest {
   /// others.
   bool fixTp = false, fixStages = false, fixDataParallel = false;
   bool fixEp = false, fixInterleave = false, fixSp = false;
+  /// The expert-parallel layout is the request's (epData or not).
+  bool fixEpLayout = false;
   bool fixMicrobatches = false;
   bool fixVirtualStages = false;
   bool fixSpMode = false;

@@ -166,10 +166,22 @@ def ShardExperts : Pass<"loom-shard-experts", "mlir::ModuleOp"> {
     Attention and the shared experts stay as loom-shard-heads split them;
     loom-partition-layers' data parallelism replicates the whole group.
     Records `ep` in `loom.parallel`.
+
+    With `data=true` the ep chips are a group of their own beside the
+    tensor-parallel group instead (a stage holds tp x ep chips, as
+    DeepSeek-V3 serves: attention data-parallel, experts expert-parallel;
+    its report, section 3.4): every tensor's batch is split ep ways (ep
+    divides the batch and every layer's experts); each chip routes all its
+    tokens and the all-to-alls run over the group "ep" (the chips of one
+    tensor rank), each chip holding experts / ep experts at the 1/tp of
+    their width loom-shard-heads left. Records `ep` and `ep_data`.
   }];
   let options = [
     Option<"ep", "ep", "int64_t", /*default=*/"1",
            "Expert-parallel degree (chips the experts are split over)">,
+    Option<"data", "data", "bool", /*default=*/"false",
+           "The ep chips are a group of their own beside tp, splitting the "
+           "batch (attention data-parallel, experts expert-parallel)">,
   ];
 }
 

@@ -35,6 +35,11 @@ struct PlanPipelineOptions
                      llvm::cl::desc("Expert-parallel degree (MoE models; "
                                     "divides tp)"),
                      llvm::cl::init(1)};
+  Option<bool> epData{
+      *this, "ep-data",
+      llvm::cl::desc("The ep chips are a group of their own beside tp "
+                     "(loom-shard-experts data)"),
+      llvm::cl::init(false)};
   Option<int64_t> sp{*this, "sp",
                      llvm::cl::desc("Sequence-parallel (Ulysses) degree: "
                                     "chips sharing each tensor-parallel rank"),

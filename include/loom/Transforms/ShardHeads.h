@@ -8,6 +8,7 @@
 #ifndef LOOM_TRANSFORMS_SHARDHEADS_H
 #define LOOM_TRANSFORMS_SHARDHEADS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -54,6 +55,15 @@ llvm::SmallVector<int64_t> validTensorRows(mlir::ModuleOp module,
                                            const TopologyDesc &topology,
                                            int64_t tp,
                                            bool sequenceParallel = false);
+
+/// Splits the batch `parts` ways in the model functions `funcs` of
+/// `module`: dim 0 of every tensor (arguments, results, block arguments),
+/// except the values `keep` holds (a mixture of experts' dispatch buffers),
+/// and #loom.model's batch. What one chip runs when its group shares the
+/// batch (weight-gathered's tp chips; the expert-parallel group of its own).
+void splitBatch(mlir::ModuleOp module, llvm::ArrayRef<mlir::func::FuncOp> funcs,
+                int64_t parts,
+                llvm::function_ref<bool(mlir::Value)> keep = nullptr);
 
 } // namespace loom
 

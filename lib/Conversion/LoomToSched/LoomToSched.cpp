@@ -129,6 +129,7 @@ public:
              << topology.name << " (" << topology.numChips()
              << " chips): replicas of tp x stages chips must tile it";
     MeshShape meshShape{topology.numChips() / perReplica, stages, tp, sp};
+    meshShape.expertGroup = view.expertGroup;
     // A 2-D group's block has its tp_x rows.
     if (view.tpX > 1)
       meshShape.tensorRows = view.tpX;
@@ -300,14 +301,17 @@ private:
                  << topology.name << " (chips " << from << " and " << to
                  << " are " << hops << " hops apart)";
       }
+    // (The expert-parallel group beside tp splits the batch, not the
+    // tokens.)
+    int64_t rowSplit = (view.expertGroup ? 1 : sp) * tp;
     for (const Unit &unit : units)
-      if (unit.length % (sp * tp) != 0)
+      if (unit.length % rowSplit != 0)
         return op->emitError()
                << "convert-loom-to-sched: cannot decompose this collective "
                   "over "
                << tp << " chips: " << (patches() ? "patch " : "slice ")
                << unit.index << " has " << unit.length
-               << " tokens, not a multiple of " << sp * tp
+               << " tokens, not a multiple of " << rowSplit
                << " (each chip's rows split into " << tp
                << " equal blocks, one per ring step)";
     return success();

@@ -435,7 +435,8 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
                      int64_t dp, bool sequenceParallel, int64_t ep,
-                     int64_t sp, int64_t tpX, bool weightGathered) {
+                     int64_t sp, int64_t tpX, bool weightGathered,
+                     bool epData) {
   if (tp < 1 || dp < 1)
     return emitError() << "tp and dp must be positive, got " << tp << " and "
                        << dp;
@@ -444,10 +445,17 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
   if (sp > 1 && sequenceParallel)
     return emitError() << "sp (Ulysses) and sequence_parallel (Megatron) both "
                           "split the sequence; choose one";
-  if (ep < 1 || tp % ep != 0)
+  if (ep < 1)
+    return emitError() << "ep must be positive, got " << ep;
+  if (epData && (ep < 2 || sp > 1))
+    return emitError() << "ep_data gives the ep chips a group of their own "
+                          "beside tp; it needs ep >= 2 and no sp, got ep = "
+                       << ep << " and sp = " << sp;
+  if (!epData && tp % ep != 0)
     return emitError() << "ep " << ep << " must divide tp " << tp
                        << ": expert parallelism runs over the "
-                          "tensor-parallel group's chips";
+                          "tensor-parallel group's chips (or over a group of "
+                          "its own: ep_data)";
   if (sequenceParallel && tp < 2)
     return emitError() << "sequence_parallel splits activations across the "
                           "tensor-parallel group, so it needs tp >= 2";
@@ -479,7 +487,7 @@ ParallelAttr loom::getParallelOrDefault(Operation *module) {
   if (ParallelAttr parallel = getParallel(module))
     return parallel;
   return ParallelAttr::get(module->getContext(), 1, 1, false, 1, 1, 1,
-                           false);
+                           false, false);
 }
 PipelineAttr loom::getPipeline(Operation *func) {
   return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);
@@ -498,13 +506,14 @@ LogicalResult
 PlacementAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                       int64_t blockRows, int64_t blockCols, bool sequenceInner,
                       int64_t innerRows, int64_t innerCols,
-                      bool replicasInner, bool stagesRing) {
+                      bool replicasInner, bool stagesRing, bool expertGroup) {
   if (blockRows < 1 || blockCols < 1 || innerRows < 1 || innerCols < 1)
     return emitError() << "placement sizes must be positive, got block "
                        << blockRows << "x" << blockCols << " and sub-block "
                        << innerRows << "x" << innerCols;
   if (blockRows % innerRows != 0 || blockCols % innerCols != 0)
-    return emitError() << "the " << (sequenceInner ? "sp" : "tp")
+    return emitError() << "the "
+                       << (!sequenceInner ? "tp" : expertGroup ? "ep" : "sp")
                        << " sub-block " << innerRows << "x" << innerCols
                        << " does not tile the " << blockRows << "x"
                        << blockCols << " block";
@@ -534,10 +543,11 @@ Attribute PlacementAttr::parse(AsmParser &parser, Type) {
   if (parser.parseKeyword(&innerGroup) || shape(inner) ||
       parser.parseKeyword("inside") || parser.parseKeyword(&outerGroup))
     return {};
-  if (!((innerGroup == "tp" && outerGroup == "sp") ||
-        (innerGroup == "sp" && outerGroup == "tp")))
+  auto beside = [](StringRef group) { return group == "sp" || group == "ep"; };
+  if (!((innerGroup == "tp" && beside(outerGroup)) ||
+        (beside(innerGroup) && outerGroup == "tp")))
     return parser.emitError(groupAt, "expected 'tp AxB inside sp' or 'sp AxB "
-                                     "inside tp', got '")
+                                     "inside tp' (ep for sp), got '")
                << innerGroup << " ... inside " << outerGroup << "'",
            Attribute();
   bool replicasInner = false, stagesRing = false;
@@ -560,15 +570,17 @@ Attribute PlacementAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return parser.getChecked<PlacementAttr>(
-      loc, parser.getContext(), block[0], block[1], innerGroup == "sp",
-      inner[0], inner[1], replicasInner, stagesRing);
+      loc, parser.getContext(), block[0], block[1], innerGroup != "tp",
+      inner[0], inner[1], replicasInner, stagesRing,
+      innerGroup == "ep" || outerGroup == "ep");
 }
 
 void PlacementAttr::print(AsmPrinter &printer) const {
+  StringRef beside = getExpertGroup() ? "ep" : "sp";
   printer << "<" << getBlockRows() << "x" << getBlockCols() << ", "
-          << (getSequenceInner() ? "sp " : "tp ") << getInnerRows() << "x"
-          << getInnerCols() << " inside "
-          << (getSequenceInner() ? "tp" : "sp");
+          << (getSequenceInner() ? beside : "tp") << " " << getInnerRows()
+          << "x" << getInnerCols() << " inside "
+          << (getSequenceInner() ? "tp" : beside);
   if (getReplicasInner())
     printer << ", replicas inside stages";
   if (getStagesRing())
@@ -583,6 +595,7 @@ Placement PlacementAttr::getPlacement() const {
   placement.inner = {getInnerRows(), getInnerCols()};
   placement.replicasInner = getReplicasInner();
   placement.stagesRing = getStagesRing();
+  placement.expertGroup = getExpertGroup();
   return placement;
 }
 
@@ -590,24 +603,34 @@ PlacementAttr PlacementAttr::get(MLIRContext *context,
                                  const Placement &placement) {
   return get(context, placement.block[0], placement.block[1],
              placement.sequenceInner, placement.inner[0], placement.inner[1],
-             placement.replicasInner, placement.stagesRing);
+             placement.replicasInner, placement.stagesRing,
+             placement.expertGroup);
 }
 
 /// A module's loom.placement against its layout and target: the stage
-/// block holds tp x sp chips and tiles the topology, the inner group's
+/// block holds tp x sp (or tp x ep) chips and tiles the topology, the inner group's
 /// sub-block holds its degree (DeviceMesh::build names the valid ones).
 static LogicalResult verifyPlacement(Operation *op, PlacementAttr placement) {
   ParallelAttr parallel = getParallelOrDefault(op);
   TargetAttr target = getTarget(op);
   if (!target)
     return success(); // checked again once the target is set
+  if (parallel.getBesideDegree() > 1 &&
+      placement.getExpertGroup() != parallel.getEpData())
+    return op->emitError()
+           << "'" << kPlacementAttrName << "' names the group beside tp '"
+           << (placement.getExpertGroup() ? "ep" : "sp")
+           << "', but loom.parallel's is '"
+           << (parallel.getEpData() ? "ep" : "sp") << "' (" << parallel
+           << ")";
   TopologyDesc topology = target.getTopologyDesc();
-  int64_t ranks = parallel.getTp() * parallel.getSp();
+  int64_t ranks = parallel.getTp() * parallel.getBesideDegree();
   if (topology.shape.size() != 2 || topology.numChips() % ranks != 0)
     return success(); // the layout's own checks say why
   TargetDesc desc = target.getDesc();
   MeshShape shape{topology.numChips() / ranks, 1, parallel.getTp(),
-                  parallel.getSp()};
+                  parallel.getBesideDegree()};
+  shape.expertGroup = parallel.getEpData();
   // A ring of stage blocks is checked against the planned stages (a
   // function's loom.pipeline), once there are any.
   if (placement.getStagesRing())

@@ -249,3 +249,25 @@ module attributes {loom.parallel = #loom.parallel<tp = 8, tp_x = 3>} {}
 
 // expected-error @+1 {{a 2-D tensor-parallel group (tp_x = 2) runs without sp, ep or sequence_parallel}}
 module attributes {loom.parallel = #loom.parallel<tp = 8, sequence_parallel = true, tp_x = 2>} {}
+
+// -----
+
+// An expert-parallel group of its own beside tp (ep_data): ep need not
+// divide tp, and the group prints and parses back.
+// CHECK: module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 8, ep_data = true>}
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 8, ep_data = true>} {}
+
+// -----
+
+// expected-error @+1 {{ep 8 must divide tp 4: expert parallelism runs over the tensor-parallel group's chips (or over a group of its own: ep_data)}}
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 8>} {}
+
+// -----
+
+// expected-error @+1 {{ep_data gives the ep chips a group of their own beside tp; it needs ep >= 2 and no sp, got ep = 4 and sp = 2}}
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 4, sp = 2, ep_data = true>} {}
+
+// -----
+
+// expected-error @+1 {{ep_data gives the ep chips a group of their own beside tp; it needs ep >= 2 and no sp, got ep = 1 and sp = 1}}
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep_data = true>} {}

@@ -52,7 +52,7 @@ module attributes {loom.placement = #loom.placement<2x4, tp 3x1 inside sp>} {
 
 // -----
 
-// expected-error @+1 {{expected 'tp AxB inside sp' or 'sp AxB inside tp', got 'tp ... inside tp'}}
+// expected-error @+1 {{expected 'tp AxB inside sp' or 'sp AxB inside tp' (ep for sp), got 'tp ... inside tp'}}
 module attributes {loom.placement = #loom.placement<2x4, tp 2x1 inside tp>} {
 }
 
@@ -81,4 +81,42 @@ module {
   func.func @f() attributes {loom.placement = #loom.placement<1x1, tp 1x1 inside sp>} {
     return
   }
+}
+
+// -----
+
+// An expert-parallel group of its own (#loom.parallel's ep_data) takes the
+// place beside tp that sp would, named "ep".
+// CHECK: loom.placement = #loom.placement<4x4, tp 2x2 inside ep>
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 4, ep_data = true>, loom.placement = #loom.placement<4x4, tp 2x2 inside ep>, loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+}
+
+// -----
+
+// CHECK: loom.placement = #loom.placement<4x4, ep 1x4 inside tp, replicas inside stages>
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 4, ep_data = true>, loom.placement = #loom.placement<4x4, ep 1x4 inside tp, replicas inside stages>, loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+}
+
+// -----
+
+// expected-error @+1 {{'loom.placement' names the group beside tp 'sp', but loom.parallel's is 'ep' (#loom.parallel<tp = 4, ep = 4, ep_data = true>)}}
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 4, ep_data = true>, loom.placement = #loom.placement<4x4, tp 2x2 inside sp>, loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+}
+
+// -----
+
+// expected-error @+1 {{'loom.placement' names the group beside tp 'ep', but loom.parallel's is 'sp' (#loom.parallel<tp = 2, sp = 4>)}}
+module attributes {loom.parallel = #loom.parallel<tp = 2, sp = 4>, loom.placement = #loom.placement<2x4, tp 2x1 inside ep>, loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+}
+
+// -----
+
+// expected-error @+1 {{'loom.placement' placement block 2x4 does not hold a stage's 16 chips (tp 4 x ep 4) tiling topology v5e-16 (4x4); blocks that do: 4x4}}
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 4, ep_data = true>, loom.placement = #loom.placement<2x4, tp 2x2 inside ep>, loom.target = #loom.target<"tpu-v5e", shape = [4, 4]>} {
+}
+
+// -----
+
+// expected-error @+1 {{the ep sub-block 3x1 does not tile the 4x4 block}}
+module attributes {loom.placement = #loom.placement<4x4, ep 3x1 inside tp>} {
 }

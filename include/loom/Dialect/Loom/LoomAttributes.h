@@ -26,6 +26,14 @@ inline constexpr llvm::StringLiteral kPlacementAttrName = "loom.placement";
 /// The device group of Ulysses sequence parallelism's collectives
 /// (loom-shard-sequence); tensor parallelism's is "tp".
 inline constexpr llvm::StringLiteral kSequenceGroup = "sp";
+/// The device group of expert parallelism's all-to-alls when the ep chips
+/// are a group of their own beside tp (#loom.parallel's ep_data); laid out
+/// as "sp" is, so the two are never in one plan.
+inline constexpr llvm::StringLiteral kExpertGroup = "ep";
+/// Whether `group` is the stage's group beside tp ("sp" or "ep").
+inline bool isBesideGroup(llvm::StringRef group) {
+  return group == kSequenceGroup || group == kExpertGroup;
+}
 /// The sub-groups of a 2-D tensor-parallel group (#loom.parallel's tp_x):
 /// the chips of one column of its block (rows x: d_model's shards) and of
 /// one row (columns y: the heads' and d_ff's shards).
