@@ -16,6 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 using namespace mlir;
 using namespace loom;
 
@@ -98,6 +101,8 @@ void expectSameSearch(const SearchResult &a, const SearchResult &b) {
     EXPECT_EQ(p.request.tp, q.request.tp);
     EXPECT_EQ(p.request.sp, q.request.sp);
     EXPECT_EQ(p.request.ep, q.request.ep);
+    EXPECT_EQ(p.request.epData, q.request.epData);
+    EXPECT_EQ(p.request.placement, q.request.placement);
     EXPECT_EQ(p.request.stages, q.request.stages);
     EXPECT_EQ(p.request.dataParallel, q.request.dataParallel);
     EXPECT_EQ(p.request.interleave, q.request.interleave);
@@ -141,6 +146,50 @@ TEST(Search, TheResultDoesNotDependOnTheThreads) {
     SCOPED_TRACE(model);
     expectSameSearch(alone, shared);
   }
+}
+
+// A batched MoE search tries an expert-parallel group of its own beside
+// tp: every such layout with the rule's placement, then the other
+// placements of the four that predict best (a second round, also threaded
+// and taken in order).
+TEST(Search, ExpertGroupPlacementsRefineTheBestLayouts) {
+  MLIRContext &context = loadedContext();
+  PlanRequest request;
+  request.model = "mixtral-8x7b";
+  request.topology = "v5e-16";
+  request.import.mode = ImportOptions::Mode::Decode;
+  request.import.seqLen = 2048;
+  request.import.batch = 64;
+  PlanOptions one;
+  one.threads = 1;
+  one.simulateTop = 1;
+  PlanOptions two = one;
+  two.threads = 2;
+  SearchResult alone = searchPlans(request, context, one);
+  SearchResult shared = searchPlans(request, context, two);
+  expectSameSearch(alone, shared);
+  std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                      int64_t, bool>>
+      refined, layouts;
+  bool tensorLayout = false;
+  for (const PlanOutcome &p : alone.ranked) {
+    const PlanRequest &r = p.request;
+    auto layout = std::make_tuple(r.tp, r.ep, r.stages, r.dataParallel,
+                                  r.microbatches, r.virtualStages,
+                                  r.interleave, r.decompose);
+    tensorLayout |= r.ep > 1 && !r.epData;
+    if (!r.epData)
+      continue;
+    layouts.insert(layout);
+    if (!r.placement.empty())
+      refined.insert(layout);
+  }
+  EXPECT_TRUE(tensorLayout);
+  EXPECT_GT(layouts.size(), 4u);
+  EXPECT_GE(refined.size(), 1u);
+  EXPECT_LE(refined.size(), 4u);
+  ASSERT_TRUE(alone.winner);
+  EXPECT_TRUE(alone.winner->request.epData);
 }
 
 // A simulation the budget leaves room for is skipped past as the single
