@@ -548,10 +548,20 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
       out.stageLayers.resize(stage + 1, {layer.getIndex(), layer.getIndex()});
     out.stageLayers[stage].second = layer.getIndex();
   }
-  // The routed experts a chip holds (the layers of one stage).
-  view->func.walk([&](MoEExpertsOp experts) {
+  // The routed experts a chip holds (the layers of the first stage with
+  // any: DeepSeek-V3's first three layers are dense).
+  auto stageOf = [](MoEExpertsOp experts) {
     auto layer = experts->getParentOfType<LayerOp>();
-    if (layer && layer.getStage().value_or(0) != 0)
+    return layer ? int64_t(layer.getStage().value_or(0)) : int64_t(0);
+  };
+  std::optional<int64_t> expertStage;
+  view->func.walk([&](MoEExpertsOp experts) {
+    expertStage = std::min(expertStage.value_or(stageOf(experts)),
+                           stageOf(experts));
+  });
+  out.expertStage = expertStage.value_or(0);
+  view->func.walk([&](MoEExpertsOp experts) {
+    if (stageOf(experts) != out.expertStage)
       return;
     out.experts = experts.getExperts();
     out.expertsPerChip = experts.getLocalExperts();

@@ -174,13 +174,16 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
     // replicated expert shows.
     int64_t replicas = p.expertReplicas, per = p.expertsPerChip;
     os << fmt::format("  experts:    {} routed per MoE layer; ep {}: {} per "
-                      "chip{}, {:.2f} GB of expert weights per chip (first "
-                      "stage)\n",
+                      "chip{}, {:.2f} GB of expert weights per chip ({})\n",
                       p.experts, r.ep, per,
                       replicas > 1 ? fmt::format(", each split over {} chips",
                                                  replicas)
                                    : "",
-                      p.expertBytesPerChip / 1e9);
+                      p.expertBytesPerChip / 1e9,
+                      p.expertStage == 0
+                          ? std::string("first stage")
+                          : fmt::format("stage {}, the first with experts",
+                                        p.expertStage));
     if (r.ep == 1)
       os << "              every chip holds a 1/" << r.tp
          << " slice of every expert\n";
@@ -188,10 +191,13 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
       // The group beside tp: stage rank u * tp + t holds ep rank u's
       // experts, 1/tp of each.
       for (int64_t u = 0; u < r.ep; ++u)
-        os << fmt::format("              ep rank {:>3} (stage ranks {}-{}): "
-                          "experts {}-{}\n",
-                          u, u * r.tp, u * r.tp + r.tp - 1, u * per,
-                          u * per + per - 1);
+        os << fmt::format("              ep rank {:>3} ({}): experts {}-{}\n",
+                          u,
+                          r.tp == 1 ? fmt::format("stage rank {}", u)
+                                    : fmt::format("stage ranks {}-{}",
+                                                  u * r.tp,
+                                                  u * r.tp + r.tp - 1),
+                          u * per, u * per + per - 1);
     else
       for (int64_t rank = 0; rank < r.tp; ++rank) {
         int64_t first = (rank / replicas) * per;

@@ -41,10 +41,15 @@ struct PartitionLayersPass
                          << stages << " and " << dataParallel;
       return signalPassFailure();
     }
-    // A stage occupies tp x sp chips (sp: loom-shard-sequence).
+    // A stage occupies tp x sp chips (sp: loom-shard-sequence; or tp x ep,
+    // an expert-parallel group of its own: loom-shard-experts data).
     int64_t group = view->chipsPerStage();
-    std::string groupName = view->sp > 1 ? "tensor-parallel x sequence-parallel "
-                                          : "tensor-parallel ";
+    std::string groupName =
+        view->sp <= 1 ? "tensor-parallel "
+        : view->expertGroup ? "tensor-parallel x expert-parallel "
+                            : "tensor-parallel x sequence-parallel ";
+    const char *degrees =
+        view->sp <= 1 ? "tp " : view->expertGroup ? "tp x ep " : "tp x sp ";
     int64_t chips = (Count(group) * stages * dataParallel).get();
     if (chips > topologyDesc.numChips()) {
       module.emitError() << groupName << group << " x stages "
@@ -98,10 +103,11 @@ struct PartitionLayersPass
           << ", which replicas tile; ";
       // loom-shard-heads takes any degree the heads divide.
       if (valid.empty())
-        diag << (view->sp > 1 ? "no stage count does with tp x sp " : "no stage count does with tp ") << group
+        diag << "no stage count does with " << degrees << group
              << ", which does not divide " << topologyDesc.numChips();
       else
-        diag << (view->sp > 1 ? "stage counts that do with tp x sp " : "stage counts that do with tp ") << group << ": " << valid;
+        diag << "stage counts that do with " << degrees << group << ": "
+             << valid;
       return signalPassFailure();
     }
 

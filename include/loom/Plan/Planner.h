@@ -140,6 +140,8 @@ struct PlanOutcome {
   /// holds (each on `expertReplicas` chips, with 1/expertReplicas of its
   /// width) and the bytes of expert weights a chip holds over its layers.
   int64_t experts = 0, expertsPerChip = 0, expertReplicas = 1;
+  /// The stage those are counted on: the first with MoE layers.
+  int64_t expertStage = 0;
   double expertBytesPerChip = 0;
   std::optional<sim::SimResult> simulated;
   schedule::Schedule schedule;
