@@ -124,6 +124,22 @@ void expectSameSearch(const SearchResult &a, const SearchResult &b) {
   }
 }
 
+/// Searches `request` on one thread and on two, expects the same result
+/// of both, and returns the first.
+SearchResult searchOnOneAndTwoThreads(const PlanRequest &request,
+                                      MLIRContext &context,
+                                      int64_t simulateTop) {
+  PlanOptions one;
+  one.threads = 1;
+  one.simulateTop = simulateTop;
+  PlanOptions two = one;
+  two.threads = 2;
+  SearchResult alone = searchPlans(request, context, one);
+  SearchResult shared = searchPlans(request, context, two);
+  expectSameSearch(alone, shared);
+  return alone;
+}
+
 // The search plans candidates on worker threads (each in its own context)
 // and simulates its top plans at once; taken in order, the result is the
 // one of a single thread: an LLM (token slices) and a DiT (patches, CFG
@@ -135,16 +151,9 @@ TEST(Search, TheResultDoesNotDependOnTheThreads) {
     PlanRequest request;
     request.model = model;
     request.topology = topology;
-    PlanOptions one;
-    one.threads = 1;
-    one.simulateTop = 3;
-    PlanOptions two = one;
-    two.threads = 2;
-    SearchResult alone = searchPlans(request, context, one);
-    SearchResult shared = searchPlans(request, context, two);
-    ASSERT_FALSE(alone.ranked.empty()) << model;
     SCOPED_TRACE(model);
-    expectSameSearch(alone, shared);
+    SearchResult alone = searchOnOneAndTwoThreads(request, context, 3);
+    ASSERT_FALSE(alone.ranked.empty()) << model;
   }
 }
 
@@ -160,14 +169,7 @@ TEST(Search, ExpertGroupPlacementsRefineTheBestLayouts) {
   request.import.mode = ImportOptions::Mode::Decode;
   request.import.seqLen = 2048;
   request.import.batch = 64;
-  PlanOptions one;
-  one.threads = 1;
-  one.simulateTop = 1;
-  PlanOptions two = one;
-  two.threads = 2;
-  SearchResult alone = searchPlans(request, context, one);
-  SearchResult shared = searchPlans(request, context, two);
-  expectSameSearch(alone, shared);
+  SearchResult alone = searchOnOneAndTwoThreads(request, context, 1);
   std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                       int64_t, bool>>
       refined, layouts;

@@ -592,6 +592,30 @@ TEST(Simulator, VirtualStagesBubbleMatchesItsClosedForm) {
 // sharing the link between them. The
 // closed form (CostModel::collectiveTime on the mesh's sp axes) orders
 // them, and loom-sim agrees with it on each within 2%.
+/// One `kind` collective of `bytes` in each group beside tp (sp, or ep of
+/// its own) of `mesh`'s first stage: the chips of one tensor rank, all at
+/// once, as the lowering emits them.
+void addBesideGroupCollectives(Schedule &s, const DeviceMesh &mesh,
+                               CollectiveKind kind, int64_t bytes) {
+  int64_t tp = mesh.getShape().tensorParallel,
+          beside = mesh.getShape().sequenceParallel;
+  for (int64_t t = 0; t < tp; ++t) {
+    std::vector<int64_t> group;
+    for (int64_t u = 0; u < beside; ++u)
+      group.push_back(mesh.chipId(mesh.chip(0, 0, u * tp + t)));
+    for (int64_t member : group) {
+      Task task;
+      task.kind = TaskKind::Collective;
+      task.collective = kind;
+      task.group.assign(group.begin(), group.end());
+      task.bytes = bytes;
+      task.tag = t;
+      s.chips[member].tasks.push_back(task);
+      addDone(s.chips[member].tasks);
+    }
+  }
+}
+
 // An expert-parallel group of its own (issue 19 item 4): tp 4 x ep 4 on
 // v5e-16 (4x4, no wraparound), the four ep groups (one per tensor rank)
 // running their all-to-all of V bytes a chip at once. Worked by hand with
@@ -624,21 +648,8 @@ TEST(Simulator, ExpertGroupAllToAllsMatchTheirClosedForms) {
     EXPECT_EQ(mesh->getPlacement().str(),
               std::string(text) + ", stages inside replicas");
     Schedule sched = emptySchedule({4, 4}, 16);
-    for (int64_t t = 0; t < 4; ++t) {
-      std::vector<int64_t> group;
-      for (int64_t u = 0; u < 4; ++u)
-        group.push_back(mesh->chipId(mesh->chip(0, 0, u * 4 + t)));
-      for (int64_t member : group) {
-        Task task;
-        task.kind = TaskKind::Collective;
-        task.collective = CollectiveKind::AllToAll;
-        task.group.assign(group.begin(), group.end());
-        task.bytes = int64_t(bytes);
-        task.tag = t;
-        sched.chips[member].tasks.push_back(task);
-        addDone(sched.chips[member].tasks);
-      }
-    }
+    addBesideGroupCollectives(sched, *mesh, CollectiveKind::AllToAll,
+                              int64_t(bytes));
     SimResult r = run(sched);
     EXPECT_TRUE(r.failure.empty()) << r.failure;
     return r.makespan - r.dispatch;
@@ -670,21 +681,7 @@ TEST(Simulator, PlacementsOrderAsTheClosedForm) {
         DeviceMesh::build(target, topology, {1, 1, 2, 4}, placement);
     ASSERT_TRUE(bool(mesh)) << llvm::toString(mesh.takeError());
     Schedule s = emptySchedule({2, 4}, 8);
-    for (int64_t t = 0; t < 2; ++t) {
-      std::vector<int64_t> group;
-      for (int64_t u = 0; u < 4; ++u)
-        group.push_back(mesh->chipId(mesh->chip(0, 0, u * 2 + t)));
-      for (int64_t member : group) {
-        Task task;
-        task.kind = TaskKind::Collective;
-        task.collective = CollectiveKind::AllGather;
-        task.group.assign(group.begin(), group.end());
-        task.bytes = bytes;
-        task.tag = t;
-        s.chips[member].tasks.push_back(task);
-        addDone(s.chips[member].tasks);
-      }
-    }
+    addBesideGroupCollectives(s, *mesh, CollectiveKind::AllGather, bytes);
     SimResult r = run(s);
     EXPECT_TRUE(r.failure.empty()) << r.failure;
     simulated = r.makespan - r.dispatch;
