@@ -76,6 +76,16 @@ struct PlanRequest {
   /// Run the tensor-parallel collective matmuls as ring steps under partial
   /// matmuls (docs/overlap.md; interleave 1 only).
   bool decompose = false;
+  /// Megatron-LM's scatter/gather handover (Narayanan et al., SC'21,
+  /// section 4.1): each tp rank sends 1/tp of a stage boundary and the next
+  /// stage's tp group all-gathers it (tp >= 2, a pipeline, boundaries every
+  /// rank holds whole: no Megatron sequence parallelism, 2-D block or
+  /// weight-gathered layout).
+  bool scatterHandover = false;
+  /// The search's candidates: where the scatter/gather handover can run,
+  /// the plan takes it if the cost model predicts it faster (ties keep
+  /// every rank sending its whole copy); `scatterHandover` says which.
+  bool chooseHandover = false;
   bool sequenceParallel = false;
   /// searchPlans keeps a degree the user gave at its value and chooses the
   /// others.
@@ -87,6 +97,7 @@ struct PlanRequest {
   bool fixVirtualStages = false;
   bool fixSpMode = false;
   bool fixDecompose = false;
+  bool fixScatterHandover = false;
   /// The tensor-parallel layout is the request's (1-D or its tpX).
   bool fixTpLayout = false;
   bool fixPlacement = false;
