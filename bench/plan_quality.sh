@@ -45,7 +45,7 @@ mb = " in each of %d microbatches" % p["microbatches"] if p.get("microbatches", 
 # steps under partial matmuls (docs/overlap.md).
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
-# Megatron-LM's scatter/gather stage handovers (README, "Scattered handovers").
+# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
 dec += ", scattered handovers" if p.get("scatter_handover") else ""
 # 2-D weight-stationary: the tp_x x tp_y block (Pope et al. 2023).
 twod = " (2-D %d x %d)" % (p["tp_x"], p["tp"] // p["tp_x"]) if p.get("tp_x", 1) > 1 else ""
@@ -134,7 +134,7 @@ zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 mb = ", %d microbatches" % p["microbatches"] if p.get("microbatches", 1) > 1 else ""
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
-# Megatron-LM's scatter/gather stage handovers (README, "Scattered handovers").
+# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
 dec += ", scattered handovers" if p.get("scatter_handover") else ""
 vs = ", %d virtual" % p["virtual_stages"] if p.get("virtual_stages", 1) > 1 else ""
 bubble = ", bubble %.0f%%" % (100 * p["bubble"]) if len(sys.argv) > 1 else ""
@@ -194,7 +194,7 @@ plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
-# Megatron-LM's scatter/gather stage handovers (README, "Scattered handovers").
+# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
 dec += ", scattered handovers" if p.get("scatter_handover") else ""
 print("| %s | tp %d (ep %d) x %s x dp %d%s, %s%s%s | %d | %.1f | %.1f | %.2fx |" % (
     label, p["tp"], p.get("ep", 1), plural(p["stages"], "stage"),

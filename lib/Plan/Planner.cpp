@@ -38,6 +38,17 @@
 using namespace mlir;
 using namespace loom;
 
+/// A search's handover simulations by what they depend on besides the
+/// target and topology (one per search): the groups (tp, sp, stages, tp_x),
+/// the placement, whether the last stage hands back to the first, the
+/// bytes, and what is simulated.
+struct loom::HandoverCache {
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, std::string,
+                         bool, int64_t, bool, bool, int64_t, bool>;
+  std::mutex mutex;
+  std::map<Key, std::vector<double>> simulated;
+};
+
 namespace {
 
 /// The seconds of a stage boundary's handover on the chips the lowering
@@ -69,10 +80,10 @@ public:
   BoundaryTransfers(const TargetDesc &target, const TopologyDesc &topology,
                     const StageSliceCost &cost, int64_t tp, int64_t sp,
                     int64_t stages, int64_t tpX, const Placement &placement,
-                    bool scatter = false)
-      : target(target), topology(topology), cost(cost), tp(tp),
-        ranks(tp * sp), stages(stages), steadyState(tpX <= 1),
-        scatter(scatter && tp > 1) {
+                    bool scatter = false, HandoverCache *cache = nullptr)
+      : target(target), topology(topology), cost(cost), tp(tp), sp(sp),
+        ranks(tp * sp), stages(stages), tpX(tpX), steadyState(tpX <= 1),
+        scatter(scatter && tp > 1), cache(cache) {
     if (topology.numChips() % (tp * sp * stages) != 0)
       return;
     MeshShape shape{topology.numChips() / (tp * sp * stages), stages, tp, sp};
@@ -137,6 +148,29 @@ private:
   /// `only`, that boundary's handover alone.
   std::vector<double> boundaries(int64_t bytes, bool busyRings,
                                  bool handovers, int64_t only = -1) {
+    if (!cache)
+      return simulateBoundaries(bytes, busyRings, handovers, only);
+    HandoverCache::Key key{tp,     sp,        stages,    tpX,
+                           mesh->getPlacement().str(),
+                           cost.getStages() > stages,
+                           bytes,  busyRings, handovers, only, scatter};
+    {
+      std::lock_guard<std::mutex> lock(cache->mutex);
+      if (auto found = cache->simulated.find(key);
+          found != cache->simulated.end())
+        return found->second;
+    }
+    // (Simulated outside the lock: another thread may simulate the same
+    // key meanwhile, to the same result.)
+    std::vector<double> done =
+        simulateBoundaries(bytes, busyRings, handovers, only);
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    cache->simulated.try_emplace(key, done);
+    return done;
+  }
+
+  std::vector<double> simulateBoundaries(int64_t bytes, bool busyRings,
+                                         bool handovers, int64_t only) {
     schedule::Schedule handover;
     handover.targetName = target.name;
     handover.shape.assign(topology.shape.begin(), topology.shape.end());
@@ -224,8 +258,9 @@ private:
   const TargetDesc &target;
   const TopologyDesc &topology;
   const StageSliceCost &cost;
-  int64_t tp, ranks, stages;
+  int64_t tp, sp, ranks, stages, tpX;
   bool steadyState, scatter;
+  HandoverCache *cache;
   std::optional<DeviceMesh> mesh;
   std::map<std::tuple<int64_t, int64_t, int64_t>, double> aloneSeconds;
   std::map<std::pair<int64_t, int64_t>,
@@ -669,7 +704,8 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
                       pipeline.getMicrobatches());
   BoundaryTransfers transfers(*desc, *topology, cost, view->tp, view->sp,
                               pipeline.getStages(), view->tpX, placement,
-                              request.scatterHandover);
+                              request.scatterHandover,
+                              options.handoverCache.get());
   int64_t unitsPerStep =
       int64_t(out.sliceLengths.size()) * pipeline.getMicrobatches();
   if (request.interleave > unitsPerStep) {
@@ -708,7 +744,8 @@ Planned planModule(const PlanRequest &request, MLIRContext &context,
       !out.request.sequenceParallel && !request.weightGathered) {
     BoundaryTransfers scattered(*desc, *topology, cost, view->tp, view->sp,
                                 pipeline.getStages(), view->tpX, placement,
-                                /*scatter=*/true);
+                                /*scatter=*/true,
+                                options.handoverCache.get());
     PipelinePrediction other =
         predictPipeline(cost, pipeline, scattered, request.interleave);
     if (other.seconds < prediction.seconds) {
@@ -824,6 +861,9 @@ PlanOutcome loom::planAndSimulate(const PlanRequest &request,
 SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
                                const PlanOptions &options) {
   SearchResult result;
+  // The candidates' handover simulations, shared (one target and topology).
+  PlanOptions shared = options;
+  shared.handoverCache = std::make_shared<HandoverCache>();
   llvm::Expected<TargetAttr> target =
       materializeTarget(&context, request.topology, request.targetFile);
   if (!target) {
@@ -1266,7 +1306,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     for (unsigned t = 0; t < workerContexts.size(); ++t)
       pool->async([&, t] {
         for (size_t i; (i = next++) < round.size();) {
-          Planned one = planModule(round[i], *workerContexts[t], options);
+          Planned one = planModule(round[i], *workerContexts[t], shared);
           std::lock_guard<std::mutex> lock(mutex);
           planned[i] = std::move(one);
           ready.notify_all();
@@ -1280,7 +1320,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
         one = std::move(*planned[i]);
         planned[i].reset();
       } else {
-        one = planModule(round[i], context, options);
+        one = planModule(round[i], context, shared);
       }
       progress();
       if (!one.outcome.failure.empty()) {
@@ -1330,7 +1370,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
   // `failure` set.
   auto lowerPlan = [&](Planned &planned) -> std::optional<TargetDesc> {
     if (!planned.module) {
-      Planned again = planModule(planned.outcome.request, context, options);
+      Planned again = planModule(planned.outcome.request, context, shared);
       if (!again.module) {
         planned.outcome.failure = again.outcome.failure;
         return std::nullopt;

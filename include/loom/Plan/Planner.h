@@ -169,6 +169,11 @@ enum class Simulation {
   Always,
 };
 
+/// The stage handovers a search's candidates simulate (BoundaryTransfers in
+/// Planner.cpp), shared among them: many candidates put the same stages on
+/// the same chips and hand over the same bytes.
+struct HandoverCache;
+
 struct PlanOptions {
   Simulation simulate = Simulation::WithinBudget;
   /// Record the simulated plan's trace (of the winner, with a search).
@@ -195,6 +200,8 @@ struct PlanOptions {
   /// Called with every pass manager the planner runs, before it runs: a
   /// place for instrumentation (timing, IR printing, tests).
   std::function<void(mlir::PassManager &)> instrument;
+  /// Set by searchPlans for its candidates (one target and topology).
+  std::shared_ptr<HandoverCache> handoverCache;
 };
 
 /// Plans `request` (the planning pipeline runs once) and, as
