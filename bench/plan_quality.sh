@@ -45,6 +45,8 @@ mb = " in each of %d microbatches" % p["microbatches"] if p.get("microbatches", 
 # steps under partial matmuls (docs/overlap.md).
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
+# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
+dec += ", scattered handovers" if p.get("scatter_handover") else ""
 # 2-D weight-stationary: the tp_x x tp_y block (Pope et al. 2023).
 twod = " (2-D %d x %d)" % (p["tp_x"], p["tp"] // p["tp_x"]) if p.get("tp_x", 1) > 1 else ""
 # Interleaved (virtual) stages (docs/virtual-stages.md).
@@ -132,6 +134,8 @@ zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 mb = ", %d microbatches" % p["microbatches"] if p.get("microbatches", 1) > 1 else ""
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
+# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
+dec += ", scattered handovers" if p.get("scatter_handover") else ""
 vs = ", %d virtual" % p["virtual_stages"] if p.get("virtual_stages", 1) > 1 else ""
 bubble = ", bubble %.0f%%" % (100 * p["bubble"]) if len(sys.argv) > 1 else ""
 print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s%s%s%s%s%s)" % (100 * p["efficiency"],
@@ -190,6 +194,8 @@ plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
+# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
+dec += ", scattered handovers" if p.get("scatter_handover") else ""
 print("| %s | tp %d (ep %d) x %s x dp %d%s, %s%s%s | %d | %.1f | %.1f | %.2fx |" % (
     label, p["tp"], p.get("ep", 1), plural(p["stages"], "stage"),
     p["data_parallel"], megatron, plural(len(p["slices"]), "slice"), zip, dec,

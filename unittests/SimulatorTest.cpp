@@ -752,4 +752,91 @@ TEST(Simulator, StageRingHandoversMatchTheirClosedForms) {
   EXPECT_LT(ring, snake);
 }
 
+/// A two-stage pipeline's handover of `bytes` on v5e-8 (2x4), tp 4: stage 0
+/// on the 2x2 block of columns 0-1, stage 1 on columns 2-3, each block's
+/// ranks walking its ring. Whole, every rank sends all `bytes` to the same
+/// rank of stage 1; scattered (Megatron-LM, Narayanan et al., SC'21,
+/// section 4.1), a quarter, and stage 1's ring all-gathers the whole.
+/// Returns the seconds until the last chip of stage 1 has the boundary.
+double twoStageHandover(int64_t bytes, bool scattered) {
+  const TargetDesc &target = v5e();
+  const TopologyDesc &topology = *target.findTopology("v5e-8");
+  llvm::Expected<DeviceMesh> mesh =
+      DeviceMesh::build(target, topology, {1, 2, 4, 1});
+  EXPECT_TRUE(bool(mesh)) << llvm::toString(mesh.takeError());
+  if (!mesh)
+    return 0;
+  Schedule s = emptySchedule({2, 4}, 8);
+  llvm::SmallVector<int64_t> group;
+  for (int64_t r = 0; r < 4; ++r)
+    group.push_back(mesh->chipId(mesh->chip(0, 1, r)));
+  for (int64_t r = 0; r < 4; ++r) {
+    int64_t from = mesh->chipId(mesh->chip(0, 0, r)), to = group[r];
+    int64_t size = scattered ? bytes / 4 : bytes;
+    s.chips[from].tasks.push_back(send(to, size, r));
+    s.chips[to].tasks.push_back(recv(from, size, r));
+    if (!scattered)
+      continue;
+    Task gather;
+    gather.kind = TaskKind::Collective;
+    gather.collective = CollectiveKind::AllGather;
+    gather.group.assign(group.begin(), group.end());
+    gather.bytes = bytes;
+    gather.tag = 0;
+    gather.deps = {0};
+    s.chips[to].tasks.push_back(gather);
+    addDone(s.chips[to].tasks);
+  }
+  SimResult r = run(s);
+  EXPECT_TRUE(r.failure.empty()) << r.failure;
+  return r.makespan - r.dispatch;
+}
+
+TEST(Simulator, ScatteredHandoverMatchesItsClosedForm) {
+  const TargetDesc &target = v5e();
+  CostModel model(target);
+  // The chips by hand: stage 0 is 0 (0,0), 4 (1,0), 5 (1,1), 1 (0,1);
+  // stage 1 is 2 (0,2), 6 (1,2), 7 (1,3), 3 (0,3). Each rank's message runs
+  // 2 hops along its row, and the link from column 1 to column 2 of each
+  // row carries two of them (ranks 0 and 3 on row 0, 1 and 2 on row 1).
+  // Whole: 2 hops + 2 B over a link at the line efficiency
+  // (CostModel::pointToPointTime, which loom-sim's messages follow).
+  // Scattered: the same with B / 4, then stage 1's 2x2 ring all-gathers B:
+  // one synchronisation, 3 hops, and 3/4 B into each chip over its two ring
+  // links (DESIGN.md section 4, AllGather ~ V / W_bidir; targets/tpu-v5e.json:
+  // collective_sync, hop_latency, link_efficiency_ring).
+  double ring = model.linkEfficiency(/*ring=*/true) * target.linkBandwidth;
+  auto gather = [&](double b) {
+    return target.calibration.collectiveSync + 3 * target.hopLatency +
+           0.75 * b / (2 * ring);
+  };
+  auto whole = [&](double b) {
+    return model.pointToPointTime({2, 4}, {0, 0}, {0, 2}, 2 * b);
+  };
+  auto scattered = [&](double b) {
+    return model.pointToPointTime({2, 4}, {0, 0}, {0, 2}, 2 * b / 4) +
+           gather(b);
+  };
+  // A prefill slice of LLaMA-65B (512 tokens x 8192 x 2 B, 8 MiB) and a
+  // decode step's (one token, 16 KiB).
+  for (int64_t bytes : {int64_t(8) << 20, int64_t(16) << 10}) {
+    double simWhole = twoStageHandover(bytes, /*scattered=*/false);
+    double simScattered = twoStageHandover(bytes, /*scattered=*/true);
+    EXPECT_LT(relative(simWhole, whole(bytes)), 0.02)
+        << bytes << " B whole: " << simWhole << " against " << whole(bytes);
+    EXPECT_LT(relative(simScattered, scattered(bytes)), 0.02)
+        << bytes << " B scattered: " << simScattered << " against "
+        << scattered(bytes);
+  }
+  // Neither is always faster: 8 MiB moves in 0.43 of the time (a quarter
+  // of the bytes on the shared links, the gather on the ring's two links a
+  // chip), 16 KiB takes over twice as long (the gather's synchronisation
+  // and three hops outweigh the bytes saved), which is why the search
+  // chooses.
+  EXPECT_LT(twoStageHandover(8 << 20, true),
+            0.5 * twoStageHandover(8 << 20, false));
+  EXPECT_GT(twoStageHandover(16 << 10, true),
+            2 * twoStageHandover(16 << 10, false));
+}
+
 } // namespace

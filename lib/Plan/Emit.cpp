@@ -111,6 +111,8 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   base.virtualStages = 1;
   base.fixVirtualStages = false;
   base.decompose = false;
+  // (One stage: no boundary to hand over.)
+  base.scatterHandover = base.chooseHandover = false;
   base.tpX = 1;
   // MaxText's expert axis is a group of its own beside tensor (its
   // base.yml shards `activation_batch_attn` over it and the experts,

@@ -105,6 +105,9 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
       // Likewise only when the collective matmuls are decomposed.
       if (r.decompose)
         j.attribute("decompose", true);
+      // Likewise only with the scatter/gather handover.
+      if (r.scatterHandover)
+        j.attribute("scatter_handover", true);
       // Which chips each group occupies, resolved (format 2).
       if (!p.placement.empty())
         j.attribute("placement", p.placement);
@@ -225,8 +228,8 @@ struct PlanFileReader {
     json.keys(o, path,
               {"tp", "ep", "sp", "sp_mode", "stages", "data_parallel",
                "sequence_parallel", "slices", "interleave", "microbatches",
-               "virtual_stages", "decompose", "tp_x", "placement",
-               "weight_gathered", "ep_data"},
+               "virtual_stages", "decompose", "scatter_handover", "tp_x",
+               "placement", "weight_gathered", "ep_data"},
               {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
     r.tp = json.integer(o, "tp", path, 1);
     if (o.get("ep"))
@@ -245,6 +248,8 @@ struct PlanFileReader {
       r.virtualStages = json.integer(o, "virtual_stages", path, 1);
     if (o.get("decompose"))
       r.decompose = boolean(o, "decompose", path);
+    if (o.get("scatter_handover"))
+      r.scatterHandover = boolean(o, "scatter_handover", path);
     if (o.get("sp"))
       r.sp = json.integer(o, "sp", path, 1);
     if (o.get("sp_mode"))

@@ -70,7 +70,7 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 static constexpr StringLiteral kStagesInsideReplicas = ", stages inside replicas";
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}{}", p.request.tp,
+  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}{}{}", p.request.tp,
                      p.request.tpX > 1
                          ? fmt::format(" (2-D {} x {})", p.request.tpX,
                                        p.request.tp / p.request.tpX)
@@ -101,6 +101,7 @@ std::string loom::planName(const PlanOutcome &p) {
                          ? fmt::format(", {} interleaved", p.request.interleave)
                          : "",
                      p.request.decompose ? ", collective matmuls" : "",
+                     p.request.scatterHandover ? ", scattered handovers" : "",
                      p.defaultPlacement
                          ? ""
                          : fmt::format(", placed {}",
@@ -320,6 +321,7 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     j.attribute("microbatches", p.request.microbatches);
     j.attribute("virtual_stages", p.request.virtualStages);
     j.attribute("decompose", p.request.decompose);
+    j.attribute("scatter_handover", p.request.scatterHandover);
     if (!p.placement.empty()) {
       j.attribute("placement", p.placement);
       j.attribute("default_placement", p.defaultPlacement);

@@ -162,6 +162,13 @@ static cl::opt<bool> decomposeOpt(
     cl::desc("Run the tensor-parallel collective matmuls as ring steps "
              "under partial matmuls (docs/overlap.md; interleave 1 only); "
              "--decompose=false forbids it; a search chooses unless given"));
+static cl::opt<bool> scatterHandoverOpt(
+    "scatter-handover", cl::cat(category),
+    cl::desc("Hand each stage boundary over as Megatron-LM does (SC'21, "
+             "section 4.1): each tp rank sends 1/tp of it and the next "
+             "stage's tp group all-gathers it (tp >= 2, a pipeline, no "
+             "--sequence-parallel); --scatter-handover=false forbids it; a "
+             "search chooses unless given"));
 static cl::opt<bool>
     sequenceParallel("sequence-parallel", cl::cat(category),
                      cl::desc("Megatron sequence parallelism"));
@@ -261,6 +268,7 @@ int main(int argc, char **argv) {
   request.microbatches = microbatchesOpt;
   request.virtualStages = virtualStagesOpt;
   request.decompose = decomposeOpt;
+  request.scatterHandover = scatterHandoverOpt;
   request.sequenceParallel = sequenceParallel;
   if (tpXOpt.getNumOccurrences() && tpLayout != TpLayout::twoD)
     return fail("error: --tp-x sets the rows of a 2-D block; give "
@@ -283,6 +291,7 @@ int main(int argc, char **argv) {
   request.fixMicrobatches = microbatchesOpt.getNumOccurrences() > 0;
   request.fixVirtualStages = virtualStagesOpt.getNumOccurrences() > 0;
   request.fixDecompose = decomposeOpt.getNumOccurrences() > 0;
+  request.fixScatterHandover = scatterHandoverOpt.getNumOccurrences() > 0;
   // A layout given by hand is planned as given; none at all is searched.
   bool layoutGiven = request.fixTp || request.fixEp || request.fixSp ||
                      request.fixStages || request.fixPlacement ||
@@ -295,7 +304,8 @@ int main(int argc, char **argv) {
     given.append({&model, &topology, &tp, &ep, &epLayout, &sp, &spMode,
                   &stages,
                   &dataParallel, &slices, &interleaveOpt, &microbatchesOpt,
-                  &virtualStagesOpt, &decomposeOpt, &tpLayout, &tpXOpt, &placementOpt,
+                  &virtualStagesOpt, &decomposeOpt, &scatterHandoverOpt,
+                  &tpLayout, &tpXOpt, &placementOpt,
                   &sequenceParallel, &searchFlag,
                   &top});
     for (const cl::Option *o : given)

@@ -22,15 +22,19 @@ namespace loom {
 /// C++ entry point of convert-loom-to-sched; it loads the sched dialect
 /// into the module's context. `interleave` units of a stage run zipped;
 /// with `decompose`, tensor-parallel collective matmuls run as ring steps
-/// (docs/overlap.md).
+/// (docs/overlap.md); with `scatterHandover`, a stage boundary whose
+/// activations every tp rank holds whole is handed over scattered and
+/// all-gathered (Narayanan et al., SC'21, section 4.1).
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
                                     int64_t interleave = 1,
-                                    bool decompose = false);
+                                    bool decompose = false,
+                                    bool scatterHandover = false);
 /// The same with the module's analysis, when the caller has one.
 mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
                                     ModelAnalysis &analysis,
                                     int64_t interleave = 1,
-                                    bool decompose = false);
+                                    bool decompose = false,
+                                    bool scatterHandover = false);
 
 /// The program convert-loom-to-sched would build, as a schedule file,
 /// without building it as IR and leaving `module` as it is: what the
@@ -38,10 +42,11 @@ mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
 /// seconds and memory of its schedule). Failure after an error on `module`.
 mlir::FailureOr<schedule::Schedule>
 lowerToScheduleFile(mlir::ModuleOp module, int64_t interleave = 1,
-                    bool decompose = false);
+                    bool decompose = false, bool scatterHandover = false);
 mlir::FailureOr<schedule::Schedule>
 lowerToScheduleFile(mlir::ModuleOp module, ModelAnalysis &analysis,
-                    int64_t interleave = 1, bool decompose = false);
+                    int64_t interleave = 1, bool decompose = false,
+                    bool scatterHandover = false);
 
 } // namespace loom
 

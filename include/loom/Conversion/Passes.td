@@ -47,6 +47,15 @@ def ConvertLoomToSched : Pass<"convert-loom-to-sched", "mlir::ModuleOp"> {
     an all-reduce's all-gather half stays a collective. A group that is not
     a ring of neighbours, a unit whose rows do not split into n equal
     blocks, and decompose with interleave above 1 are refused.
+
+    With `scatter-handover`, a stage boundary whose activations every
+    tensor-parallel rank holds whole (tp above 1, without Megatron sequence
+    parallelism, 2-D blocks or weight-gathered layers, which already leave
+    each rank a distinct share) is handed over as Megatron-LM does
+    (Narayanan et al., SC'21, section 4.1, "scatter/gather"): each rank
+    sends 1/tp of it to the same rank of the next stage, whose tp group
+    all-gathers it, and the unit's work there waits for the gather.
+    A plan whose boundaries are already split is refused.
   }];
   let options = [
     Option<"interleave", "interleave", "int64_t", /*default=*/"1",
@@ -54,7 +63,10 @@ def ConvertLoomToSched : Pass<"convert-loom-to-sched", "mlir::ModuleOp"> {
            "collectives overlap the others' compute">,
     Option<"decompose", "decompose", "bool", /*default=*/"false",
            "Run tensor-parallel collective matmuls as ring steps under "
-           "partial matmuls">
+           "partial matmuls">,
+    Option<"scatterHandover", "scatter-handover", "bool", /*default=*/"false",
+           "Hand stage boundaries over scattered 1/tp a rank and all-gather "
+           "them on the next stage (Megatron-LM's scatter/gather)">
   ];
   let dependentDialects = ["::loom::sched::SchedDialect"];
 }

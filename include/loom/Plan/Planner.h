@@ -76,6 +76,16 @@ struct PlanRequest {
   /// Run the tensor-parallel collective matmuls as ring steps under partial
   /// matmuls (docs/overlap.md; interleave 1 only).
   bool decompose = false;
+  /// Megatron-LM's scatter/gather handover (Narayanan et al., SC'21,
+  /// section 4.1): each tp rank sends 1/tp of a stage boundary and the next
+  /// stage's tp group all-gathers it (tp >= 2, a pipeline, boundaries every
+  /// rank holds whole: no Megatron sequence parallelism, 2-D block or
+  /// weight-gathered layout).
+  bool scatterHandover = false;
+  /// The search's candidates: where the scatter/gather handover can run,
+  /// the plan takes it if the cost model predicts it faster (ties keep
+  /// every rank sending its whole copy); `scatterHandover` says which.
+  bool chooseHandover = false;
   bool sequenceParallel = false;
   /// searchPlans keeps a degree the user gave at its value and chooses the
   /// others.
@@ -87,6 +97,7 @@ struct PlanRequest {
   bool fixVirtualStages = false;
   bool fixSpMode = false;
   bool fixDecompose = false;
+  bool fixScatterHandover = false;
   /// The tensor-parallel layout is the request's (1-D or its tpX).
   bool fixTpLayout = false;
   bool fixPlacement = false;
@@ -160,6 +171,11 @@ enum class Simulation {
   Always,
 };
 
+/// The stage handovers a search's candidates simulate (BoundaryTransfers in
+/// Planner.cpp), shared among them: many candidates put the same stages on
+/// the same chips and hand over the same bytes.
+struct HandoverCache;
+
 struct PlanOptions {
   Simulation simulate = Simulation::WithinBudget;
   /// Record the simulated plan's trace (of the winner, with a search).
@@ -186,6 +202,8 @@ struct PlanOptions {
   /// Called with every pass manager the planner runs, before it runs: a
   /// place for instrumentation (timing, IR printing, tests).
   std::function<void(mlir::PassManager &)> instrument;
+  /// Set by searchPlans for its candidates (one target and topology).
+  std::shared_ptr<HandoverCache> handoverCache;
 };
 
 /// Plans `request` (the planning pipeline runs once) and, as

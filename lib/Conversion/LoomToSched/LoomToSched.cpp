@@ -103,9 +103,11 @@ file::Task messageTask(file::TaskKind kind, int64_t peer, int64_t dep,
 class Lowering {
 public:
   Lowering(ModuleOp module, TargetAttr target, ModelView view,
-           const CostModel &model, int64_t interleave, bool decompose)
+           const CostModel &model, int64_t interleave, bool decompose,
+           bool scatterHandover)
       : module(module), target(target), view(std::move(view)), model(model),
-        interleave(interleave), decompose(decompose) {}
+        interleave(interleave), decompose(decompose),
+        scatterHandover(scatterHandover) {}
 
   /// The program of the planned module, as a schedule; null after an
   /// error on the module.
@@ -169,6 +171,11 @@ public:
                 "stage's units one after another (each layer's gather "
                 "prefetched under the layer before); give interleave 1, no "
                 "virtual stages and no decompose";
+    if (scatterHandover) {
+      if (failed(checkScatter()))
+        return failure();
+      scatter = true;
+    }
     planStages();
     buildUnits();
     if (decompose && failed(checkDecomposition(topology)))
@@ -315,6 +322,58 @@ private:
                << " (each chip's rows split into " << tp
                << " equal blocks, one per ring step)";
     return success();
+  }
+
+  /// Megatron's scatter/gather handover splits a boundary every tp rank
+  /// holds whole; what holds it split already (the IR's layer results are
+  /// each rank's own share) has nothing to scatter.
+  LogicalResult checkScatter() {
+    ParallelAttr parallel = getParallelOrDefault(module);
+    auto refuse = [&](StringRef why) {
+      return view.func.emitError()
+             << "convert-loom-to-sched: scatter-handover splits a stage "
+                "boundary that every tensor-parallel rank holds whole, but "
+             << why;
+    };
+    if (stages < 2)
+      return refuse("this plan has one stage: there is no boundary to hand "
+                    "over");
+    if (tp < 2)
+      return refuse("this plan has no tensor parallelism (tp 1): each "
+                    "stage's one rank sends its results once");
+    if (view.tpX > 1)
+      return refuse("a 2-D block's layer results are already split over its "
+                    "tp_x rows (its boundaries are handed over as they are)");
+    if (parallel.getSequenceParallel())
+      return refuse("with Megatron sequence parallelism the layer results "
+                    "are already split over tp along the sequence: each rank "
+                    "sends its own share and no gather is needed");
+    if (gathered)
+      return refuse("a weight-gathered plan's ranks each hold their own "
+                    "sequences' results");
+    return success();
+  }
+
+  /// Bytes each rank sends of a stage boundary of `bytes`: with the
+  /// scatter/gather handover 1/tp of it (Narayanan et al., SC'21, section
+  /// 4.1), else all of it.
+  int64_t handoverBytes(double bytes) const {
+    return toInt(scatter ? bytes / tp : bytes);
+  }
+
+  /// The receives on (d, s) of a stage boundary of `bytes` from stage
+  /// `from`'s ranks (tags `tag + r`); scattered, each tp group's all-gather
+  /// of the whole boundary after them. Returns what each rank's unit waits
+  /// for.
+  Tasks receiveHandover(int64_t d, int64_t s, int64_t from, int64_t tag,
+                        double bytes) {
+    Tasks received = onRanks(d, s, [&](int64_t r) {
+      return messageTask(file::TaskKind::Recv, chipId(d, from, r), kNoTask,
+                         handoverBytes(bytes), tag + r);
+    });
+    if (!scatter)
+      return received;
+    return tensorParallelAllGather(d, s, received, bytes);
   }
 
   void buildUnits() {
@@ -706,12 +765,8 @@ private:
               ready[r].push_back(value);
           };
           if (s > 0) {
-            int64_t tag = forward[{s, unit.index}];
-            int64_t bytes = toInt(plans[s - 1].boundary * fraction);
-            waitFor(onRanks(d, s, [&](int64_t r) {
-              return messageTask(file::TaskKind::Recv, chipId(d, s - 1, r),
-                                 kNoTask, bytes, tag + r);
-            }));
+            waitFor(receiveHandover(d, s, s - 1, forward[{s, unit.index}],
+                                    plans[s - 1].boundary * fraction));
           } else if (unit.step > 0 && stages > 1) {
             // The patch's previous-step output comes back from the last
             // stage; during warm-up the whole previous step must be back.
@@ -767,7 +822,9 @@ private:
             int64_t tag = nextTag;
             nextTag += ranks;
             int64_t to = wrap ? 0 : s + 1;
-            int64_t bytes = toInt((wrap ? output : plan.boundary) * fraction);
+            // A patch's return to the first stage goes whole.
+            int64_t bytes = wrap ? toInt(output * fraction)
+                                 : handoverBytes(plan.boundary * fraction);
             last = onRanks(d, s, [&](int64_t r) {
               return messageTask(file::TaskKind::Send, chipId(d, to, r),
                                  last[r], bytes, tag + r);
@@ -906,15 +963,10 @@ private:
                  Tasks &released) {
     double fraction = shareOf(unit);
     Tasks received(ranks, kNoTask);
-    if (c > 0) {
-      int64_t tag = forward[{c, unit.index}];
-      int64_t bytes = toInt(plans[c - 1].boundary * fraction);
-      int64_t from = (c - 1) % stages;
-      received = onRanks(d, s, [&](int64_t r) {
-        return messageTask(file::TaskKind::Recv, chipId(d, from, r), kNoTask,
-                           bytes, tag + r);
-      });
-    }
+    if (c > 0)
+      received = receiveHandover(d, s, (c - 1) % stages,
+                                 forward[{c, unit.index}],
+                                 plans[c - 1].boundary * fraction);
     int64_t actBytes = toInt(plans[c].workingSet * fraction);
     Tasks acts = onRanks(d, s, [&](int64_t r) {
       return allocTask(MemoryKind::Activations, actBytes,
@@ -930,7 +982,7 @@ private:
       int64_t tag = nextTag;
       nextTag += ranks;
       int64_t to = (c + 1) % stages;
-      int64_t bytes = toInt(plans[c].boundary * fraction);
+      int64_t bytes = handoverBytes(plans[c].boundary * fraction);
       onRanks(d, s, [&](int64_t r) {
         return messageTask(file::TaskKind::Send, chipId(d, to, r), last[r],
                            bytes, tag + r);
@@ -952,6 +1004,9 @@ private:
   const CostModel &model;
   int64_t interleave;
   bool decompose;
+  /// Megatron's scatter/gather handover asked for, and in force (a
+  /// pipeline's boundaries to hand over).
+  bool scatterHandover, scatter = false;
   /// Weight-gathered (#loom.parallel's weight_gathered).
   bool gathered = false;
   // A stage's ranks: tp x sp chips (r = u * tp + t).
@@ -975,25 +1030,30 @@ private:
 FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
                                                     ModelAnalysis &analysis,
                                                     int64_t interleave,
-                                                    bool decompose) {
+                                                    bool decompose,
+                                                    bool scatterHandover) {
   if (failed(analysis.requireModel("convert-loom-to-sched")))
     return failure();
   return Lowering(module, analysis.getTarget(), analysis.getView(),
-                  analysis.getCostModel(), interleave, decompose)
+                  analysis.getCostModel(), interleave, decompose,
+                  scatterHandover)
       .run();
 }
 
 FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
                                                     int64_t interleave,
-                                                    bool decompose) {
+                                                    bool decompose,
+                                                    bool scatterHandover) {
   ModelAnalysis analysis(module);
-  return lowerToScheduleFile(module, analysis, interleave, decompose);
+  return lowerToScheduleFile(module, analysis, interleave, decompose,
+                             scatterHandover);
 }
 
 LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
-                                    int64_t interleave, bool decompose) {
-  FailureOr<file::Schedule> schedule =
-      lowerToScheduleFile(module, analysis, interleave, decompose);
+                                    int64_t interleave, bool decompose,
+                                    bool scatterHandover) {
+  FailureOr<file::Schedule> schedule = lowerToScheduleFile(
+      module, analysis, interleave, decompose, scatterHandover);
   if (failed(schedule))
     return failure();
   func::FuncOp func = analysis.getView().func;
@@ -1004,12 +1064,13 @@ LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
 }
 
 LogicalResult loom::lowerToSchedule(ModuleOp module, int64_t interleave,
-                                    bool decompose) {
+                                    bool decompose, bool scatterHandover) {
   // Called outside a pass manager, nothing has loaded the dialect the
   // lowering builds (the pass declares it as a dependent dialect).
   module.getContext()->getOrLoadDialect<sched::SchedDialect>();
   ModelAnalysis analysis(module);
-  return lowerToSchedule(module, analysis, interleave, decompose);
+  return lowerToSchedule(module, analysis, interleave, decompose,
+                         scatterHandover);
 }
 
 namespace {
@@ -1018,7 +1079,7 @@ struct ConvertLoomToSchedPass
   using Base::Base;
   void runOnOperation() override {
     if (failed(lowerToSchedule(getOperation(), getAnalysis<ModelAnalysis>(),
-                               interleave, decompose)))
+                               interleave, decompose, scatterHandover)))
       signalPassFailure();
   }
 };
