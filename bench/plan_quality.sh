@@ -196,8 +196,12 @@ megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
 # Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
 dec += ", scattered handovers" if p.get("scatter_handover") else ""
-print("| %s | tp %d (ep %d) x %s x dp %d%s, %s%s%s | %d | %.1f | %.1f | %.2fx |" % (
-    label, p["tp"], p.get("ep", 1), plural(p["stages"], "stage"),
+# An expert-parallel group of its own sits beside tp (README, "An
+# expert-parallel group of its own").
+group = ("tp %d x ep %d (own group)" if p.get("ep_layout") == "data"
+         else "tp %d (ep %d)") % (p["tp"], p.get("ep", 1))
+print("| %s | %s x %s x dp %d%s, %s%s%s | %d | %.1f | %.1f | %.2fx |" % (
+    label, group, plural(p["stages"], "stage"),
     p["data_parallel"], megatron, plural(len(p["slices"]), "slice"), zip, dec,
     p.get("experts_per_chip", 0), p["predicted_s"] * 1e3, t * 1e3,
     t / p["roofline_s"]))' "$label"
@@ -206,8 +210,9 @@ print("| %s | tp %d (ep %d) x %s x dp %d%s, %s%s%s | %d | %.1f | %.1f | %.2fx |"
   fi
 }
 
-moe() { # title, model args, tp, stages (for the fixed rows)
-  local title=$1 args=$2 tp=$3 stages=$4
+moe() { # title, model args, tp, stages (for the fixed rows)[, tp and ep of
+         # an expert group of its own]
+  local title=$1 args=$2 tp=$3 stages=$4 groupTp=${5:-} groupEp=${6:-}
   echo
   echo "### $title"
   echo
@@ -215,6 +220,10 @@ moe() { # title, model args, tp, stages (for the fixed rows)
   echo "|---|---|---:|---:|---:|---:|"
   moerow "(a) experts sliced by width" $args --tp "$tp" --ep 1 --stages "$stages"
   moerow "(b) expert parallel" $args --tp "$tp" --ep "$tp" --stages "$stages"
+  if [ -n "$groupEp" ]; then
+    moerow "(c) expert group of its own" $args --tp "$groupTp" --ep "$groupEp" \
+      --ep-layout=data --stages 1
+  fi
   moerow "(e) --search winner" $args --search
 }
 
@@ -222,7 +231,9 @@ if [ "${LOOM_BENCH_MOE:-1}" = 1 ]; then
   moe "Mixtral-8x7B prefill, 2048 tokens, v5e-8" "--model mixtral-8x7b --target v5e-8" 8 1
   moe "Mixtral-8x7B prefill, 2048 tokens, v5e-16" "--model mixtral-8x7b --target v5e-16" 8 2
   moe "DeepSeek-V3 decode, batch 256, 4096 cached, v5e-256" \
-    "--model deepseek-v3 --target v5e-256 --mode decode --batch 256 --seq 4096" 64 4
+    "--model deepseek-v3 --target v5e-256 --mode decode --batch 256 --seq 4096" 64 4 8 32
+  moe "Mixtral-8x7B decode, batch 64, 2048 cached, v5e-16" \
+    "--model mixtral-8x7b --target v5e-16 --mode decode --batch 64 --seq 2048" 8 2 4 4
 fi
 
 echo
