@@ -126,7 +126,7 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   // the ops must say the same (and sp for the sequence group's ops).
   Operation *wrong = nullptr;
   int64_t found = 0, expected = view.tp;
-  bool sequenceGroup = false;
+  bool sequenceGroup = false, expertGroup = false;
   // A 2-D group (tp_x x tp_y): ops split over tp_y as the 1-D layout is
   // over tp, and d_model over tp_x.
   int64_t tpY = view.tp / view.tpX;
@@ -137,7 +137,7 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   };
   view.func.walk([&](Operation *op) {
     expected = view.tp;
-    sequenceGroup = false;
+    sequenceGroup = expertGroup = false;
     if (auto split = op->getAttrOfType<SplitAttr>(kSplitAttrName)) {
       found = (Count(split.getParts()) * split.getReplicas()).get();
       if (view.tpX > 1) {
@@ -151,16 +151,20 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
     } else if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       found = collective.getGroupSize();
       sequenceGroup = isBesideGroup(collective.getGroup());
+      expertGroup = collective.getGroup() == kExpertGroup;
       expected = expectedOf(collective.getGroup());
     } else if (auto shard = dyn_cast<LocalShardOp>(op)) {
       found = shard.getGroupSize();
       sequenceGroup = isBesideGroup(shard.getGroup());
+      expertGroup = shard.getGroup() == kExpertGroup;
       expected = expectedOf(shard.getGroup());
     } else {
       return WalkResult::advance();
     }
+    // (The group beside tp is sp's or ep's, never both: the op's own
+    // group must be the module's.)
     if (sequenceGroup)
-      expected = view.sp;
+      expected = expertGroup == view.expertGroup ? view.sp : 1;
     if (found == expected)
       return WalkResult::advance();
     wrong = op;
@@ -170,8 +174,9 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
     return wrong->emitOpError()
            << "is sharded " << found << " ways, but the module's "
            << (!sequenceGroup ? "tensor parallelism (loom.parallel's tp) is "
-               : view.expertGroup
-                   ? "expert-parallel group (loom.parallel's ep, ep_data) is "
+               : expertGroup
+                   ? "expert-parallel group of its own (loom.parallel's ep "
+                     "with ep_data) is "
                    : "sequence parallelism (loom.parallel's sp) is ")
            << expected << "; " << passName
            << " needs them to agree";
