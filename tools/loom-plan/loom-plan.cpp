@@ -65,8 +65,9 @@ static cl::opt<int64_t>
 static cl::opt<int64_t>
     ep("ep", cl::init(1), cl::cat(category),
        cl::desc("Expert-parallel degree, MoE models: experts split over ep "
-                "chips of the tensor-parallel group (1 when another layout "
-                "option is given; with none, the search chooses)"));
+                "chips of the tensor-parallel group, or of a group of their "
+                "own beside it (--ep-layout) (1 when another layout option "
+                "is given; with none, the search chooses)"));
 static cl::opt<int64_t>
     sp("sp", cl::init(1), cl::cat(category),
        cl::desc("Sequence-parallel degree: sp chips share each "
@@ -132,7 +133,8 @@ static cl::opt<std::string> placementOpt(
     cl::desc("Which chips each group occupies, as 'RxC, tp AxB inside sp' "
              "(each stage a RxC block of tp x sp chips, the tp ranks an AxB "
              "sub-block of it, the sp group striding across the sub-blocks; "
-             "or 'sp AxB inside tp'), optionally followed by ', replicas "
+             "or 'sp AxB inside tp'; 'ep' for 'sp' with --ep-layout=data), "
+             "optionally followed by ', replicas "
              "inside stages' or ', stages in ring' (each replica's stage "
              "blocks a closed cycle, so the last stage is beside the first) "
              "(README, \"Placement\"; default: the rule, or the search's "
