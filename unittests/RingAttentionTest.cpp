@@ -6,7 +6,9 @@
 // - loom-sim runs a hand-written ring of 4 chips in max(n c, (n - 1) t + c)
 //   (c: one block's compute, t: one block's transfer), in both regimes, and
 //   the cost model's ringSeconds / ringLinks give the same; on a line
-//   and on a strided grid the slow links are paid once a chain;
+//   and on a strided grid a slow link holds back every block after it,
+//   and layer after layer the chips feeding it run ahead
+//   (ringSteadySeconds);
 // - loom-shard-sequence mode=ring keeps the attention's FLOPs (summed over
 //   the ring) and splits PipeFusion's stale K/V sp ways with any heads;
 // - loom-plan's prediction agrees with the simulated lowering.
@@ -218,21 +220,30 @@ TEST(RingAttention, SlowLinksOnALineAndOnAStridedGrid) {
   ASSERT_EQ(line.size(), 4u);
   EXPECT_NEAR(line[0].seconds(), t, 1e-12);
   EXPECT_NEAR(line[3].seconds(), t + 2 * desc.hopLatency, 1e-12);
-  // Transfer-bound (block t / 4): three links a chain, one of them the way
-  // back: 3 t + 2 hops + c. A lone ring pays more: a chip sends its next
-  // block once its last has arrived, so the last chip's three sends each
-  // wait out the way back's 3 hops, 3 (t + 2 hops) + c. In a plan the
-  // chips stagger over the layers and the closed form's once is what
-  // loom-sim shows (RingAttentionPlanTest below, tp 2 x sp 4); alone it is
-  // the lower bound and the lock-step the upper.
+  // Transfer-bound (block t / 4). A lone ring: a chip sends its next block
+  // once its last has arrived, so the last chip's three sends each wait
+  // out the way back's 3 hops, 3 (t + 2 hops) + c, as loom-sim shows.
+  // Layer after layer the chips stagger (ringSteadySeconds): by hand, the
+  // cycle of two layers, the way back's three messages (3 (t + 2 hops) +
+  // c) then the chain of the three other links (3 t + c), 3 t + 3 hops +
+  // c a layer, which loom-sim shows from the second layer on.
   double flops = 0.25 * t * desc.peakFlopsBf16;
   double c = model.taskTime(flops, 0);
-  double once = 3 * t + 2 * desc.hopLatency + c;
   double everyStep = 3 * (t + 2 * desc.hopLatency) + c;
-  EXPECT_NEAR(ringSeconds(c, line), once, 1e-12);
+  double staggered = 3 * t + 3 * desc.hopLatency + c;
+  EXPECT_NEAR(ringSeconds(c, line), everyStep, 1e-12);
+  EXPECT_NEAR(ringSteadySeconds(c, line), staggered, 1e-12);
   double lone = simulateRings({2, 4}, {{0, 1, 2, 3}}, flops, bytes);
   EXPECT_NEAR(lone / everyStep, 1.0, 0.02);
-  EXPECT_GT(lone, once);
+  // W as long as a lone ring; a layer once settled: 12 layers less 4.
+  double otherFlops = everyStep * desc.peakFlopsBf16;
+  double w = model.taskTime(otherFlops, 0);
+  double perLayer = (simulateRingLayers({2, 4}, {{0, 1, 2, 3}}, flops, bytes,
+                                        12, otherFlops) -
+                     simulateRingLayers({2, 4}, {{0, 1, 2, 3}}, flops, bytes,
+                                        4, otherFlops)) /
+                    8;
+  EXPECT_NEAR(perLayer / (w + staggered), 1.0, 0.02);
 
   // Two interleaved rings of 8 on a 4x4 slice (a tp pair inside each sp
   // member: the sp grid is 4 x 2, its columns 2 chips apart). Six links
@@ -251,7 +262,7 @@ TEST(RingAttention, SlowLinksOnALineAndOnAStridedGrid) {
             2);
   flops = 0.25 * t * desc.peakFlopsBf16;
   c = model.taskTime(flops, 0);
-  double expected = 7 * (slow - 2 * desc.hopLatency) + 2 * desc.hopLatency + c;
+  double expected = 7 * slow + c;
   EXPECT_NEAR(ringSeconds(c, links), expected, 1e-12);
   // The sp members in DeviceMesh::ringWalk(4, 2)'s order, the two rings
   // one column apart.
@@ -267,7 +278,7 @@ TEST(RingAttention, LayerAfterLayerTheChipsFeedingASlowLinkRunAhead) {
   // The strided grid above (two rings of 8 on v5e-16, two of each ring's
   // links 2 hops and shared, the six others 1 hop), run layer after layer
   // with other work W between the rings, transfer-bound. The lone ring is
-  // c + 7 slow transfers + their latency; in the steady state the chips
+  // 7 slow messages one after another and c; in the steady state the chips
   // after a slow link lag the ones before it, whose first block goes over
   // it while the lagging chips still run W. By hand (ringSteadySeconds'
   // cycle of two layers): one layer the slow link's queue, 7 messages one
@@ -280,13 +291,12 @@ TEST(RingAttention, LayerAfterLayerTheChipsFeedingASlowLinkRunAhead) {
       1.0 / (desc.calibration.lineEfficiency * desc.linkBandwidth);
   int64_t bytes = 8 << 20;
   double t = desc.hopLatency + bytes * perByte;
-  double slowTransfer = 2 * bytes * perByte;
-  double slow = 2 * desc.hopLatency + slowTransfer;
+  double slow = 2 * desc.hopLatency + 2 * bytes * perByte;
   SmallVector<GroupAxis> strided{{4, false, 1}, {2, false, 2}};
   SmallVector<RingLink> links = ringLinks(model, strided, bytes);
   double flops = 0.25 * t * desc.peakFlopsBf16;
   double c = model.taskTime(flops, 0);
-  double lone = 7 * slowTransfer + 2 * desc.hopLatency + c;
+  double lone = 7 * slow + c;
   double steady = 4 * slow + 3 * t + c;
   EXPECT_NEAR(ringSeconds(c, links), lone, 1e-12);
   EXPECT_NEAR(ringSteadySeconds(c, links), steady, 1e-12);

@@ -449,14 +449,13 @@ double loom::ringSeconds(double compute, ArrayRef<RingLink> links) {
   double busiest = 0;
   for (int64_t i = 0; i < 2 * n; ++i)
     prefix[i + 1] = prefix[i] + links[i % n].seconds();
-  // And every link carries n - 1 blocks one after another: the busiest
-  // link's bandwidth, then its latency and the last block. (A chip sends
-  // its next block once its last has arrived, so a lone ring on a line
-  // pays the way back's latency every step; in a plan the chips stagger
-  // over the layers, the one after the way back starting later, and it is
-  // paid about once: README, "Sequence parallelism".)
+  // And every link carries n - 1 blocks one after another, each with its
+  // latency (a chip sends its next block once its last has arrived, so a
+  // lone ring on a line pays the way back's latency every step), then the
+  // last block. In a plan the chips stagger over the layers, the ones
+  // after a slow link starting later: ringSteadySeconds.
   for (const RingLink &link : links)
-    busiest = std::max(busiest, double(n - 1) * link.transfer + link.latency);
+    busiest = std::max(busiest, double(n - 1) * link.seconds());
   double total = std::max(double(n) * compute, busiest + compute);
   for (int64_t s = 1; s < n; ++s) {
     double chain = 0;
@@ -483,9 +482,8 @@ double loom::ringSteadySeconds(double compute, ArrayRef<RingLink> links) {
   // after another, each with its latency, as the lowering sends the next
   // once the last has arrived; then the last block's compute). The period
   // is the max-plus system's largest cycle mean (Karp 1978), W on every
-  // edge: the ring's is that of these weights. It is capped by the lone
-  // ring (ringSeconds: every chip starting at once, the latency paid once a
-  // chain).
+  // edge: the ring's is that of these weights, at most the largest edge
+  // (ringSeconds, the ring alone: every chip starting at once).
   SmallVector<double> prefix(2 * n + 1, 0);
   for (int64_t i = 0; i < 2 * n; ++i)
     prefix[i + 1] = prefix[i] + links[i % n].seconds();

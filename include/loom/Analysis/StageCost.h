@@ -344,9 +344,12 @@ llvm::SmallVector<RingLink> ringLinks(const CostModel &model,
 /// chain of s consecutive links, and each link carries n - 1 blocks in
 /// turn. With equal links t: c + (n - 1) max(c, t) when either side
 /// dominates (Liu et al. 2023, section 3: the transfer hides under the
-/// compute when c >= t). A link that is only slower by latency (a line's
-/// way back) is paid once a chain; one slower by bandwidth (a strided
-/// step sharing its links) holds back every block after it.
+/// compute when c >= t). A link carries its blocks one after another,
+/// each with its latency (a chip sends its next once its last has
+/// arrived), so a slow link, by latency (a line's way back) or by
+/// bandwidth (a strided step sharing its links), holds back every block
+/// after it. This is the ring alone, every chip starting at once; in a
+/// plan, ringSteadySeconds.
 double ringSeconds(double compute, llvm::ArrayRef<RingLink> links);
 
 /// The same ring run layer after layer, each chip free to start its ring
