@@ -7,14 +7,15 @@
 # simulated time (loom-sim's engine on the lowered schedule) and the error,
 # simulated / predicted - 1 (the sign loom-plan's report gives: + means the
 # simulator is slower than predicted), sorted by |error|, then a summary
-# line. Deterministic (the plans are fixed, the simulator is); about 2
-# minutes on the 2-core reference machine (LOOM_SWEEP_JOBS runs that many
-# cases at once, default 2).
+# line. Deterministic (the plans are fixed, the simulator is); about 20
+# seconds on the 2-core reference machine (LOOM_SWEEP_JOBS runs that many
+# cases at once, default 2). LOOM_PLAN names another loom-plan binary (a
+# build of an older commit, for a before / after table).
 # Usage: bench/prediction_sweep.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
-plan=$bin/loom-plan
+plan=${LOOM_PLAN:-$bin/loom-plan}
 # LLaMA-3.2-1B's shape (meta-llama/Llama-3.2-1B config.json: 16 layers of
 # 2048, 32 heads of 64, 8 KV heads, d_ff 8192, tied embeddings), not
 # bundled: its one-layer chunks make a handover per layer.
@@ -74,6 +75,16 @@ cases() {
   printf 'wan21-1.3b v5e-4 sp 4 ring\t--model wan21-t2v-1-3b --target v5e-4 --steps 2 --sp 4 --sp-mode ring\n'
   printf 'wan21-1.3b v5e-16 sp 4 Ulysses x 2 stages x dp 2\t--model wan21-t2v-1-3b --target v5e-16 --steps 2 --sp 4 --data-parallel 2 --stages 2 --sp-mode ulysses\n'
   printf 'wan21-1.3b v5e-16 tp 2 x sp 8 ring, sp 4x2 inside tp\t--model wan21-t2v-1-3b --target v5e-16 --steps 2 --tp 2 --sp 8 --sp-mode ring --placement 4x4,sp_4x2_inside_tp\n'
+  # Rings whose members are not all neighbours: strided steps shared by
+  # interleaved rings (tp inside each sp member) and lines that do not close.
+  printf 'dit-xl-2 v5e-16 tp 2 x sp 8 ring, 256 px\t--model dit-xl-2 --target v5e-16 --resolution 256 --steps 4 --tp 2 --sp 8 --sp-mode ring\n'
+  printf 'dit-xl-2 v5e-16 tp 2 x sp 8 ring, 512 px\t--model dit-xl-2 --target v5e-16 --resolution 512 --steps 2 --tp 2 --sp 8 --sp-mode ring\n'
+  printf 'dit-xl-2 v5e-32 tp 4 x sp 8 ring (a line of 8)\t--model dit-xl-2 --target v5e-32 --resolution 512 --steps 2 --tp 4 --sp 8 --sp-mode ring\n'
+  printf 'dit-xl-2 v5e-32 tp 2 x sp 16 ring\t--model dit-xl-2 --target v5e-32 --resolution 512 --steps 2 --tp 2 --sp 16 --sp-mode ring\n'
+  printf 'flux-dev v5e-16 tp 2 x sp 8 ring\t--model flux-dev --target v5e-16 --steps 2 --tp 2 --sp 8 --sp-mode ring\n'
+  printf 'sd3-medium v5e-16 tp 2 x sp 8 ring\t--model sd3-medium --target v5e-16 --steps 2 --tp 2 --sp 8 --sp-mode ring\n'
+  printf 'llama3.1-8b v5e-16 tp 2 x sp 8 ring, 16k\t--model llama3.1-8b --target v5e-16 --seq 16384 --tp 2 --sp 8 --sp-mode ring\n'
+  printf 'mistral-7b v5e-16 tp 2 x sp 8 ring, 16k\t--model mistral-7b-v0.1 --target v5e-16 --seq 16384 --tp 2 --sp 8 --sp-mode ring\n'
   printf 'wan21-14b v5e-64 tp 4 x sp 2 x 8 stages, 720p\t--model wan21-t2v-14b --target v5e-64 --steps 2 --frames 81 --height 720 --width 1280 --tp 4 --sp 2 --stages 8 --slices 8\n'
 }
 
