@@ -82,6 +82,7 @@ cases() {
   printf 'dit-xl-2 v5e-32 tp 4 x sp 8 ring (a line of 8)\t--model dit-xl-2 --target v5e-32 --resolution 512 --steps 2 --tp 4 --sp 8 --sp-mode ring\n'
   printf 'dit-xl-2 v5e-32 tp 2 x sp 16 ring\t--model dit-xl-2 --target v5e-32 --resolution 512 --steps 2 --tp 2 --sp 16 --sp-mode ring\n'
   printf 'flux-dev v5e-16 tp 2 x sp 8 ring\t--model flux-dev --target v5e-16 --steps 2 --tp 2 --sp 8 --sp-mode ring\n'
+  printf 'pixart-alpha v5e-16 tp 2 x sp 8 ring\t--model pixart-alpha-xl-2-1024 --target v5e-16 --steps 2 --tp 2 --sp 8 --sp-mode ring\n'
   printf 'sd3-medium v5e-16 tp 2 x sp 8 ring\t--model sd3-medium --target v5e-16 --steps 2 --tp 2 --sp 8 --sp-mode ring\n'
   printf 'llama3.1-8b v5e-16 tp 2 x sp 8 ring, 16k\t--model llama3.1-8b --target v5e-16 --seq 16384 --tp 2 --sp 8 --sp-mode ring\n'
   printf 'mistral-7b v5e-16 tp 2 x sp 8 ring, 16k\t--model mistral-7b-v0.1 --target v5e-16 --seq 16384 --tp 2 --sp 8 --sp-mode ring\n'

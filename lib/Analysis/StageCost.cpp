@@ -577,8 +577,8 @@ void LayerSliceCost::addRingContention(ArrayRef<SliceWork> works,
   // flows) while they overlap: over o seconds it loses o / 2, at most its
   // bandwidth term. The senders lose it after the ring (the compute before
   // their next collective shortens the overlap), the receivers before it
-  // (the compute after their last collective does); the layer's period,
-  // one of each a cycle of two layers, grows by their mean.
+  // (the compute after their last collective does); every chip's layer
+  // must fit in the period, so it grows by the larger loss.
   int64_t count = int64_t(works.size());
   auto isTensorCollective = [&](int64_t i) {
     return works[i].collective && !works[i].sequenceGroup &&
@@ -612,7 +612,7 @@ void LayerSliceCost::addRingContention(ArrayRef<SliceWork> works,
     double receivers = lost(-1, lag, unused);
     if (after < 0)
       continue;
-    seconds[after] += (senders + receivers) / 2;
+    seconds[after] += std::max(senders, receivers);
   }
 }
 
