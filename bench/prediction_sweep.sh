@@ -54,6 +54,11 @@ cases() {
   printf 'llama-65b v5e-16 decode batch 16, tp 4 x 4 stages, 4 microbatches\t--model llama-65b --target v5e-16 --mode decode --batch 16 --seq 2000 --tp 4 --stages 4 --microbatches 4\n'
   printf 'llama-65b v5e-64 tp 8 x 8 stages x 2 virtual, snake\t--model llama-65b --target v5e-64 --tp 8 --stages 8 --virtual-stages 2 --slices 8\n'
   printf 'llama-65b v5e-64 tp 8 x 8 stages x 2 virtual, ring\t--model llama-65b --target v5e-64 --tp 8 --stages 8 --virtual-stages 2 --slices 8 --placement 2x4,tp_2x4_inside_sp,stages_in_ring\n'
+  # Megatron's scattered handovers (each tp rank sends 1/tp, the next
+  # stage all-gathers), where the full copies above cross the tp rings.
+  printf 'llama3.2-1b v5e-8 tp 4 x 2 stages x 8 virtual, scattered handovers\t--model %s --target v5e-8 --tp 4 --stages 2 --virtual-stages 8 --slices 4 --scatter-handover\n' "$llama1b"
+  printf 'llama-65b v5e-64 tp 8 x 8 stages x 2 virtual, snake, scattered handovers\t--model llama-65b --target v5e-64 --tp 8 --stages 8 --virtual-stages 2 --slices 8 --scatter-handover\n'
+  printf 'gpt3-175b v5e-64 tp 8 x 8 stages x 4 virtual, snake, scattered handovers\t--model gpt3-175b --target v5e-64 --tp 8 --stages 8 --virtual-stages 4 --slices 8 --decompose --scatter-handover\n'
   printf 'gpt3-175b v5e-32 tp 4 x 8 stages\t--model gpt3-175b --target v5e-32 --tp 4 --stages 8 --slices 8\n'
   printf 'gpt3-175b v5e-64 tp 8 x 8 stages x 4 virtual, snake\t--model gpt3-175b --target v5e-64 --tp 8 --stages 8 --virtual-stages 4 --slices 8 --decompose\n'
   printf 'gpt3-175b v5e-64 tp 8 x 8 stages x 4 virtual, ring\t--model gpt3-175b --target v5e-64 --tp 8 --stages 8 --virtual-stages 4 --slices 8 --decompose --placement 2x4,tp_2x4_inside_sp,stages_in_ring\n'
