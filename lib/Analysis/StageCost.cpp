@@ -449,14 +449,13 @@ double loom::ringSeconds(double compute, ArrayRef<RingLink> links) {
   double busiest = 0;
   for (int64_t i = 0; i < 2 * n; ++i)
     prefix[i + 1] = prefix[i] + links[i % n].seconds();
-  // And every link carries n - 1 blocks one after another: the busiest
-  // link's bandwidth, then its latency and the last block. (A chip sends
-  // its next block once its last has arrived, so a lone ring on a line
-  // pays the way back's latency every step; in a plan the chips stagger
-  // over the layers, the one after the way back starting later, and it is
-  // paid about once: README, "Sequence parallelism".)
+  // And every link carries n - 1 blocks one after another, each with its
+  // latency (a chip sends its next block once its last has arrived, so a
+  // lone ring on a line pays the way back's latency every step), then the
+  // last block. In a plan the chips stagger over the layers, the ones
+  // after a slow link starting later: ringSteadySeconds.
   for (const RingLink &link : links)
-    busiest = std::max(busiest, double(n - 1) * link.transfer + link.latency);
+    busiest = std::max(busiest, double(n - 1) * link.seconds());
   double total = std::max(double(n) * compute, busiest + compute);
   for (int64_t s = 1; s < n; ++s) {
     double chain = 0;
@@ -465,6 +464,70 @@ double loom::ringSeconds(double compute, ArrayRef<RingLink> links) {
     total = std::max(total, chain + double(n - s) * compute);
   }
   return total;
+}
+
+double loom::ringSteadySeconds(double compute, ArrayRef<RingLink> links) {
+  int64_t n = int64_t(links.size());
+  if (n <= 1)
+    return compute;
+  // Layer after layer (the lowering runs the same ring every layer, with
+  // the layer's other work W between two rings on every chip) a chip does
+  // not wait for the others to start: members whose blocks come over a
+  // slow link fall behind the ones that feed it, and the ring's cost per
+  // layer is the steady state's period less W. Each bound is an edge from
+  // one chip's ring start R_i to another's end E_j (E_j >= R_i + w, then
+  // R_j of the next layer = E_j + W): block s of chip p comes from p - s
+  // over s links (chain + (n - s) c), and link k's n - 1 - s messages
+  // after block s reached chip k (the chain to k, then the messages one
+  // after another, each with its latency, as the lowering sends the next
+  // once the last has arrived; then the last block's compute). The period
+  // is the max-plus system's largest cycle mean (Karp 1978), W on every
+  // edge: the ring's is that of these weights, at most the largest edge
+  // (ringSeconds, the ring alone: every chip starting at once).
+  SmallVector<double> prefix(2 * n + 1, 0);
+  for (int64_t i = 0; i < 2 * n; ++i)
+    prefix[i + 1] = prefix[i] + links[i % n].seconds();
+  auto chain = [&](int64_t from, int64_t s) {
+    return prefix[from + s] - prefix[from];
+  };
+  const double none = -std::numeric_limits<double>::infinity();
+  // weight[i][j]: the largest bound from chip i's start to chip j's end.
+  std::vector<std::vector<double>> weight(n, std::vector<double>(n, none));
+  for (int64_t p = 0; p < n; ++p) {
+    weight[p][p] = double(n) * compute;
+    for (int64_t s = 1; s < n; ++s) {
+      int64_t i = (p + n - s) % n;
+      weight[i][p] =
+          std::max(weight[i][p], chain(i, s) + double(n - s) * compute);
+    }
+    const RingLink &link = links[p];
+    for (int64_t s = 0; s + 1 < n; ++s) {
+      int64_t i = (p + n - s) % n, j = (p + 1) % n;
+      weight[i][j] = std::max(weight[i][j],
+                              chain(i, s) + double(n - 1 - s) * link.seconds() +
+                                  compute);
+    }
+  }
+  // Karp: walks of exactly k edges from chip 0.
+  std::vector<std::vector<double>> walk(n + 1, std::vector<double>(n, none));
+  walk[0][0] = 0;
+  for (int64_t k = 1; k <= n; ++k)
+    for (int64_t i = 0; i < n; ++i)
+      if (walk[k - 1][i] > none)
+        for (int64_t j = 0; j < n; ++j)
+          if (weight[i][j] > none)
+            walk[k][j] = std::max(walk[k][j], walk[k - 1][i] + weight[i][j]);
+  double period = 0;
+  for (int64_t v = 0; v < n; ++v) {
+    if (walk[n][v] == none)
+      continue;
+    double least = std::numeric_limits<double>::infinity();
+    for (int64_t k = 0; k < n; ++k)
+      if (walk[k][v] > none)
+        least = std::min(least, (walk[n][v] - walk[k][v]) / double(n - k));
+    period = std::max(period, least);
+  }
+  return std::min(period, ringSeconds(compute, links));
 }
 
 double LayerSliceCost::computeSeconds(const SliceWork &work) const {
@@ -481,7 +544,76 @@ double LayerSliceCost::computeSeconds(const SliceWork &work) const {
   // priced as if they moved for free.)
   if (int64_t(links.size()) != work.ringSteps)
     links.assign(work.ringSteps, RingLink{});
-  return ringSeconds(block, links);
+  return ringSteadySeconds(block, links);
+}
+
+std::pair<double, double>
+LayerSliceCost::ringLag(const SliceWork &work) const {
+  // Only where tp ranks sit between the sp members (a stride above 1):
+  // then a strided step's message crosses a tp group's links.
+  if (work.ringSteps <= 1 ||
+      llvm::none_of(spAxes, [](const GroupAxis &a) { return a.stride > 1; }))
+    return {0, 0};
+  double n = double(work.ringSteps);
+  double block = model.taskTime(
+      work.flops / n, work.bytes / n, work.elementBits, work.vectorOps / n,
+      double(std::max<int64_t>(std::llround(work.steps / n), 1)));
+  SmallVector<RingLink> links = ringLinks(model, spAxes, work.ringBytes);
+  if (int64_t(links.size()) != work.ringSteps)
+    return {0, 0};
+  return {ringSeconds(block, links) - ringSteadySeconds(block, links), block};
+}
+
+void LayerSliceCost::addRingContention(ArrayRef<SliceWork> works,
+                                       MutableArrayRef<double> seconds,
+                                       ArrayRef<double> latency) const {
+  // In the steady state (ringSteadySeconds) the members before a strided
+  // step run `lag` ahead of the ones after it: the step's queue of
+  // messages, which crosses a tp group's link on each side (the chips in
+  // between are the tp ranks beside the members), is still going `lag`
+  // (less the last block) after the senders' ring, and starts `lag` before
+  // the receivers'. A tp collective that runs meanwhile shares that link
+  // with it, at half its bandwidth (loom-sim's fair share between two
+  // flows) while they overlap: over o seconds it loses o / 2, at most its
+  // bandwidth term. The senders lose it after the ring (the compute before
+  // their next collective shortens the overlap), the receivers before it
+  // (the compute after their last collective does); every chip's layer
+  // must fit in the period, so it grows by the larger loss.
+  int64_t count = int64_t(works.size());
+  auto isTensorCollective = [&](int64_t i) {
+    return works[i].collective && !works[i].sequenceGroup &&
+           works[i].decomposed == Decomposed::None;
+  };
+  for (int64_t i = 0; i < count; ++i) {
+    auto [lag, block] = ringLag(works[i]);
+    if (lag <= 0)
+      continue;
+    // Every tp collective within `window` of the ring, walking away from
+    // it (forward or back, round the layer: the layers repeat), loses half
+    // its overlap with the window, at most its bandwidth term; the first
+    // one after the ring is charged.
+    auto lost = [&](int64_t direction, double window, int64_t &first) {
+      double total = 0, elapsed = 0;
+      for (int64_t k = 1; k < count && elapsed < window; ++k) {
+        int64_t j = ((i + direction * k) % count + count) % count;
+        if (isTensorCollective(j)) {
+          if (first < 0)
+            first = j;
+          // (Stretched while it overlaps: what is left of the window.)
+          total += std::min(std::max(seconds[j] - latency[j], 0.0),
+                            (window - elapsed) / 2);
+        }
+        elapsed += seconds[j];
+      }
+      return total;
+    };
+    int64_t after = -1, unused = -1;
+    double senders = lost(+1, lag - block, after);
+    double receivers = lost(-1, lag, unused);
+    if (after < 0)
+      continue;
+    seconds[after] += std::max(senders, receivers);
+  }
 }
 
 DecomposedParts loom::decomposeParts(const SliceWork &work) {
@@ -556,7 +688,10 @@ double loom::decomposedSeconds(const CostModel &model, const SliceWork &work,
 
 void LayerSliceCost::appendTimes(int64_t length, int64_t context,
                                  SmallVectorImpl<TaskTime> &times) const {
+  SmallVector<SliceWork> works;
+  size_t first = times.size();
   forEachWork(length, context, [&](const SliceWork &work) {
+    works.push_back(work);
     if (work.decomposed != Decomposed::None) {
       // (Only with interleave 1, which sums the tasks: the planner and the
       // lowering refuse decomposition with units interleaved.)
@@ -574,6 +709,14 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
                      model.collectiveTime(work.kind, group, 0),
                      work.subAxis});
   });
+  SmallVector<double> seconds, latency;
+  for (size_t i = first; i < times.size(); ++i) {
+    seconds.push_back(times[i].seconds);
+    latency.push_back(times[i].latency);
+  }
+  addRingContention(works, seconds, latency);
+  for (size_t i = first; i < times.size(); ++i)
+    times[i].seconds = seconds[i - first];
 }
 
 bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
@@ -632,17 +775,28 @@ double LayerSliceCost::tensorLinkSeconds(int64_t length,
 }
 
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
-  double total = 0;
+  SmallVector<SliceWork> works;
+  SmallVector<double> times, latency;
   forEachWork(length, context, [&](const SliceWork &work) {
+    works.push_back(work);
     if (work.decomposed != Decomposed::None) {
-      total += decomposedSeconds(model, work, axes);
+      times.push_back(decomposedSeconds(model, work, axes));
+      latency.push_back(0);
       return;
     }
-    total += work.collective
-                 ? model.collectiveTime(work.kind, groupAxes(work),
-                                        work.bytes)
-                 : computeSeconds(work);
+    if (!work.collective) {
+      times.push_back(computeSeconds(work));
+      latency.push_back(0);
+      return;
+    }
+    ArrayRef<GroupAxis> group = groupAxes(work);
+    times.push_back(model.collectiveTime(work.kind, group, work.bytes));
+    latency.push_back(model.collectiveTime(work.kind, group, 0));
   });
+  addRingContention(works, times, latency);
+  double total = 0;
+  for (double t : times)
+    total += t;
   return total;
 }
 

@@ -181,8 +181,19 @@ public:
 
 private:
   void addOp(mlir::Operation &op);
-  /// Seconds of `work`: a ring's by ringSeconds, else the roofline.
+  /// Seconds of `work`: a ring's by ringSteadySeconds, else the roofline.
   double computeSeconds(const SliceWork &work) const;
+  /// A ring whose strided steps cross the tensor-parallel links between its
+  /// members: how far, in the steady state, the members before a strided
+  /// step run ahead of the ones after it (ringSeconds less
+  /// ringSteadySeconds), and one block's compute; {0, 0} for any other work.
+  std::pair<double, double> ringLag(const SliceWork &work) const;
+  /// The layer's works' `seconds` (collectives' hop latencies in
+  /// `latency`), with each strided ring's messages in flight beside the tp
+  /// collectives before and after it added to the one after it.
+  void addRingContention(llvm::ArrayRef<SliceWork> works,
+                         llvm::MutableArrayRef<double> seconds,
+                         llvm::ArrayRef<double> latency) const;
 
   struct Term {
     enum class Kind { Compute, CausalAttention, Collective } kind;
@@ -333,10 +344,22 @@ llvm::SmallVector<RingLink> ringLinks(const CostModel &model,
 /// chain of s consecutive links, and each link carries n - 1 blocks in
 /// turn. With equal links t: c + (n - 1) max(c, t) when either side
 /// dominates (Liu et al. 2023, section 3: the transfer hides under the
-/// compute when c >= t). A link that is only slower by latency (a line's
-/// way back) is paid once a chain; one slower by bandwidth (a strided
-/// step sharing its links) holds back every block after it.
+/// compute when c >= t). A link carries its blocks one after another,
+/// each with its latency (a chip sends its next once its last has
+/// arrived), so a slow link, by latency (a line's way back) or by
+/// bandwidth (a strided step sharing its links), holds back every block
+/// after it. This is the ring alone, every chip starting at once; in a
+/// plan, ringSteadySeconds.
 double ringSeconds(double compute, llvm::ArrayRef<RingLink> links);
+
+/// The same ring run layer after layer, each chip free to start its ring
+/// when its own layer reaches it: the steady state's seconds per layer (the
+/// largest cycle mean of the ring's bounds as edges between the chips'
+/// starts and ends, a link's messages one after another with their
+/// latency). At most ringSeconds; less where slow links (a strided step
+/// shared by interleaved rings) let the chips feeding them run ahead, which
+/// loom-sim shows from the second layer on (RingAttentionTest).
+double ringSteadySeconds(double compute, llvm::ArrayRef<RingLink> links);
 
 /// A pipeline's time, and the share of it the busiest stage sits idle (its
 /// bubble).
