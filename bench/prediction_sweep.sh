@@ -66,6 +66,11 @@ cases() {
   printf 'mixtral-8x7b v5e-8 tp 8 ep 8\t--model mixtral-8x7b --target v5e-8 --tp 8 --ep 8\n'
   printf 'mixtral-8x7b v5e-16 tp 8 ep 8 x 2 stages\t--model mixtral-8x7b --target v5e-16 --tp 8 --ep 8 --stages 2 --slices auto\n'
   printf 'qwen3-30b-a3b v5e-8 tp 4 ep 4 x 2 stages\t--model qwen3-30b-a3b --target v5e-8 --tp 4 --ep 4 --stages 2 --slices auto\n'
+  # An expert-parallel group of its own beside tp (its all-to-alls over
+  # "ep"), on the rule's and a strided placement, decode and batched prefill.
+  printf 'mixtral-8x7b v5e-16 tp 4 x ep 4 own group, decode b64\t--model mixtral-8x7b --target v5e-16 --mode decode --batch 64 --seq 2048 --tp 4 --ep 4 --ep-layout=data\n'
+  printf 'mixtral-8x7b v5e-16 tp 4 x ep 4 own group, tp 2x2 inside ep, decode b64\t--model mixtral-8x7b --target v5e-16 --mode decode --batch 64 --seq 2048 --tp 4 --ep 4 --ep-layout=data --placement 4x4,tp_2x2_inside_ep\n'
+  printf 'mixtral-8x7b v5e-16 tp 2 x ep 4 own group x 2 stages, prefill b8\t--model mixtral-8x7b --target v5e-16 --batch 8 --seq 2048 --tp 2 --ep 4 --ep-layout=data --stages 2 --slices auto\n'
   # DiTs: PipeFusion patches, Ulysses, data parallelism, placements.
   printf 'dit-xl-2 v5e-8 tp 1 x 4 stages x dp 2, 4 patches\t--model dit-xl-2 --target v5e-8 --resolution 512 --tp 1 --stages 4 --data-parallel 2 --slices 4\n'
   printf 'dit-xl-2 v5e-8 dp 2 x sp 4\t--model dit-xl-2 --target v5e-8 --resolution 512 --data-parallel 2 --sp 4\n'
