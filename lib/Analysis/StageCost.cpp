@@ -470,6 +470,16 @@ double loom::ringSteadySeconds(double compute, ArrayRef<RingLink> links) {
   int64_t n = int64_t(links.size());
   if (n <= 1)
     return compute;
+  // Links all alike (a ring of neighbours: a wrapping axis, a block's
+  // cycle): no chip falls behind another, and the largest cycle mean below
+  // is the lone ring's, max(n c, (n - 1) l + c): every edge but the
+  // self-loops (n c) weighs at least (n - 1) l + c, none more than the
+  // larger of the two, and n edges of one link each close a cycle of
+  // (n - 1) l + c. Karp's walks cost O(n^3), so that case is taken here.
+  if (llvm::all_of(links, [&](const RingLink &link) {
+        return link.seconds() == links.front().seconds();
+      }))
+    return ringSeconds(compute, links);
   // Layer after layer (the lowering runs the same ring every layer, with
   // the layer's other work W between two rings on every chip) a chip does
   // not wait for the others to start: members whose blocks come over a
@@ -562,6 +572,12 @@ LayerSliceCost::ringLag(const SliceWork &work) const {
   if (int64_t(links.size()) != work.ringSteps)
     return {0, 0};
   return {ringSeconds(block, links) - ringSteadySeconds(block, links), block};
+}
+
+bool LayerSliceCost::hasStridedRing() const {
+  return llvm::any_of(spAxes,
+                      [](const GroupAxis &a) { return a.stride > 1; }) &&
+         llvm::any_of(terms, [](const Term &t) { return t.ringSteps > 1; });
 }
 
 void LayerSliceCost::addRingContention(ArrayRef<SliceWork> works,
@@ -690,8 +706,10 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
                                  SmallVectorImpl<TaskTime> &times) const {
   SmallVector<SliceWork> works;
   size_t first = times.size();
+  bool contend = hasStridedRing();
   forEachWork(length, context, [&](const SliceWork &work) {
-    works.push_back(work);
+    if (contend)
+      works.push_back(work);
     if (work.decomposed != Decomposed::None) {
       // (Only with interleave 1, which sums the tasks: the planner and the
       // lowering refuse decomposition with units interleaved.)
@@ -709,6 +727,8 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
                      model.collectiveTime(work.kind, group, 0),
                      work.subAxis});
   });
+  if (!contend)
+    return;
   SmallVector<double> seconds, latency;
   for (size_t i = first; i < times.size(); ++i) {
     seconds.push_back(times[i].seconds);
@@ -775,6 +795,19 @@ double LayerSliceCost::tensorLinkSeconds(int64_t length,
 }
 
 double LayerSliceCost::seconds(int64_t length, int64_t context) const {
+  if (!hasStridedRing()) {
+    double total = 0;
+    forEachWork(length, context, [&](const SliceWork &work) {
+      if (work.decomposed != Decomposed::None)
+        total += decomposedSeconds(model, work, axes);
+      else if (work.collective)
+        total +=
+            model.collectiveTime(work.kind, groupAxes(work), work.bytes);
+      else
+        total += computeSeconds(work);
+    });
+    return total;
+  }
   SmallVector<SliceWork> works;
   SmallVector<double> times, latency;
   forEachWork(length, context, [&](const SliceWork &work) {

@@ -188,6 +188,10 @@ private:
   /// step run ahead of the ones after it (ringSeconds less
   /// ringSteadySeconds), and one block's compute; {0, 0} for any other work.
   std::pair<double, double> ringLag(const SliceWork &work) const;
+  /// Whether any work can have a ringLag: a ring over a strided sp group.
+  /// Without one the layer's seconds are a plain sum (the search's hot
+  /// path: no works collected, no latencies priced).
+  bool hasStridedRing() const;
   /// The layer's works' `seconds` (collectives' hop latencies in
   /// `latency`), with each strided ring's messages in flight beside the tp
   /// collectives before and after it added to the one after it.
