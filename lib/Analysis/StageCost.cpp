@@ -540,15 +540,19 @@ double loom::ringSteadySeconds(double compute, ArrayRef<RingLink> links) {
   return std::min(period, ringSeconds(compute, links));
 }
 
+double LayerSliceCost::ringBlockSeconds(const SliceWork &work) const {
+  // The lowering's blocks: an equal share of the work each.
+  double n = double(work.ringSteps);
+  return model.taskTime(
+      work.flops / n, work.bytes / n, work.elementBits, work.vectorOps / n,
+      double(std::max<int64_t>(std::llround(work.steps / n), 1)));
+}
+
 double LayerSliceCost::computeSeconds(const SliceWork &work) const {
   if (work.ringSteps <= 1)
     return model.taskTime(work.flops, work.bytes, work.elementBits,
                           work.vectorOps, double(work.steps));
-  // The lowering's blocks: an equal share of the work each.
-  double n = double(work.ringSteps);
-  double block = model.taskTime(
-      work.flops / n, work.bytes / n, work.elementBits, work.vectorOps / n,
-      double(std::max<int64_t>(std::llround(work.steps / n), 1)));
+  double block = ringBlockSeconds(work);
   SmallVector<RingLink> links = ringLinks(model, spAxes, work.ringBytes);
   // (Without the group's axes, as in a bare cost query, the blocks are
   // priced as if they moved for free.)
@@ -564,10 +568,7 @@ LayerSliceCost::ringLag(const SliceWork &work) const {
   if (work.ringSteps <= 1 ||
       llvm::none_of(spAxes, [](const GroupAxis &a) { return a.stride > 1; }))
     return {0, 0};
-  double n = double(work.ringSteps);
-  double block = model.taskTime(
-      work.flops / n, work.bytes / n, work.elementBits, work.vectorOps / n,
-      double(std::max<int64_t>(std::llround(work.steps / n), 1)));
+  double block = ringBlockSeconds(work);
   SmallVector<RingLink> links = ringLinks(model, spAxes, work.ringBytes);
   if (int64_t(links.size()) != work.ringSteps)
     return {0, 0};

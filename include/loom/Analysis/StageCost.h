@@ -188,6 +188,8 @@ private:
   /// step run ahead of the ones after it (ringSeconds less
   /// ringSteadySeconds), and one block's compute; {0, 0} for any other work.
   std::pair<double, double> ringLag(const SliceWork &work) const;
+  /// One block's compute of a ring's work (1/ringSteps of it).
+  double ringBlockSeconds(const SliceWork &work) const;
   /// Whether any work can have a ringLag: a ring over a strided sp group.
   /// Without one the layer's seconds are a plain sum (the search's hot
   /// path: no works collected, no latencies priced).
