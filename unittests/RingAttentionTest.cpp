@@ -224,11 +224,16 @@ TEST(RingAttention, TheSimulatedRingIsTheClosedForm) {
   EXPECT_TRUE(ringLinks(model, {}, bytes).empty());
 }
 
+/// Seconds a byte takes over a link at the line efficiency (a message's
+/// rate, CostModel::pointToPointTime).
+double linePerByte(const TargetDesc &desc) {
+  return 1.0 / (desc.calibration.lineEfficiency * desc.linkBandwidth);
+}
+
 TEST(RingAttention, SlowLinksOnALineAndOnAStridedGrid) {
   const TargetDesc &desc = v5e();
   CostModel model(desc);
-  double perByte =
-      1.0 / (desc.calibration.lineEfficiency * desc.linkBandwidth);
+  double perByte = linePerByte(desc);
   // Small blocks, so the hops' latency shows.
   int64_t bytes = 16 << 10;
   double t = desc.hopLatency + bytes * perByte;
@@ -306,8 +311,7 @@ TEST(RingAttention, LayerAfterLayerTheChipsFeedingASlowLinkRunAhead) {
   // slow + c: the ring's share of a layer is their mean, 4 slow + 3 t + c.
   const TargetDesc &desc = v5e();
   CostModel model(desc);
-  double perByte =
-      1.0 / (desc.calibration.lineEfficiency * desc.linkBandwidth);
+  double perByte = linePerByte(desc);
   int64_t bytes = 8 << 20;
   double t = desc.hopLatency + bytes * perByte;
   double slow = 2 * desc.hopLatency + 2 * bytes * perByte;
@@ -339,6 +343,17 @@ TEST(RingAttention, LayerAfterLayerTheChipsFeedingASlowLinkRunAhead) {
   SmallVector<RingLink> block = ringLinks(model, {{2, false}, {2, false}},
                                           bytes);
   EXPECT_NEAR(ringSteadySeconds(c, block), ringSeconds(c, block), 1e-12);
+  // (Links all alike take the lone ring's closed form without Karp's
+  // walks; one link a hair slower takes the walks, which must land on the
+  // same figure, with the ring's compute above and below its links.)
+  for (double compute : {c, 0.01 * c}) {
+    SmallVector<RingLink> nearly = block;
+    nearly.back().latency *= 1 + 1e-12;
+    EXPECT_NEAR(ringSteadySeconds(compute, nearly) /
+                    ringSeconds(compute, block),
+                1.0, 1e-9)
+        << compute;
+  }
   double blockLayer = (simulateRingLayers({2, 2}, {{0, 1, 3, 2}}, flops, bytes,
                                           12, otherFlops) -
                        simulateRingLayers({2, 2}, {{0, 1, 3, 2}}, flops, bytes,
@@ -361,8 +376,7 @@ TEST(RingAttention, TheTpAllReducesBesideAStridedStepShareItsLinks) {
   // all of b, as W before the ring is longer than the lag.
   const TargetDesc &desc = v5e();
   CostModel model(desc);
-  double perByte =
-      1.0 / (desc.calibration.lineEfficiency * desc.linkBandwidth);
+  double perByte = linePerByte(desc);
   int64_t bytes = 8 << 20;
   double t = desc.hopLatency + bytes * perByte;
   SmallVector<GroupAxis> strided{{4, false, 1}, {2, false, 2}};
