@@ -2,10 +2,11 @@
 
 For every end_to_end case of the measurements file that says how Loom runs
 it (its "loom" object: model, target, mode, seq, batch, tp, stages,
-slices, precisions, attention), runs loom-plan twice, with the flash kernels'
-attention (Loom's default) and with the attention the measured runtime ran
-(its source's code), and prints a markdown table: case, measured, Loom,
-and measured time over Loom's time (above 1: Loom is faster than the run).
+slices, precisions, attention, placement), runs loom-plan twice: as Loom
+would run it (the flash kernels' attention, Loom's placement) and as the
+measured runtime ran it (its source's attention and device order), and
+prints a markdown table: case, measured, Loom, and measured time over the
+run's time (above 1: Loom is faster than the run).
 A serving throughput is compared as one decode step of the whole batch with
 the cache full; the serving rate is a lower bound on that decode-only rate,
 so its ratio (Loom's rate over the serving rate) is an upper bound.
@@ -20,13 +21,15 @@ import sys
 import cases as measurements
 
 FLAGS = ("model", "target", "mode", "seq", "batch", "tp", "stages", "slices",
-         "weights_dtype", "kv_dtype", "attention")
+         "weights_dtype", "kv_dtype", "attention", "placement")
+# What the runtime did that Loom would not: dropped for Loom's own plan.
+RUNTIME = {"attention": "flash", "placement": None}
 
 
-def run(plan, loom, attention):
+def run(plan, loom, as_run):
     args = [plan]
     for key in FLAGS:
-        value = attention if key == "attention" else loom.get(key)
+        value = loom.get(key) if as_run or key not in RUNTIME else RUNTIME[key]
         if value is not None:
             args.append(f"--{key.replace('_', '-')}={value}")
     args.append("--json")
@@ -49,14 +52,14 @@ def main():
     rows = [c for c in data.get("end_to_end", []) if "loom" in c]
     if not rows:
         sys.exit(f"end_to_end: {path}: no end_to_end case says how Loom runs it")
-    print("| case | measured | Loom, flash attention | Loom, the run's attention | "
+    print("| case | measured | Loom's plan | as the run ran it | "
           "measured / Loom | prediction vs simulation |")
     print("|---|---|---|---|---|---|")
     ratios, worst = [], 0.0
     for case in rows:
         loom = case["loom"]
-        flash, _ = run(plan, loom, "flash")
-        own, predicted = run(plan, loom, loom.get("attention", "flash"))
+        flash, _ = run(plan, loom, as_run=False)
+        own, predicted = run(plan, loom, as_run=True)
         worst = max(worst, abs(predicted / own - 1))
         if case["unit"] == "s":
             measured = show(case["value"])

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end LLM prefill and decode on v5e against Loom (issue 14 item 6):
 # every end_to_end case of targets/tpu-v5e-measurements.json with a "loom"
-# object, run through loom-plan with flash attention and with the attention
-# the measured runtime ran; a markdown table of measured, Loom and their
+# object, run through loom-plan as Loom would run it and as the measured
+# runtime ran it (its attention and device order); a markdown table of
+# measured, Loom and their
 # ratio. bench/end_to_end.py does the work. Nothing is fitted here.
 # Usage: bench/end_to_end.sh [build-dir] [measurements.json]
 set -euo pipefail

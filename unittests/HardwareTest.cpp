@@ -618,7 +618,7 @@ TEST(Placement, TextRoundTripsAndErrorsNameTheValidChoices) {
             6u);
   llvm::Expected<Placement> bad = parsePlacement("4x4, tp 2x2 near sp");
   ASSERT_FALSE(bool(bad));
-  EXPECT_NE(llvm::toString(bad.takeError()).find("neither 'tp AxB inside sp'"),
+  EXPECT_NE(llvm::toString(bad.takeError()).find("neither 'tp AxB [by columns] inside sp'"),
             std::string::npos);
   llvm::Expected<DeviceMesh> wide =
       DeviceMesh::build(v5e(), *v5e().findTopology("v5e-16"), {1, 1, 4, 4},
@@ -738,6 +738,110 @@ TEST(Placement, StridedAxisCostsStrideTimesTheLink) {
   double sync = v5e().calibration.collectiveSync, alpha = v5e().hopLatency;
   EXPECT_NEAR((strided - sync - 6 * alpha) / (line - sync - 3 * alpha), 2.0,
               1e-9);
+}
+
+} // namespace
+
+namespace {
+
+// `tp AxB by columns` (JAX's create_device_mesh order where it has no ring
+// order, e.g. v5e-8 before JAX 0.4.32): tp 8 on v5e-8 (2x4, no
+// wraparound), ranks down each column: (0,0) (1,0) (0,1) (1,1) (0,2) (1,2)
+// (0,3) (1,3). The group fills the 2x4 block, so its collectives run as a
+// ring in that order (CostModel::runsAsRing). Its messages, routed rows
+// first: rank 1 -> 2 goes up column 0 and right one link; rank 7 -> 0 up
+// column 3 and left three links (reach 4); the link up column 0 carries
+// rank 1 -> 2 and rank 1 -> 0 (share 2).
+TEST(Placement, ColumnNumberedRanksRunARingOverSharedLinks) {
+  DeviceMesh mesh =
+      placeMesh("v5e-8", {1, 1, 8, 1}, "2x4, tp 2x4 by columns inside sp");
+  EXPECT_EQ(mesh.getPlacement().str(),
+            "2x4, tp 2x4 by columns inside sp, stages inside replicas");
+  llvm::SmallVector<int64_t> ids;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 3>> members;
+  for (int64_t t = 0; t < 8; ++t) {
+    ChipCoord c = mesh.chip(0, 0, t);
+    ids.push_back(mesh.chipId(c));
+    members.push_back({c[0], c[1]});
+  }
+  EXPECT_EQ(ids, (llvm::SmallVector<int64_t>{0, 4, 1, 5, 2, 6, 3, 7}));
+  EXPECT_FALSE(mesh.tensorParallelIsRing());
+  CostModel model(v5e());
+  EXPECT_TRUE(model.runsAsRing({2, 4}, members));
+  GroupRoutes routes = model.groupRoutes({2, 4}, members);
+  EXPECT_EQ(routes.maxShare(), 2);
+  EXPECT_EQ(routes.maxReach(), 4);
+  for (const GroupAxis &axis : mesh.tensorParallelAxes())
+    EXPECT_TRUE(axis.routes && axis.routes->key() == routes.key());
+
+  // The closed form (CostModel::routedCollectiveTime): a large all-gather
+  // is bandwidth-bound and each chip's two half-chunks share a link, so
+  // it moves 7/8 V at e W, twice the ring walk's time; its latency chains
+  // lie between the walk's 7 hops and the slowest hop's 4 every step.
+  double V = 64e6, s = v5e().calibration.collectiveSync,
+         a = v5e().hopLatency, e = v5e().calibration.ringEfficiency,
+         W = v5e().linkBandwidth;
+  double columns = model.collectiveTime(CollectiveKind::AllGather,
+                                        mesh.tensorParallelAxes(), V);
+  EXPECT_GT(columns, s + 7 * a + 7.0 / 8 * V / (e * W));
+  EXPECT_LT(columns, s + 28 * a + 7.0 / 8 * V / (e * W));
+  DeviceMesh ring = placeMesh("v5e-8", {1, 1, 8, 1}, "2x4, tp 2x4 inside sp");
+  EXPECT_TRUE(ring.tensorParallelIsRing());
+  EXPECT_NEAR(model.collectiveTime(CollectiveKind::AllGather,
+                                   ring.tensorParallelAxes(), V),
+              s + 7 * a + 7.0 / 8 * V / (2 * e * W), 1e-12);
+  // An all-to-all sends every pair whatever the numbering: no change.
+  EXPECT_EQ(model.collectiveTime(CollectiveKind::AllToAll,
+                                 mesh.tensorParallelAxes(), V),
+            model.collectiveTime(CollectiveKind::AllToAll,
+                                 ring.tensorParallelAxes(), V));
+
+  // Loom's own walks keep share and reach 1; a line of neighbours and a
+  // strided pair run as lines.
+  llvm::SmallVector<llvm::SmallVector<int64_t, 3>> walk;
+  for (int64_t t = 0; t < 8; ++t) {
+    ChipCoord c = ring.chip(0, 0, t);
+    walk.push_back({c[0], c[1]});
+  }
+  GroupRoutes own = model.groupRoutes({2, 4}, walk);
+  EXPECT_EQ(own.maxShare(), 1);
+  EXPECT_EQ(own.maxReach(), 1);
+  EXPECT_FALSE(model.runsAsRing({4, 4}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}}));
+  EXPECT_FALSE(model.runsAsRing({4, 4}, {{0, 0}, {0, 2}, {0, 1}, {0, 3}}));
+  EXPECT_TRUE(model.runsAsRing({16, 16}, [] {
+    llvm::SmallVector<llvm::SmallVector<int64_t, 3>> row;
+    for (int64_t i = 0; i < 16; ++i)
+      row.push_back({0, (i * 5) % 16});
+    return row;
+  }()));
+}
+
+TEST(Placement, ByColumnsRefusalsSayWhy) {
+  const TopologyDesc &v5e8 = *v5e().findTopology("v5e-8");
+  llvm::Expected<Placement> text =
+      parsePlacement("2x4, tp 2x4 by columns inside sp");
+  ASSERT_TRUE(bool(text));
+  EXPECT_TRUE(text->byColumns);
+  EXPECT_EQ(parsePlacement(text->str()).get(), *text);
+  llvm::Expected<Placement> typo =
+      parsePlacement("2x4, tp 2x4 by cols inside sp");
+  ASSERT_FALSE(bool(typo));
+  EXPECT_NE(llvm::toString(typo.takeError()).find("'tp AxB [by columns]"),
+            std::string::npos);
+  llvm::Expected<DeviceMesh> spInner = DeviceMesh::build(
+      v5e(), v5e8, {1, 1, 1, 8}, *parsePlacement("2x4, sp 2x4 by columns inside tp"));
+  ASSERT_FALSE(bool(spInner));
+  EXPECT_EQ(llvm::toString(spInner.takeError()),
+            "placement 'by columns' numbers the tensor-parallel ranks, but "
+            "the sp group is the inner one here ('sp 2x4 inside tp'); write "
+            "'tp AxB by columns inside sp'");
+  MeshShape twoD{1, 1, 8, 1};
+  twoD.tensorRows = 2;
+  llvm::Expected<DeviceMesh> grid = DeviceMesh::build(
+      v5e(), v5e8, twoD, *parsePlacement("2x4, tp 2x4 by columns inside sp"));
+  ASSERT_FALSE(bool(grid));
+  EXPECT_NE(llvm::toString(grid.takeError()).find("2-D tensor-parallel"),
+            std::string::npos);
 }
 
 } // namespace

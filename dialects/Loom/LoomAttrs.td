@@ -394,6 +394,13 @@ def Loom_PlacementAttr : AttrDef<Loom_Dialect, "Placement"> {
     `create_device_mesh`), the order says which degree varies fastest over
     neighbouring chips.
 
+    `tp AxB by columns` numbers the tensor-parallel ranks down each column of
+    their sub-block in turn instead of round a ring of neighbours: the device
+    order JAX's `mesh_utils.create_device_mesh` gives a v5e slice that it has
+    no ring order for (every v5e slice before JAX 0.4.30; v5e-8 before
+    0.4.32). XLA passes a collective's chunks round the group in that order,
+    so its steps cross routed links that they share (CostModel::groupRoutes).
+
     The verifier holds the sizes against each other; on the module, against
     the `loom.parallel` degrees and the target's topology, naming the blocks
     and sub-blocks that tile.
@@ -403,6 +410,7 @@ def Loom_PlacementAttr : AttrDef<Loom_Dialect, "Placement"> {
     module attributes {loom.placement = #loom.placement<2x4, sp 2x2 inside tp, replicas inside stages>}
     module attributes {loom.placement = #loom.placement<2x4, tp 2x4 inside sp, stages in ring>}
     module attributes {loom.placement = #loom.placement<4x4, ep 2x2 inside tp>}
+    module attributes {loom.placement = #loom.placement<2x4, tp 2x4 by columns inside sp>}
     ```
   }];
   let parameters = (ins "int64_t":$block_rows, "int64_t":$block_cols,
@@ -412,7 +420,10 @@ def Loom_PlacementAttr : AttrDef<Loom_Dialect, "Placement"> {
                         Loom_FlagParameter:$stages_ring,
                         // The group beside tp is the expert-parallel group
                         // of #loom.parallel's ep_data ("ep"), not "sp".
-                        Loom_FlagParameter:$expert_group);
+                        Loom_FlagParameter:$expert_group,
+                        // `tp AxB by columns`: the tp ranks numbered down
+                        // each column of the sub-block, not round a ring.
+                        Loom_FlagParameter:$by_columns);
   // `<RxC, tp AxB inside sp>`, then `, replicas inside stages` or `, stages
   // in ring` when not the default.
   let hasCustomAssemblyFormat = 1;

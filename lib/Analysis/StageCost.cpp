@@ -742,9 +742,7 @@ void LayerSliceCost::appendTimes(int64_t length, int64_t context,
 
 bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
   auto sameAxes = [](ArrayRef<GroupAxis> a, ArrayRef<GroupAxis> b) {
-    return llvm::equal(a, b, [](const GroupAxis &x, const GroupAxis &y) {
-      return x.size == y.size && x.wraps == y.wraps && x.stride == y.stride;
-    });
+    return llvm::equal(a, b);
   };
   auto price = [](const Term &t) {
     return std::make_tuple(t.kind, t.flops, t.scales, t.fixedBytes,

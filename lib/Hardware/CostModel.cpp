@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdlib>
+#include <map>
+#include <tuple>
 
 using namespace loom;
 
@@ -44,6 +46,220 @@ int64_t CostModel::hops(llvm::ArrayRef<int64_t> topology,
     total += d;
   }
   return total;
+}
+
+void CostModel::route(
+    llvm::ArrayRef<int64_t> topology, llvm::ArrayRef<int64_t> from,
+    llvm::ArrayRef<int64_t> to,
+    llvm::function_ref<void(llvm::ArrayRef<int64_t>, unsigned, int)> link)
+    const {
+  assert(topology.size() == from.size() && topology.size() == to.size());
+  llvm::SmallVector<int64_t, 3> at(from);
+  for (unsigned axis = 0; axis < topology.size(); ++axis) {
+    int64_t n = topology[axis];
+    int64_t forward = ((to[axis] - at[axis]) % n + n) % n;
+    if (forward == 0)
+      continue;
+    int dir = 1;
+    int64_t steps = forward;
+    if (target.axisWraps(topology, axis)) {
+      int64_t backward = n - forward;
+      if (backward < forward || (backward == forward && at[axis] % 2 == 1)) {
+        dir = -1;
+        steps = backward;
+      }
+    } else if (to[axis] < at[axis]) {
+      dir = -1;
+      steps = at[axis] - to[axis];
+    }
+    for (int64_t s = 0; s < steps; ++s) {
+      link(at, axis, dir);
+      at[axis] = ((at[axis] + dir) % n + n) % n;
+    }
+  }
+}
+
+bool CostModel::runsAsRing(
+    llvm::ArrayRef<int64_t> topology,
+    llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> group) const {
+  int64_t n = group.size();
+  if (n <= 2)
+    return false;
+  bool neighbours = true;
+  for (int64_t i = 0; i < n; ++i)
+    neighbours &= hops(topology, group[i], group[(i + 1) % n]) == 1;
+  if (neighbours)
+    return true;
+  // The block the members span, and whether they fill it.
+  llvm::SmallVector<GroupAxis, 3> axes;
+  int64_t area = 1;
+  for (unsigned axis = 0; axis < topology.size(); ++axis) {
+    int64_t lo = group[0][axis], hi = lo;
+    for (const auto &member : group) {
+      lo = std::min(lo, member[axis]);
+      hi = std::max(hi, member[axis]);
+    }
+    int64_t span = hi - lo + 1;
+    area *= span;
+    axes.push_back({span, span == topology[axis] &&
+                              target.axisWraps(topology, axis)});
+  }
+  if (area != n)
+    return false;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 3>> sorted(group);
+  llvm::sort(sorted);
+  return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end() &&
+         isRing(axes);
+}
+
+int64_t GroupRoutes::maxShare() const {
+  int64_t most = 0;
+  for (const auto &way : share)
+    for (int64_t s : way)
+      most = std::max(most, s);
+  return most;
+}
+
+int64_t GroupRoutes::maxReach() const {
+  int64_t most = 0;
+  for (const auto &way : hops)
+    for (int64_t h : way)
+      most = std::max(most, h);
+  return most;
+}
+
+GroupRoutes CostModel::groupRoutes(
+    llvm::ArrayRef<int64_t> topology,
+    llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> group) const {
+  GroupRoutes routes;
+  int64_t n = group.size();
+  routes.ring = runsAsRing(topology, group);
+  for (unsigned way = 0; way < 2; ++way) {
+    routes.hops[way].assign(n, 0);
+    routes.share[way].assign(n, 0);
+  }
+  // Which members send each way: all round a ring; on a line not the end
+  // member that has no neighbour that way.
+  auto sends = [&](int64_t member, unsigned way) {
+    return routes.ring || (way == 0 ? member + 1 < n : member > 0);
+  };
+  auto target = [&](int64_t member, unsigned way) {
+    return way == 0 ? (member + 1) % n : (member + n - 1) % n;
+  };
+  using LinkKey = std::tuple<llvm::SmallVector<int64_t, 3>, unsigned, int>;
+  std::map<LinkKey, int64_t> load;
+  std::map<LinkKey, llvm::SmallVector<int64_t, 2>> senders;
+  std::array<std::vector<std::vector<LinkKey>>, 2> paths;
+  for (unsigned way = 0; way < 2; ++way) {
+    paths[way].resize(n);
+    for (int64_t m = 0; m < n; ++m) {
+      if (n < 2 || !sends(m, way))
+        continue;
+      route(topology, group[m], group[target(m, way)],
+            [&](llvm::ArrayRef<int64_t> at, unsigned axis, int dir) {
+              LinkKey key{llvm::SmallVector<int64_t, 3>(at), axis, dir};
+              ++load[key];
+              senders[key].push_back(m);
+              paths[way][m].push_back(key);
+            });
+    }
+  }
+  routes.paired.assign(n, false);
+  for (int64_t m = 0; m < n; ++m) {
+    bool shared = false, alone = true;
+    for (unsigned way = 0; way < 2; ++way)
+      for (const LinkKey &key : paths[way][m])
+        if (load[key] > 1) {
+          shared = true;
+          alone &= load[key] == 2 && senders[key][0] == m &&
+                   senders[key][1] == m;
+        }
+    routes.paired[m] = shared && alone;
+  }
+  for (unsigned way = 0; way < 2; ++way)
+    for (int64_t m = 0; m < n; ++m) {
+      routes.hops[way][m] = paths[way][m].size();
+      for (const LinkKey &key : paths[way][m])
+        routes.share[way][m] = std::max(routes.share[way][m], load[key]);
+    }
+  return routes;
+}
+
+double CostModel::routedCollectiveTime(CollectiveKind kind,
+                                       const GroupRoutes &routes,
+                                       double bytes) const {
+  int64_t n = routes.hops[0].size();
+  int64_t steps = kind == CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
+  double chunk = routes.ring ? bytes / (2.0 * n) : bytes / n;
+  double w = linkEfficiency(routes.ring) * target.linkBandwidth;
+  double sync = target.calibration.collectiveSync, done = sync;
+  double tau = chunk / w;
+  if (!routes.ring) {
+    // A line runs step by step: each step as long as its slowest message
+    // (at the share of its busiest link).
+    double slowest = 0;
+    for (unsigned way = 0; way < 2; ++way)
+      for (int64_t m = 0; m < n; ++m)
+        if (routes.share[way][m] > 0)
+          slowest = std::max(slowest,
+                             tau * routes.share[way][m] +
+                                 routes.hops[way][m] * target.hopLatency);
+    return sync + steps * slowest;
+  }
+  // A ring: loom-sim's chains, member by member. A member sends step k + 1
+  // one way once its step-k message has left and the message it passes on
+  // has arrived from the member behind it (its route's hops later), all
+  // after the collective's synchronisation. A message leaves tau after it
+  // starts on links of its own; a member's two messages on a link they
+  // alone share split it while both are on it (each at the full link
+  // alone: processor sharing); any other shared link is taken at its
+  // share throughout.
+  std::array<llvm::SmallVector<double, 16>, 2> start, left;
+  for (unsigned way = 0; way < 2; ++way) {
+    start[way].assign(n, sync);
+    left[way].assign(n, 0);
+  }
+  auto behind = [&](unsigned way, int64_t m) {
+    return way == 0 ? (m + n - 1) % n : (m + 1) % n;
+  };
+  for (int64_t k = 0; k < steps; ++k) {
+    for (int64_t m = 0; m < n; ++m) {
+      const auto &share = routes.share;
+      if (routes.paired[m] && share[0][m] > 0 && share[1][m] > 0) {
+        double a = std::min(start[0][m], start[1][m]),
+               b = std::max(start[0][m], start[1][m]);
+        double gap = std::min(b - a, tau);
+        double first = b + 2 * (tau - gap), second = b + 2 * tau - gap;
+        bool zeroFirst = start[0][m] <= start[1][m];
+        left[0][m] = zeroFirst ? first : second;
+        left[1][m] = zeroFirst ? second : first;
+        if (gap >= tau) {
+          left[0][m] = start[0][m] + tau;
+          left[1][m] = start[1][m] + tau;
+        }
+      } else {
+        for (unsigned way = 0; way < 2; ++way)
+          left[way][m] = start[way][m] + tau * share[way][m];
+      }
+    }
+    auto arrived = [&](unsigned way, int64_t m) {
+      return left[way][m] + routes.hops[way][m] * target.hopLatency;
+    };
+    for (unsigned way = 0; way < 2; ++way)
+      for (int64_t m = 0; m < n; ++m) {
+        if (routes.share[way][m] == 0)
+          continue;
+        if (k + 1 == steps) {
+          done = std::max(done, arrived(way, m));
+          continue;
+        }
+        start[way][m] = left[way][m];
+        if (routes.share[way][behind(way, m)] > 0)
+          start[way][m] =
+              std::max(start[way][m], arrived(way, behind(way, m)));
+      }
+  }
+  return done;
 }
 
 double CostModel::pointToPointTime(llvm::ArrayRef<int64_t> topology,
@@ -92,6 +308,11 @@ double CostModel::collectiveTime(CollectiveKind kind,
   if (n == 1)
     return 0;
   bool ring = isRing(axes);
+  // A group numbered out of walk order: its messages' own routes.
+  if (kind != CollectiveKind::AllToAll)
+    for (const GroupAxis &axis : axes)
+      if (axis.routes)
+        return routedCollectiveTime(kind, *axis.routes, bytes);
   // A strided group's steps cross `stride` hops, its links shared by the
   // `stride` groups interleaved with it (GroupAxis).
   int64_t stride = 1;

@@ -104,8 +104,9 @@ llvm::SmallVector<ChipCoord> DeviceMesh::ringWalk(int64_t rows, int64_t cols) {
 
 std::string Placement::str() const {
   const char *beside = expertGroup ? "ep" : "sp";
-  return llvm::formatv("{0}, {1} {2} inside {3}, {4}", shapeText(block),
+  return llvm::formatv("{0}, {1} {2}{3} inside {4}, {5}", shapeText(block),
                        sequenceInner ? beside : "tp", shapeText(inner),
+                       byColumns ? " by columns" : "",
                        sequenceInner ? "tp" : beside,
                        stagesRing      ? "stages in ring"
                        : replicasInner ? "replicas inside stages"
@@ -134,17 +135,21 @@ llvm::Expected<Placement> loom::parsePlacement(llvm::StringRef text) {
   Placement placement;
   if (!parseShape(parts[0], placement.block))
     return fail("'" + parts[0].trim() + "' is no block RxC of positive sizes");
-  llvm::SmallVector<llvm::StringRef, 4> words;
+  llvm::SmallVector<llvm::StringRef, 6> words;
   llvm::SplitString(parts[1], words);
   auto beside = [](llvm::StringRef word) {
     return word == "sp" || word == "ep";
   };
+  if (words.size() == 6 && words[2] == "by" && words[3] == "columns") {
+    placement.byColumns = true;
+    words.erase(words.begin() + 2, words.begin() + 4);
+  }
   if (words.size() != 4 || words[2] != "inside" ||
       !((words[0] == "tp" && beside(words[3])) ||
         (beside(words[0]) && words[3] == "tp")))
     return fail("'" + parts[1].trim() +
-                "' is neither 'tp AxB inside sp' nor 'sp AxB inside tp' (ep "
-                "for sp)");
+                "' is neither 'tp AxB [by columns] inside sp' nor 'sp AxB "
+                "inside tp' (ep for sp)");
   placement.sequenceInner = words[0] != "tp";
   placement.expertGroup = words[0] == "ep" || words[3] == "ep";
   if (!parseShape(words[1], placement.inner))
@@ -387,11 +392,28 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
                               "tensor-parallel group's {1} rows",
                               shapeText(inner), shape.tensorRows));
 
+  if (placement.byColumns && placement.sequenceInner)
+    return fail(llvm::formatv(
+        "placement 'by columns' numbers the tensor-parallel ranks, but the "
+        "{0} group is the inner one here ('{0} {1} inside tp'); write 'tp "
+        "AxB by columns inside {0}'",
+        beside, shapeText(inner)));
+  if (placement.byColumns && shape.tensorRows > 0)
+    return fail("placement 'by columns' does not apply to a 2-D "
+                "tensor-parallel group: its sub-rings run along the rows and "
+                "columns of its block whatever the ranks' numbering");
+
   DeviceMesh mesh;
   mesh.shape = shape;
   mesh.placement = placement;
   mesh.topologyShape.assign(topology.shape.begin(), topology.shape.end());
-  mesh.innerOrder = ringWalk(inner[0], inner[1]);
+  if (placement.byColumns) {
+    for (int64_t c = 0; c < inner[1]; ++c)
+      for (int64_t r = 0; r < inner[0]; ++r)
+        mesh.innerOrder.push_back({r, c});
+  } else {
+    mesh.innerOrder = ringWalk(inner[0], inner[1]);
+  }
   ChipCoord grid = {block[0] / inner[0], block[1] / inner[1]};
   mesh.outerOrder = ringWalk(grid[0], grid[1]);
   auto wraps = [&](unsigned axis, int64_t span) {
@@ -442,6 +464,20 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
   mesh.tensorRing = true;
   for (int64_t t = 0; t < tp && tp > 2; ++t)
     mesh.tensorRing &= hops(mesh.chip(0, 0, t), mesh.chip(0, 0, (t + 1) % tp)) == 1;
+
+  // Ranks numbered out of walk order: how a collective step over them
+  // loads the links, as loom-sim routes it (the same in every block).
+  if (placement.byColumns) {
+    llvm::SmallVector<llvm::SmallVector<int64_t, 3>> members;
+    for (int64_t t = 0; t < tp; ++t) {
+      ChipCoord c = mesh.chip(0, 0, t);
+      members.push_back({c[0], c[1]});
+    }
+    auto routes = std::make_shared<const GroupRoutes>(
+        CostModel(target).groupRoutes(topology.shape, members));
+    for (GroupAxis &axis : mesh.tensorAxes)
+      axis.routes = routes;
+  }
   return mesh;
 }
 

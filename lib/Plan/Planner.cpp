@@ -1058,9 +1058,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
     shape.expertGroup = expertGroup;
     auto signature = [&](const DeviceMesh &mesh) {
       auto sorted = [](ArrayRef<GroupAxis> axes) {
-        SmallVector<std::array<int64_t, 3>> list;
-        for (const GroupAxis &a : axes)
-          list.push_back({a.size, a.wraps, a.stride});
+        SmallVector<GroupAxis> list(axes);
         llvm::sort(list);
         return list;
       };

@@ -49,6 +49,10 @@ struct Flow {
   bool active = true;
   enum class Owner { Message, Step } owner;
   int32_t id; ///< send task, or collective instance
+  /// A collective's flow: its step, the member index that sends it and
+  /// which way round (+1: to the next member, -1: to the previous one).
+  int32_t step = 0, sender = 0;
+  int8_t dir = 0;
 };
 
 struct Link {
@@ -63,8 +67,17 @@ struct Instance {
   llvm::SmallVector<int64_t, 8> group;   ///< chip ids
   CollectiveKind kind;
   double bytes;
-  int32_t arrived = 0, step = 0, steps = 0, pending = 0;
+  /// Members whose start has been issued; steps; the step under way and
+  /// its flows still to arrive (stepwise), or the last step's (chained).
+  int32_t arrived = 0, steps = 0, step = 0, pending = 0;
   bool ring = false;
+  /// A ring whose members are not all neighbours: its members pass chunks
+  /// on as they come (Engine::sendNextStep) rather than step by step.
+  bool chained = false;
+  /// Per member and direction (Engine::stepSlot): steps it has started
+  /// sending, its sends that have left, and chunks arrived from the member
+  /// behind it.
+  llvm::SmallVector<int32_t, 16> started, sent, received;
 };
 
 struct ChipState {
@@ -83,7 +96,8 @@ struct ChipState {
 struct Event {
   double time;
   uint64_t seq;
-  enum class Kind : uint8_t { ComputeDone, FlowDone, Arrive } kind;
+  enum class Kind : uint8_t { ComputeDone, FlowDone, Arrive, StartCollective }
+      kind;
   int32_t a;
   uint32_t b;
   bool operator>(const Event &other) const {
@@ -134,11 +148,6 @@ private:
     return it->second;
   }
   void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int64_t> &path) const;
-  int64_t hops(int64_t from, int64_t to) const {
-    llvm::SmallVector<int64_t, 8> path;
-    route(from, to, path);
-    return path.size();
-  }
 
   void push(double time, Event::Kind kind, int32_t a, uint32_t b = 0) {
     queue.push({time, seq++, kind, a, b});
@@ -161,7 +170,8 @@ private:
   void finish(int32_t t, uint8_t engine);
   void advance(int32_t chip);
   void startFlow(int64_t from, int64_t to, double bytes, Flow::Owner owner,
-                 int32_t id, bool ring);
+                 int32_t id, bool ring, int32_t step = 0, int32_t sender = 0,
+                 int8_t dir = 0);
   void rerate(int32_t link);
   /// Flows that start or end change their links' shares; the shares are
   /// recomputed once per link when the clock is about to move on, so that
@@ -182,7 +192,23 @@ private:
   }
   void endFlow(int32_t f);
   void arrive(const Flow &flow);
-  void startStep(int32_t instance);
+  /// Starts a collective once every member has issued it: its first step's
+  /// flows (all of an all-to-all's).
+  void startCollective(int32_t instance);
+  /// A ring or line step's flow has left its sender (its bytes are on the
+  /// wire; they arrive a latency later).
+  void stepSent(const Flow &flow);
+  /// Starts every flow of `step` (the first, or the next of a collective run
+  /// step by step).
+  void startStep(int32_t instance, int32_t step);
+  /// Starts `member`'s next step one way round once it may (see there).
+  void sendNextStep(int32_t instance, int32_t member, int8_t dir);
+  static int32_t stepSlot(int32_t member, int8_t dir) {
+    return 2 * member + (dir > 0 ? 1 : 0);
+  }
+  /// Sends member `sender`'s chunk of `step` one member along `dir`.
+  void startStepFlow(int32_t instance, int32_t step, int32_t sender,
+                     int8_t dir);
   std::string describe(int32_t t) const;
 
   const TargetDesc &target;
@@ -220,30 +246,10 @@ private:
 
 void Engine::route(int64_t from, int64_t to,
                    llvm::SmallVectorImpl<int64_t> &path) const {
-  llvm::SmallVector<int64_t, 3> at = coords(from), dest = coords(to);
-  for (size_t axis = 0; axis < at.size(); ++axis) {
-    int64_t n = topology.shape[axis];
-    int64_t forward = ((dest[axis] - at[axis]) % n + n) % n;
-    if (forward == 0)
-      continue;
-    int dir = 1, steps = forward;
-    if (target.axisWraps(topology.shape, axis)) {
-      int64_t backward = n - forward;
-      // Shortest way round; a tie goes by the source's parity, so that an
-      // all-to-all loads both directions evenly.
-      if (backward < forward || (backward == forward && at[axis] % 2 == 1)) {
-        dir = -1;
-        steps = backward;
-      }
-    } else if (dest[axis] < at[axis]) {
-      dir = -1;
-      steps = at[axis] - dest[axis];
-    }
-    for (int64_t s = 0; s < steps; ++s) {
-      path.push_back(linkId(idOf(at), axis, dir));
-      at[axis] = ((at[axis] + dir) % n + n) % n;
-    }
-  }
+  model.route(topology.shape, coords(from), coords(to),
+              [&](llvm::ArrayRef<int64_t> at, unsigned axis, int dir) {
+                path.push_back(linkId(idOf(at), axis, dir));
+              });
 }
 
 void Engine::load() {
@@ -314,10 +320,15 @@ void Engine::load() {
     }
   for (Instance &instance : instances) {
     int64_t n = instance.group.size();
+    llvm::SmallVector<llvm::SmallVector<int64_t, 3>> members;
+    for (int64_t chip : instance.group)
+      members.push_back(coords(chip));
+    instance.ring = model.runsAsRing(topology.shape, members);
     bool neighbours = true;
-    for (int64_t i = 0; i + 1 < n; ++i)
-      neighbours &= hops(instance.group[i], instance.group[i + 1]) == 1;
-    instance.ring = n > 2 && neighbours && hops(instance.group[n - 1], instance.group[0]) == 1;
+    for (int64_t i = 0; i < n; ++i)
+      neighbours &= model.hops(topology.shape, members[i],
+                               members[(i + 1) % n]) == 1;
+    instance.chained = instance.ring && !neighbours;
     instance.steps = instance.kind == CollectiveKind::AllToAll ? 1
                      : instance.kind == CollectiveKind::AllReduce ? 2 * (n - 1)
                                                                   : n - 1;
@@ -342,7 +353,8 @@ void Engine::load() {
 }
 
 void Engine::startFlow(int64_t from, int64_t to, double bytes,
-                       Flow::Owner owner, int32_t id, bool ring) {
+                       Flow::Owner owner, int32_t id, bool ring, int32_t step,
+                       int32_t sender, int8_t dir) {
   Flow flow;
   // A run sends between the same pairs of chips over and over: each pair's
   // route is worked out once, its links' slots taken in the same order.
@@ -357,12 +369,11 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
   flow.remaining = bytes;
   flow.updated = now;
   flow.latency = flow.links.size() * target.hopLatency;
-  // A collective's first step also carries its start/done synchronisation
-  // (calibration), once.
-  if (owner == Flow::Owner::Step && instances[id].step == 0)
-    flow.latency += target.calibration.collectiveSync;
   flow.efficiency = model.linkEfficiency(ring);
   flow.owner = owner;
+  flow.step = step;
+  flow.sender = sender;
+  flow.dir = dir;
   flow.id = id;
   int32_t f;
   if (freeFlows.empty()) {
@@ -377,6 +388,8 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
   if (flows[f].links.empty() || bytes <= 0) {
     flows[f].active = false;
     push(now + flows[f].latency, Event::Kind::Arrive, f);
+    if (owner == Flow::Owner::Step)
+      stepSent(flows[f]);
     return;
   }
   for (int32_t l : flows[f].links) {
@@ -423,6 +436,8 @@ void Engine::endFlow(int32_t f) {
   for (int32_t l : flow.links)
     markDirty(l);
   push(now + flow.latency, Event::Kind::Arrive, f);
+  if (flow.owner == Flow::Owner::Step)
+    stepSent(flows[f]);
 }
 
 void Engine::arrive(const Flow &flow) {
@@ -438,50 +453,97 @@ void Engine::arrive(const Flow &flow) {
     }
     return;
   }
-  Instance &instance = instances[flow.id];
-  if (--instance.pending == 0) {
-    if (++instance.step < instance.steps) {
-      startStep(flow.id);
-    } else {
+  int32_t id = flow.id, step = flow.step, sender = flow.sender;
+  int8_t dir = flow.dir;
+  Instance &instance = instances[id];
+  if (step + 1 == instance.steps) {
+    if (--instance.pending == 0)
       for (int32_t member : instance.members) {
         commEnd(tasks[member].chip);
         finish(member, 1);
       }
-    }
+    return;
+  }
+  if (!instance.chained) {
+    // Step by step: the next step starts when all of this one is in.
+    if (--instance.pending == 0)
+      startStep(id, step + 1);
+    return;
+  }
+  int32_t n = instance.group.size(), receiver = (sender + dir + n) % n;
+  ++instance.received[stepSlot(receiver, dir)];
+  sendNextStep(id, receiver, dir);
+}
+
+void Engine::stepSent(const Flow &flow) {
+  Instance &instance = instances[flow.id];
+  if (!instance.chained || flow.step + 1 == instance.steps)
+    return;
+  int32_t id = flow.id, sender = flow.sender;
+  int8_t dir = flow.dir;
+  ++instance.sent[stepSlot(sender, dir)];
+  sendNextStep(id, sender, dir);
+}
+
+// On a chained ring a member sends its next step's chunk one way once its
+// last one that way has left (its link is free) and the chunk it passes on
+// has come in from the member behind it: XLA's collectives pass chunks chip
+// to chip with no barrier between steps, so on a ring whose hops differ (a
+// placement `by columns`) the messages' latencies add up along the chain a
+// chunk travels, not as the slowest hop every step. (On a ring of equal
+// hops the two are the same; the rings of neighbours and the lines stay
+// step by step, as their closed forms have it.)
+void Engine::sendNextStep(int32_t i, int32_t member, int8_t dir) {
+  Instance &instance = instances[i];
+  int32_t slot = stepSlot(member, dir), k = instance.started[slot];
+  if (k < instance.steps && instance.sent[slot] >= k &&
+      instance.received[slot] >= k) {
+    ++instance.started[slot];
+    startStepFlow(i, k, member, dir);
   }
 }
 
-void Engine::startStep(int32_t i) {
+void Engine::startStepFlow(int32_t i, int32_t step, int32_t sender,
+                           int8_t dir) {
   Instance &instance = instances[i];
-  int64_t n = instance.group.size();
-  auto flowTo = [&](int64_t a, int64_t b, double bytes) {
-    ++instance.pending;
-    startFlow(instance.group[a], instance.group[b], bytes, Flow::Owner::Step, i,
-              instance.ring);
-  };
-  // Guard against the last flow arriving while this step is being set up.
-  ++instance.pending;
+  int32_t n = instance.group.size();
+  double bytes =
+      instance.ring ? instance.bytes / (2.0 * n) : instance.bytes / n;
+  startFlow(instance.group[sender], instance.group[(sender + dir + n) % n],
+            bytes, Flow::Owner::Step, i, instance.ring, step, sender, dir);
+}
+
+void Engine::startCollective(int32_t i) {
+  Instance &instance = instances[i];
+  int32_t n = instance.group.size();
   if (instance.kind == CollectiveKind::AllToAll) {
-    for (int64_t a = 0; a < n; ++a)
-      for (int64_t b = 0; b < n; ++b)
+    instance.pending = n * (n - 1);
+    for (int32_t a = 0; a < n; ++a)
+      for (int32_t b = 0; b < n; ++b)
         if (a != b)
-          flowTo(a, b, instance.bytes / n);
-  } else if (instance.ring) {
-    for (int64_t a = 0; a < n; ++a) {
-      flowTo(a, (a + 1) % n, instance.bytes / (2.0 * n));
-      flowTo(a, (a + n - 1) % n, instance.bytes / (2.0 * n));
-    }
-  } else {
-    for (int64_t a = 0; a + 1 < n; ++a) {
-      flowTo(a, a + 1, instance.bytes / n);
-      flowTo(a + 1, a, instance.bytes / n);
-    }
+          startFlow(instance.group[a], instance.group[b], instance.bytes / n,
+                    Flow::Owner::Step, i, instance.ring);
+    return;
   }
-  // Release the guard through the same path as a flow arriving.
-  Flow guard;
-  guard.owner = Flow::Owner::Step;
-  guard.id = i;
-  arrive(guard);
+  if (instance.chained) {
+    instance.started.assign(2 * n, 1);
+    instance.sent.assign(2 * n, 0);
+    instance.received.assign(2 * n, 0);
+  }
+  startStep(i, 0);
+}
+
+void Engine::startStep(int32_t i, int32_t step) {
+  // Every member sends both ways round a ring; a line's members send to
+  // both neighbours they have. A chained ring's count is of its last step.
+  Instance &instance = instances[i];
+  int32_t n = instance.group.size();
+  instance.step = step;
+  instance.pending = instance.ring ? 2 * n : 2 * (n - 1);
+  for (int32_t a = 0; a < n; ++a)
+    for (int8_t dir : {int8_t(1), int8_t(-1)})
+      if (instance.ring || (dir > 0 ? a <= n - 2 : a >= 1))
+        startStepFlow(i, step, a, dir);
 }
 
 void Engine::onReady(int32_t t) {
@@ -522,7 +584,9 @@ void Engine::onReady(int32_t t) {
         commEnd(task.chip);
         finish(t, 1);
       } else {
-        startStep(task.collective);
+        // Its start/done synchronisation (calibration) comes first, once.
+        push(now + target.calibration.collectiveSync,
+             Event::Kind::StartCollective, task.collective);
       }
     }
     return;
@@ -641,6 +705,9 @@ SimResult Engine::run() {
     case Event::Kind::Arrive:
       arrive(flows[event.a]);
       freeFlows.push_back(event.a);
+      break;
+    case Event::Kind::StartCollective:
+      startCollective(event.a);
       break;
     }
   }

@@ -64,6 +64,13 @@
 #include "loom/Hardware/TargetDesc.h"
 #include "loom/Support/Enums.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <array>
+#include <memory>
+#include <tuple>
+
 namespace loom {
 
 /// One torus axis a group spans: how many of its chips are in the group and
@@ -71,11 +78,58 @@ namespace loom {
 /// whose members sit `stride` chips apart (the outer group of a placement,
 /// DeviceMesh) shares the axis's links with the `stride` groups interleaved
 /// with it: each step crosses `stride` hops at 1/stride of the link.
+/// A group whose ranks are not numbered along a walk of neighbours (a
+/// placement's `by columns`, DeviceMesh) carries `routes`: how its steps'
+/// messages cross the links (CostModel::groupRoutes; the same on every
+/// axis of the group). Null on a walk of neighbours.
+struct GroupRoutes;
 struct GroupAxis {
   int64_t size;
   bool wraps;
   int64_t stride = 1;
+  std::shared_ptr<const GroupRoutes> routes = nullptr;
+
+  bool operator==(const GroupAxis &other) const;
+  bool operator<(const GroupAxis &other) const;
 };
+
+/// The messages one step of a collective over a group sends, as loom-sim
+/// starts them (a ring's from every member to both neighbours, a line's
+/// from every member to each neighbour it has), routed.
+struct GroupRoutes {
+  bool ring = false;
+  /// Per direction (0: to the next member, 1: to the previous one) and per
+  /// sending member: the links its message crosses, and the most messages
+  /// of the step that share one of them; 0 and 0 for a line's end member,
+  /// which sends one way only.
+  std::array<llvm::SmallVector<int64_t, 8>, 2> hops, share;
+  /// Per member: its two messages share links with each other and with no
+  /// other message (each then runs at the full link while alone on it).
+  llvm::SmallVector<bool, 8> paired;
+
+  /// The most messages sharing a link, and the most links one crosses.
+  int64_t maxShare() const;
+  int64_t maxReach() const;
+  auto key() const { return std::tie(ring, hops, share, paired); }
+};
+
+inline bool GroupAxis::operator==(const GroupAxis &other) const {
+  if (std::tie(size, wraps, stride) !=
+      std::tie(other.size, other.wraps, other.stride))
+    return false;
+  if (!routes || !other.routes)
+    return !routes && !other.routes;
+  return routes->key() == other.routes->key();
+}
+inline bool GroupAxis::operator<(const GroupAxis &other) const {
+  if (std::tie(size, wraps, stride) !=
+      std::tie(other.size, other.wraps, other.stride))
+    return std::tie(size, wraps, stride) <
+           std::tie(other.size, other.wraps, other.stride);
+  if (!routes || !other.routes)
+    return !routes && other.routes;
+  return routes->key() < other.routes->key();
+}
 
 class CostModel {
 public:
@@ -139,6 +193,37 @@ public:
   int64_t hops(llvm::ArrayRef<int64_t> topology, llvm::ArrayRef<int64_t> from,
                llvm::ArrayRef<int64_t> to) const;
 
+  /// The links a message from `from` to `to` crosses, in order, as loom-sim
+  /// routes it: axis by axis (axis 0 first), the shorter way round a
+  /// wrapping axis (a tie goes by the source's parity, so that an
+  /// all-to-all loads both directions evenly); `link` gets the chip each
+  /// link leaves, the axis and the direction (+1 or -1).
+  void route(llvm::ArrayRef<int64_t> topology, llvm::ArrayRef<int64_t> from,
+             llvm::ArrayRef<int64_t> to,
+             llvm::function_ref<void(llvm::ArrayRef<int64_t> at,
+                                     unsigned axis, int dir)>
+                 link) const;
+
+  /// Whether a collective over `group` (each member's coordinates, in rank
+  /// order) runs as a ring: XLA passes a replica group's chunks round the
+  /// group in its device order (JAX's mesh_utils orders v5e devices into a
+  /// physical ring for that reason: `_TRAY_2x2_RING_ORDER`, and
+  /// `_V5E_TRAY_RING_ORDER` "Create optimal order for v5e:8 devices",
+  /// jax-ml/jax d6c36255e8). It closes when consecutive members are
+  /// neighbours round to the first, or when the group fills a block the
+  /// ring can close over whatever its order (isRing's shapes: a whole
+  /// wrapping axis, or a block of two or more axes and an even count), its
+  /// messages then routed; otherwise the group runs as a line. Groups of
+  /// two run as a line (one link, both ways).
+  bool runsAsRing(llvm::ArrayRef<int64_t> topology,
+                  llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> group) const;
+
+  /// The messages one step of a collective over `group` (each member's
+  /// coordinates, in rank order) sends, routed (GroupRoutes).
+  GroupRoutes groupRoutes(
+      llvm::ArrayRef<int64_t> topology,
+      llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> group) const;
+
   /// Time to send `bytes` from `from` to `to`.
   double pointToPointTime(llvm::ArrayRef<int64_t> topology,
                           llvm::ArrayRef<int64_t> from,
@@ -154,6 +239,13 @@ public:
   /// the group on `axes`, before the layer runs: each chip receives
   /// (N - 1) / N of them, on the group's ring or line as any all-gather.
   double weightGatherTime(llvm::ArrayRef<GroupAxis> axes, double bytes) const;
+
+  /// A collective of `kind` over a group whose messages take `routes`, as
+  /// loom-sim runs it: each member sends a step's chunk once its last one
+  /// has left and the chunk it passes on has arrived (no barrier between
+  /// steps), so the routes' latencies add up along the chains.
+  double routedCollectiveTime(CollectiveKind kind, const GroupRoutes &routes,
+                              double bytes) const;
 
   /// Whether a group on `axes` runs its collectives as a ring (else a line).
   static bool isRing(llvm::ArrayRef<GroupAxis> axes);

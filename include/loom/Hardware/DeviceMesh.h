@@ -76,16 +76,26 @@ struct Placement {
   /// The group beside tp is the expert-parallel one ("ep"), not sp
   /// (MeshShape::expertGroup).
   bool expertGroup = false;
+  /// The tensor-parallel ranks are numbered down each column of their
+  /// sub-block in turn (`tp AxB by columns`), not along a ring of
+  /// neighbours: the order in which JAX's `mesh_utils.create_device_mesh`
+  /// lays a v5e slice's chips on one mesh axis when it has no ring order
+  /// for the slice (the generic torus assignment, y fastest: every v5e
+  /// slice before JAX 0.4.30, v5e-8 before 0.4.32). Collectives then pass
+  /// their chunks over routed, shared links (CostModel::groupRoutes).
+  bool byColumns = false;
 
   bool isDefault() const { return block[0] == 0; }
   /// "4x4, tp 1x4 inside sp, stages inside replicas" (or "..., stages in
-  /// ring"; "ep" for sp when expertGroup): what #loom.placement prints
+  /// ring"; "ep" for sp when expertGroup; "tp 1x4 by columns inside sp"
+  /// when byColumns): what #loom.placement prints
   /// between its brackets and --placement takes.
   std::string str() const;
   bool operator==(const Placement &other) const {
     return block == other.block && sequenceInner == other.sequenceInner &&
            inner == other.inner && replicasInner == other.replicasInner &&
-           stagesRing == other.stagesRing && expertGroup == other.expertGroup;
+           stagesRing == other.stagesRing && expertGroup == other.expertGroup &&
+           byColumns == other.byColumns;
   }
 };
 

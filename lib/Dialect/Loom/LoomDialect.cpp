@@ -506,7 +506,8 @@ LogicalResult
 PlacementAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                       int64_t blockRows, int64_t blockCols, bool sequenceInner,
                       int64_t innerRows, int64_t innerCols,
-                      bool replicasInner, bool stagesRing, bool expertGroup) {
+                      bool replicasInner, bool stagesRing, bool expertGroup,
+                      bool byColumns) {
   if (blockRows < 1 || blockCols < 1 || innerRows < 1 || innerCols < 1)
     return emitError() << "placement sizes must be positive, got block "
                        << blockRows << "x" << blockCols << " and sub-block "
@@ -520,6 +521,10 @@ PlacementAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (replicasInner && stagesRing)
     return emitError() << "a placement's blocks are either 'replicas inside "
                           "stages' or 'stages in ring', not both";
+  if (byColumns && sequenceInner)
+    return emitError() << "'by columns' numbers the tensor-parallel ranks, "
+                          "so it follows 'tp AxB', not '"
+                       << (expertGroup ? "ep" : "sp") << " AxB'";
   return success();
 }
 
@@ -540,8 +545,12 @@ Attribute PlacementAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess() || shape(block) || parser.parseComma())
     return {};
   SMLoc groupAt = parser.getCurrentLocation();
-  if (parser.parseKeyword(&innerGroup) || shape(inner) ||
-      parser.parseKeyword("inside") || parser.parseKeyword(&outerGroup))
+  if (parser.parseKeyword(&innerGroup) || shape(inner))
+    return {};
+  bool byColumns = succeeded(parser.parseOptionalKeyword("by"));
+  if (byColumns && parser.parseKeyword("columns"))
+    return {};
+  if (parser.parseKeyword("inside") || parser.parseKeyword(&outerGroup))
     return {};
   auto beside = [](StringRef group) { return group == "sp" || group == "ep"; };
   if (!((innerGroup == "tp" && beside(outerGroup)) ||
@@ -572,14 +581,15 @@ Attribute PlacementAttr::parse(AsmParser &parser, Type) {
   return parser.getChecked<PlacementAttr>(
       loc, parser.getContext(), block[0], block[1], innerGroup != "tp",
       inner[0], inner[1], replicasInner, stagesRing,
-      innerGroup == "ep" || outerGroup == "ep");
+      innerGroup == "ep" || outerGroup == "ep", byColumns);
 }
 
 void PlacementAttr::print(AsmPrinter &printer) const {
   StringRef beside = getExpertGroup() ? "ep" : "sp";
   printer << "<" << getBlockRows() << "x" << getBlockCols() << ", "
           << (getSequenceInner() ? beside : "tp") << " " << getInnerRows()
-          << "x" << getInnerCols() << " inside "
+          << "x" << getInnerCols() << (getByColumns() ? " by columns" : "")
+          << " inside "
           << (getSequenceInner() ? "tp" : beside);
   if (getReplicasInner())
     printer << ", replicas inside stages";
@@ -596,6 +606,7 @@ Placement PlacementAttr::getPlacement() const {
   placement.replicasInner = getReplicasInner();
   placement.stagesRing = getStagesRing();
   placement.expertGroup = getExpertGroup();
+  placement.byColumns = getByColumns();
   return placement;
 }
 
@@ -604,7 +615,7 @@ PlacementAttr PlacementAttr::get(MLIRContext *context,
   return get(context, placement.block[0], placement.block[1],
              placement.sequenceInner, placement.inner[0], placement.inner[1],
              placement.replicasInner, placement.stagesRing,
-             placement.expertGroup);
+             placement.expertGroup, placement.byColumns);
 }
 
 /// A module's loom.placement against its layout and target: the stage

@@ -120,3 +120,31 @@ module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 4, ep_data = true
 // expected-error @+1 {{the ep sub-block 3x1 does not tile the 4x4 block}}
 module attributes {loom.placement = #loom.placement<4x4, ep 3x1 inside tp>} {
 }
+
+// -----
+
+// The tensor-parallel ranks numbered down each column (JAX's
+// create_device_mesh order for a v5e slice it has no ring order for).
+// CHECK: loom.placement = #loom.placement<2x4, tp 2x4 by columns inside sp>
+module attributes {loom.parallel = #loom.parallel<tp = 8>, loom.placement = #loom.placement<2x4, tp 2x4 by columns inside sp>, loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+}
+
+// -----
+
+// expected-error @+1 {{'by columns' numbers the tensor-parallel ranks, so it follows 'tp AxB', not 'sp AxB'}}
+module attributes {loom.placement = #loom.placement<2x4, sp 2x4 by columns inside tp>} {
+}
+
+// -----
+
+// expected-error @+1 {{expected 'columns'}}
+module attributes {loom.placement = #loom.placement<2x4, tp 2x4 by rows inside sp>} {
+}
+
+// -----
+
+// A 2-D tensor-parallel group's sub-rings run along its block's rows and
+// columns whatever the numbering.
+// expected-error @+1 {{'loom.placement' placement 'by columns' does not apply to a 2-D tensor-parallel group}}
+module attributes {loom.parallel = #loom.parallel<tp = 8, tp_x = 2>, loom.placement = #loom.placement<2x4, tp 2x4 by columns inside sp>, loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+}
