@@ -369,6 +369,11 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
   flow.remaining = bytes;
   flow.updated = now;
   flow.latency = flow.links.size() * target.hopLatency;
+  // A collective's first step also carries its start/done synchronisation
+  // (calibration), once; a chained ring pays it before it starts, so that
+  // no later step's chunk overtakes the first's.
+  if (owner == Flow::Owner::Step && step == 0 && !instances[id].chained)
+    flow.latency += target.calibration.collectiveSync;
   flow.efficiency = model.linkEfficiency(ring);
   flow.owner = owner;
   flow.step = step;
@@ -584,9 +589,11 @@ void Engine::onReady(int32_t t) {
         commEnd(task.chip);
         finish(t, 1);
       } else {
-        // Its start/done synchronisation (calibration) comes first, once.
-        push(now + target.calibration.collectiveSync,
-             Event::Kind::StartCollective, task.collective);
+        if (instance.chained)
+          push(now + target.calibration.collectiveSync,
+               Event::Kind::StartCollective, task.collective);
+        else
+          startCollective(task.collective);
       }
     }
     return;
