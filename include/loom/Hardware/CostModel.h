@@ -30,6 +30,12 @@
 //   For small messages the latency term dominates (below ~45 kB per step
 //   on v5e, as the book observes). loom-sim executes exactly these steps
 //   over the real links, so uncontended it agrees with these formulas.
+//   A group whose ranks are not numbered along a walk of neighbours but
+//   that fills a block a ring can close over (a placement's `by columns`,
+//   JAX's device order before it ordered v5e rings) runs as a ring in its
+//   order, XLA's way (jax-ml/jax d6c36255e8): each message routed, links
+//   shared, and chained (a chip passes a chunk on as it arrives, no
+//   barrier between steps): routedCollectiveTime follows its chains.
 // - Calibration (the target's `calibration` section, fitted by
 //   bench/calibrate.py from targets/tpu-v5e-measurements.json; each
 //   constant's cases are listed beside it in the target file):
