@@ -323,11 +323,14 @@ void Engine::load() {
     llvm::SmallVector<llvm::SmallVector<int64_t, 3>> members;
     for (int64_t chip : instance.group)
       members.push_back(coords(chip));
-    instance.ring = model.runsAsRing(topology.shape, members);
     bool neighbours = true;
-    for (int64_t i = 0; i < n; ++i)
-      neighbours &= model.hops(topology.shape, members[i],
-                               members[(i + 1) % n]) == 1;
+    for (int64_t i = 0; i < n && neighbours; ++i)
+      neighbours = model.hops(topology.shape, members[i],
+                              members[(i + 1) % n]) == 1;
+    // (runsAsRing looks at the block only when the members are not a
+    // cycle of neighbours.)
+    instance.ring = n > 2 && (neighbours || model.runsAsRing(topology.shape,
+                                                             members));
     instance.chained = instance.ring && !neighbours;
     instance.steps = instance.kind == CollectiveKind::AllToAll ? 1
                      : instance.kind == CollectiveKind::AllReduce ? 2 * (n - 1)
