@@ -75,7 +75,9 @@ for name, args in [
         ("dit-xl-2-256px-stages2", ["dit-xl-2", "--target", "v5e-4", "--resolution", "256", "--steps", "2",
                                     "--stages", "2"]),
         ("mixtral-tp8-ep8", ["mixtral-8x7b", "--target", "v5e-8", "--seq", "256", "--tp", "8", "--ep", "8",
-                             "--expert-imbalance", "1.5"])]:
+                             "--expert-imbalance", "1.5"]),
+        ("llama-7b-tp4-by-columns", ["llama-7b", "--target", "v5e-4", "--seq", "128", "--tp", "4",
+                                     "--stages", "1", "--placement", "2x2, tp 2x2 by columns inside sp"])]:
     out = os.path.join(build, "fuzz-seed-plan.json")
     tool("loom-plan", "--model", *args, "--save-plan", out)
     put("plan", name + ".json", read(out))
