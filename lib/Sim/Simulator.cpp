@@ -67,9 +67,9 @@ struct Instance {
   llvm::SmallVector<int64_t, 8> group;   ///< chip ids
   CollectiveKind kind;
   double bytes;
-  /// Members whose start has been issued; steps; the step under way and
-  /// its flows still to arrive (stepwise), or the last step's (chained).
-  int32_t arrived = 0, steps = 0, step = 0, pending = 0;
+  /// Members whose start has been issued; steps; flows still to arrive of
+  /// the step under way (step by step) or of the last step (chained).
+  int32_t arrived = 0, steps = 0, pending = 0;
   bool ring = false;
   /// A ring whose members are not all neighbours: its members pass chunks
   /// on as they come (Engine::sendNextStep) rather than step by step.
@@ -546,7 +546,6 @@ void Engine::startStep(int32_t i, int32_t step) {
   // both neighbours they have. A chained ring's count is of its last step.
   Instance &instance = instances[i];
   int32_t n = instance.group.size();
-  instance.step = step;
   instance.pending = instance.ring ? 2 * n : 2 * (n - 1);
   for (int32_t a = 0; a < n; ++a)
     for (int8_t dir : {int8_t(1), int8_t(-1)})
