@@ -112,21 +112,17 @@ bool CostModel::runsAsRing(
          isRing(axes);
 }
 
-int64_t GroupRoutes::maxShare() const {
+/// The largest figure of either direction's members.
+static int64_t most(const std::array<llvm::SmallVector<int64_t, 8>, 2> &ways) {
   int64_t most = 0;
-  for (const auto &way : share)
-    for (int64_t s : way)
-      most = std::max(most, s);
+  for (const auto &way : ways)
+    for (int64_t figure : way)
+      most = std::max(most, figure);
   return most;
 }
 
-int64_t GroupRoutes::maxReach() const {
-  int64_t most = 0;
-  for (const auto &way : hops)
-    for (int64_t h : way)
-      most = std::max(most, h);
-  return most;
-}
+int64_t GroupRoutes::maxShare() const { return most(share); }
+int64_t GroupRoutes::maxReach() const { return most(hops); }
 
 GroupRoutes CostModel::groupRoutes(
     llvm::ArrayRef<int64_t> topology,
