@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <tuple>
@@ -139,7 +140,7 @@ GroupRoutes CostModel::groupRoutes(
   auto sends = [&](int64_t member, unsigned way) {
     return routes.ring || (way == 0 ? member + 1 < n : member > 0);
   };
-  auto target = [&](int64_t member, unsigned way) {
+  auto peer = [&](int64_t member, unsigned way) {
     return way == 0 ? (member + 1) % n : (member + n - 1) % n;
   };
   using LinkKey = std::tuple<llvm::SmallVector<int64_t, 3>, unsigned, int>;
@@ -151,7 +152,7 @@ GroupRoutes CostModel::groupRoutes(
     for (int64_t m = 0; m < n; ++m) {
       if (n < 2 || !sends(m, way))
         continue;
-      route(topology, group[m], group[target(m, way)],
+      route(topology, group[m], group[peer(m, way)],
             [&](llvm::ArrayRef<int64_t> at, unsigned axis, int dir) {
               LinkKey key{llvm::SmallVector<int64_t, 3>(at), axis, dir};
               ++load[key];
@@ -220,22 +221,20 @@ double CostModel::routedCollectiveTime(CollectiveKind kind,
   };
   for (int64_t k = 0; k < steps; ++k) {
     for (int64_t m = 0; m < n; ++m) {
-      const auto &share = routes.share;
-      if (routes.paired[m] && share[0][m] > 0 && share[1][m] > 0) {
-        double a = std::min(start[0][m], start[1][m]),
-               b = std::max(start[0][m], start[1][m]);
-        double gap = std::min(b - a, tau);
-        double first = b + 2 * (tau - gap), second = b + 2 * tau - gap;
-        bool zeroFirst = start[0][m] <= start[1][m];
-        left[0][m] = zeroFirst ? first : second;
-        left[1][m] = zeroFirst ? second : first;
-        if (gap >= tau) {
-          left[0][m] = start[0][m] + tau;
-          left[1][m] = start[1][m] + tau;
-        }
-      } else {
+      for (unsigned way = 0; way < 2; ++way)
+        left[way][m] = start[way][m] + tau * routes.share[way][m];
+      // Two messages started `gap` apart on a link of their own: the first
+      // runs alone for the gap, then both at half the link; the second
+      // finishes alone what is left of it.
+      double gap = std::fabs(start[0][m] - start[1][m]);
+      if (routes.paired[m] && gap < tau) {
+        unsigned first = start[0][m] <= start[1][m] ? 0 : 1;
+        double later = std::max(start[0][m], start[1][m]);
+        left[first][m] = later + 2 * (tau - gap);
+        left[1 - first][m] = later + 2 * tau - gap;
+      } else if (routes.paired[m]) {
         for (unsigned way = 0; way < 2; ++way)
-          left[way][m] = start[way][m] + tau * share[way][m];
+          left[way][m] = start[way][m] + tau;
       }
     }
     auto arrived = [&](unsigned way, int64_t m) {
@@ -243,16 +242,10 @@ double CostModel::routedCollectiveTime(CollectiveKind kind,
     };
     for (unsigned way = 0; way < 2; ++way)
       for (int64_t m = 0; m < n; ++m) {
-        if (routes.share[way][m] == 0)
-          continue;
-        if (k + 1 == steps) {
+        if (k + 1 == steps)
           done = std::max(done, arrived(way, m));
-          continue;
-        }
-        start[way][m] = left[way][m];
-        if (routes.share[way][behind(way, m)] > 0)
-          start[way][m] =
-              std::max(start[way][m], arrived(way, behind(way, m)));
+        else
+          start[way][m] = std::max(left[way][m], arrived(way, behind(way, m)));
       }
   }
   return done;
