@@ -311,3 +311,41 @@ TEST_F(Planner, TheTaskEstimateIsTheLoweredProgramsSize) {
         << plan.estimatedTasks << ", lowered " << tasks;
   }
 }
+
+#include "loom/Plan/Emit.h"
+
+namespace {
+
+// The chips jax's mesh_utils.create_device_mesh (JAX 0.4.32 on) gives
+// MaxText's tensor axis, worked from jax/_src/mesh_utils.py by hand. Loom's
+// shapes are rows x cols with JAX's x along the columns (v5e-8 is 2x4, x
+// of 4). v5e handler: v5e-4's ring (0, 1, 3, 2) and v5e-8's (0, 1, 2, 3, 7,
+// 6, 5, 4), cut into runs of tp by a (data, tensor) mesh: the whole ring,
+// or runs along row 0; v5e-16's ring only for all 16. Elsewhere the
+// generic assignment: the tensor axis takes the physical axes whose sizes
+// multiply to tp, two before one, x before y; all chips run y fastest
+// (down each column).
+TEST(RuntimePlacement, CreateDeviceMeshByHand) {
+  auto at = [](llvm::ArrayRef<int64_t> shape, int64_t tp) {
+    return runtimeTensorPlacement("tpu-v5e", shape, tp).value_or("none");
+  };
+  EXPECT_EQ(at({2, 2}, 4), "2x2, tp 2x2 inside sp");
+  EXPECT_EQ(at({2, 2}, 2), "1x2, tp 1x2 inside sp");
+  EXPECT_EQ(at({2, 4}, 8), "2x4, tp 2x4 inside sp");
+  EXPECT_EQ(at({2, 4}, 4), "1x4, tp 1x4 inside sp");
+  EXPECT_EQ(at({2, 4}, 2), "1x2, tp 1x2 inside sp");
+  EXPECT_EQ(at({4, 4}, 16), "4x4, tp 4x4 inside sp");
+  EXPECT_EQ(at({4, 4}, 4), "1x4, tp 1x4 inside sp");
+  EXPECT_EQ(at({4, 4}, 8), "none");
+  EXPECT_EQ(at({4, 8}, 32), "4x8, tp 4x8 by columns inside sp");
+  EXPECT_EQ(at({4, 8}, 8), "1x8, tp 1x8 inside sp");
+  EXPECT_EQ(at({4, 8}, 4), "4x1, tp 4x1 inside sp");
+  EXPECT_EQ(at({4, 8}, 16), "none");
+  EXPECT_EQ(at({16, 16}, 16), "1x16, tp 1x16 inside sp");
+  // Another target has no v5e handler: the generic assignment throughout.
+  EXPECT_EQ(runtimeTensorPlacement("my-tpu", {2, 4}, 8).value_or("none"),
+            "2x4, tp 2x4 by columns inside sp");
+  EXPECT_FALSE(runtimeTensorPlacement("tpu-v5e", {2, 4}, 1));
+}
+
+} // namespace

@@ -13,6 +13,7 @@
 
 #include "loom/Plan/Emit.h"
 
+#include "loom/Hardware/DeviceMesh.h"
 #include "loom/Plan/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -30,6 +31,70 @@ std::optional<Runtime> loom::parseRuntime(StringRef name) {
     return Runtime::MaxText;
   if (name == "maxdiffusion")
     return Runtime::MaxDiffusion;
+  return std::nullopt;
+}
+
+namespace {
+
+/// The target and topology a plan ran on (bundled, or its target file).
+std::optional<std::pair<TargetDesc, TopologyDesc>>
+planTopology(const PlanRequest &r) {
+  if (r.targetFile.empty()) {
+    auto [target, topology] = lookupTopology(r.topology);
+    if (!target || !topology)
+      return std::nullopt;
+    return std::make_pair(*target, *topology);
+  }
+  Expected<TargetDesc> target = loadTargetFile(r.targetFile);
+  if (!target) {
+    consumeError(target.takeError());
+    return std::nullopt;
+  }
+  const TopologyDesc *topology = target->findTopology(r.topology);
+  if (!topology)
+    return std::nullopt;
+  return std::make_pair(*target, *topology);
+}
+
+} // namespace
+
+std::optional<std::string> loom::runtimeTensorPlacement(
+    StringRef targetName, ArrayRef<int64_t> shape, int64_t tp) {
+  if (shape.size() != 2 || tp <= 1)
+    return std::nullopt;
+  int64_t rows = shape[0], cols = shape[1], chips = rows * cols;
+  auto place = [](int64_t r, int64_t c, bool byColumns = false) {
+    return fmt::format("{}x{}, tp {}x{}{} inside sp", r, c, r, c,
+                       byColumns ? " by columns" : "");
+  };
+  // jax/_src/mesh_utils.py's v5e handler (_v5e_create_device_mesh, JAX
+  // 0.4.32 on): a ring order of the whole slice, which a mesh of shape
+  // (data, tensor) then cuts into runs of tp. On v5e-4 (0, 1, 3, 2) and on
+  // v5e-8 (0, 1, 2, 3, 7, 6, 5, 4): row 0 along, row 1 back (JAX's x runs
+  // along Loom's columns); on v5e-16 its ring only when tensor is all 16.
+  if (targetName == "tpu-v5e") {
+    if ((chips == 4 && rows == 2 && cols == 2) ||
+        (chips == 8 && rows == 2 && cols == 4)) {
+      if (tp == chips)
+        return place(rows, cols);
+      if (cols % tp == 0)
+        return place(1, tp);
+      return std::nullopt;
+    }
+    if (chips == 16 && rows == 4 && cols == 4 && tp == 16)
+      return place(4, 4);
+  }
+  // The generic torus assignment (_create_device_mesh_for_nd_torus): the
+  // tensor axis, MaxText's innermost, takes the physical axes whose sizes
+  // multiply to tp, as many as it can, x before y: both (the devices y
+  // fastest: down each column), or a whole row (x) or column (y). Anything
+  // else needs allow_split_physical_axes, which Loom does not model.
+  if (tp == chips)
+    return place(rows, cols, /*byColumns=*/rows > 1 && cols > 1);
+  if (tp == cols)
+    return place(1, cols);
+  if (tp == rows)
+    return place(rows, 1);
   return std::nullopt;
 }
 
@@ -131,6 +196,7 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
   rank.simulate = Simulation::Never;
   std::vector<PlanOutcome> fits;
   std::string reasons;
+  auto placed = planTopology(plan.request);
   for (int64_t tp = 1; tp <= plan.chips; ++tp) {
     if (plan.chips % (tp * besideTp) != 0 ||
         batch % (plan.chips / tp) != 0)
@@ -138,6 +204,16 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
     PlanRequest candidate = base;
     candidate.tp = tp;
     candidate.dataParallel = plan.chips / (tp * besideTp);
+    // The chips jax's create_device_mesh gives the tensor axis (without a
+    // group beside it); a degree it cannot lay out is no candidate.
+    if (placed && tp > 1 && besideTp == 1) {
+      std::optional<std::string> chips = runtimeTensorPlacement(
+          plan.targetName, placed->second.shape, tp);
+      if (!chips)
+        continue;
+      candidate.placement = *chips;
+      candidate.fixPlacement = true;
+    }
     PlanOutcome outcome = planAndSimulate(candidate, context, rank);
     if (outcome.failure.empty())
       fits.push_back(std::move(outcome));
@@ -448,9 +524,49 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
         p.chips - usedChips(p)));
   // The ici_* keys give each mesh axis its degree; which chips an axis
   // takes is jax's mesh_utils.create_device_mesh's choice (MaxText's
-  // custom_mesh names only two fixed 256-chip orders), so only the rule's
-  // placement, whose tp block is the chips the innermost axis gets, maps.
-  if (!p.defaultPlacement && !p.placement.empty())
+  // custom_mesh names only two fixed 256-chip orders). With one stage and
+  // tp alone, the chips it gives the tensor axis are known
+  // (runtimeTensorPlacement): the plan's placement maps when its tp group
+  // prices as they do.
+  int64_t besideTp = r.epData ? r.ep : 1;
+  auto placed = planTopology(r);
+  if (placed && r.stages == 1 && r.sp == 1 && besideTp == 1 && r.tpX <= 1 &&
+      r.tp > 1 && !p.placement.empty()) {
+    std::optional<std::string> runtime = runtimeTensorPlacement(
+        p.targetName, placed->second.shape, r.tp);
+    auto tensorAxes = [&](StringRef text) -> std::optional<SmallVector<GroupAxis>> {
+      Expected<Placement> placement = parsePlacement(text);
+      if (!placement) {
+        consumeError(placement.takeError());
+        return std::nullopt;
+      }
+      Expected<DeviceMesh> mesh = DeviceMesh::build(
+          placed->first, placed->second,
+          {p.chips / r.tp, 1, r.tp, 1}, *placement);
+      if (!mesh) {
+        consumeError(mesh.takeError());
+        return std::nullopt;
+      }
+      SmallVector<GroupAxis> axes(mesh->tensorParallelAxes());
+      llvm::sort(axes);
+      return axes;
+    };
+    if (!runtime)
+      lost.push_back(fmt::format(
+          "tensor parallelism {} on {} ({}x{}): jax's "
+          "mesh_utils.create_device_mesh finds no physical axes whose sizes "
+          "multiply to {} (MaxText's allow_split_physical_axes splits one; "
+          "Loom does not model that split)",
+          r.tp, r.topology, placed->second.shape[0], placed->second.shape[1],
+          r.tp));
+    else if (tensorAxes(*runtime) != tensorAxes(p.placement))
+      lost.push_back(fmt::format(
+          "the tensor-parallel group's chips: jax's "
+          "mesh_utils.create_device_mesh (JAX 0.4.32 on) gives the tensor "
+          "axis the chips of placement '{}', not the plan's '{}' (loom-plan "
+          "--placement predicts either)",
+          *runtime, p.placement));
+  } else if (!p.defaultPlacement && !p.placement.empty())
     lost.push_back(fmt::format(
         "the placement {}: the runtime's ici_* keys set each mesh axis's "
         "degree, and jax's mesh_utils.create_device_mesh chooses the chips "

@@ -39,6 +39,18 @@ std::string checkRuntimeModel(Runtime runtime, const PlanOutcome &plan);
 
 /// What of `plan` the runtime cannot express, one sentence each; empty
 /// when the runtime can run the plan as it is.
+/// The placement (Placement::str()'s form) of a tensor axis of `tp`
+/// ranks, one stage, the rest data-parallel, as JAX's
+/// mesh_utils.create_device_mesh (0.4.32 on) lays MaxText's or
+/// MaxDiffusion's mesh on a 2-D topology of `shape` of target
+/// `targetName`: its v5e ring orders, else its generic torus assignment
+/// (the tensor axis on the physical axes whose sizes multiply to tp).
+/// None when it has no such axes (the runtime then refuses the mesh unless
+/// told to split an axis).
+std::optional<std::string> runtimeTensorPlacement(llvm::StringRef targetName,
+                                                  llvm::ArrayRef<int64_t> shape,
+                                                  int64_t tp);
+
 std::vector<std::string> inexpressible(Runtime runtime,
                                        const PlanOutcome &plan);
 
