@@ -105,12 +105,11 @@ bool CostModel::runsAsRing(
     axes.push_back({span, span == topology[axis] &&
                               target.axisWraps(topology, axis)});
   }
-  if (area != n)
+  if (area != n || !isRing(axes))
     return false;
   llvm::SmallVector<llvm::SmallVector<int64_t, 3>> sorted(group);
   llvm::sort(sorted);
-  return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end() &&
-         isRing(axes);
+  return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
 }
 
 /// The largest figure of either direction's members.

@@ -318,19 +318,27 @@ void Engine::load() {
       task.partner = send;
       tasks[send].partner = t;
     }
+  // Groups that are not a cycle of neighbours, by their chips: whether
+  // they fill a block a ring closes over (many collectives share a group).
+  std::map<llvm::SmallVector<int64_t, 8>, bool> blockRings;
   for (Instance &instance : instances) {
     int64_t n = instance.group.size();
-    llvm::SmallVector<llvm::SmallVector<int64_t, 3>> members;
-    for (int64_t chip : instance.group)
-      members.push_back(coords(chip));
-    bool neighbours = true;
+    bool neighbours = n > 2;
     for (int64_t i = 0; i < n && neighbours; ++i)
-      neighbours = model.hops(topology.shape, members[i],
-                              members[(i + 1) % n]) == 1;
-    // (runsAsRing looks at the block only when the members are not a
-    // cycle of neighbours.)
-    instance.ring = n > 2 && (neighbours || model.runsAsRing(topology.shape,
-                                                             members));
+      neighbours = model.hops(topology.shape, coords(instance.group[i]),
+                              coords(instance.group[(i + 1) % n])) == 1;
+    instance.ring = neighbours;
+    if (n > 2 && !neighbours) {
+      auto [known, fresh] = blockRings.try_emplace(
+          llvm::SmallVector<int64_t, 8>(instance.group), false);
+      if (fresh) {
+        llvm::SmallVector<llvm::SmallVector<int64_t, 3>> members;
+        for (int64_t chip : instance.group)
+          members.push_back(coords(chip));
+        known->second = model.runsAsRing(topology.shape, members);
+      }
+      instance.ring = known->second;
+    }
     instance.chained = instance.ring && !neighbours;
     instance.steps = instance.kind == CollectiveKind::AllToAll ? 1
                      : instance.kind == CollectiveKind::AllReduce ? 2 * (n - 1)
