@@ -15,6 +15,7 @@ config.test_exec_root = os.path.join(config.loom_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%models", os.path.join(config.loom_src_root, "models")))
 config.substitutions.append(("%runtimes", os.path.join(config.loom_src_root, "docs", "runtimes")))
+config.substitutions.append(("%loom_src_root", config.loom_src_root))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
