@@ -1,4 +1,4 @@
-"""End-to-end LLM runs on v5e against Loom (issue 14 item 6).
+"""End-to-end LLM runs on v5e against Loom.
 
 For every end_to_end case of the measurements file that says how Loom runs
 it (its "loom" object: model, target, mode, seq, batch, tp, stages,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end LLM prefill and decode on v5e against Loom (issue 14 item 6):
+# End-to-end LLM prefill and decode on v5e against Loom:
 # every end_to_end case of targets/tpu-v5e-measurements.json with a "loom"
 # object, run through loom-plan as Loom would run it and as the measured
 # runtime ran it (its attention and device order); a markdown table of

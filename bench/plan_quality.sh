@@ -16,7 +16,7 @@
 # read once over its HBM bandwidth) and each plan's ratio to it, and each
 # plan's parallel efficiency (the ideal, the model's one-chip time over the
 # chips, divided by the simulated time) with the rest of its run split into
-# pipeline bubble, exposed communication and other (README, "efficiency").
+# pipeline bubble, exposed communication and other (docs/planning.md, "efficiency").
 # Usage: bench/plan_quality.sh [build-dir] > bench/plan_quality.md
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,7 +45,7 @@ mb = " in each of %d microbatches" % p["microbatches"] if p.get("microbatches", 
 # steps under partial matmuls (docs/overlap.md).
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
-# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
+# Megatron-LM scatter/gather stage handovers (docs/pipelines.md, "Scattered handovers").
 dec += ", scattered handovers" if p.get("scatter_handover") else ""
 # 2-D weight-stationary: the tp_x x tp_y block (Pope et al. 2023).
 twod = " (2-D %d x %d)" % (p["tp_x"], p["tp"] // p["tp_x"]) if p.get("tp_x", 1) > 1 else ""
@@ -116,7 +116,7 @@ model() { # title, model args, tp alone, tp, stages[, xDiT-style hybrid[, 2-D]]
     row "(g) xDiT-style hybrid" $args $hybrid
   fi
   # (i) LLMs: 2-D weight-stationary tensor parallelism (Pope et al. 2023,
-  # README "2-D tensor parallelism"): the block over the whole slice, and
+  # docs/tensor-parallelism.md, "2-D weight-stationary"): the block over the whole slice, and
   # the best 2-D plan the search finds.
   if [ -n "$twod" ]; then
     row "(i) 2-D weight-stationary, one stage" $args $twod
@@ -134,7 +134,7 @@ zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 mb = ", %d microbatches" % p["microbatches"] if p.get("microbatches", 1) > 1 else ""
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
-# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
+# Megatron-LM scatter/gather stage handovers (docs/pipelines.md, "Scattered handovers").
 dec += ", scattered handovers" if p.get("scatter_handover") else ""
 vs = ", %d virtual" % p["virtual_stages"] if p.get("virtual_stages", 1) > 1 else ""
 bubble = ", bubble %.0f%%" % (100 * p["bubble"]) if len(sys.argv) > 1 else ""
@@ -163,8 +163,8 @@ echo "simulated time; the last column splits the rest of the run, in"
 echo "chip-seconds, into pipeline bubble, exposed communication and other"
 echo "(README, \"efficiency\")."
 model "LLaMA-65B prefill, 2048 tokens, v5e-16" "--model llama-65b --target v5e-16" 16 4 4 "" "--tp 16 --tp-layout=2d"
-# Issue 19's fifth case: a batched prefill, where microbatches of the
-# batch's sequences fill the pipeline (README, "--microbatches").
+# A batched prefill, where microbatches of the batch's sequences fill the
+# pipeline (docs/pipelines.md, "Microbatches").
 model "LLaMA-65B prefill, batch 8 x 2048 tokens, v5e-16" "--model llama-65b --target v5e-16 --batch 8" 16 4 4 "" "--tp 16 --tp-layout=2d"
 model "GPT-3 175B prefill, 2048 tokens, v5e-64" "--model gpt3-175b --target v5e-64" 32 8 8 "" "--tp 64 --tp-layout=2d"
 model "DiT-XL/2, 512 px, 50 steps, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512" 8 2 4 "--data-parallel 2 --sp 4 --stages 1"
@@ -177,7 +177,7 @@ model "Flux.1-schnell, 1024 px, 4 steps, v5e-4" "--model flux-schnell --target v
 model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-16" "--model wan21-t2v-14b --target v5e-16 --frames 81 --height 720 --width 1280 --steps 50" 8 8 2 "--data-parallel 2 --sp 2 --stages 4"
 model "Wan 2.1 14B, 720p (1280x720), 81 frames, 50 steps, v5e-64" "--model wan21-t2v-14b --target v5e-64 --frames 81 --height 720 --width 1280 --steps 50" 8 8 8 "--data-parallel 2 --sp 4 --stages 8"
 
-# Mixtures of experts (issue 17): the layout with its expert-parallel
+# Mixtures of experts: the layout with its expert-parallel
 # degree, experts sliced by width (ep 1) against split whole (ep = tp),
 # and the --search winner.
 moerow() { # label, loom-plan arguments...
@@ -194,9 +194,9 @@ plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
 zip = ", %d interleaved" % p["interleave"] if p.get("interleave", 1) > 1 else ""
 megatron = " + sp" if p.get("sequence_parallel") else ""
 dec = ", collective matmuls" if p.get("decompose") else ""
-# Megatron-LM scatter/gather stage handovers (README, Scattered handovers).
+# Megatron-LM scatter/gather stage handovers (docs/pipelines.md, "Scattered handovers").
 dec += ", scattered handovers" if p.get("scatter_handover") else ""
-# An expert-parallel group of its own sits beside tp (README, "An
+# An expert-parallel group of its own sits beside tp (docs/experts.md, "An
 # expert-parallel group of its own").
 group = ("tp %d x ep %d (own group)" if p.get("ep_layout") == "data"
          else "tp %d (ep %d)") % (p["tp"], p.get("ep", 1))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prediction against simulation (issue 14, item 7: within 2%): loom-plan on
+# Prediction against simulation (the goal: within 2%): loom-plan on
 # a fixed grid of plans over the bundled models (dense LLMs, a MoE, DiTs)
 # and slices v5e-4 .. v5e-64 -- tp, stages, virtual stages, slices or
 # patches, Ulysses and ring sp, placements, batches, decode -- printing per

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How long loom-plan's default search takes, and how much memory it needs,
-# for every bundled model on every v5e slice from 4 to 256 chips (issue 19,
-# item 5: under 10 s and 2 GB on the 2-core reference machine). Each run is
+# for every bundled model on every v5e slice from 4 to 256 chips (the goal:
+# under 10 s and 2 GB on the 2-core reference machine). Each run is
 # `loom-plan --model M --target v5e-N` with the model's default workload,
 # timed once by /usr/bin/time (wall seconds, peak RSS). As this machine is
 # noisy, each time is also given as a ratio to a baseline measured in the

@@ -1,7 +1,7 @@
 //===- CostInterfaceTest.cpp - the cost interface against hand counts -----===//
 //
 // Each expectation is written out from the op's definition (LoomOps.td and
-// the README's cost accounting), not read back from the implementation.
+// docs/targets.md's cost accounting), not read back from the implementation.
 //
 //===----------------------------------------------------------------------===//
 

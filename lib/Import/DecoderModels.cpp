@@ -409,7 +409,7 @@ LogicalResult loom::importer::buildGemma3Text(ImportContext &ic) {
 
 // Gemma3ForConditionalGeneration: the language model is text_config; the
 // SigLIP vision tower and its projector are not modelled (Loom plans text
-// decoding), which the README says.
+// decoding), which docs/models.md says.
 LogicalResult loom::importer::buildGemma3(ImportContext &ic) {
   std::unique_ptr<ConfigReader> text = ic.config.nested("text_config");
   if (!text)
