@@ -14,7 +14,7 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
     planner passes and the lowering to per-chip schedules all ask this
     interface, so they can never disagree.
 
-    Conventions (see docs/targets.md, "Cost accounting"):
+    Conventions (see README "Cost accounting"):
     - FLOPs count a multiply-add as two operations. Attention counts the two
       MXU matmuls (QK^T and PV) over the query/key pairs it really visits
       (half for causal); the softmax's vector work is not counted, as in

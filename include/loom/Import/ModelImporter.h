@@ -21,7 +21,7 @@
 namespace loom {
 
 /// What forward pass to build. Unset fields take the model's defaults
-/// (documented in docs/models.md).
+/// (documented in the README's loom-import section).
 struct ImportOptions {
   enum class Mode {
     /// The whole prompt at once (LLMs) or one denoising step (DiTs).
