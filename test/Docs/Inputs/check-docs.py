@@ -10,7 +10,8 @@
   entry of `loom-opt --list-passes`' output.
 - README.md links every page of docs/ (docs/*.md).
 - Every relative link in README.md, bench/README.md and docs/ names a file
-  that exists.
+  that exists and, with a #fragment into a Markdown file, one of its
+  headings (GitHub's anchors).
 
 Prints what is missing and exits 1, or prints a summary and exits 0.
 """
@@ -66,15 +67,24 @@ def has_row(text, name):
     return re.search(pattern, text, re.MULTILINE) is not None
 
 
+def anchors(path):
+    text = re.sub(r"```.*?```", "", read(path), flags=re.DOTALL)
+    result = set()
+    for heading in re.findall(r"^#+\s+(.*?)\s*$", text, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        result.add(slug)
+    return result
+
+
 def relative_links(path):
     text = read(path)
     # Code spans and blocks hold no links.
     text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
     text = re.sub(r"`[^`\n]*`", "", text)
     for target in re.findall(r"\]\(([^)\s]+)\)", text):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+        if re.match(r"[a-z]+:", target):
             continue
-        yield target.split("#")[0]
+        yield target
 
 
 def main():
@@ -112,9 +122,15 @@ def main():
     documents += glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True)
     for doc in documents:
         for target in relative_links(doc):
-            if not os.path.exists(os.path.join(os.path.dirname(doc), target)):
+            name, _, fragment = target.partition("#")
+            path = os.path.join(os.path.dirname(doc), name) if name else doc
+            where = os.path.relpath(doc, root)
+            if not os.path.exists(path):
                 problems.append("%s: link to %s, which does not exist"
-                                % (os.path.relpath(doc, root), target))
+                                % (where, target))
+            elif fragment and path.endswith(".md") and fragment not in anchors(path):
+                problems.append("%s: link to %s, which has no such heading"
+                                % (where, target))
 
     for problem in problems:
         print(problem)
