@@ -137,7 +137,7 @@ dec = ", collective matmuls" if p.get("decompose") else ""
 # Megatron-LM scatter/gather stage handovers (docs/pipelines.md, "Scattered handovers").
 dec += ", scattered handovers" if p.get("scatter_handover") else ""
 vs = ", %d virtual" % p["virtual_stages"] if p.get("virtual_stages", 1) > 1 else ""
-bubble = ", bubble %.0f%%" % (100 * p["bubble"]) if len(sys.argv) > 1 else ""
+bubble = ", busiest stage idle %.0f%%" % (100 * p["stage_idle"]) if len(sys.argv) > 1 else ""
 print("%.1f%% (%.1f ms, tp %d x %d x dp %d%s%s%s%s%s%s)" % (100 * p["efficiency"],
       p.get("simulated_s", p["predicted_s"]) * 1e3, p["tp"], p["stages"],
       p["data_parallel"], megatron, vs, mb, zip, dec, bubble))' ${BUBBLE:+bubble}
@@ -237,10 +237,10 @@ if [ "${LOOM_BENCH_MOE:-1}" = 1 ]; then
 fi
 
 echo
-echo "### Overlap (issue 18): each case's search winner before and after"
+echo "### Overlap: each case's search winner without and with it"
 echo
 echo "Before: the search with no overlap (\`--interleave 1 --decompose=false\`,"
-echo "the plan space on main before issue 18); interleaving: the search that"
+echo "units run one after another); interleaving: the search that"
 echo "may interleave units (\`--decompose=false\`); after: the search that may"
 echo "also decompose the collective matmuls (docs/overlap.md). Efficiency,"
 echo "simulated time, layout."
@@ -253,12 +253,12 @@ overlap "DiT-XL/2, v5e-8" "--model dit-xl-2 --target v5e-8 --resolution 512"
 overlap "Flux-dev, v5e-16" "--model flux-dev --target v5e-16"
 
 echo
-echo "### Virtual stages (issue 19, item 7): each case's search winner before and after"
+echo "### Virtual stages: each case's search winner without and with them"
 echo
 echo "Before: the search without interleaved stages (\`--virtual-stages 1\`);"
 echo "after: the search that may also interleave them (\`--virtual-stages\`,"
-echo "docs/virtual-stages.md). Efficiency, simulated time, layout and the"
-echo "predicted pipeline bubble."
+echo "docs/virtual-stages.md). Efficiency, simulated time, layout and how"
+echo "long the busiest stage is predicted to sit idle."
 echo
 echo "| case | before | after |"
 echo "|---|---|---|"

@@ -31,10 +31,11 @@ constexpr llvm::StringLiteral kPlannedModels[] = {"llama-7b", "dit-xl-2"};
 
 /// Whether planning `r` stays cheap: at most 8 chips in use, 2048 tokens,
 /// a 512-pixel side and 4 steps.
-bool smallEnoughToPlan(const loom::PlanRequest &r) {
-  if (!llvm::is_contained(kPlannedModels, r.model) || !r.targetFile.empty())
+bool smallEnoughToPlan(const loom::PlanProblem &p,
+                       const loom::ParallelLayout &r) {
+  if (!llvm::is_contained(kPlannedModels, p.model) || !p.targetFile.empty())
     return false;
-  const loom::ImportOptions &w = r.import;
+  const loom::ImportOptions &w = p.import;
   auto atMost = [](const std::optional<int64_t> &v, int64_t bound) {
     return !v || *v <= bound;
   };
@@ -69,17 +70,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   const loom::PlanRequest &request = saved->request;
+  loom::ParallelLayout layout = request.layout.complete();
   loom::PlanOptions options;
   // As loom-plan checks a replayed request: no search, slices as written.
-  if (!loom::checkRequest(request, /*search=*/false, /*slicesGiven=*/true,
-                          options, /*topGiven=*/false)
+  if (!loom::checkRequest(request, /*search=*/false, options,
+                          /*topGiven=*/false)
            .empty() ||
-      !smallEnoughToPlan(request))
+      !smallEnoughToPlan(request.problem, layout))
     return 0;
 
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   QuietDiagnostics diagnostics(context);
-  loom::PlanOutcome plan = loom::planAndSimulate(request, context, options);
+  loom::PlanOutcome plan =
+      loom::planAndSimulate(request.problem, layout, context, options);
   if (!plan.failure.empty())
     return 0;
   if (!(plan.predicted > 0))
@@ -94,8 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The request read back, in place of the one planned, writes the same
   // file: the reader inverts the writer.
   loom::PlanOutcome replayed = plan;
-  replayed.request = again->request;
-  replayed.imported = again->request.import;
+  replayed.problem = again->request.problem;
+  replayed.layout = again->request.layout.complete();
+  replayed.imported = again->request.problem.import;
   std::string second = written(replayed);
   if (first != second)
     fuzzInvariantFailed("a plan read back is written differently",

@@ -23,14 +23,14 @@ struct Efficiency : public ::testing::Test {
   PlanOutcome plan(StringRef topology, int64_t tp, int64_t stages,
                    int64_t dp = 1, int64_t batch = 1) {
     PlanRequest request;
-    request.model = "llama-7b";
-    request.topology = topology.str();
-    request.import.seqLen = 512;
-    request.import.batch = batch;
-    request.tp = tp;
-    request.stages = stages;
-    request.dataParallel = dp;
-    PlanOutcome out = planAndSimulate(request, context, PlanOptions());
+    request.problem.model = "llama-7b";
+    request.problem.topology = topology.str();
+    request.problem.import.seqLen = 512;
+    request.problem.import.batch = batch;
+    request.layout.tp = tp;
+    request.layout.stages = stages;
+    request.layout.dataParallel = dp;
+    PlanOutcome out = planAndSimulate(request.problem, request.layout.complete(), context, PlanOptions());
     EXPECT_EQ(out.failure, "");
     EXPECT_TRUE(out.simulated.has_value());
     return out;

@@ -47,16 +47,16 @@ struct Planner : public ::testing::Test {
 
 PlanRequest llama7b(StringRef topology) {
   PlanRequest request;
-  request.model = "llama-7b";
-  request.topology = topology.str();
+  request.problem.model = "llama-7b";
+  request.problem.topology = topology.str();
   return request;
 }
 
 TEST_F(Planner, ASimulatedPlanRunsThePipelineOnce) {
   PlanRequest request = llama7b("v5e-4");
-  request.tp = 2;
-  request.stages = 2;
-  PlanOutcome plan = planAndSimulate(request, context, counted());
+  request.layout.tp = 2;
+  request.layout.stages = 2;
+  PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), context, counted());
   ASSERT_EQ(plan.failure, "");
   ASSERT_TRUE(plan.simulated.has_value());
   EXPECT_GT(plan.simulated->makespan, 0);
@@ -80,9 +80,9 @@ TEST_F(Planner, ASimulatedPlanRunsThePipelineOnce) {
 TEST(PlannerLibrary, PlansInABareContext) {
   MLIRContext bare(MLIRContext::Threading::DISABLED);
   PlanRequest request = llama7b("v5e-4");
-  request.tp = 2;
-  request.stages = 2;
-  PlanOutcome plan = planAndSimulate(request, bare, PlanOptions());
+  request.layout.tp = 2;
+  request.layout.stages = 2;
+  PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), bare, PlanOptions());
   ASSERT_EQ(plan.failure, "");
   ASSERT_TRUE(plan.simulated.has_value());
   EXPECT_GT(plan.simulated->makespan, 0);
@@ -90,12 +90,12 @@ TEST(PlannerLibrary, PlansInABareContext) {
 
 TEST_F(Planner, APlanOverTheBudgetIsPredictedNotSimulated) {
   PlanRequest request;
-  request.model = "dit-xl-2";
-  request.topology = "v5e-4";
-  request.tp = 2;
-  request.stages = 2;
-  request.slices = "256";
-  PlanOutcome plan = planAndSimulate(request, context, counted());
+  request.problem.model = "dit-xl-2";
+  request.problem.topology = "v5e-4";
+  request.layout.tp = 2;
+  request.layout.stages = 2;
+  request.layout.slices = SliceSpec::count(256);
+  PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), context, counted());
   ASSERT_EQ(plan.failure, "");
   EXPECT_GT(plan.estimatedTasks, kSimulationBudget);
   EXPECT_FALSE(plan.simulated.has_value());
@@ -120,7 +120,7 @@ TEST_F(Planner, ASearchPlansEachCandidateOnceAndSimulatesItsTop) {
   EXPECT_EQ(passManagers, candidates);
   ASSERT_TRUE(search.winner.has_value());
   ASSERT_TRUE(search.winner->simulated.has_value());
-  EXPECT_EQ(search.winner->request.tp, search.ranked.front().request.tp);
+  EXPECT_EQ(search.winner->layout.tp, search.ranked.front().layout.tp);
   EXPECT_EQ(search.winner->simulated->makespan,
             search.ranked.front().simulated->makespan);
 }
@@ -150,14 +150,14 @@ TEST_F(Planner, ASearchsSimulationsShareOneBudgetOfTasks) {
   SearchResult two = searchPlans(llama7b("v5e-8"), context, options);
   EXPECT_EQ(simulatedOf(two), 2);
   auto sameLayout = [](const PlanOutcome &a, const PlanOutcome &b) {
-    return a.request.tp == b.request.tp &&
-           a.request.stages == b.request.stages &&
-           a.request.dataParallel == b.request.dataParallel;
+    return a.layout.tp == b.layout.tp &&
+           a.layout.stages == b.layout.stages &&
+           a.layout.dataParallel == b.layout.dataParallel;
   };
   for (const PlanOutcome &p : two.ranked) {
     if (p.simulated) {
       EXPECT_TRUE(sameLayout(p, best[0]) || sameLayout(p, best[1]))
-          << "tp " << p.request.tp << " x " << p.request.stages;
+          << "tp " << p.layout.tp << " x " << p.layout.stages;
     }
   }
   options.searchSimulationBudget = best[0].estimatedTasks - 1;
@@ -195,11 +195,11 @@ TEST_F(Planner, SimulationsBeyondTheKeptModulesPlanAgain) {
   options.simulateTop = 100;
   options.rankOnly = true;
   PlanRequest request = llama7b("v5e-16");
-  request.import.seqLen = 256;
-  request.import.batch = 4;
+  request.problem.import.seqLen = 256;
+  request.problem.import.batch = 4;
   // Without overlap (an interleaved pipeline needs two slices, which the
   // slicing may not give: those would be rejected).
-  request.fixInterleave = true;
+  request.layout.interleave = 1;
   SearchResult search = searchPlans(request, context, options);
   ASSERT_EQ(search.rejected, 0);
   int candidates = search.ranked.size();
@@ -282,24 +282,25 @@ TEST_F(Planner, TheTaskEstimateIsTheLoweredProgramsSize) {
   };
   for (const Case &c : cases) {
     PlanRequest request;
-    request.model = c.model;
-    request.topology = c.topology;
-    request.tp = c.tp;
-    request.stages = c.stages;
-    request.sp = c.sp;
-    request.ep = c.ep;
-    request.spMode = c.spMode;
-    request.microbatches = c.microbatches;
-    request.decompose = c.decompose;
-    request.interleave = c.interleave;
-    request.slices = c.slices;
+    request.problem.model = c.model;
+    request.problem.topology = c.topology;
+    request.layout.tp = c.tp;
+    request.layout.stages = c.stages;
+    request.layout.sp = c.sp;
+    request.layout.ep = c.ep;
+    request.layout.spMode = StringRef(c.spMode) == "ring" ? SequenceMode::Ring
+                                                     : SequenceMode::Ulysses;
+    request.layout.microbatches = c.microbatches;
+    request.layout.decompose = c.decompose;
+    request.layout.interleave = c.interleave;
+    request.layout.slices = cantFail(SliceSpec::parse(c.slices));
     if (c.batch > 1)
-      request.import.batch = c.batch;
+      request.problem.import.batch = c.batch;
     if (c.seqLen)
-      request.import.seqLen = c.seqLen;
+      request.problem.import.seqLen = c.seqLen;
     PlanOptions options;
     options.simulate = Simulation::Always;
-    PlanOutcome plan = planAndSimulate(request, context, options);
+    PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), context, options);
     ASSERT_EQ(plan.failure, "") << c.model;
     size_t tasks = 0;
     for (const auto &chip : plan.schedule.chips)

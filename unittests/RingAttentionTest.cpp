@@ -562,17 +562,17 @@ TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
   struct Case { int64_t sp, stages, dp; };
   for (Case c : {Case{4, 1, 2}, Case{2, 4, 1}, Case{8, 1, 1}}) {
     PlanRequest request;
-    request.model = "dit-xl-2";
-    request.topology = "v5e-8";
-    request.import.resolution = 256;
-    request.import.steps = 4;
-    request.sp = c.sp;
-    request.spMode = "ring";
-    request.stages = c.stages;
-    request.dataParallel = c.dp;
+    request.problem.model = "dit-xl-2";
+    request.problem.topology = "v5e-8";
+    request.problem.import.resolution = 256;
+    request.problem.import.steps = 4;
+    request.layout.sp = c.sp;
+    request.layout.spMode = SequenceMode::Ring;
+    request.layout.stages = c.stages;
+    request.layout.dataParallel = c.dp;
     PlanOptions options;
     options.simulate = Simulation::Always;
-    PlanOutcome outcome = planAndSimulate(request, context, options);
+    PlanOutcome outcome = planAndSimulate(request.problem, request.layout.complete(), context, options);
     ASSERT_EQ(outcome.failure, "") << c.sp;
     ASSERT_TRUE(outcome.simulated);
     EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02)
@@ -583,15 +583,15 @@ TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
   // Causal prefill on a striped ring with TeraPipe's slices: each slice's
   // context goes round with it.
   PlanRequest request;
-  request.model = "llama-7b";
-  request.topology = "v5e-8";
-  request.import.seqLen = 2048;
-  request.sp = 4;
-  request.spMode = "ring";
-  request.stages = 2;
+  request.problem.model = "llama-7b";
+  request.problem.topology = "v5e-8";
+  request.problem.import.seqLen = 2048;
+  request.layout.sp = 4;
+  request.layout.spMode = SequenceMode::Ring;
+  request.layout.stages = 2;
   PlanOptions options;
   options.simulate = Simulation::Always;
-  PlanOutcome outcome = planAndSimulate(request, context, options);
+  PlanOutcome outcome = planAndSimulate(request.problem, request.layout.complete(), context, options);
   ASSERT_EQ(outcome.failure, "");
   ASSERT_TRUE(outcome.simulated);
   EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02);
@@ -603,13 +603,13 @@ TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
   // on every chip, Flux's 512 split with the image.
   for (const char *model : {"sd3-medium", "flux-schnell"}) {
     PlanRequest joint;
-    joint.model = model;
-    joint.topology = "v5e-8";
-    joint.import.steps = 2;
-    joint.sp = 4;
-    joint.spMode = "ring";
-    joint.stages = 2;
-    outcome = planAndSimulate(joint, context, options);
+    joint.problem.model = model;
+    joint.problem.topology = "v5e-8";
+    joint.problem.import.steps = 2;
+    joint.layout.sp = 4;
+    joint.layout.spMode = SequenceMode::Ring;
+    joint.layout.stages = 2;
+    outcome = planAndSimulate(joint.problem, joint.layout.complete(), context, options);
     ASSERT_EQ(outcome.failure, "") << model;
     ASSERT_TRUE(outcome.simulated);
     EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02)
@@ -621,12 +621,12 @@ TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
                    Window{"mistral-7b-v0.1", 16384, 8, 1, "4"},
                    Window{"gemma2-9b", 8192, 4, 2, "auto"},
                    Window{"gemma2-9b", 8192, 2, 4, "auto"}}) {
-    request.model = w.model;
-    request.import.seqLen = w.seq;
-    request.sp = w.sp;
-    request.stages = w.stages;
-    request.slices = w.slices;
-    outcome = planAndSimulate(request, context, options);
+    request.problem.model = w.model;
+    request.problem.import.seqLen = w.seq;
+    request.layout.sp = w.sp;
+    request.layout.stages = w.stages;
+    request.layout.slices = cantFail(SliceSpec::parse(w.slices));
+    outcome = planAndSimulate(request.problem, request.layout.complete(), context, options);
     ASSERT_EQ(outcome.failure, "") << w.model;
     ASSERT_TRUE(outcome.simulated);
     EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02)
@@ -648,15 +648,15 @@ TEST_F(RingAttentionPlanTest, PredictionMatchesTheSimulator) {
                    WithTp{2, 8, "v5e-16", 1024, 0.02},
                    WithTp{2, 8, "v5e-16", 256, 0.02}}) {
     PlanRequest dit;
-    dit.model = "dit-xl-2";
-    dit.topology = w.topology;
-    dit.import.resolution = w.resolution;
-    dit.import.steps = 4;
-    dit.tp = w.tp;
-    dit.sp = w.sp;
-    dit.spMode = "ring";
-    dit.stages = 1;
-    outcome = planAndSimulate(dit, context, options);
+    dit.problem.model = "dit-xl-2";
+    dit.problem.topology = w.topology;
+    dit.problem.import.resolution = w.resolution;
+    dit.problem.import.steps = 4;
+    dit.layout.tp = w.tp;
+    dit.layout.sp = w.sp;
+    dit.layout.spMode = SequenceMode::Ring;
+    dit.layout.stages = 1;
+    outcome = planAndSimulate(dit.problem, dit.layout.complete(), context, options);
     ASSERT_EQ(outcome.failure, "") << w.topology;
     ASSERT_TRUE(outcome.simulated);
     EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, w.within)

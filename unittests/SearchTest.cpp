@@ -98,14 +98,14 @@ void expectSameSearch(const SearchResult &a, const SearchResult &b) {
   EXPECT_EQ(a.rejected, b.rejected);
   ASSERT_EQ(a.ranked.size(), b.ranked.size());
   for (auto [p, q] : llvm::zip(a.ranked, b.ranked)) {
-    EXPECT_EQ(p.request.tp, q.request.tp);
-    EXPECT_EQ(p.request.sp, q.request.sp);
-    EXPECT_EQ(p.request.ep, q.request.ep);
-    EXPECT_EQ(p.request.epData, q.request.epData);
-    EXPECT_EQ(p.request.placement, q.request.placement);
-    EXPECT_EQ(p.request.stages, q.request.stages);
-    EXPECT_EQ(p.request.dataParallel, q.request.dataParallel);
-    EXPECT_EQ(p.request.interleave, q.request.interleave);
+    EXPECT_EQ(p.layout.tp, q.layout.tp);
+    EXPECT_EQ(p.layout.sp, q.layout.sp);
+    EXPECT_EQ(p.layout.ep, q.layout.ep);
+    EXPECT_EQ(p.layout.hasExpertGroup(), q.layout.hasExpertGroup());
+    EXPECT_TRUE(p.layout.placement == q.layout.placement);
+    EXPECT_EQ(p.layout.stages, q.layout.stages);
+    EXPECT_EQ(p.layout.dataParallel, q.layout.dataParallel);
+    EXPECT_EQ(p.layout.interleave, q.layout.interleave);
     EXPECT_EQ(p.sliceLengths, q.sliceLengths);
     EXPECT_EQ(p.predicted, q.predicted);
     ASSERT_EQ(p.simulated.has_value(), q.simulated.has_value());
@@ -115,8 +115,8 @@ void expectSameSearch(const SearchResult &a, const SearchResult &b) {
   }
   ASSERT_EQ(a.winner.has_value(), b.winner.has_value());
   if (a.winner) {
-    EXPECT_EQ(a.winner->request.tp, b.winner->request.tp);
-    EXPECT_EQ(a.winner->request.stages, b.winner->request.stages);
+    EXPECT_EQ(a.winner->layout.tp, b.winner->layout.tp);
+    EXPECT_EQ(a.winner->layout.stages, b.winner->layout.stages);
     EXPECT_EQ(a.winner->predicted, b.winner->predicted);
     ASSERT_TRUE(a.winner->simulated && b.winner->simulated);
     EXPECT_EQ(a.winner->simulated->makespan, b.winner->simulated->makespan);
@@ -149,8 +149,8 @@ TEST(Search, TheResultDoesNotDependOnTheThreads) {
   for (auto [model, topology] : {std::pair{"llama-7b", "v5e-8"},
                                  {"dit-xl-2", "v5e-8"}}) {
     PlanRequest request;
-    request.model = model;
-    request.topology = topology;
+    request.problem.model = model;
+    request.problem.topology = topology;
     SCOPED_TRACE(model);
     SearchResult alone = searchOnOneAndTwoThreads(request, context, 3);
     ASSERT_FALSE(alone.ranked.empty()) << model;
@@ -164,26 +164,26 @@ TEST(Search, TheResultDoesNotDependOnTheThreads) {
 TEST(Search, ExpertGroupPlacementsRefineTheBestLayouts) {
   MLIRContext &context = loadedContext();
   PlanRequest request;
-  request.model = "mixtral-8x7b";
-  request.topology = "v5e-16";
-  request.import.mode = ImportOptions::Mode::Decode;
-  request.import.seqLen = 2048;
-  request.import.batch = 64;
+  request.problem.model = "mixtral-8x7b";
+  request.problem.topology = "v5e-16";
+  request.problem.import.mode = ImportOptions::Mode::Decode;
+  request.problem.import.seqLen = 2048;
+  request.problem.import.batch = 64;
   SearchResult alone = searchOnOneAndTwoThreads(request, context, 1);
   std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                       int64_t, bool>>
       refined, layouts;
   bool tensorLayout = false;
   for (const PlanOutcome &p : alone.ranked) {
-    const PlanRequest &r = p.request;
+    const ParallelLayout &r = p.layout;
     auto layout = std::make_tuple(r.tp, r.ep, r.stages, r.dataParallel,
                                   r.microbatches, r.virtualStages,
                                   r.interleave, r.decompose);
-    tensorLayout |= r.ep > 1 && !r.epData;
-    if (!r.epData)
+    tensorLayout |= r.ep > 1 && !r.hasExpertGroup();
+    if (!r.hasExpertGroup())
       continue;
     layouts.insert(layout);
-    if (!r.placement.empty())
+    if (!r.placement.isDefault())
       refined.insert(layout);
   }
   EXPECT_TRUE(tensorLayout);
@@ -191,7 +191,7 @@ TEST(Search, ExpertGroupPlacementsRefineTheBestLayouts) {
   EXPECT_GE(refined.size(), 1u);
   EXPECT_LE(refined.size(), 4u);
   ASSERT_TRUE(alone.winner);
-  EXPECT_TRUE(alone.winner->request.epData);
+  EXPECT_TRUE(alone.winner->layout.hasExpertGroup());
 }
 
 // A simulation the budget leaves room for is skipped past as the single
@@ -199,8 +199,8 @@ TEST(Search, ExpertGroupPlacementsRefineTheBestLayouts) {
 TEST(Search, ThreadedSimulationsKeepTheBudget) {
   MLIRContext &context = loadedContext();
   PlanRequest request;
-  request.model = "llama-7b";
-  request.topology = "v5e-8";
+  request.problem.model = "llama-7b";
+  request.problem.topology = "v5e-8";
   PlanOptions probe;
   probe.threads = 1;
   probe.simulateTop = 0;

@@ -192,17 +192,17 @@ TEST_F(ShardSequenceTest, PredictionMatchesTheSimulator) {
   struct Case { int64_t tp, sp, stages, dp; };
   for (Case c : {Case{1, 2, 2, 2}, Case{1, 4, 2, 1}, Case{2, 2, 2, 1}}) {
     PlanRequest request;
-    request.model = "dit-xl-2";
-    request.topology = "v5e-8";
-    request.import.resolution = 256;
-    request.import.steps = 4;
-    request.tp = c.tp;
-    request.sp = c.sp;
-    request.stages = c.stages;
-    request.dataParallel = c.dp;
+    request.problem.model = "dit-xl-2";
+    request.problem.topology = "v5e-8";
+    request.problem.import.resolution = 256;
+    request.problem.import.steps = 4;
+    request.layout.tp = c.tp;
+    request.layout.sp = c.sp;
+    request.layout.stages = c.stages;
+    request.layout.dataParallel = c.dp;
     PlanOptions options;
     options.simulate = Simulation::Always;
-    PlanOutcome outcome = planAndSimulate(request, context, options);
+    PlanOutcome outcome = planAndSimulate(request.problem, request.layout.complete(), context, options);
     ASSERT_EQ(outcome.failure, "") << c.tp << " " << c.sp;
     ASSERT_TRUE(outcome.simulated);
     EXPECT_NEAR(outcome.simulated->makespan / outcome.predicted, 1.0, 0.02)
@@ -266,16 +266,14 @@ TEST_F(ShardSequenceTest, TheSearchTriesSpWhereTheWeightsCanFit) {
   SequenceDegrees large = searchedSequenceDegrees(*wan, 16, hbm);
   EXPECT_EQ(large.valid, (SmallVector<int64_t>{1, 2, 4}));
   PlanRequest request;
-  EXPECT_EQ(large.forTp(1, request), (SmallVector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(large.forTp(1, request.layout), (SmallVector<int64_t>{1, 2, 4}));
   // A searched tp > 1 is not mixed with sp > 1; a fixed one is, as far as
   // the heads allow (12 heads: tp 2 x sp 2, not tp 2 x sp 4).
-  EXPECT_EQ(large.forTp(2, request), (SmallVector<int64_t>{1}));
-  request.tp = 2;
-  request.fixTp = true;
-  EXPECT_EQ(large.forTp(2, request), (SmallVector<int64_t>{1, 2}));
-  request.sp = 4;
-  request.fixSp = true;
-  EXPECT_EQ(large.forTp(2, request), (SmallVector<int64_t>{4}));
+  EXPECT_EQ(large.forTp(2, request.layout), (SmallVector<int64_t>{1}));
+  request.layout.tp = 2;
+  EXPECT_EQ(large.forTp(2, request.layout), (SmallVector<int64_t>{1, 2}));
+  request.layout.sp = 4;
+  EXPECT_EQ(large.forTp(2, request.layout), (SmallVector<int64_t>{4}));
 }
 
 } // namespace

@@ -274,15 +274,17 @@ TEST_F(TwoDPlan, PredictionAgreesWithTheSimulation) {
         {"v5e-16", 16, 4, 1, true},
         {"v5e-16", 8, 2, 2, true}}) {
     PlanRequest request;
-    request.model = "llama-7b";
-    request.topology = topology.str();
-    request.tp = tp;
-    request.tpX = rows;
-    request.stages = stages;
-    request.sequenceParallel = sp;
+    request.problem.model = "llama-7b";
+    request.problem.topology = topology.str();
+    request.layout.tp = tp;
+    request.layout.tpX = rows;
+    if (rows > 1)
+      request.layout.tpLayout = TensorLayout::TwoD;
+    request.layout.stages = stages;
+    request.layout.sequenceParallel = sp;
     PlanOptions options;
     options.simulate = Simulation::Always;
-    PlanOutcome plan = planAndSimulate(request, context, options);
+    PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), context, options);
     ASSERT_EQ(plan.failure, "");
     ASSERT_TRUE(plan.simulated.has_value());
     EXPECT_NE(planName(plan).find(fmt::format("2-D {} x {}", rows, tp / rows)),

@@ -140,11 +140,11 @@ struct WeightGatheredPlan : public ::testing::Test {
   /// LLaMA-7B, a batch of 8 prompts of 2048 tokens, tp 8 on v5e-8.
   static PlanRequest batchOf8() {
     PlanRequest request;
-    request.model = "llama-7b";
-    request.topology = "v5e-8";
-    request.import.batch = 8;
-    request.import.seqLen = 2048;
-    request.tp = 8;
+    request.problem.model = "llama-7b";
+    request.problem.topology = "v5e-8";
+    request.problem.import.batch = 8;
+    request.problem.import.seqLen = 2048;
+    request.layout.tp = 8;
     return request;
   }
   MLIRContext context;
@@ -209,12 +209,12 @@ TEST_F(WeightGatheredPlan, PredictionAgreesWithTheSimulation) {
   for (auto [tp, stages] :
        {std::pair<int64_t, int64_t>{8, 1}, {4, 2}, {2, 1}}) {
     PlanRequest request = batchOf8();
-    request.tp = tp;
-    request.stages = stages;
-    request.weightGathered = true;
+    request.layout.tp = tp;
+    request.layout.stages = stages;
+    request.layout.tpLayout = TensorLayout::WeightGathered;
     PlanOptions options;
     options.simulate = Simulation::Always;
-    PlanOutcome plan = planAndSimulate(request, context, options);
+    PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), context, options);
     ASSERT_EQ(plan.failure, "") << tp << " x " << stages;
     ASSERT_TRUE(plan.simulated.has_value());
     EXPECT_NE(planName(plan).find("weight-gathered"), std::string::npos)
@@ -226,9 +226,9 @@ TEST_F(WeightGatheredPlan, PredictionAgreesWithTheSimulation) {
   PlanRequest request = batchOf8();
   PlanOptions options;
   options.simulate = Simulation::Always;
-  PlanOutcome oneD = planAndSimulate(request, context, options);
-  request.weightGathered = true;
-  PlanOutcome gathered = planAndSimulate(request, context, options);
+  PlanOutcome oneD = planAndSimulate(request.problem, request.layout.complete(), context, options);
+  request.layout.tpLayout = TensorLayout::WeightGathered;
+  PlanOutcome gathered = planAndSimulate(request.problem, request.layout.complete(), context, options);
   ASSERT_EQ(oneD.failure, "");
   ASSERT_EQ(gathered.failure, "");
   EXPECT_LT(gathered.simulated->makespan, oneD.simulated->makespan);
@@ -244,19 +244,19 @@ TEST_F(WeightGatheredPlan, PredictionAgreesWithTheSimulation) {
 // What cannot run is refused with the reason.
 TEST_F(WeightGatheredPlan, RefusesWhatCannotRun) {
   PlanRequest request = batchOf8();
-  request.weightGathered = true;
-  request.microbatches = 2;
-  request.stages = 2;
+  request.layout.tpLayout = TensorLayout::WeightGathered;
+  request.layout.microbatches = 2;
+  request.layout.stages = 2;
   PlanOptions options;
   options.simulate = Simulation::Never;
-  request.tp = 4;
-  PlanOutcome plan = planAndSimulate(request, context, options);
+  request.layout.tp = 4;
+  PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), context, options);
   EXPECT_NE(plan.failure.find("weight-gathered layout cannot run"),
             std::string::npos)
       << plan.failure;
-  request.microbatches = 1;
-  request.import.batch = 6;
-  plan = planAndSimulate(request, context, options);
+  request.layout.microbatches = 1;
+  request.problem.import.batch = 6;
+  plan = planAndSimulate(request.problem, request.layout.complete(), context, options);
   EXPECT_NE(plan.failure.find("valid group sizes on v5e-8: 2"),
             std::string::npos)
       << plan.failure;

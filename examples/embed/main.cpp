@@ -33,12 +33,13 @@ int main() {
     return 1;
 
   mlir::PassManager pm(&context);
-  loom::PlanPipelineOptions plan;
-  plan.tp = 2;
-  plan.stages = 2;
-  plan.slices = "4";
-  plan.topology = "v5e-4";
-  loom::buildPlanPipeline(pm, plan);
+  loom::ParallelLayout layout;
+  layout.tp = 2;
+  layout.stages = 2;
+  layout.slices = loom::SliceSpec::count(4);
+  loom::PlanPipelineSettings settings;
+  settings.topology = "v5e-4";
+  loom::buildPlanPipeline(pm, layout, settings);
   if (mlir::failed(pm.run(*module)))
     return 1;
 

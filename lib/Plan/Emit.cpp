@@ -38,7 +38,7 @@ namespace {
 
 /// The target and topology a plan ran on (bundled, or its target file).
 std::optional<std::pair<TargetDesc, TopologyDesc>>
-planTopology(const PlanRequest &r) {
+planTopology(const PlanProblem &r) {
   if (r.targetFile.empty()) {
     auto [target, topology] = lookupTopology(r.topology);
     if (!target || !topology)
@@ -127,7 +127,7 @@ std::pair<int64_t, int64_t> imageSize(const PlanOutcome &p) {
 }
 
 int64_t usedChips(const PlanOutcome &p) {
-  return p.request.chipsPerStage() * p.request.stages * p.request.dataParallel;
+  return p.layout.chipsPerStage() * p.layout.stages * p.layout.dataParallel;
 }
 
 std::string ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
@@ -162,46 +162,43 @@ std::string yamlNumber(double value) {
 /// planAndSimulate simulates the best that works.
 Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
                                       mlir::MLIRContext &context) {
-  PlanRequest base = plan.request;
+  ParallelLayout base = plan.layout;
   base.stages = 1;
-  base.slices = "1";
-  base.fixTp = base.fixStages = base.fixDataParallel = false;
+  base.slices = SliceSpec::count(1);
   // (Each layout its own placement: the rule.)
-  base.placement.clear();
-  base.fixPlacement = false;
+  base.placement = Placement{};
   base.sp = 1;
-  base.fixSp = false;
   base.microbatches = 1;
-  base.fixMicrobatches = false;
   base.virtualStages = 1;
-  base.fixVirtualStages = false;
   base.decompose = false;
   // (One stage: no boundary to hand over.)
-  base.scatterHandover = base.chooseHandover = false;
+  base.scatterHandover = false;
   base.tpX = 1;
+  if (base.isTwoD())
+    base.tpLayout = TensorLayout::OneD;
   // MaxText's expert axis is a group of its own beside tensor (its
   // base.yml shards `activation_batch_attn` over it and the experts,
   // `exp`, over it alone): the data layout. Over the tp group's chips
   // expert parallelism has no key.
-  if (!base.epData)
+  if (!base.hasExpertGroup())
     base.ep = 1;
-  base.fixEp = base.fixEpLayout = false;
-  int64_t besideTp = base.epData ? base.ep : 1;
+  int64_t besideTp = base.hasExpertGroup() ? base.ep : 1;
   if (runtime == Runtime::MaxDiffusion) {
     base.sequenceParallel = false;
-    base.weightGathered = false;
+    if (base.isWeightGathered())
+      base.tpLayout = TensorLayout::OneD;
   }
   int64_t batch = plan.imported.batch.value_or(1);
   PlanOptions rank;
   rank.simulate = Simulation::Never;
   std::vector<PlanOutcome> fits;
   std::string reasons;
-  auto placed = planTopology(plan.request);
+  auto placed = planTopology(plan.problem);
   for (int64_t tp = 1; tp <= plan.chips; ++tp) {
     if (plan.chips % (tp * besideTp) != 0 ||
         batch % (plan.chips / tp) != 0)
       continue;
-    PlanRequest candidate = base;
+    ParallelLayout candidate = base;
     candidate.tp = tp;
     candidate.dataParallel = plan.chips / (tp * besideTp);
     // The chips jax's create_device_mesh gives the tensor axis (without a
@@ -211,10 +208,13 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
           plan.targetName, placed->second.shape, tp);
       if (!chips)
         continue;
-      candidate.placement = *chips;
-      candidate.fixPlacement = true;
+      Expected<Placement> parsed = parsePlacement(*chips);
+      if (!parsed)
+        return parsed.takeError();
+      candidate.placement = *parsed;
     }
-    PlanOutcome outcome = planAndSimulate(candidate, context, rank);
+    PlanOutcome outcome =
+        planAndSimulate(plan.problem, candidate, context, rank);
     if (outcome.failure.empty())
       fits.push_back(std::move(outcome));
     else if (reasons.empty())
@@ -226,7 +226,8 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
                    });
   PlanOptions run;
   for (const PlanOutcome &fit : fits) {
-    PlanOutcome outcome = planAndSimulate(fit.request, context, run);
+    PlanOutcome outcome =
+        planAndSimulate(fit.problem, fit.layout, context, run);
     if (outcome.failure.empty())
       return outcome;
     if (reasons.empty())
@@ -241,7 +242,7 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
                   plan.patches ? "patch" : "slice", plan.chips,
                   batch == 1 ? ", the batch of 1 allowing no data parallelism"
                              : "",
-                  plan.modelName, plan.request.topology,
+                  plan.modelName, plan.problem.topology,
                   reasons.empty() ? "" : " (first refusal: " + reasons + ")"));
 }
 
@@ -252,7 +253,7 @@ void writeHeader(Runtime runtime, const PlanOutcome &plan,
   os << fmt::format("# {} config written by loom-plan: {} on {} ({}, {} "
                     "chips)\n",
                     maxText ? "MaxText / JetStream" : "MaxDiffusion",
-                    plan.modelName, plan.request.topology, plan.targetName,
+                    plan.modelName, plan.problem.topology, plan.targetName,
                     plan.chips);
   if (maxText)
     os << "# Keys of src/maxtext/configs/base.yml (AI-Hypercomputer/maxtext), "
@@ -291,12 +292,12 @@ void writeHeader(Runtime runtime, const PlanOutcome &plan,
 void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
                   ArrayRef<std::string> lost, raw_ostream &os) {
   writeHeader(Runtime::MaxText, plan, keys, lost, "", os);
-  const PlanRequest &r = keys.request;
+  const ParallelLayout &r = keys.layout;
   const ImportOptions &w = keys.imported;
   bool decode = w.mode == ImportOptions::Mode::Decode;
   int64_t seq = w.seqLen.value_or(0);
   os << "base_config: \"inference/inference_jetstream.yml\"\n";
-  if (r.weightGathered)
+  if (r.isWeightGathered())
     os << "# weight-gathered is MaxText's fsdp axis: the batch split over "
           "it, each layer's\n# weights (stored split over it) all-gathered "
           "before the layer\n";
@@ -306,13 +307,13 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
           "activations split along the sequence.\n";
   for (auto [key, value] :
        {std::pair<StringRef, int64_t>{"ici_data_parallelism", r.dataParallel},
-        {"ici_fsdp_parallelism", r.weightGathered ? r.tp : 1},
+        {"ici_fsdp_parallelism", r.isWeightGathered() ? r.tp : 1},
         {"ici_tensor_parallelism",
-         r.sequenceParallel || r.weightGathered ? 1 : r.tp},
+         r.sequenceParallel || r.isWeightGathered() ? 1 : r.tp},
         {"ici_tensor_sequence_parallelism", r.sequenceParallel ? r.tp : 1},
         {"ici_sequence_parallelism", 1},
         {"ici_context_parallelism", 1},
-        {"ici_expert_parallelism", r.epData ? r.ep : 1},
+        {"ici_expert_parallelism", r.hasExpertGroup() ? r.ep : 1},
         {"ici_autoregressive_parallelism", 1},
         {"ici_pipeline_parallelism", r.stages}})
     os << key << ": " << value << "\n";
@@ -333,7 +334,7 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
     os << "max_target_length: " << seq << "\n";
   }
   using P = ImportOptions::Precision;
-  const ImportOptions &given = plan.request.import;
+  const ImportOptions &given = plan.problem.import;
   bool int8Weights = given.weights == P::Int8,
        int8Kv = given.kvCache == P::Int8,
        int8Activations = given.activations == P::Int8;
@@ -358,11 +359,11 @@ void writeMaxDiffusion(const PlanOutcome &plan, const PlanOutcome &keys,
                        ArrayRef<std::string> lost, raw_ostream &os) {
   StringRef configFile = maxDiffusionConfig(plan);
   writeHeader(Runtime::MaxDiffusion, plan, keys, lost, configFile, os);
-  bool bundled = StringRef(plan.request.model) == plan.modelName &&
-                 !StringRef(plan.request.model).ends_with(".json");
+  bool bundled = StringRef(plan.problem.model) == plan.modelName &&
+                 !StringRef(plan.problem.model).ends_with(".json");
   if (!bundled)
     os << "# set pretrained_model_name_or_path to your checkpoint\n";
-  const PlanRequest &r = keys.request;
+  const ParallelLayout &r = keys.layout;
   const ImportOptions &w = keys.imported;
   bool wan = plan.family == "wan";
   for (auto [key, value] :
@@ -424,7 +425,7 @@ std::string loom::checkRuntimeModel(Runtime runtime, const PlanOutcome &p) {
                        "Flux.1 (base_flux_*.yml) and Wan 2.1 "
                        "(base_wan_*.yml)",
                        p.modelName, p.family);
-  const ImportOptions &given = p.request.import;
+  const ImportOptions &given = p.problem.import;
   if (given.weights != ImportOptions::Precision::BF16 ||
       given.kvCache != ImportOptions::Precision::BF16 ||
       given.activations != ImportOptions::Precision::BF16)
@@ -443,7 +444,7 @@ std::string loom::checkRuntimeModel(Runtime runtime, const PlanOutcome &p) {
 std::vector<std::string> loom::inexpressible(Runtime runtime,
                                              const PlanOutcome &p) {
   std::vector<std::string> lost;
-  const PlanRequest &r = p.request;
+  const ParallelLayout &r = p.layout;
   size_t units = p.sliceLengths.size();
   if (runtime == Runtime::MaxText) {
     if (units > 1)
@@ -488,7 +489,7 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
                      "all-gather around the norms); MaxDiffusion has no "
                      "such axis");
   }
-  if (r.sp > 1 && r.spMode == "ring")
+  if (r.sp > 1 && r.spMode == SequenceMode::Ring)
     lost.push_back(fmt::format(
         "ring attention (sp {}: K/V blocks passed around a ring of chips); "
         "Loom does not map it onto the runtime's sequence or context axis",
@@ -499,14 +500,14 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
         "heads around attention); Loom does not map it onto the runtime's "
         "sequence or context axis",
         r.sp));
-  if (r.ep > 1 && !r.epData)
+  if (r.ep > 1 && !r.hasExpertGroup())
     lost.push_back(fmt::format(
         "expert parallelism over the tensor-parallel group's chips (ep {} of "
         "tp {}, each expert's width split {} ways): MaxText's expert axis "
         "(ici_expert_parallelism) is a group of its own beside the tensor "
         "axis that splits the batch too, as --ep-layout=data plans it",
         r.ep, r.tp, r.tp / r.ep));
-  if (r.tpX > 1)
+  if (r.isTwoD())
     lost.push_back(fmt::format(
         "2-D weight-stationary tensor parallelism (a {} x {} block: d_model "
         "split over its rows, heads and d_ff over its columns; Pope et al. "
@@ -528,9 +529,9 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
   // tp alone, the chips it gives the tensor axis are known
   // (runtimeTensorPlacement): the plan's placement maps when its tp group
   // prices as they do.
-  int64_t besideTp = r.epData ? r.ep : 1;
-  auto placed = planTopology(r);
-  if (placed && r.stages == 1 && r.sp == 1 && besideTp == 1 && r.tpX <= 1 &&
+  int64_t besideTp = r.hasExpertGroup() ? r.ep : 1;
+  auto placed = planTopology(p.problem);
+  if (placed && r.stages == 1 && r.sp == 1 && besideTp == 1 && !r.isTwoD() &&
       r.tp > 1 && !p.placement.empty()) {
     std::optional<std::string> runtime = runtimeTensorPlacement(
         p.targetName, placed->second.shape, r.tp);
@@ -557,7 +558,7 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
           "mesh_utils.create_device_mesh finds no physical axes whose sizes "
           "multiply to {} (MaxText's allow_split_physical_axes splits one; "
           "Loom does not model that split)",
-          r.tp, r.topology, placed->second.shape[0], placed->second.shape[1],
+          r.tp, p.problem.topology, placed->second.shape[0], placed->second.shape[1],
           r.tp));
     else if (tensorAxes(*runtime) != tensorAxes(p.placement))
       lost.push_back(fmt::format(

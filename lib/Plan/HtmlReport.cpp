@@ -58,7 +58,7 @@ struct StageMemory {
 std::vector<StageMemory> stageMemory(const PlanOutcome &p, double capacity) {
   // With virtual stages p.stageLayers holds the chunks; chunk c is on
   // stage c mod K.
-  size_t v = std::max<int64_t>(p.request.virtualStages, 1);
+  size_t v = std::max<int64_t>(p.layout.virtualStages, 1);
   std::vector<StageMemory> stages(p.stageLayers.size() / v);
   for (auto [i, layers] : enumerate(p.stageLayers)) {
     if (stages.empty())
@@ -250,7 +250,7 @@ constexpr const char *kScript = R"js(
 void loom::writeHtmlReport(const PlanResult &result, raw_ostream &os) {
   const PlanOutcome &plan = result.chosen;
   std::string title = fmt::format("Loom plan for {} on {}", plan.modelName,
-                                  plan.request.topology);
+                                  plan.problem.topology);
   os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
      << "<title>" << escapeHtml(title) << "</title>\n<style>" << kStyle
      << "</style>\n<script>" << kErrorHook << "</script>\n</head>\n<body>\n";

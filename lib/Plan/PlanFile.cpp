@@ -50,11 +50,11 @@ static StringRef modeName(ImportOptions::Mode mode) {
 }
 
 void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
-  const PlanRequest &r = p.request;
+  const PlanProblem &problem = p.problem;
   json::OStream j(os, 2);
   j.object([&] {
     j.attribute("format", kPlanFormat);
-    j.attribute("model", r.model);
+    j.attribute("model", problem.model);
     j.attributeObject("workload", [&] {
       const ImportOptions &w = p.imported;
       j.attribute("mode", modeName(w.mode));
@@ -69,53 +69,15 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
         j.attribute("attention", stringifyAttentionKernel(w.attention));
     });
     j.attributeObject("target", [&] {
-      j.attribute("topology", r.topology);
+      j.attribute("topology", problem.topology);
       j.attribute("name", p.targetName);
-      if (!r.targetFile.empty())
-        j.attribute("file", r.targetFile);
+      if (!problem.targetFile.empty())
+        j.attribute("file", problem.targetFile);
     });
-    j.attributeObject("layout", [&] {
-      j.attribute("tp", r.tp);
-      // Only for a 2-D block, so 1-D plans keep their files.
-      if (r.tpX > 1)
-        j.attribute("tp_x", r.tpX);
-      // Only when set, likewise.
-      if (r.weightGathered)
-        j.attribute("weight_gathered", true);
-      j.attribute("ep", r.ep);
-      // Only when set, so plans of the tensor layout keep their files.
-      if (r.epData)
-        j.attribute("ep_data", true);
-      if (r.sp > 1)
-        j.attribute("sp", r.sp);
-      if (r.sp > 1 && r.spMode != "ulysses")
-        j.attribute("sp_mode", r.spMode);
-      j.attribute("stages", r.stages);
-      j.attribute("data_parallel", r.dataParallel);
-      j.attribute("sequence_parallel", r.sequenceParallel);
-      // Written only when units interleave, so plans without overlap keep
-      // their files (docs/overlap.md).
-      if (r.interleave > 1)
-        j.attribute("interleave", r.interleave);
-      if (r.microbatches > 1)
-        j.attribute("microbatches", r.microbatches);
-      // Likewise only with interleaved stages (older files have none).
-      if (r.virtualStages > 1)
-        j.attribute("virtual_stages", r.virtualStages);
-      // Likewise only when the collective matmuls are decomposed.
-      if (r.decompose)
-        j.attribute("decompose", true);
-      // Likewise only with the scatter/gather handover.
-      if (r.scatterHandover)
-        j.attribute("scatter_handover", true);
-      // Which chips each group occupies, resolved (format 2).
-      if (!p.placement.empty())
-        j.attribute("placement", p.placement);
-      j.attributeArray("slices", [&] {
-        for (int64_t l : p.sliceLengths)
-          j.value(l);
-      });
-    });
+    // The dimensions away from their defaults, and format 1's keys.
+    j.attributeObject("layout",
+                      [&] { writeLayoutJSON(p.resolvedLayout(), j,
+                                                      /*onlyChanged=*/true); });
     // What the plan came to; a reader replays the plan from the above.
     j.attributeObject("result", [&] {
       j.attribute("model_name", p.modelName);
@@ -130,7 +92,7 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
             });
             // With virtual stages these are the chunks, and the memory
             // lines the stages' (each holds several chunks).
-            if (i < p.memory.size() && p.request.virtualStages == 1)
+            if (i < p.memory.size() && p.layout.virtualStages == 1)
               j.attribute("memory", p.memory[i]);
           });
       });
@@ -154,17 +116,6 @@ struct PlanFileReader {
     if (!o.get(key))
       return std::nullopt;
     return json.integer(o, key, path, 1);
-  }
-  bool boolean(const json::Object &o, StringRef key, const JsonPath &path) {
-    const json::Value *value = o.get(key);
-    if (!value) {
-      json.fail(JsonReader::at(path, key), "missing required key");
-      return false;
-    }
-    if (std::optional<bool> b = value->getAsBoolean())
-      return *b;
-    json.fail(JsonReader::at(path, key), "must be true or false");
-    return false;
   }
   double seconds(const json::Object &o, StringRef key, const JsonPath &path) {
     const json::Value *value = o.get(key);
@@ -224,67 +175,6 @@ struct PlanFileReader {
       w.*member = optionalInteger(o, key, path);
   }
 
-  void layout(const json::Object &o, const JsonPath &path, PlanRequest &r) {
-    json.keys(o, path,
-              {"tp", "ep", "sp", "sp_mode", "stages", "data_parallel",
-               "sequence_parallel", "slices", "interleave", "microbatches",
-               "virtual_stages", "decompose", "scatter_handover", "tp_x",
-               "placement", "weight_gathered", "ep_data"},
-              {"tp", "stages", "data_parallel", "sequence_parallel", "slices"});
-    r.tp = json.integer(o, "tp", path, 1);
-    if (o.get("ep"))
-      r.ep = json.integer(o, "ep", path, 1);
-    if (o.get("ep_data"))
-      r.epData = boolean(o, "ep_data", path);
-    if (o.get("tp_x"))
-      r.tpX = json.integer(o, "tp_x", path, 2);
-    if (o.get("weight_gathered"))
-      r.weightGathered = boolean(o, "weight_gathered", path);
-    if (o.get("interleave"))
-      r.interleave = json.integer(o, "interleave", path, 1);
-    if (o.get("microbatches"))
-      r.microbatches = json.integer(o, "microbatches", path, 1);
-    if (o.get("virtual_stages"))
-      r.virtualStages = json.integer(o, "virtual_stages", path, 1);
-    if (o.get("decompose"))
-      r.decompose = boolean(o, "decompose", path);
-    if (o.get("scatter_handover"))
-      r.scatterHandover = boolean(o, "scatter_handover", path);
-    if (o.get("sp"))
-      r.sp = json.integer(o, "sp", path, 1);
-    if (o.get("sp_mode"))
-      r.spMode = json.string(o, "sp_mode", path);
-    if (o.get("placement")) {
-      std::string text = json.string(o, "placement", path);
-      if (llvm::Expected<Placement> parsed = parsePlacement(text)) {
-        r.placement = text;
-        r.fixPlacement = true;
-      }
-      else
-        json.fail(JsonReader::at(path, "placement"),
-                  llvm::toString(parsed.takeError()));
-    }
-    if (r.spMode != "ulysses" && r.spMode != "ring")
-      json.fail(JsonReader::at(path, "sp_mode"),
-                "must be \"ulysses\" or \"ring\", got \"" + r.spMode + "\"");
-    r.stages = json.integer(o, "stages", path, 1);
-    r.dataParallel = json.integer(o, "data_parallel", path, 1);
-    r.sequenceParallel = boolean(o, "sequence_parallel", path);
-    JsonPath slicesPath = JsonReader::at(path, "slices");
-    const json::Array *slices = json.array(o.get("slices"), slicesPath);
-    if (!slices)
-      return;
-    if (slices->empty())
-      json.fail(slicesPath, "must list at least one slice length");
-    SmallVector<std::string> lengths;
-    for (auto [i, value] : enumerate(*slices))
-      lengths.push_back(
-          std::to_string(json.integer(value, JsonReader::at(slicesPath, i), 1)));
-    // "l1,l2,..." are lengths, but a lone number is a count of slices: one
-    // slice is the count 1 (its length is the whole sequence).
-    r.slices = lengths.size() == 1 ? "1" : join(lengths, ",");
-  }
-
   void result(const json::Object &o, const JsonPath &path, SavedPlan &saved) {
     json.keys(o, path,
               {"model_name", "chips", "patches", "stages", "predicted_s",
@@ -315,7 +205,7 @@ Expected<SavedPlan> loom::readPlanFile(StringRef text, StringRef fileName) {
   PlanFileReader reader(fileName);
   JsonReader &json = reader.json;
   SavedPlan saved;
-  PlanRequest &r = saved.request;
+  PlanProblem &r = saved.request.problem;
   JsonPath root("$");
   const json::Object *top = json.object(&*document, root);
   if (top) {
@@ -344,7 +234,7 @@ Expected<SavedPlan> loom::readPlanFile(StringRef text, StringRef fileName) {
     }
     JsonPath layout = JsonReader::at(root, "layout");
     if (const json::Object *o = json.object(top->get("layout"), layout))
-      reader.layout(*o, layout, r);
+      readLayoutJSON(json, *o, layout, saved.request.layout);
     JsonPath result = JsonReader::at(root, "result");
     if (top->get("result"))
       if (const json::Object *o = json.object(top->get("result"), result))

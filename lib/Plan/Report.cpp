@@ -70,38 +70,38 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 static constexpr StringLiteral kStagesInsideReplicas = ", stages inside replicas";
 
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}{}{}", p.request.tp,
-                     p.request.tpX > 1
-                         ? fmt::format(" (2-D {} x {})", p.request.tpX,
-                                       p.request.tp / p.request.tpX)
-                     : p.request.weightGathered ? std::string(" (weight-gathered)")
+  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}{}{}", p.layout.tp,
+                     p.layout.isTwoD()
+                         ? fmt::format(" (2-D {} x {})", p.layout.tpX,
+                                       p.layout.tp / p.layout.tpX)
+                     : p.layout.isWeightGathered() ? std::string(" (weight-gathered)")
                                                 : "",
-                     p.request.sp > 1
-                         ? fmt::format(" x sp {}{}", p.request.sp,
-                                       p.request.spMode == "ring" ? " (ring)"
+                     p.layout.sp > 1
+                         ? fmt::format(" x sp {}{}", p.layout.sp,
+                                       p.layout.spMode == SequenceMode::Ring ? " (ring)"
                                                                   : "")
                          : "",
-                     p.request.stages, p.request.stages == 1 ? "" : "s",
-                     p.request.dataParallel,
-                     p.request.sequenceParallel ? " + sp" : "",
-                     p.request.ep > 1
-                         ? fmt::format(p.request.epData ? " (ep {} beside tp)"
+                     p.layout.stages, p.layout.stages == 1 ? "" : "s",
+                     p.layout.dataParallel,
+                     p.layout.sequenceParallel ? " + sp" : "",
+                     p.layout.ep > 1
+                         ? fmt::format(p.layout.hasExpertGroup() ? " (ep {} beside tp)"
                                                         : " (ep {})",
-                                       p.request.ep)
+                                       p.layout.ep)
                          : "",
-                     p.request.microbatches > 1
+                     p.layout.microbatches > 1
                          ? fmt::format(", {} microbatches",
-                                       p.request.microbatches)
+                                       p.layout.microbatches)
                          : "",
-                     p.request.virtualStages > 1
+                     p.layout.virtualStages > 1
                          ? fmt::format(", {} virtual stages",
-                                       p.request.virtualStages)
+                                       p.layout.virtualStages)
                          : "",
-                     p.request.interleave > 1
-                         ? fmt::format(", {} interleaved", p.request.interleave)
+                     p.layout.interleave > 1
+                         ? fmt::format(", {} interleaved", p.layout.interleave)
                          : "",
-                     p.request.decompose ? ", collective matmuls" : "",
-                     p.request.scatterHandover ? ", scattered handovers" : "",
+                     p.layout.decompose ? ", collective matmuls" : "",
+                     p.layout.scatterHandover ? ", scattered handovers" : "",
                      p.defaultPlacement
                          ? ""
                          : fmt::format(", placed {}",
@@ -129,9 +129,9 @@ static std::string precisionName(const ImportOptions &o) {
 }
 
 void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
-  const PlanRequest &r = p.request;
+  const ParallelLayout &r = p.layout;
   os << fmt::format("Loom plan for {} on {} ({}, {} chips)\n", p.modelName,
-                    r.topology, p.targetName, p.chips);
+                    p.problem.topology, p.targetName, p.chips);
   os << "  figures:    " << sim::describeCalibration(p.calibration) << "\n";
   bool one = p.sliceLengths.size() == 1;
   int64_t sequences =
@@ -149,13 +149,13 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
       p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
                 : "",
       // Weight-gathered: each chip runs its share of the replica's batch.
-      r.weightGathered
+      r.isWeightGathered()
           ? fmt::format(", {} of the {} sequences a chip",
                         p.imported.batch.value_or(1) / (r.dataParallel * r.tp),
                         p.imported.batch.value_or(1))
           : "",
-      precisionName(r.import));
-  // Which chips each group occupies (README, "Placement").
+      precisionName(p.problem.import));
+  // Which chips each group occupies (docs/placement.md).
   if (!p.placement.empty())
     os << fmt::format("  placement:  {} ({})\n", p.placement,
                       p.defaultPlacement ? "the default rule" : "chosen");
@@ -188,7 +188,7 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
     if (r.ep == 1)
       os << "              every chip holds a 1/" << r.tp
          << " slice of every expert\n";
-    else if (r.epData)
+    else if (r.hasExpertGroup())
       // The group beside tp: stage rank u * tp + t holds ep rank u's
       // experts, 1/tp of each.
       for (int64_t u = 0; u < r.ep; ++u)
@@ -209,7 +209,7 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   os << "  memory per chip:\n";
   for (const std::string &line : p.memory)
     os << "    " << line << "\n";
-  os << fmt::format("  predicted:  {:.3f} ms (cost model; pipeline bubble "
+  os << fmt::format("  predicted:  {:.3f} ms (cost model; busiest stage idle "
                     "{:.1f}%)\n",
                     p.predicted * 1e3, 100 * p.bubble);
   if (!p.simulated) {
@@ -256,39 +256,20 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
 void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
   j.object([&] {
     j.attribute("model", p.modelName);
-    j.attribute("topology", p.request.topology);
+    j.attribute("topology", p.problem.topology);
     j.attribute("target_file", p.calibration.file);
     j.attributeObject("calibration", [&] {
       j.attribute("name", p.calibration.name);
       j.attribute("version", p.calibration.version);
     });
-    j.attribute("tp", p.request.tp);
-    // 1-D or 2-D weight-stationary, with the block's rows (tp_x).
-    j.attribute("tp_layout", p.request.tpX > 1          ? "2d"
-                             : p.request.weightGathered ? "weight-gathered"
-                                                        : "1d");
-    if (p.request.tpX > 1)
-      j.attribute("tp_x", p.request.tpX);
-    j.attribute("stages", p.request.stages);
-    j.attribute("data_parallel", p.request.dataParallel);
-    j.attribute("sequence_parallel", p.request.sequenceParallel);
-    if (p.request.sp > 1) {
-      j.attribute("sp", p.request.sp);
-      j.attribute("sp_mode", p.request.spMode);
-    }
+    writeLayoutJSON(p.resolvedLayout(), j, /*onlyChanged=*/false);
     if (p.experts > 0) {
-      j.attribute("ep", p.request.ep);
-      j.attribute("ep_layout", p.request.epData ? "data" : "tensor");
       j.attribute("experts_per_chip", p.expertsPerChip);
       j.attribute("expert_bytes_per_chip", p.expertBytesPerChip);
     }
     j.attribute("tokens", p.tokens);
-    j.attributeArray("slices", [&] {
-      for (int64_t l : p.sliceLengths)
-        j.value(l);
-    });
     j.attribute("predicted_s", p.predicted);
-    j.attribute("bubble", p.bubble);
+    j.attribute("stage_idle", p.bubble);
     j.attribute("roofline_s", p.roofline);
     j.attribute("ideal_s", p.ideal);
     PlanEfficiency e = getEfficiency(p);
@@ -306,31 +287,23 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
       j.attribute("exposed_comm_s", meanExposed(*p.simulated));
     }
     j.attributeObject("precision", [&] {
-      j.attribute("weights", stringifyPrecision(p.request.import.weights));
-      j.attribute("kv_cache", stringifyPrecision(p.request.import.kvCache));
+      j.attribute("weights", stringifyPrecision(p.problem.import.weights));
+      j.attribute("kv_cache", stringifyPrecision(p.problem.import.kvCache));
       j.attribute("activations",
-                  stringifyPrecision(p.request.import.activations));
+                  stringifyPrecision(p.problem.import.activations));
     });
     j.attribute("attention",
-                stringifyAttentionKernel(p.request.import.attention));
+                stringifyAttentionKernel(p.problem.import.attention));
     j.attributeArray("memory", [&] {
       for (const std::string &line : p.memory)
         j.value(line);
     });
-    j.attribute("interleave", p.request.interleave);
-    j.attribute("microbatches", p.request.microbatches);
-    j.attribute("virtual_stages", p.request.virtualStages);
-    j.attribute("decompose", p.request.decompose);
-    j.attribute("scatter_handover", p.request.scatterHandover);
-    if (!p.placement.empty()) {
-      j.attribute("placement", p.placement);
+    if (!p.placement.empty())
       j.attribute("default_placement", p.defaultPlacement);
-    }
   });
 }
 
-void loom::printSearchTable(const PlanRequest &request,
-                            const SearchResult &search, raw_ostream &os) {
+void loom::printSearchTable(const SearchResult &search, raw_ostream &os) {
   const std::vector<PlanOutcome> &plans = search.ranked;
   int64_t simulatedCount = count_if(
       plans, [](const PlanOutcome &p) { return p.simulated.has_value(); });
@@ -339,7 +312,7 @@ void loom::printSearchTable(const PlanRequest &request,
                     "predicted within the simulation budget), ranked by "
                     "simulated time where there is one:\n",
                     plans.size(), plans.size() == 1 ? "" : "s",
-                    plans.front().modelName, request.topology,
+                    plans.front().modelName, plans.front().problem.topology,
                     plans.size() == 1 ? "s" : "", search.rejected,
                     simulatedCount);
   os << "figures: " << sim::describeCalibration(plans.front().calibration)
@@ -377,7 +350,7 @@ void loom::printReport(const PlanResult &result, bool json, raw_ostream &os) {
       os << "\n";
       return;
     }
-    printSearchTable(result.chosen.request, result.search, os);
+    printSearchTable(result.search, os);
     os << "\nwinner:\n";
   }
   if (!result.ok())
@@ -441,8 +414,8 @@ void loom::printFailure(const PlanResult &result, raw_ostream &os) {
     return;
   }
   if (result.noneFits) {
-    os << "loom-plan: error: no plan of " << chosen.request.model << " fits "
-       << chosen.request.topology
+    os << "loom-plan: error: no plan of " << chosen.problem.model << " fits "
+       << chosen.problem.topology
        << (chosen.failure.empty() ? "" : ": " + chosen.failure) << "\n";
     return;
   }

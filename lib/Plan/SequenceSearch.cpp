@@ -55,27 +55,29 @@ bool SequenceDegrees::weightsCanFit(int64_t tp, int64_t sp) const {
 }
 
 SmallVector<std::pair<int64_t, bool>>
-SequenceDegrees::withModes(int64_t tp, const PlanRequest &request) const {
+SequenceDegrees::withModes(int64_t tp, const LayoutRequest &given) const {
   SmallVector<std::pair<int64_t, bool>> chosen;
-  bool fixedRing = request.fixSp && request.sp > 1 && request.spMode == "ring";
+  bool ringMode = given.spMode.value_or(SequenceMode::Ulysses) ==
+                  SequenceMode::Ring;
+  bool fixedRing = given.sp && *given.sp > 1 && ringMode;
   if (!fixedRing)
-    for (int64_t sp : forTp(tp, request))
+    for (int64_t sp : forTp(tp, given))
       chosen.push_back({sp, false});
-  if (request.fixSp) {
+  if (given.sp) {
     if (fixedRing)
-      chosen.push_back({request.sp, true});
+      chosen.push_back({*given.sp, true});
     return chosen;
   }
-  if (request.fixSpMode && request.spMode == "ring") {
+  if (given.spMode && ringMode) {
     // --sp-mode ring: every sp > 1 as a ring.
     llvm::erase_if(chosen, [](auto pair) { return pair.first > 1; });
-    if (tp == 1 || request.fixTp)
+    if (tp == 1 || given.tp)
       for (int64_t sp : ring)
         if (sp > 1)
           chosen.push_back({sp, true});
     return chosen;
   }
-  if (request.fixSpMode || (tp > 1 && !request.fixTp))
+  if (given.spMode || (tp > 1 && !given.tp))
     return chosen;
   for (int64_t sp : ring)
     if (sp > 1 && (heads % (tp * sp) != 0))
@@ -84,14 +86,14 @@ SequenceDegrees::withModes(int64_t tp, const PlanRequest &request) const {
 }
 
 SmallVector<int64_t> SequenceDegrees::forTp(int64_t tp,
-                                            const PlanRequest &request) const {
-  if (request.fixSp)
-    return {request.sp};
+                                            const LayoutRequest &given) const {
+  if (given.sp)
+    return {*given.sp};
   // Both split the heads; Ulysses' four all-to-alls move 1/sp of the
   // activations where tensor parallelism's two all-reduces move all of
   // them, so sp > 1 is searched without tp (loom-plan --tp N --sp M plans
   // the mix by hand).
-  if (tp > 1 && !request.fixTp)
+  if (tp > 1 && !given.tp)
     return {1};
   SmallVector<int64_t> chosen;
   for (int64_t sp : valid)

@@ -9,46 +9,119 @@
 using namespace mlir;
 using namespace loom;
 
-void loom::buildPlanPipeline(OpPassManager &pm,
-                             const PlanPipelineOptions &options) {
-  if (!options.topology.empty()) {
+/// The passes for a layout whose slices and placement are given as their
+/// passes' text.
+static void addPlanPasses(OpPassManager &pm, const ParallelLayout &layout,
+                          StringRef slices, StringRef placement,
+                          const PlanPipelineSettings &settings) {
+  if (!settings.topology.empty()) {
     SetTargetOptions target;
-    target.topology = options.topology;
-    target.file = options.targetFile;
+    target.topology = settings.topology;
+    target.file = settings.targetFile;
     pm.addPass(createSetTarget(target));
   }
   ShardHeadsOptions shard;
-  shard.tp = options.tp;
-  shard.sequenceParallel = options.sequenceParallel;
-  shard.tpX = options.tpX;
-  shard.weightGathered = options.weightGathered;
+  shard.tp = layout.tp;
+  shard.sequenceParallel = layout.sequenceParallel;
+  // tp-x alone asks for a 2-D block too; tp-layout=2d without its rows
+  // (which only the planner chooses) is refused by the pass, with the
+  // factorizations that tile.
+  shard.tpX = layout.isTwoD() && layout.tpX <= 1 ? 0 : layout.tpX;
+  shard.weightGathered = layout.isWeightGathered();
   pm.addPass(createShardHeads(shard));
-  if (options.sp != 1) {
+  if (layout.sp != 1) {
     ShardSequenceOptions sequence;
-    sequence.sp = options.sp;
-    sequence.mode = options.spMode;
+    sequence.sp = layout.sp;
+    sequence.mode = formatDimension(layout.spMode);
     pm.addPass(createShardSequence(sequence));
   }
-  if (options.ep != 1) {
+  if (layout.ep != 1) {
     ShardExpertsOptions experts;
-    experts.ep = options.ep;
-    experts.data = options.epData;
+    experts.ep = layout.ep;
+    experts.data = layout.hasExpertGroup();
     pm.addPass(createShardExperts(experts));
   }
   PartitionLayersOptions partition;
-  partition.stages = options.stages;
-  partition.virtualStages = options.virtualStages;
-  partition.dataParallel = options.dataParallel;
-  partition.placement = options.placement;
+  partition.stages = layout.stages;
+  partition.virtualStages = layout.virtualStages;
+  partition.dataParallel = layout.dataParallel;
+  partition.placement = placement.str();
   pm.addPass(createPartitionLayers(partition));
   SplitTokensOptions split;
-  split.slices = options.slices;
-  split.microbatches = options.microbatches;
-  split.granularity = options.granularity;
+  split.slices = slices.str();
+  split.microbatches = layout.microbatches;
+  split.granularity = settings.granularity;
   pm.addPass(createSplitTokens(split));
   CheckMemoryOptions memory;
-  memory.remarks = options.memoryRemarks;
+  memory.remarks = settings.memoryRemarks;
   pm.addPass(createCheckMemory(memory));
+}
+
+void loom::buildPlanPipeline(OpPassManager &pm, const ParallelLayout &layout,
+                             const PlanPipelineSettings &settings) {
+  addPlanPasses(pm, layout, layout.slices.str(),
+                formatDimension(layout.placement), settings);
+}
+
+namespace {
+/// What a dimension's pass option holds: its value, or the text of the
+/// values their own passes parse.
+template <typename T>
+struct OptionOf {
+  using type = T;
+  static const T &text(const T &value) { return value; }
+};
+template <>
+struct OptionOf<SliceSpec> {
+  using type = std::string;
+  static std::string text(const SliceSpec &value) { return value.str(); }
+};
+template <>
+struct OptionOf<Placement> {
+  using type = std::string;
+  static std::string text(const Placement &value) {
+    return formatDimension(value);
+  }
+};
+} // namespace
+
+PlanPipelineOptions::PlanPipelineOptions() {
+  forEachDimension(
+      [&](const auto &d) {
+        using T = std::decay_t<decltype(d.defaultValue)>;
+        using Stored = typename OptionOf<T>::type;
+        auto option = std::make_shared<Option<Stored>>(
+            *this, d.name, llvm::cl::desc(d.help),
+            llvm::cl::init(Stored(OptionOf<T>::text(d.defaultValue))));
+        if constexpr (std::is_enum_v<T>)
+          for (const EnumSpelling<T> &s : enumSpellings(d.defaultValue))
+            option->getParser().addLiteralOption(s.name, s.value, s.help);
+        dimensions.push_back(std::move(option));
+      },
+      layoutDimensions());
+}
+
+void PlanPipelineOptions::build(OpPassManager &pm) const {
+  ParallelLayout layout;
+  std::string slices, placement;
+  size_t index = 0;
+  forEachDimension(
+      [&](auto &value) {
+        using T = std::decay_t<decltype(value)>;
+        using Stored = typename OptionOf<T>::type;
+        const Stored &given =
+            *static_cast<Option<Stored> *>(dimensions[index++].get());
+        if constexpr (std::is_same_v<T, SliceSpec>)
+          slices = given;
+        else if constexpr (std::is_same_v<T, Placement>)
+          placement = given;
+        else
+          value = given;
+      },
+      layout);
+  PlanPipelineSettings settings{topology, targetFile, granularity,
+                                memoryRemarks};
+  addPlanPasses(pm, layout, slices, placement, settings);
 }
 
 void loom::registerPlanPipeline() {
@@ -56,5 +129,7 @@ void loom::registerPlanPipeline() {
       "loom-plan-pipeline",
       "Set the target (with topology=), shard heads, cut stages, choose "
       "slices and check memory",
-      buildPlanPipeline);
+      [](OpPassManager &pm, const PlanPipelineOptions &options) {
+        options.build(pm);
+      });
 }

@@ -2,6 +2,7 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Partition/SplitTokens.h"
+#include "loom/Transforms/ParallelLayout.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"
 #include "loom/Support/Quantity.h"
@@ -134,22 +135,14 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
   /// lengths that cannot cut `tokens`.
   FailureOr<SmallVector<int64_t>> requested(func::FuncOp func, int64_t tokens,
                                             bool patches) {
-    SmallVector<int64_t> lengths;
-    StringRef text = StringRef(slices).trim();
-    if (text == "auto")
-      return lengths;
-    SmallVector<StringRef> parts;
-    text.split(parts, ',');
-    for (StringRef part : parts) {
-      int64_t value;
-      if (part.trim().getAsInteger(10, value)) {
-        func.emitError() << "slices must be 'auto', a count or comma-"
-                            "separated lengths; cannot read '"
-                         << part.trim() << "'";
-        return failure();
-      }
-      lengths.push_back(value);
+    llvm::Expected<SliceSpec> spec = SliceSpec::parse(slices);
+    if (!spec) {
+      func.emitError() << llvm::toString(spec.takeError());
+      return failure();
     }
+    SmallVector<int64_t> lengths = spec->values;
+    if (spec->isAuto())
+      return lengths;
     if (lengths.size() == 1) {
       int64_t count = lengths[0];
       if (count < 1 || count > tokens) {

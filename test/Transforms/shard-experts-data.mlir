@@ -5,8 +5,8 @@
 // experts at the 1/tp of their width loom-shard-heads left.
 // RUN: loom-opt %s -split-input-file -loom-shard-heads=tp=2 -loom-shard-experts="ep=4 data=true" -verify-diagnostics | FileCheck %s
 // RUN: loom-opt %s -split-input-file -loom-shard-heads=tp=2 -loom-shard-experts="ep=4 data=true" | loom-opt -split-input-file | FileCheck %s
-// The named pipeline takes the layout as loom-plan passes it (ep-data).
-// RUN: loom-opt %s -loom-plan-pipeline="tp=2 ep=4 ep-data=true stages=1" | FileCheck %s --check-prefix=PIPELINE
+// The named pipeline takes the layout as loom-plan passes it (ep-layout=data).
+// RUN: loom-opt %s -loom-plan-pipeline="tp=2 ep=4 ep-layout=data stages=1" | FileCheck %s --check-prefix=PIPELINE
 // PIPELINE: loom.parallel = #loom.parallel<tp = 2, ep = 4, ep_data = true>
 // PIPELINE: loom.all_to_all {{.*}}group = "ep", group_size = 4
 

@@ -14,6 +14,7 @@
 #include "loom/Import/ModelImporter.h"
 #include "loom/Schedule/Schedule.h"
 #include "loom/Sim/Simulator.h"
+#include "loom/Transforms/ParallelLayout.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -28,83 +29,29 @@ class PassManager;
 
 namespace loom {
 
-struct PlanRequest {
+/// What to plan: a model's workload on a topology.
+struct PlanProblem {
   std::string model;
   /// The topology to plan for, of a bundled target or of `targetFile`.
   std::string topology = "v5e-16";
   std::string targetFile;
   /// The workload; `import.batch` is the whole batch, which the
-  /// `dataParallel` replicas share equally.
+  /// data-parallel replicas share equally.
   ImportOptions import;
-  int64_t tp = 1, stages = 1, dataParallel = 1;
-  /// 2-D weight-stationary tensor parallelism (Pope et al. 2023): the tp
-  /// group is a tpX x (tp / tpX) block, d_model split over its tpX rows;
-  /// 1: the 1-D layout.
-  int64_t tpX = 1;
-  /// Weight-gathered (Pope et al. 2023, section 3.2.3): the tp chips split
-  /// the batch and run whole layers, each layer's weights (stored split tp
-  /// ways) all-gathered before it, prefetched under the layer before.
-  bool weightGathered = false;
-  /// Expert parallelism (MoE models): experts split over ep chips of the
-  /// tensor-parallel group; or (epData) over a group of ep chips of its
-  /// own beside it, which splits the batch for attention and dense layers
-  /// (a stage holds tp x ep chips).
-  int64_t ep = 1;
-  bool epData = false;
-  /// Chips of a stage: tp x sp, or tp x ep with epData.
-  int64_t chipsPerStage() const { return tp * (epData ? ep : sp); }
-  /// Ulysses sequence parallelism: sp chips share each tensor-parallel rank
-  /// (a stage occupies tp x sp chips).
-  int64_t sp = 1;
-  /// How the sp chips split attention: "ulysses" (all-to-alls over heads)
-  /// or "ring" (K/V blocks around a ring, loom.ring_attention).
-  std::string spMode = "ulysses";
-  std::string slices = "auto";
-  /// Which chips each group occupies (Placement::str()'s form, as
-  /// --placement takes it); empty: DeviceMesh's default rule.
-  std::string placement;
-  /// Units of a stage whose ops run zipped, so that one's collectives
-  /// overlap the others' compute (docs/overlap.md).
-  int64_t interleave = 1;
-  /// Token slices: the batch (each replica's share) runs as this many
-  /// microbatches, each cut into the slices (#loom.pipeline).
-  int64_t microbatches = 1;
-  /// Interleaved stages (token slices; Narayanan et al., SC'21): each stage
-  /// holds this many chunks of layers, chunk c on stage c mod stages
-  /// (#loom.pipeline's virtual_stages).
-  int64_t virtualStages = 1;
-  /// Run the tensor-parallel collective matmuls as ring steps under partial
-  /// matmuls (docs/overlap.md; interleave 1 only).
-  bool decompose = false;
-  /// Megatron-LM's scatter/gather handover (Narayanan et al., SC'21,
-  /// section 4.1): each tp rank sends 1/tp of a stage boundary and the next
-  /// stage's tp group all-gathers it (tp >= 2, a pipeline, boundaries every
-  /// rank holds whole: no Megatron sequence parallelism, 2-D block or
-  /// weight-gathered layout).
-  bool scatterHandover = false;
-  /// The search's candidates: where the scatter/gather handover can run,
-  /// the plan takes it if the cost model predicts it faster (ties keep
-  /// every rank sending its whole copy); `scatterHandover` says which.
-  bool chooseHandover = false;
-  bool sequenceParallel = false;
-  /// searchPlans keeps a degree the user gave at its value and chooses the
-  /// others.
-  bool fixTp = false, fixStages = false, fixDataParallel = false;
-  bool fixEp = false, fixInterleave = false, fixSp = false;
-  /// The expert-parallel layout is the request's (epData or not).
-  bool fixEpLayout = false;
-  bool fixMicrobatches = false;
-  bool fixVirtualStages = false;
-  bool fixSpMode = false;
-  bool fixDecompose = false;
-  bool fixScatterHandover = false;
-  /// The tensor-parallel layout is the request's (1-D or its tpX).
-  bool fixTpLayout = false;
-  bool fixPlacement = false;
+};
+
+/// A problem and the layout dimensions the user gave; a search chooses the
+/// others, a single plan takes their defaults.
+struct PlanRequest {
+  PlanProblem problem;
+  LayoutRequest layout;
 };
 
 struct PlanOutcome {
-  PlanRequest request;
+  PlanProblem problem;
+  /// The layout planned: the one asked for, with a 2-D block's rows
+  /// resolved and the handover the search chose.
+  ParallelLayout layout;
   /// Why the plan cannot run (the diagnostics of the pass that refused
   /// it); empty when it can.
   std::string failure;
@@ -156,6 +103,10 @@ struct PlanOutcome {
   double expertBytesPerChip = 0;
   std::optional<sim::SimResult> simulated;
   schedule::Schedule schedule;
+
+  /// The layout as it ran: `layout` with its slices' lengths and its
+  /// placement resolved (what plan files and reports record).
+  ParallelLayout resolvedLayout() const;
 };
 
 /// Plans whose programs have more tasks than this are reported from the
@@ -171,10 +122,11 @@ enum class Simulation {
   Always,
 };
 
-/// The stage handovers a search's candidates simulate (BoundaryTransfers in
-/// Planner.cpp), shared among them: many candidates put the same stages on
-/// the same chips and hand over the same bytes.
-struct HandoverCache;
+/// What a search's candidates share (lib/Plan/Evaluate.h): the workload's
+/// figures, which do not depend on the layout, and the stage handovers
+/// they simulate (many put the same stages on the same chips and hand over
+/// the same bytes).
+struct SearchShared;
 
 struct PlanOptions {
   Simulation simulate = Simulation::WithinBudget;
@@ -203,19 +155,24 @@ struct PlanOptions {
   /// place for instrumentation (timing, IR printing, tests).
   std::function<void(mlir::PassManager &)> instrument;
   /// Set by searchPlans for its candidates (one target and topology).
-  std::shared_ptr<HandoverCache> handoverCache;
+  std::shared_ptr<SearchShared> shared;
+  /// Set by searchPlans when the handover is free: where a plan can take
+  /// the scatter/gather handover it takes it if the cost model predicts it
+  /// faster (ties keep every rank sending its whole copy).
+  bool chooseHandover = false;
 };
 
-/// Plans `request` (the planning pipeline runs once) and, as
-/// `options.simulate` says, lowers and simulates the same module. A plan
-/// that cannot work comes back with `failure` set.
-PlanOutcome planAndSimulate(const PlanRequest &request,
+/// Plans `layout` for `problem` (the model imported once, the planning
+/// pipeline run once) and, as `options.simulate` says, lowers and simulates
+/// the same module. A plan that cannot work comes back with `failure` set.
+PlanOutcome planAndSimulate(const PlanProblem &problem,
+                            const ParallelLayout &layout,
                             mlir::MLIRContext &context,
                             const PlanOptions &options);
 
-/// Every valid (data-parallel, tensor-parallel, stages) plan for the
-/// topology with automatic slices (those of `request` that are fixed held
-/// at its values), ranked by the cost model; up to `options.simulateTop` of
+/// Every valid plan for the topology with automatic slices (the
+/// dimensions the request gives held at their values; the search space and
+/// its pruning rules are in lib/Plan/SearchSpace.cpp), ranked by the cost model; up to `options.simulateTop` of
 /// the best, while their tasks add up to at most
 /// `options.searchSimulationBudget`, are
 /// simulated (from the modules planned for the ranking, not planned again)
@@ -254,11 +211,11 @@ PlanResult planOrSearch(const PlanRequest &request, mlir::MLIRContext &context,
 
 /// Why a request cannot be planned as given, before any product of its
 /// degrees is formed: a degree below 1, slices given to a search (which
-/// chooses them), or a simulate-top without a search or below 0. Empty
-/// when it can. `slicesGiven` and `topGiven` say whether the user set them.
+/// chooses them), a placement that does not parse, or a simulate-top
+/// without a search or below 0. Empty when it can. `topGiven` says whether
+/// the user set the simulate-top.
 std::string checkRequest(const PlanRequest &request, bool search,
-                         bool slicesGiven, const PlanOptions &options,
-                         bool topGiven);
+                         const PlanOptions &options, bool topGiven);
 
 } // namespace loom
 

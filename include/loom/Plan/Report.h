@@ -53,8 +53,7 @@ void printPlan(const PlanOutcome &plan, bool searched, llvm::raw_ostream &os);
 void writePlanJSON(const PlanOutcome &plan, llvm::json::OStream &json);
 
 /// A search's ranked table (`ranked` not empty).
-void printSearchTable(const PlanRequest &request, const SearchResult &search,
-                      llvm::raw_ostream &os);
+void printSearchTable(const SearchResult &search, llvm::raw_ostream &os);
 
 /// Everything `result` has to report on stdout: with a search, the table
 /// (or its JSON array) and "winner:"; then the chosen plan when it works.

@@ -36,10 +36,10 @@ struct SequenceDegrees {
   bool weightsCanFit(int64_t tp, int64_t sp) const;
 
   /// The degrees to try with tensor parallelism `tp`: with tp = 1 (or a tp
-  /// the request fixes) those whose product with tp divides the heads (each
+  /// the request gives) those whose product with tp divides the heads (each
   /// tp rank's heads split sp ways); only 1 with a searched tp > 1; the
-  /// request's own when it fixes sp.
-  llvm::SmallVector<int64_t> forTp(int64_t tp, const PlanRequest &request) const;
+  /// request's own when it gives sp.
+  llvm::SmallVector<int64_t> forTp(int64_t tp, const LayoutRequest &given) const;
 
   /// The degrees of ring attention (loom-shard-sequence mode=ring), which
   /// needs no condition on the heads: those dividing the sequence and the
@@ -50,9 +50,9 @@ struct SequenceDegrees {
   /// Every (degree, ring) pair to try with `tp`: forTp's degrees as
   /// Ulysses, then ring attention where Ulysses cannot go (a degree that
   /// does not divide the heads), under forTp's rule for tp; the request's
-  /// own degree and mode when it fixes sp.
+  /// own degree and mode when it gives sp.
   llvm::SmallVector<std::pair<int64_t, bool>>
-  withModes(int64_t tp, const PlanRequest &request) const;
+  withModes(int64_t tp, const LayoutRequest &given) const;
 };
 
 /// The degrees --search tries for `module` (imported, unsharded) on a

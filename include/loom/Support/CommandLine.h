@@ -6,6 +6,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <optional>
+#include <string>
 
 namespace loom {
 
@@ -25,6 +26,12 @@ std::optional<T> givenOption(const llvm::cl::opt<T> &option) {
 /// the tool registers its own options. Hidden options still parse, and
 /// --help-hidden lists them.
 void hidePreloadedLLVMOptions();
+
+/// The argument LLVM's parser would take as -h (help, exit 0) although it
+/// is no option: an unknown --hXXX (a mistyped option starting with h, or
+/// a stray prefix). Empty when there is none. Call after registering the
+/// tool's options.
+std::string findHelpLikeTypo(int argc, char **argv);
 
 } // namespace loom
 

@@ -1,0 +1,552 @@
+//===- Evaluate.cpp - one plan, from problem to prediction ----------------===//
+//
+// The evaluation of one layout: its target materialised, its workload
+// imported once (a data-parallel replica's share), the planning pipeline
+// run once, the planned module read back, and the cost model's prediction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Evaluate.h"
+#include "Handover.h"
+
+#include "loom/Analysis/StageCost.h"
+#include "loom/Conversion/Passes.h"
+#include "loom/Dialect/Loom/ModelCost.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "loom/Hardware/DeviceMesh.h"
+#include "loom/Transforms/PlanPipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numeric>
+#include <variant>
+
+using namespace mlir;
+using namespace loom;
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+Captured::Captured(MLIRContext &context)
+    : context(context), printedOp(context.shouldPrintOpOnDiagnostic()),
+      handler(&context, [this](Diagnostic &diag) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << diag;
+        if (diag.getSeverity() == DiagnosticSeverity::Error) {
+          errors.push_back(text);
+          // A config file's error names its place in the file, as
+          // loom-import's does; one about the file as a whole or the
+          // workload options (at 1:1) needs none.
+          auto where = dyn_cast<FileLineColLoc>(diag.getLocation());
+          if (where && where.getLine() == 1 && where.getColumn() == 1)
+            where = {};
+          located.push_back(where ? (where.getFilename().str() + ":" +
+                                     std::to_string(where.getLine()) + ":" +
+                                     std::to_string(where.getColumn()) +
+                                     ": " + text)
+                                  : text);
+        } else if (diag.getSeverity() == DiagnosticSeverity::Remark) {
+          remarks.push_back(text);
+        }
+        return success();
+      }) {
+  context.printOpOnDiagnostic(false);
+}
+
+Captured::~Captured() { context.printOpOnDiagnostic(printedOp); }
+
+std::string Captured::errorText(bool withPlaces) const {
+  std::string all;
+  for (const std::string &e : withPlaces ? located : errors)
+    all += (all.empty() ? "" : "; ") + e;
+  return all;
+}
+
+//===----------------------------------------------------------------------===//
+// The workload
+//===----------------------------------------------------------------------===//
+
+WorkloadFigures loom::workloadFigures(ModuleOp module,
+                                      const ImportOptions &request,
+                                      const TargetDesc &target,
+                                      int64_t chips) {
+  WorkloadFigures figures;
+  ModelAttr imported = getModel(module);
+  figures.modelName = imported.getName().str();
+  figures.family = imported.getFamily().str();
+  ImportOptions &given = figures.imported;
+  // What #loom.model does not record: the precision, the routing and how
+  // attention runs.
+  given.weights = request.weights;
+  given.kvCache = request.kvCache;
+  given.activations = request.activations;
+  given.expertImbalance = request.expertImbalance;
+  given.attention = request.attention;
+  given.mode = imported.isDiffusion() ? ImportOptions::Mode::Diffusion
+               : imported.getMode() == ModelMode::decode
+                   ? ImportOptions::Mode::Decode
+                   : ImportOptions::Mode::Prefill;
+  given.batch = imported.getBatch();
+  if (imported.isDiffusion()) {
+    // A square image keeps --resolution; other images and videos have
+    // their height and width, and videos their frames.
+    if (imported.getResolution()) {
+      given.resolution = imported.getResolution();
+    } else {
+      given.height = imported.getHeight();
+      given.width = imported.getWidth();
+      if (imported.getFrames())
+        given.frames = imported.getFrames();
+    }
+    given.steps = imported.getSteps();
+    if (imported.getTextTokens())
+      given.textLen = imported.getTextTokens();
+  } else {
+    given.seqLen = imported.getSeq();
+  }
+  // The ideal time, from the whole batch before any replica takes its share.
+  CostModel model(target);
+  double oneChip = 0;
+  for (auto func : module.getOps<func::FuncOp>())
+    for (Operation &op : func.getBody().front())
+      if (auto cost = dyn_cast<CostOpInterface>(op))
+        oneChip += estimateTime(model, cost);
+  figures.ideal =
+      oneChip * (imported.isDiffusion() ? imported.getSteps() : 1) / chips;
+  return figures;
+}
+
+/// The workload one data-parallel replica runs (its share of the batch),
+/// imported once; `out` gets the workload's figures (from `shared` when a
+/// search has them). Null, with `out.failure` set, when it cannot.
+static OwningOpRef<ModuleOp>
+importReplica(const PlanProblem &problem, const ParallelLayout &layout,
+              MLIRContext &context, const TargetDesc &target,
+              const SearchShared *shared, Captured &diagnostics,
+              PlanOutcome &out) {
+  auto fail = [&](std::string why) {
+    out.failure = std::move(why);
+    return OwningOpRef<ModuleOp>();
+  };
+  std::optional<WorkloadFigures> figures;
+  if (shared && shared->workload)
+    figures = shared->workload;
+  OwningOpRef<ModuleOp> module;
+  // The whole batch is imported when the figures need it or it is the
+  // replica's.
+  if (!figures || layout.dataParallel == 1) {
+    module = importModel(problem.model, problem.import, &context);
+    if (!module)
+      return fail(diagnostics.errorText(/*withPlaces=*/true));
+    if (!figures)
+      figures = workloadFigures(*module, problem.import, target, out.chips);
+  }
+  out.modelName = figures->modelName;
+  out.family = figures->family;
+  out.imported = figures->imported;
+  out.ideal = figures->ideal;
+  if (layout.dataParallel == 1)
+    return module;
+  // Each data-parallel replica runs its share of the batch.
+  int64_t batch = *figures->imported.batch;
+  if (batch % layout.dataParallel != 0)
+    return fail("data-parallel " + std::to_string(layout.dataParallel) +
+                " does not divide the batch of " + std::to_string(batch) +
+                " (each replica runs an equal share)");
+  ImportOptions share = problem.import;
+  share.batch = batch / layout.dataParallel;
+  module = importModel(problem.model, share, &context);
+  if (!module)
+    return fail(diagnostics.errorText());
+  return module;
+}
+
+/// The workload's FLOPs and weights, before any split, and the lower bound
+/// they give on the whole topology.
+static void workloadBounds(ModuleOp module, const TargetDesc &desc,
+                           const ParallelLayout &layout, PlanOutcome &out) {
+  double weights = 0;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    CostTotals total = sumPartCosts(collectPartCosts(func.getBody().front()));
+    out.modelFlops += total.flops;
+    weights += total.parameterBytes;
+  }
+  // All replicas' work: each data-parallel replica runs its share of the
+  // batch and reads its own copy of the weights.
+  double runs = double(out.steps) * layout.dataParallel;
+  out.modelFlops *= runs;
+  double computeBound = out.modelFlops / (out.chips * desc.peakFlopsBf16);
+  double memoryBound = runs * weights / (out.chips * desc.hbmBandwidth);
+  out.roofline = std::max(computeBound, memoryBound);
+  out.rooflineIsMemory = memoryBound > computeBound;
+  out.weightBytes = weights;
+  out.sliceHbmBytes = out.chips * desc.hbmBytes;
+}
+
+//===----------------------------------------------------------------------===//
+// The layout on the topology
+//===----------------------------------------------------------------------===//
+
+/// A 2-D block without its rows: the rows nearest Pope et al.'s optimum
+/// sqrt(tp) / 2 (section 3.2.2, d_ff = 4 d_model) that tile the topology.
+/// Empty when it has them or finds them; else why none tiles.
+static std::string resolveTensorRows(ParallelLayout &layout,
+                                     const TopologyDesc &topology) {
+  if (!layout.isTwoD() || layout.tpX != 0)
+    return "";
+  int64_t tp = layout.tp, best = 0;
+  double target = std::sqrt(double(tp)) / 2;
+  for (int64_t x = 2; x <= tp / 2; ++x)
+    if (tp % x == 0 && topology.shape[0] % x == 0 &&
+        topology.shape[1] % (tp / x) == 0 &&
+        (!best || std::abs(std::log(double(x) / target)) <
+                      std::abs(std::log(double(best) / target))))
+      best = x;
+  if (!best)
+    return fmt::format(
+        "2-D tensor parallelism needs a block of at least 2 x 2 chips; tp "
+        "= {} does not factor into one that tiles {} ({}x{})",
+        tp, topology.name, topology.shape[0], topology.shape[1]);
+  layout.tpX = best;
+  return "";
+}
+
+/// Decomposed collective matmuls split each slice's rows into tp equal
+/// blocks on each of the sp chips: slices in multiples of lcm(8, tp x sp),
+/// as few units as the slicer takes (SplitTokens' default rule, with the
+/// ring's multiple). The granularity, or why there is none.
+static std::variant<int64_t, std::string>
+decomposedGranularity(ModelAttr model, const ParallelLayout &layout) {
+  if (model.getMode() == ModelMode::decode)
+    return std::string("decompose splits a slice's rows over the ring, and "
+                       "a decode step has one token");
+  if (model.isDiffusion())
+    return int64_t(0);
+  int64_t tokens = model.getSeq();
+  int64_t multiple = std::lcm<int64_t>(8, layout.tp * layout.sp);
+  for (int64_t m = multiple; m <= tokens; m += multiple)
+    if (tokens % m == 0 && tokens / m <= 128)
+      return m;
+  return fmt::format("decompose splits each slice's rows into {} equal "
+                     "blocks, but the {}-token sequence does not cut into "
+                     "multiples of {}",
+                     layout.tp, tokens, multiple);
+}
+
+/// Why the tensor-parallel groups of a plan cannot run decomposed
+/// collective matmuls (the lowering's own check, on the chips it uses):
+/// consecutive ranks must be neighbours, the last beside the first. Empty
+/// when they can.
+static std::string whyNotRing(const TargetDesc &desc,
+                              const TopologyDesc &topology, int64_t tp,
+                              int64_t sp, int64_t stages,
+                              const Placement &placement) {
+  int64_t perReplica = tp * sp * stages;
+  if (tp < 2 || topology.numChips() % perReplica != 0)
+    return "";
+  auto built = DeviceMesh::build(
+      desc, topology, {topology.numChips() / perReplica, stages, tp, sp},
+      placement);
+  if (!built) {
+    llvm::consumeError(built.takeError());
+    return "";
+  }
+  CostModel model(desc);
+  for (int64_t s = 0; s < stages; ++s)
+    for (int64_t t = 0; t < tp; ++t) {
+      ChipCoord from = built->chip(0, s, t),
+                to = built->chip(0, s, (t + 1) % tp);
+      if (model.hops(topology.shape, from, to) != 1)
+        return fmt::format("its tensor-parallel group of {} chips is not a "
+                           "ring of neighbours on {}",
+                           tp, topology.name);
+    }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// The planned module read back
+//===----------------------------------------------------------------------===//
+
+/// The stages' layers and the routed experts a chip holds (on the first
+/// stage with any: DeepSeek-V3's first three layers are dense).
+static void readStages(const ModelView &view, const ParallelLayout &layout,
+                       PlanOutcome &out) {
+  out.layers = view.layers.size();
+  for (LayerOp layer : view.layers) {
+    size_t stage = layer.getStage().value_or(0);
+    if (stage >= out.stageLayers.size())
+      out.stageLayers.resize(stage + 1, {layer.getIndex(), layer.getIndex()});
+    out.stageLayers[stage].second = layer.getIndex();
+  }
+  func::FuncOp func = view.func;
+  auto stageOf = [](MoEExpertsOp experts) {
+    auto layer = experts->getParentOfType<LayerOp>();
+    return layer ? int64_t(layer.getStage().value_or(0)) : int64_t(0);
+  };
+  std::optional<int64_t> expertStage;
+  func.walk([&](MoEExpertsOp experts) {
+    expertStage = std::min(expertStage.value_or(stageOf(experts)),
+                           stageOf(experts));
+  });
+  out.expertStage = expertStage.value_or(0);
+  func.walk([&](MoEExpertsOp experts) {
+    if (stageOf(experts) != out.expertStage)
+      return;
+    out.experts = experts.getExperts();
+    out.expertsPerChip = experts.getLocalExperts();
+    // (Beside tp, each expert is split over its ep rank's tp chips.)
+    out.expertReplicas =
+        layout.hasExpertGroup() ? layout.tp : layout.tp / layout.ep;
+    out.expertBytesPerChip += CostOpInterface(experts).getParameterBytes();
+  });
+}
+
+/// The placement the plan runs with, resolved as the lowering will, and
+/// whether it is the rule's.
+static void resolvePlacement(const TargetDesc &desc,
+                             const TopologyDesc &topology,
+                             const ModelView &view, int64_t stages,
+                             const Placement &placement, PlanOutcome &out) {
+  int64_t perReplica = view.chipsPerStage() * stages;
+  if (out.chips % perReplica != 0)
+    return;
+  MeshShape meshShape{out.chips / perReplica, stages, view.tp, view.sp};
+  meshShape.expertGroup = view.expertGroup;
+  if (view.tpX > 1)
+    meshShape.tensorRows = view.tpX;
+  auto mesh = DeviceMesh::build(desc, topology, meshShape, placement);
+  auto byRule = DeviceMesh::build(desc, topology, meshShape);
+  if (mesh && byRule) {
+    out.placement = mesh->getPlacement().str();
+    // (A forced or saved placement the rule would pick is the rule's.)
+    out.defaultPlacement = mesh->getPlacement() == byRule->getPlacement();
+  }
+  if (!mesh)
+    llvm::consumeError(mesh.takeError());
+  if (!byRule)
+    llvm::consumeError(byRule.takeError());
+}
+
+/// The cost model's prediction of the planned module, into `out` (which
+/// holds the layout): the pipeline, the handovers (the scatter/gather one
+/// where the search leaves it free and it is faster) and the task count.
+/// False, with `out.failure` set, when the plan cannot run.
+static bool predict(const TargetDesc &desc, const TopologyDesc &topology,
+                    const ModelView &view, PipelineAttr pipeline,
+                    const Placement &placement, const PlanOptions &options,
+                    PlanOutcome &out) {
+  ParallelLayout &layout = out.layout;
+  CostModel model(desc);
+  StageGroupAxes axes =
+      stageGroupAxes(desc, topology, view.tp, view.sp, pipeline.getStages(),
+                     view.tpX, placement, view.expertGroup);
+  // Per chunk with virtual stages (a layer's stage is its chunk).
+  StageSliceCost cost(view.layers, model, axes.tensor, out.tokens,
+                      pipeline.getChunks(), axes.sequence,
+                      pipeline.getMicrobatches());
+  HandoverCache *cache = options.shared ? &options.shared->handovers : nullptr;
+  BoundaryTransfers transfers(desc, topology, cost, view.tp, view.sp,
+                              pipeline.getStages(), view.tpX, placement,
+                              layout.scatterHandover, cache);
+  int64_t unitsPerStep =
+      int64_t(out.sliceLengths.size()) * pipeline.getMicrobatches();
+  if (layout.interleave > unitsPerStep) {
+    out.failure = fmt::format(
+        "interleave {} needs at least {} {}, but the plan has {}; give "
+        "--slices",
+        layout.interleave, layout.interleave,
+        out.patches ? "patches" : "slices", unitsPerStep);
+    return false;
+  }
+  if (layout.decompose) {
+    std::string why = whyNotRing(desc, topology, view.tp, view.sp,
+                                 pipeline.getStages(), placement);
+    if (why.empty() && !cost.hasDecomposable())
+      why = "it has no tensor-parallel matmul beside a collective";
+    for (int64_t length : out.sliceLengths)
+      if (int64_t rows = view.tp * (view.expertGroup ? 1 : view.sp);
+          why.empty() && length % rows != 0)
+        why = fmt::format("its {} of {} tokens do not split into {} equal "
+                          "blocks",
+                          out.patches ? "patches" : "slices", length, rows);
+    if (!why.empty()) {
+      out.failure = "cannot decompose the collective matmuls: " + why;
+      return false;
+    }
+    cost.setDecompose(true);
+  }
+  PipelinePrediction prediction =
+      predictPipeline(cost, pipeline, transfers, layout.interleave);
+  // The search's choice of handover: scattered where every tp rank holds
+  // the boundary whole and the cost model says it is faster. It is not
+  // always (docs/pipelines.md, "Scattered handovers"): the gather's
+  // synchronisation and tp - 1 hops outweigh the bytes saved on a decode
+  // step's tiny boundary.
+  if (options.chooseHandover && !layout.scatterHandover && view.tp > 1 &&
+      view.tpX <= 1 && pipeline.getStages() > 1 && !layout.sequenceParallel &&
+      !layout.isWeightGathered()) {
+    BoundaryTransfers scattered(desc, topology, cost, view.tp, view.sp,
+                                pipeline.getStages(), view.tpX, placement,
+                                /*scatter=*/true, cache);
+    PipelinePrediction other =
+        predictPipeline(cost, pipeline, scattered, layout.interleave);
+    if (other.seconds < prediction.seconds) {
+      prediction = other;
+      layout.scatterHandover = true;
+    }
+  }
+  // Tasks: every rank of every replica runs, per unit (slice or patch,
+  // microbatch, step), its stage's ops (tasksOf) and, per stage, an
+  // activation allocation and release and the messages in and out (and a
+  // scattered handover's gather start and done, within the estimate's
+  // rounding).
+  double units = double(unitsPerStep) * (out.patches ? out.steps : 1);
+  out.estimatedTasks = double(view.chipsPerStage()) * layout.dataParallel *
+                       units *
+                       double(cost.tasksPerRank(out.sliceLengths.front()) +
+                              4 * pipeline.getChunks());
+  // The host launches the whole plan once (calibration).
+  out.predicted = prediction.seconds + model.programDispatch();
+  out.bubble = prediction.bubble;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// One plan
+//===----------------------------------------------------------------------===//
+
+Planned loom::planModule(const PlanProblem &problem,
+                         const ParallelLayout &layout, MLIRContext &context,
+                         const PlanOptions &options) {
+  Planned planned;
+  PlanOutcome &out = planned.outcome;
+  out.problem = problem;
+  out.layout = layout;
+  auto fail = [&](std::string why) {
+    out.failure = std::move(why);
+    return std::move(planned);
+  };
+  // The degrees are user input; check them before any arithmetic uses them.
+  if (std::string why = checkLayout(layout); !why.empty())
+    return fail(why);
+  Captured diagnostics(context);
+  llvm::Expected<TargetAttr> targetAttr =
+      materializeTarget(&context, problem.topology, problem.targetFile);
+  if (!targetAttr)
+    return fail(llvm::toString(targetAttr.takeError()));
+  const TargetDesc desc = targetAttr->getDesc();
+  const TopologyDesc &topology = desc.topologies.front();
+  out.targetName = desc.name;
+  out.calibration = desc.calibration;
+  out.chips = topology.numChips();
+  // The lowering lays meshes out on 2-D topologies only (DeviceMesh::build).
+  if (topology.shape.size() != 2)
+    return fail("Loom plans 2-D topologies only; " + topology.name + " has " +
+                std::to_string(topology.shape.size()) + " axes");
+  if (std::string why = resolveTensorRows(out.layout, topology); !why.empty())
+    return fail(why);
+
+  OwningOpRef<ModuleOp> module =
+      importReplica(problem, out.layout, context, desc, options.shared.get(),
+                    diagnostics, out);
+  if (!module)
+    return planned;
+  (*module)->setAttr(kTargetAttrName, *targetAttr);
+  ModelAttr modelInfo = getModel(*module);
+  if (modelInfo.isDiffusion())
+    out.steps = modelInfo.getSteps();
+  workloadBounds(*module, desc, out.layout, out);
+  if (std::string why = checkSchedule(out.layout); !why.empty())
+    return fail(why);
+
+  PlanPipelineSettings settings;
+  // The only remarks the pipeline emits, then, are the memory check's.
+  settings.memoryRemarks = true;
+  if (out.layout.decompose) {
+    auto granularity = decomposedGranularity(modelInfo, out.layout);
+    if (auto *why = std::get_if<std::string>(&granularity))
+      return fail(*why);
+    settings.granularity = std::get<int64_t>(granularity);
+  }
+  PassManager pm(&context);
+  buildPlanPipeline(pm, out.layout, settings);
+  if (options.instrument)
+    options.instrument(pm);
+  if (failed(pm.run(*module)))
+    return fail(diagnostics.errorText());
+  out.memory = diagnostics.remarks;
+
+  CostModel model(desc);
+  FailureOr<ModelView> view = getModelView(*module, model, "loom-plan");
+  if (failed(view))
+    return fail(diagnostics.errorText());
+  readStages(*view, out.layout, out);
+  PipelineAttr pipeline = getPipeline(view->func);
+  out.tokens = pipeline.getTokens();
+  out.sliceLengths.assign(pipeline.getSlices().begin(),
+                          pipeline.getSlices().end());
+  out.patches = pipeline.getMode() == PipelineMode::patches;
+  out.warmup = pipeline.getWarmup();
+  Placement placement = getPlacementOrDefault(*module);
+  resolvePlacement(desc, topology, *view, pipeline.getStages(), placement,
+                   out);
+  if (!predict(desc, topology, *view, pipeline, placement, options, out))
+    return planned;
+  if (std::string why = verifyPlan(out); !why.empty())
+    return fail(why);
+  planned.module = std::move(module);
+  return planned;
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering and simulation
+//===----------------------------------------------------------------------===//
+
+bool loom::shouldSimulate(const PlanOutcome &outcome, Simulation policy) {
+  return policy == Simulation::Always ||
+         (policy == Simulation::WithinBudget &&
+          outcome.estimatedTasks <= kSimulationBudget);
+}
+
+std::optional<TargetDesc> loom::lower(Planned &planned) {
+  PlanOutcome &out = planned.outcome;
+  OwningOpRef<ModuleOp> module = std::move(planned.module);
+  Captured diagnostics(*module->getContext());
+  TargetDesc desc = getTarget(*module).getDesc();
+  // The program straight into a schedule: the simulation needs no IR.
+  FailureOr<schedule::Schedule> program =
+      lowerToScheduleFile(*module, out.layout.interleave,
+                          out.layout.decompose, out.layout.scatterHandover);
+  if (failed(program)) {
+    out.failure = diagnostics.errorText();
+    return std::nullopt;
+  }
+  out.schedule = std::move(*program);
+  return desc;
+}
+
+void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
+                            bool trace) {
+  llvm::Expected<sim::SimResult> result =
+      sim::simulate(desc, out.schedule, trace);
+  if (!result) {
+    out.failure = llvm::toString(result.takeError());
+    return;
+  }
+  out.simulated = std::move(*result);
+  if (!out.simulated->failure.empty())
+    out.failure = out.simulated->failure;
+}
+
+bool loom::byPrediction(const PlanOutcome &a, const PlanOutcome &b) {
+  if (a.predicted != b.predicted)
+    return a.predicted < b.predicted;
+  return a.layout < b.layout;
+}

@@ -1,0 +1,123 @@
+//===- Evaluate.h - one plan, from problem to prediction --------*- C++ -*-===//
+//
+// The planner's pieces, after CIRCT's scheduling library: a problem is
+// checked before it is solved (Problem.cpp), one plan is evaluated by
+// materialising its target, importing its workload once, running the
+// planning pipeline once and predicting (Evaluate.cpp, with the stage
+// handovers in Handover.cpp), the search space is one function per
+// dimension with its pruning rule (SearchSpace.cpp), and the runner plans
+// the candidates in rounds on threads and simulates the best within a
+// budget (SearchRunner.cpp). Private to lib/Plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_PLAN_EVALUATE_H
+#define LOOM_LIB_PLAN_EVALUATE_H
+
+#include "loom/Plan/Planner.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace loom {
+
+/// A search's handover simulations by what they depend on besides the
+/// target and topology (one per search): the groups (tp, sp, stages, tp_x),
+/// the placement, whether the last stage hands back to the first, the
+/// bytes, and what is simulated.
+struct HandoverCache {
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, std::string,
+                         bool, int64_t, bool, bool, int64_t, bool>;
+  std::mutex mutex;
+  std::map<Key, std::vector<double>> simulated;
+};
+
+/// What no layout changes: the model as imported, with every option the
+/// model's default filled in, and the ideal time of the whole batch.
+struct WorkloadFigures {
+  std::string modelName, family;
+  ImportOptions imported;
+  /// The whole model's per-op roofline times on one chip (the full batch,
+  /// every step, no collectives), summed and divided by the chips.
+  double ideal = 0;
+};
+
+/// The figures of `module`, the workload imported from `given` with its
+/// whole batch, on `chips` chips of `target`.
+WorkloadFigures workloadFigures(mlir::ModuleOp module,
+                                const ImportOptions &given,
+                                const TargetDesc &target, int64_t chips);
+
+struct SearchShared {
+  HandoverCache handovers;
+  /// The workload's figures, from the search's own import.
+  std::optional<WorkloadFigures> workload;
+};
+
+/// Collects diagnostics as text instead of printing them. The text is the
+/// message alone, so the op a diagnostic is emitted at is not printed into
+/// a note (a rejected plan's whole function, a twentieth of a search).
+struct Captured {
+  explicit Captured(mlir::MLIRContext &context);
+  ~Captured();
+  /// The errors, separated by "; " (`withPlaces`: each with its file
+  /// place, as loom-import names a config's).
+  std::string errorText(bool withPlaces = false) const;
+
+  mlir::MLIRContext &context;
+  bool printedOp;
+  std::vector<std::string> errors, located, remarks;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// Why `layout` cannot run whatever the model and topology: a degree below
+/// 1, or a tensor, expert or handover layout that does not go with the
+/// rest (each as the passes and the lowering would refuse it, said before
+/// any work). Empty when it can.
+std::string checkLayout(const ParallelLayout &layout);
+/// Why the order the lowering would run `layout`'s units in cannot be
+/// built: virtual stages or decomposed collective matmuls with zipped
+/// units, or decomposed ones without tensor parallelism. Checked once the
+/// model is known (the report then names a plan that fits). Empty when it
+/// can.
+std::string checkSchedule(const ParallelLayout &layout);
+
+/// Why an evaluated plan cannot be reported: a figure out of range. Empty
+/// when every figure is usable.
+std::string verifyPlan(const PlanOutcome &plan);
+
+/// A plan and, while it may still be lowered, its planned module.
+struct Planned {
+  PlanOutcome outcome;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+/// Imports the workload of `problem` once, runs the planning pipeline for
+/// `layout` on it once (loom-check-memory's remarks, captured in that run,
+/// are the report's memory lines) and predicts. The module comes back
+/// unless the plan failed.
+Planned planModule(const PlanProblem &problem, const ParallelLayout &layout,
+                   mlir::MLIRContext &context, const PlanOptions &options);
+
+bool shouldSimulate(const PlanOutcome &outcome, Simulation policy);
+/// Lowers the planned module (consuming it) into `planned.outcome`'s
+/// schedule and returns the target to simulate it on, or sets `failure`.
+std::optional<TargetDesc> lower(Planned &planned);
+/// Simulates a lowered plan's schedule, into `out`. Plain data, no IR: a
+/// search runs several at once.
+void simulateSchedule(PlanOutcome &out, const TargetDesc &desc, bool trace);
+
+/// The cost model's order, made total by the layouts.
+bool byPrediction(const PlanOutcome &a, const PlanOutcome &b);
+
+} // namespace loom
+
+#endif // LOOM_LIB_PLAN_EVALUATE_H
