@@ -2,6 +2,7 @@
 
 #include "loom/Dialect/Loom/LoomDialect.h"
 #include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Hardware/TargetSchema.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -72,25 +73,59 @@ FailureOr<bool> loom::parseFlag(AsmParser &parser) {
   return parser.emitError(loc, "expected true or false, got '") << word << "'";
 }
 
-/// Figures that price time must be positive and finite, and fractions of
-/// peak at most 1.
+/// Checks an attribute's figures against the ranges the target schema
+/// declares (loom/Hardware/TargetSchema.h), the ones the target file and the
+/// schedule file are read with.
 static LogicalResult
 checkFigures(llvm::function_ref<InFlightDiagnostic()> emitError,
-             std::initializer_list<std::pair<StringRef, double>> figures,
-             std::initializer_list<StringRef> fractions = {}) {
-  for (auto [name, value] : figures) {
-    if (!std::isfinite(value) || value <= 0)
-      return emitError() << name << " must be positive and finite, got "
-                         << value;
-    if (llvm::is_contained(fractions, name) && value > 1)
-      return emitError() << name << " is a fraction of peak, at most 1; got "
-                         << value;
+             const TargetDesc &figures, IrSection section) {
+  for (const TargetFigure *figure : getIrFigures(section)) {
+    std::string problem = figure->check(figure->get(figures));
+    if (!problem.empty())
+      return emitError() << figure->irKey << " " << problem;
   }
   return success();
 }
 
+/// The parameters of #loom.chip, #loom.ici and #loom.calibration as the
+/// TargetDesc members the schema names.
+static void setChip(TargetDesc &desc, const APFloat &peakBf16,
+                    const APFloat &peakInt8, int64_t mxuTile,
+                    const APFloat &mxuEfficiency, const APFloat &hbmCapacity,
+                    const APFloat &hbmBandwidth, const APFloat &hbmEfficiency) {
+  desc.peakFlopsBf16 = peakBf16.convertToDouble();
+  desc.peakOpsInt8 = peakInt8.convertToDouble();
+  desc.mxuTile = mxuTile;
+  desc.flopEfficiency = mxuEfficiency.convertToDouble();
+  desc.hbmBytes = hbmCapacity.convertToDouble();
+  desc.hbmBandwidth = hbmBandwidth.convertToDouble();
+  desc.hbmEfficiency = hbmEfficiency.convertToDouble();
+}
+
+static void setIci(TargetDesc &desc, const APFloat &linkBandwidth,
+                   const APFloat &hopLatency) {
+  desc.linkBandwidth = linkBandwidth.convertToDouble();
+  desc.hopLatency = hopLatency.convertToDouble();
+}
+
+static void setCalibration(Calibration &c, StringRef file, StringRef name,
+                           int64_t version, const APFloat &programDispatch,
+                           const APFloat &kernelStep,
+                           const APFloat &collectiveSync,
+                           const APFloat &ringEfficiency,
+                           const APFloat &lineEfficiency) {
+  c.file = file.str();
+  c.name = name.str();
+  c.version = version;
+  c.programDispatch = programDispatch.convertToDouble();
+  c.kernelStep = kernelStep.convertToDouble();
+  c.collectiveSync = collectiveSync.convertToDouble();
+  c.ringEfficiency = ringEfficiency.convertToDouble();
+  c.lineEfficiency = lineEfficiency.convertToDouble();
+}
+
 //===----------------------------------------------------------------------===//
-// ChipAttr, InterconnectAttr
+// ChipAttr, InterconnectAttr, CalibrationAttr
 //===----------------------------------------------------------------------===//
 
 LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -98,24 +133,18 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t mxuTile, APFloat mxuEfficiency,
                                APFloat hbmCapacity, APFloat hbmBandwidth,
                                APFloat hbmEfficiency) {
-  if (mxuTile < 1)
-    return emitError() << "mxu_tile must be positive, got " << mxuTile;
-  return checkFigures(emitError,
-                      {{"peak_bf16", peakBf16.convertToDouble()},
-                       {"peak_int8", peakInt8.convertToDouble()},
-                       {"mxu_efficiency", mxuEfficiency.convertToDouble()},
-                       {"hbm_capacity", hbmCapacity.convertToDouble()},
-                       {"hbm_bandwidth", hbmBandwidth.convertToDouble()},
-                       {"hbm_efficiency", hbmEfficiency.convertToDouble()}},
-                      {"mxu_efficiency", "hbm_efficiency"});
+  TargetDesc figures;
+  setChip(figures, peakBf16, peakInt8, mxuTile, mxuEfficiency, hbmCapacity,
+          hbmBandwidth, hbmEfficiency);
+  return checkFigures(emitError, figures, IrSection::Chip);
 }
 
 LogicalResult
 InterconnectAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          APFloat linkBandwidth, APFloat hopLatency) {
-  return checkFigures(emitError,
-                      {{"link_bandwidth", linkBandwidth.convertToDouble()},
-                       {"hop_latency", hopLatency.convertToDouble()}});
+  TargetDesc figures;
+  setIci(figures, linkBandwidth, hopLatency);
+  return checkFigures(emitError, figures, IrSection::Ici);
 }
 
 LogicalResult
@@ -126,20 +155,10 @@ CalibrationAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         APFloat lineEfficiency) {
   if (name.empty() || version < 0)
     return emitError() << "a calibration needs a name and a version >= 0";
-  // Fixed costs may be zero (a nominal target has none), at most a second.
-  for (auto [key, figure] : {std::pair<StringRef, APFloat>{"program_dispatch",
-                                                           programDispatch},
-                             {"kernel_step", kernelStep},
-                             {"collective_sync", collectiveSync}}) {
-    double value = figure.convertToDouble();
-    if (!std::isfinite(value) || value < 0 || value > 1)
-      return emitError() << key << " must be in [0, 1] s, got " << value;
-  }
-  return checkFigures(
-      emitError,
-      {{"link_efficiency_ring", ringEfficiency.convertToDouble()},
-       {"link_efficiency_line", lineEfficiency.convertToDouble()}},
-      {"link_efficiency_ring", "link_efficiency_line"});
+  TargetDesc figures;
+  setCalibration(figures.calibration, file, name, version, programDispatch,
+                 kernelStep, collectiveSync, ringEfficiency, lineEfficiency);
+  return checkFigures(emitError, figures, IrSection::Calibration);
 }
 
 static CalibrationAttr makeCalibration(MLIRContext *context,
@@ -229,24 +248,15 @@ TargetDesc TargetAttr::getDesc() const {
   TargetDesc desc;
   desc.name = getName().str();
   ChipAttr chip = getChip();
-  desc.peakFlopsBf16 = chip.getPeakBf16().convertToDouble();
-  desc.peakOpsInt8 = chip.getPeakInt8().convertToDouble();
-  desc.flopEfficiency = chip.getMxuEfficiency().convertToDouble();
-  desc.mxuTile = chip.getMxuTile();
-  desc.hbmBytes = chip.getHbmCapacity().convertToDouble();
-  desc.hbmBandwidth = chip.getHbmBandwidth().convertToDouble();
-  desc.hbmEfficiency = chip.getHbmEfficiency().convertToDouble();
-  desc.linkBandwidth = getIci().getLinkBandwidth().convertToDouble();
-  desc.hopLatency = getIci().getHopLatency().convertToDouble();
+  setChip(desc, chip.getPeakBf16(), chip.getPeakInt8(), chip.getMxuTile(),
+          chip.getMxuEfficiency(), chip.getHbmCapacity(),
+          chip.getHbmBandwidth(), chip.getHbmEfficiency());
+  setIci(desc, getIci().getLinkBandwidth(), getIci().getHopLatency());
   CalibrationAttr c = getCalibration();
-  desc.calibration.file = c.getFile().str();
-  desc.calibration.name = c.getName().str();
-  desc.calibration.version = c.getVersion();
-  desc.calibration.programDispatch = c.getProgramDispatch().convertToDouble();
-  desc.calibration.kernelStep = c.getKernelStep().convertToDouble();
-  desc.calibration.collectiveSync = c.getCollectiveSync().convertToDouble();
-  desc.calibration.ringEfficiency = c.getLinkEfficiencyRing().convertToDouble();
-  desc.calibration.lineEfficiency = c.getLinkEfficiencyLine().convertToDouble();
+  setCalibration(desc.calibration, c.getFile(), c.getName(), c.getVersion(),
+                 c.getProgramDispatch(), c.getKernelStep(),
+                 c.getCollectiveSync(), c.getLinkEfficiencyRing(),
+                 c.getLinkEfficiencyLine());
   desc.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
   desc.wrap.sizes.assign(getWrapAxes().begin(), getWrapAxes().end());
   desc.maxChips = getNumChips();
