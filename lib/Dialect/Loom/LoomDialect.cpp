@@ -73,55 +73,35 @@ FailureOr<bool> loom::parseFlag(AsmParser &parser) {
   return parser.emitError(loc, "expected true or false, got '") << word << "'";
 }
 
-/// Checks an attribute's figures against the ranges the target schema
-/// declares (loom/Hardware/TargetSchema.h), the ones the target file and the
-/// schedule file are read with.
+/// An attribute's figures as doubles, in the order of its parameters. That
+/// is the order the target schema lists the section's figures in
+/// (loom/Hardware/TargetSchema.h; TargetSchemaTest checks it), so the
+/// schema's keys, ranges and TargetDesc members apply to them by position.
+static SmallVector<double, 8> figures(std::initializer_list<APFloat> params) {
+  SmallVector<double, 8> values;
+  for (const APFloat &param : params)
+    values.push_back(param.convertToDouble());
+  return values;
+}
+
+/// Checks an attribute's figures against the ranges the schema declares,
+/// the ones the target file and the schedule file are read with.
 static LogicalResult
 checkFigures(llvm::function_ref<InFlightDiagnostic()> emitError,
-             const TargetDesc &figures, IrSection section) {
-  for (const TargetFigure *figure : getIrFigures(section)) {
-    std::string problem = figure->check(figure->get(figures));
+             IrSection section, ArrayRef<double> values) {
+  for (auto [figure, value] : llvm::zip_equal(getIrFigures(section), values)) {
+    std::string problem = figure->check(value);
     if (!problem.empty())
       return emitError() << figure->irKey << " " << problem;
   }
   return success();
 }
 
-/// The parameters of #loom.chip, #loom.ici and #loom.calibration as the
-/// TargetDesc members the schema names.
-static void setChip(TargetDesc &desc, const APFloat &peakBf16,
-                    const APFloat &peakInt8, int64_t mxuTile,
-                    const APFloat &mxuEfficiency, const APFloat &hbmCapacity,
-                    const APFloat &hbmBandwidth, const APFloat &hbmEfficiency) {
-  desc.peakFlopsBf16 = peakBf16.convertToDouble();
-  desc.peakOpsInt8 = peakInt8.convertToDouble();
-  desc.mxuTile = mxuTile;
-  desc.flopEfficiency = mxuEfficiency.convertToDouble();
-  desc.hbmBytes = hbmCapacity.convertToDouble();
-  desc.hbmBandwidth = hbmBandwidth.convertToDouble();
-  desc.hbmEfficiency = hbmEfficiency.convertToDouble();
-}
-
-static void setIci(TargetDesc &desc, const APFloat &linkBandwidth,
-                   const APFloat &hopLatency) {
-  desc.linkBandwidth = linkBandwidth.convertToDouble();
-  desc.hopLatency = hopLatency.convertToDouble();
-}
-
-static void setCalibration(Calibration &c, StringRef file, StringRef name,
-                           int64_t version, const APFloat &programDispatch,
-                           const APFloat &kernelStep,
-                           const APFloat &collectiveSync,
-                           const APFloat &ringEfficiency,
-                           const APFloat &lineEfficiency) {
-  c.file = file.str();
-  c.name = name.str();
-  c.version = version;
-  c.programDispatch = programDispatch.convertToDouble();
-  c.kernelStep = kernelStep.convertToDouble();
-  c.collectiveSync = collectiveSync.convertToDouble();
-  c.ringEfficiency = ringEfficiency.convertToDouble();
-  c.lineEfficiency = lineEfficiency.convertToDouble();
+/// Sets the TargetDesc members the schema names for an attribute's figures.
+static void setFigures(TargetDesc &desc, IrSection section,
+                       ArrayRef<double> values) {
+  for (auto [figure, value] : llvm::zip_equal(getIrFigures(section), values))
+    figure->set(desc, value);
 }
 
 //===----------------------------------------------------------------------===//
@@ -133,18 +113,18 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t mxuTile, APFloat mxuEfficiency,
                                APFloat hbmCapacity, APFloat hbmBandwidth,
                                APFloat hbmEfficiency) {
-  TargetDesc figures;
-  setChip(figures, peakBf16, peakInt8, mxuTile, mxuEfficiency, hbmCapacity,
-          hbmBandwidth, hbmEfficiency);
-  return checkFigures(emitError, figures, IrSection::Chip);
+  // An mxu_tile past 2^53 reads inexactly, but still past 2^53: refused.
+  return checkFigures(emitError, IrSection::Chip,
+                      figures({peakBf16, peakInt8, APFloat(double(mxuTile)),
+                               mxuEfficiency, hbmCapacity, hbmBandwidth,
+                               hbmEfficiency}));
 }
 
 LogicalResult
 InterconnectAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          APFloat linkBandwidth, APFloat hopLatency) {
-  TargetDesc figures;
-  setIci(figures, linkBandwidth, hopLatency);
-  return checkFigures(emitError, figures, IrSection::Ici);
+  return checkFigures(emitError, IrSection::Ici,
+                      figures({linkBandwidth, hopLatency}));
 }
 
 LogicalResult
@@ -155,10 +135,9 @@ CalibrationAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         APFloat lineEfficiency) {
   if (name.empty() || version < 0)
     return emitError() << "a calibration needs a name and a version >= 0";
-  TargetDesc figures;
-  setCalibration(figures.calibration, file, name, version, programDispatch,
-                 kernelStep, collectiveSync, ringEfficiency, lineEfficiency);
-  return checkFigures(emitError, figures, IrSection::Calibration);
+  return checkFigures(emitError, IrSection::Calibration,
+                      figures({programDispatch, kernelStep, collectiveSync,
+                               ringEfficiency, lineEfficiency}));
 }
 
 static CalibrationAttr makeCalibration(MLIRContext *context,
@@ -248,15 +227,21 @@ TargetDesc TargetAttr::getDesc() const {
   TargetDesc desc;
   desc.name = getName().str();
   ChipAttr chip = getChip();
-  setChip(desc, chip.getPeakBf16(), chip.getPeakInt8(), chip.getMxuTile(),
-          chip.getMxuEfficiency(), chip.getHbmCapacity(),
-          chip.getHbmBandwidth(), chip.getHbmEfficiency());
-  setIci(desc, getIci().getLinkBandwidth(), getIci().getHopLatency());
+  setFigures(desc, IrSection::Chip,
+             figures({chip.getPeakBf16(), chip.getPeakInt8(),
+                      APFloat(double(chip.getMxuTile())),
+                      chip.getMxuEfficiency(), chip.getHbmCapacity(),
+                      chip.getHbmBandwidth(), chip.getHbmEfficiency()}));
+  setFigures(desc, IrSection::Ici,
+             figures({getIci().getLinkBandwidth(), getIci().getHopLatency()}));
   CalibrationAttr c = getCalibration();
-  setCalibration(desc.calibration, c.getFile(), c.getName(), c.getVersion(),
-                 c.getProgramDispatch(), c.getKernelStep(),
-                 c.getCollectiveSync(), c.getLinkEfficiencyRing(),
-                 c.getLinkEfficiencyLine());
+  desc.calibration.file = c.getFile().str();
+  desc.calibration.name = c.getName().str();
+  desc.calibration.version = c.getVersion();
+  setFigures(desc, IrSection::Calibration,
+             figures({c.getProgramDispatch(), c.getKernelStep(),
+                      c.getCollectiveSync(), c.getLinkEfficiencyRing(),
+                      c.getLinkEfficiencyLine()}));
   desc.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
   desc.wrap.sizes.assign(getWrapAxes().begin(), getWrapAxes().end());
   desc.maxChips = getNumChips();
