@@ -176,26 +176,26 @@ TEST(TargetDesc, ErrorsNameTheJsonPath) {
               (*section(root, "chip").getObject("hbm_capacity"))["value"] = 0.5;
             }),
             "edited.json: $.chip.hbm_capacity.value: must be a whole number "
-            "of bytes, got 0.5");
+            "of bytes in [1, 2^53], got 0.5");
   // A count past 2^53 would no longer be exact, and past 2^63 would wrap
   // when read as an integer.
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
               (*section(root, "chip").getObject("hbm_capacity"))["value"] = 1e19;
             }),
-            "edited.json: $.chip.hbm_capacity.value: must be at most 2^53 "
-            "bytes, got 1e+19");
+            "edited.json: $.chip.hbm_capacity.value: must be a whole number "
+            "of bytes in [1, 2^53], got 1e+19");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
               auto &hop = *section(root, "interconnect").getObject("hop_latency");
               (*hop.getObject("measured"))["value"] = 5;
             }),
             "edited.json: $.interconnect.hop_latency.measured.value: must be "
-            "at most 1 s, got 5");
+            "in (0, 1] s, got 5");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) {
               auto &mxu = *section(root, "efficiency").getObject("mxu_fraction");
               (*mxu.getObject("measured"))["value"] = 1e-300;
             }),
-            "edited.json: $.efficiency.mxu_fraction.measured.value: must be at "
-            "least 0.01, got 1e-300");
+            "edited.json: $.efficiency.mxu_fraction.measured.value: must be a "
+            "fraction in [0.01, 1], got 1e-300");
   EXPECT_EQ(parseEdited([](llvm::json::Object &root) { root["format"] = "v2"; }),
             "edited.json: $.format: must be \"loom-target/1\", got \"v2\"");
 }
@@ -217,13 +217,13 @@ TEST(TargetDesc, PodsAndSlicesAreBoundedTori) {
   EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
               setMaxChips(root, 1e300);
             }),
-            "edited.json: $.pod.max_chips.value: must be at most 2^53 chips, "
-            "got 1e+300");
+            "edited.json: $.pod.max_chips.value: must be a whole number of "
+            "chips in [1, 2^53], got 1e+300");
   EXPECT_EQ(parseEdited([&](llvm::json::Object &root) {
               (*section(root, "chip").getObject("mxu_columns"))["value"] = 1e300;
             }),
-            "edited.json: $.chip.mxu_columns.value: must be at most 2^53 "
-            "elements, got 1e+300");
+            "edited.json: $.chip.mxu_columns.value: must be a whole number of "
+            "elements in [1, 2^53], got 1e+300");
   // A number past the double range reads as infinity: refused (found by the
   // target fuzzer).
   std::string text = readSourceFile("targets/tpu-v5e.json");

@@ -31,7 +31,8 @@ def Loom_ChipAttr : AttrDef<Loom_Dialect, "Chip"> {
     edge (matmul dimensions pad to it), HBM capacity (bytes) and bandwidth
     (bytes/s), and the fractions of peak that real programs reach. Each
     figure's source is in the target file it was materialized from
-    (targets/*.json).
+    (targets/*.json); its range, the one the target and schedule files are
+    read with, is in include/loom/Hardware/TargetSchema.h.
 
     ```mlir
     #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.8, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>
@@ -54,7 +55,7 @@ def Loom_InterconnectAttr : AttrDef<Loom_Dialect, "Interconnect"> {
   let description = [{
     One direction of one ICI link (bytes/s) and the latency of a hop
     (seconds), as the collectives' ring formulas and the simulator's links
-    use them.
+    use them; their ranges are in include/loom/Hardware/TargetSchema.h.
 
     ```mlir
     #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1e-06>
@@ -77,7 +78,7 @@ def Loom_CalibrationAttr : AttrDef<Loom_Dialect, "Calibration"> {
     synchronisation (seconds) and the fraction of a link's bandwidth a
     collective reaches on a ring and on a line. targets/README.md,
     "Calibration", and include/loom/Hardware/CostModel.h say how each is
-    used.
+    used; include/loom/Hardware/TargetSchema.h gives their ranges.
 
     ```mlir
     #loom.calibration<file = "targets/tpu-v5e.json", name = "tpu-v5e-published", version = 1, program_dispatch = 1.05e-04, kernel_step = 2.6e-07, collective_sync = 2.3e-06, link_efficiency_ring = 0.95, link_efficiency_line = 0.82>

@@ -8,6 +8,7 @@
 
 #include "loom/Hardware/TargetDesc.h"
 #include "loom/Hardware/CostModel.h"
+#include "loom/Hardware/TargetSchema.h"
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -94,15 +95,6 @@ namespace {
 /// and per-link state, small.
 constexpr int64_t kMaxPodChips = int64_t(1) << 16;
 
-/// A whole-number figure as an integer. figure() has refused (and the
-/// reader failed on) one that is not whole or is above 2^53; casting such a
-/// double, or an infinite one, would be undefined, so it reads as 0.
-int64_t wholeFigure(double value) {
-  return value >= 0 && value <= 9007199254740992.0 && value == std::floor(value)
-             ? static_cast<int64_t>(value)
-             : 0;
-}
-
 /// Whether a torus of `shape` has at most `maxChips` chips, without
 /// overflow.
 bool fitsChips(llvm::ArrayRef<int64_t> shape, int64_t maxChips) {
@@ -115,91 +107,35 @@ bool fitsChips(llvm::ArrayRef<int64_t> shape, int64_t maxChips) {
   return true;
 }
 
-/// What a key of a section holds (targets/README.md, "Value kinds").
-enum class Kind { Figure, Choice };
-
-struct KeySpec {
-  llvm::StringLiteral key;
-  Kind kind;
-  llvm::StringLiteral unit;
-  bool required;
-};
-
-// The sections' keys, kinds, units and whether they are required, as
-// targets/README.md tabulates them.
-constexpr KeySpec chipKeys[] = {
-    {"tensorcores", Kind::Figure, "count", true},
-    {"mxus_per_tensorcore", Kind::Figure, "count", true},
-    {"mxu_rows", Kind::Figure, "elements", true},
-    {"mxu_columns", Kind::Figure, "elements", true},
-    {"peak_bf16", Kind::Figure, "FLOP/s", true},
-    {"peak_int8", Kind::Figure, "OP/s", true},
-    {"vmem_capacity_per_tensorcore", Kind::Figure, "bytes", true},
-    {"hbm_capacity", Kind::Figure, "bytes", true},
-    {"hbm_transfer_rate", Kind::Figure, "transfers/s", false},
-    {"hbm_bandwidth", Kind::Figure, "bytes/s", true},
-    {"vpu_ops", Kind::Figure, "FLOP/s", false},
-};
-constexpr KeySpec interconnectKeys[] = {
-    {"links_per_chip", Kind::Figure, "links", true},
-    {"link_bandwidth", Kind::Choice, "bytes/s", true},
-    {"chip_bandwidth", Kind::Figure, "bytes/s", true},
-    {"hop_latency", Kind::Choice, "s", true},
-    {"latency_bound_below", Kind::Figure, "bytes", true},
-};
-constexpr KeySpec hostKeys[] = {
-    {"chips_per_host", Kind::Figure, "chips", true},
-    {"dcn_bandwidth", Kind::Figure, "bytes/s", true},
-    {"nics", Kind::Figure, "count", false},
-    {"dram", Kind::Figure, "bytes", false},
-    {"pcie_bandwidth_per_chip", Kind::Figure, "bytes/s", false},
-};
-constexpr KeySpec podKeys[] = {
-    {"max_chips", Kind::Figure, "chips", true},
-    {"hosts", Kind::Figure, "hosts", true},
-    {"racks", Kind::Figure, "count", false},
-    {"sides_per_rack", Kind::Figure, "count", false},
-    {"sleds_per_side", Kind::Figure, "count", false},
-    {"chips_per_sled", Kind::Figure, "chips", false},
-    {"chips_per_rack", Kind::Figure, "chips", false},
-    {"bisection_bandwidth", Kind::Figure, "bytes/s", false},
-    {"allreduce_bandwidth", Kind::Figure, "bytes/s", false},
-};
-constexpr KeySpec calibrationKeys[] = {
-    {"program_dispatch", Kind::Figure, "s", true},
-    {"kernel_step", Kind::Figure, "s", true},
-    {"collective_sync", Kind::Figure, "s", true},
-    {"link_efficiency_ring", Kind::Figure, "fraction", true},
-    {"link_efficiency_line", Kind::Figure, "fraction", true},
-};
-constexpr KeySpec efficiencyKeys[] = {
-    {"mxu_fraction", Kind::Choice, "fraction", true},
-    {"hbm_bandwidth_fraction", Kind::Choice, "fraction", true},
-};
-
 /// The target file's reader: JsonReader plus figures, choices and shapes.
 class Reader : public JsonReader {
 public:
   using JsonReader::JsonReader;
 
-  /// Checks the keys of `section` against `specs` (plus `extra` keys that
-  /// are not figures) and reads every figure and choice; returns their
-  /// values by key (0 for absent optional ones).
+  /// Checks the keys of a section against its figures in the schema (plus
+  /// `extra` keys that are not figures), reads every figure and choice into
+  /// `target`'s member, and returns their values by key (0 for absent
+  /// optional ones).
   llvm::StringMap<double> section(const Object &section,
-                                  const std::string &path,
-                                  llvm::ArrayRef<KeySpec> specs,
+                                  const std::string &path, FileSection which,
+                                  TargetDesc &target,
                                   llvm::ArrayRef<llvm::StringRef> extra = {}) {
+    auto specs = getFileFigures(which);
     llvm::SmallVector<llvm::StringRef> known(extra.begin(), extra.end()),
         required(extra.begin(), extra.end());
-    for (const KeySpec &spec : specs) {
-      known.push_back(spec.key);
-      if (spec.required)
-        required.push_back(spec.key);
+    for (const TargetFigure *spec : specs) {
+      known.push_back(spec->fileKey);
+      if (spec->required)
+        required.push_back(spec->fileKey);
     }
     keys(section, path, known, required);
     llvm::StringMap<double> values;
-    for (const KeySpec &spec : specs)
-      values[spec.key] = read(section, spec, path);
+    for (const TargetFigure *spec : specs) {
+      double value = read(section, *spec, path);
+      if (section.get(spec->fileKey))
+        spec->set(target, value);
+      values[spec->fileKey] = value;
+    }
     return values;
   }
 
@@ -232,32 +168,30 @@ public:
   }
 
 private:
-  double read(const Object &section, const KeySpec &spec,
+  double read(const Object &section, const TargetFigure &spec,
               const std::string &sectionPath) {
-    std::string path = sectionPath + "." + spec.key.str();
-    const Value *value = section.get(spec.key);
+    std::string path = sectionPath + "." + spec.fileKey.str();
+    const Value *value = section.get(spec.fileKey);
     if (!value)
       return 0;
     const Object *o = object(value, path);
     if (!o)
       return 1;
     bool isFigure = o->get("value") != nullptr;
-    if (spec.kind == Kind::Figure && !isFigure) {
+    if (spec.form == FigureForm::Figure && !isFigure) {
       fail(path, "must be a figure {value, unit, source}");
       return 1;
     }
-    if (spec.kind == Kind::Choice && isFigure) {
+    if (spec.form == FigureForm::Choice && isFigure) {
       fail(path, "must be a choice {nominal | measured | assumed, use, why}");
       return 1;
     }
-    double result = isFigure ? figure(*o, path, spec.unit) : choice(*o, path, spec.unit);
-    if (spec.unit == "fraction" && result > 1)
-      fail(path, "must be a fraction in (0, 1], got " + showNumber(result));
-    return result;
+    return isFigure ? figure(*o, path, spec) : choice(*o, path, spec);
   }
 
+  /// A choice's variants are each checked, the unused ones too.
   double choice(const Object &o, const std::string &path,
-                llvm::StringRef unit) {
+                const TargetFigure &spec) {
     keys(o, path,
          {"nominal", "measured", "assumed", "fitted", "use", "why", "note"},
          {"use", "why"});
@@ -275,7 +209,7 @@ private:
       const Object *vo = object(v, variantPath);
       if (!vo)
         return 1;
-      double value = figure(*vo, variantPath, unit);
+      double value = figure(*vo, variantPath, spec);
       if (use == variant) {
         chosen = value;
         found = true;
@@ -291,45 +225,24 @@ private:
   }
 
   double figure(const Object &o, const std::string &path,
-                llvm::StringRef unit) {
+                const TargetFigure &spec) {
     // fitted_from: the measurement ids bench/calibrate.py fitted it from.
     keys(o, path, {"value", "unit", "source", "note", "fitted_from"},
          {"value", "unit", "source"});
     std::string actual = string(o, "unit", path);
-    if (!failed() && actual != unit)
+    if (!failed() && actual != spec.unit)
       fail(path + ".unit",
-           "must be \"" + unit.str() + "\", got \"" + actual + "\"");
+           "must be \"" + spec.unit.str() + "\", got \"" + actual + "\"");
     if (string(o, "source", path).empty() && !failed())
       fail(path + ".source", "must name where the figure comes from");
+    // Every figure a file states is positive; its range is the schema's.
     double value = positive(o, "value", path);
     if (failed())
       return value;
-    // JSON reads a number past the double range (2e5679) as infinity.
-    if (!std::isfinite(value)) {
-      fail(path + ".value", "must be a finite number");
+    std::string problem = spec.check(value);
+    if (!problem.empty()) {
+      fail(path + ".value", problem);
       return 1;
-    }
-    // Bounds that keep every time the cost model and the simulator derive
-    // finite: no rate below one per second, no hop slower than a second,
-    // no efficiency below 1%; counts and sizes are whole, and at most 2^53,
-    // where doubles stop holding every whole number (and well inside the
-    // 64-bit integers they are read into).
-    std::string at = path + ".value";
-    if (unit.ends_with("/s") && value < 1)
-      fail(at, "must be at least 1 " + unit.str() + ", got " + showNumber(value));
-    else if (unit == "s" && value > 1)
-      fail(at, "must be at most 1 s, got " + showNumber(value));
-    else if (unit == "fraction" && value < 0.01)
-      fail(at, "must be at least 0.01, got " + showNumber(value));
-    else if (llvm::is_contained({"count", "elements", "bytes", "chips", "links",
-                                 "hosts"},
-                                unit)) {
-      if (value != std::floor(value))
-        fail(at, "must be a whole number of " + unit.str() + ", got " +
-                     showNumber(value));
-      else if (value > 9007199254740992.0)
-        fail(at, "must be at most 2^53 " + unit.str() + ", got " +
-                     showNumber(value));
     }
     return value;
   }
@@ -355,23 +268,26 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
   llvm::SmallVector<llvm::StringRef> known(std::begin(sections),
                                            std::end(sections));
   known.push_back("calibration");
+  // The format first: another of Loom's files (the measurements) given as a
+  // target is named for what it is, not for the keys a target lacks.
+  if (root->get("format")) {
+    std::string format = r.string(*root, "format", "$");
+    if (format != "loom-target/1" && !r.failed())
+      r.fail("$.format",
+             "must be \"loom-target/1\", got \"" + format + "\"" +
+                 (llvm::StringRef(format).starts_with("loom-")
+                      ? ": this is not a target file"
+                      : ""));
+  }
   r.keys(*root, "$", known, sections);
   if (r.failed())
     return r.takeError();
-  std::string format = r.string(*root, "format", "$");
-  if (format != "loom-target/1" && !r.failed())
-    r.fail("$.format", "must be \"loom-target/1\", got \"" + format + "\"");
   t.name = r.string(*root, "name", "$");
   r.nonEmpty(*root, "name", "$");
   r.string(*root, "description", "$");
 
   if (const Object *chip = r.object(root->get("chip"), "$.chip")) {
-    auto v = r.section(*chip, "$.chip", chipKeys);
-    t.mxuTile = wholeFigure(v["mxu_columns"]);
-    t.peakFlopsBf16 = v["peak_bf16"];
-    t.peakOpsInt8 = v["peak_int8"];
-    t.hbmBytes = v["hbm_capacity"];
-    t.hbmBandwidth = v["hbm_bandwidth"];
+    auto v = r.section(*chip, "$.chip", FileSection::Chip, t);
     // The cost model derives the VPU's rate from the MXU's
     // (CostModel::vectorRate), so #loom.target need not carry it; a file
     // that states it must agree.
@@ -386,9 +302,8 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
 
   int64_t dims = 2;
   if (const Object *ici = r.object(root->get("interconnect"), "$.interconnect")) {
-    auto v = r.section(*ici, "$.interconnect", interconnectKeys, {"topology"});
-    t.linkBandwidth = v["link_bandwidth"];
-    t.hopLatency = v["hop_latency"];
+    r.section(*ici, "$.interconnect", FileSection::Interconnect, t,
+              {"topology"});
     const std::string topo = "$.interconnect.topology";
     if (const Object *topology = r.object(ici->get("topology"), topo)) {
       r.keys(*topology, topo, {"kind", "dims", "wraparound", "source", "note"},
@@ -424,12 +339,11 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
   }
 
   if (const Object *host = r.object(root->get("host"), "$.host"))
-    r.section(*host, "$.host", hostKeys);
+    r.section(*host, "$.host", FileSection::Host, t);
 
   llvm::SmallVector<int64_t, 3> largest;
   if (const Object *pod = r.object(root->get("pod"), "$.pod")) {
-    auto v = r.section(*pod, "$.pod", podKeys, {"max_topology_shape"});
-    t.maxChips = wholeFigure(v["max_chips"]);
+    r.section(*pod, "$.pod", FileSection::Pod, t, {"max_topology_shape"});
     if (!r.failed() && t.maxChips > kMaxPodChips)
       r.fail("$.pod.max_chips.value",
              llvm::formatv("must be at most {0} chips (the largest TPU pod "
@@ -477,26 +391,19 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
     }
 
   if (const Object *eff = r.object(root->get("efficiency"), "$.efficiency")) {
-    auto v = r.section(*eff, "$.efficiency", efficiencyKeys);
-    t.flopEfficiency = v["mxu_fraction"];
-    t.hbmEfficiency = v["hbm_bandwidth_fraction"];
+    r.section(*eff, "$.efficiency", FileSection::Efficiency, t);
   }
 
   t.calibration.file = fileName.str();
   if (const Value *calibration = root->get("calibration"))
     if (const Object *cal = r.object(calibration, "$.calibration")) {
-      auto v = r.section(*cal, "$.calibration", calibrationKeys,
-                         {"name", "version", "fitted_by"});
+      r.section(*cal, "$.calibration", FileSection::Calibration, t,
+                {"name", "version", "fitted_by"});
       t.calibration.name = r.string(*cal, "name", "$.calibration");
       r.nonEmpty(*cal, "name", "$.calibration");
       // Version 0 is the nominal, uncalibrated model.
       t.calibration.version = r.integer(*cal, "version", "$.calibration", 1);
       r.nonEmpty(*cal, "fitted_by", "$.calibration");
-      t.calibration.programDispatch = v["program_dispatch"];
-      t.calibration.kernelStep = v["kernel_step"];
-      t.calibration.collectiveSync = v["collective_sync"];
-      t.calibration.ringEfficiency = v["link_efficiency_ring"];
-      t.calibration.lineEfficiency = v["link_efficiency_line"];
     }
 
   if (r.failed())

@@ -2,6 +2,7 @@
 
 #include "loom/Schedule/Schedule.h"
 
+#include "loom/Hardware/TargetSchema.h"
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -233,10 +234,14 @@ private:
   void readTask(Chip &chip, const JsonPath &path);
   void readChip(Schedule &schedule, const JsonPath &path);
   void readTarget(Schedule &schedule, const JsonPath &path);
-  /// A positive, finite figure.
-  double figure(const Field &f, const JsonPath &path);
-  /// An object of figures: calls `onFigure(key, field)` for each key.
-  template <typename Fn> void figures(const JsonPath &path, Fn onFigure);
+  /// An object of the target's figures, those of `section` in the target
+  /// schema, read into `figs` and checked against the schema's ranges. A key
+  /// that is not a figure goes to `other(key, field, path)`, which returns
+  /// false for an unknown one (refused naming `otherKeys` and the figures).
+  /// Returns how many of the section's figures were given.
+  template <typename Fn>
+  size_t targetFigures(const JsonPath &path, IrSection section,
+                       TargetDesc &figs, llvm::StringRef otherKeys, Fn other);
 
   llvm::StringRef text;
   size_t pos = 0;
@@ -608,27 +613,39 @@ void StreamReader::readChip(Schedule &schedule, const JsonPath &path) {
   schedule.chips.push_back(std::move(chip));
 }
 
-double StreamReader::figure(const Field &f, const JsonPath &path) {
-  if (!failed.empty())
-    return 0;
-  if (f.type != Field::Type::Number || !std::isfinite(f.number) ||
-      f.number <= 0) {
-    fail(path, "must be a positive number, got " + f.show());
-    return 0;
-  }
-  return f.number;
-}
-
 template <typename Fn>
-void StreamReader::figures(const JsonPath &path, Fn onFigure) {
+size_t StreamReader::targetFigures(const JsonPath &path, IrSection section,
+                                   TargetDesc &figs, llvm::StringRef otherKeys,
+                                   Fn other) {
   if (!opens('{', path))
-    return;
+    return 0;
+  llvm::SmallVector<const TargetFigure *, 8> given;
   object([&](llvm::StringRef key) {
+    // The value's own keys reuse the key's storage: copy it first.
     std::string name = key.str();
     Field f;
     value(f, 0);
-    onFigure(name, f);
+    JsonPath at(path, name);
+    const TargetFigure *figure = findIrFigure(section, name);
+    if (!figure) {
+      if (!other(name, f, at))
+        fail(at, "unknown key (known here: " + otherKeys.str() +
+                     listIrKeys(section) + ")");
+      return;
+    }
+    if (!failed.empty())
+      return;
+    std::string problem =
+        f.type == Field::Type::Number
+            ? figure->check(f.number)
+            : "must be " + figure->describeRange() + ", got " + f.show();
+    if (!problem.empty())
+      return fail(at, problem);
+    figure->set(figs, f.number);
+    if (!llvm::is_contained(given, figure))
+      given.push_back(figure);
   });
+  return given.size();
 }
 
 void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
@@ -656,84 +673,36 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
     }
     if (!firstTime(*seen, path))
       return;
-    if (field == "chip") {
-      bool tile = false;
-      figures(path, [&](const std::string &name, const Field &f) {
-        JsonPath at(path, name);
-        if (name == "mxu_tile") {
-          tile = true;
-          figs.mxuTile = integer(f, at, 1);
-          return;
-        }
-        double *into = name == "peak_bf16"        ? &figs.peakFlopsBf16
-                       : name == "peak_int8"      ? &figs.peakOpsInt8
-                       : name == "mxu_efficiency" ? &figs.flopEfficiency
-                       : name == "hbm_capacity"   ? &figs.hbmBytes
-                       : name == "hbm_bandwidth"  ? &figs.hbmBandwidth
-                       : name == "hbm_efficiency" ? &figs.hbmEfficiency
-                                                  : nullptr;
-        if (!into)
-          return fail(at, "unknown key (known here: peak_bf16, peak_int8, "
-                          "mxu_tile, mxu_efficiency, hbm_capacity, "
-                          "hbm_bandwidth, hbm_efficiency)");
-        *into = figure(f, at);
-      });
-      if (failed.empty() && (!tile || !figs.peakFlopsBf16 || !figs.peakOpsInt8 ||
-                             !figs.flopEfficiency || !figs.hbmBytes ||
-                             !figs.hbmBandwidth || !figs.hbmEfficiency))
-        fail(path, "needs peak_bf16, peak_int8, mxu_tile, mxu_efficiency, "
-                   "hbm_capacity, hbm_bandwidth and hbm_efficiency");
+    if (field == "chip" || field == "ici") {
+      IrSection section = field == "chip" ? IrSection::Chip : IrSection::Ici;
+      size_t given = targetFigures(path, section, figs, "",
+                                   [](const std::string &, const Field &,
+                                      const JsonPath &) { return false; });
+      if (failed.empty() && given != getIrFigures(section).size())
+        fail(path, "needs " + listIrKeys(section, " and "));
       return;
     }
     if (field == "calibration") {
-      // Optional: figures without it are nominal (version 0).
+      // Optional: figures without it are nominal (version 0), and so is a
+      // figure it leaves out.
       Calibration &c = figs.calibration;
       bool named = false;
-      figures(path, [&](const std::string &name, const Field &f) {
-        JsonPath at(path, name);
-        if (name == "file" || name == "name") {
-          (name == "file" ? c.file : c.name) = stringField(f, at).str();
-          named |= name == "name";
-          return;
-        }
-        if (name == "version") {
-          c.version = integer(f, at, 0);
-          return;
-        }
-        double *into = name == "program_dispatch"     ? &c.programDispatch
-                       : name == "kernel_step"          ? &c.kernelStep
-                       : name == "collective_sync"      ? &c.collectiveSync
-                       : name == "link_efficiency_ring" ? &c.ringEfficiency
-                       : name == "link_efficiency_line" ? &c.lineEfficiency
-                                                        : nullptr;
-        if (!into)
-          return fail(at, "unknown key (known here: file, name, version, "
-                          "program_dispatch, kernel_step, collective_sync, "
-                          "link_efficiency_ring, link_efficiency_line)");
-        bool fraction = llvm::StringRef(name).starts_with("link_efficiency");
-        if (f.type != Field::Type::Number || !std::isfinite(f.number) ||
-            f.number < 0 || f.number > 1 || (fraction && f.number == 0))
-          return fail(at, fraction ? "must be a fraction in (0, 1], got " + f.show()
-                                   : "must be seconds in [0, 1], got " + f.show());
-        *into = f.number;
-      });
+      targetFigures(path, IrSection::Calibration, figs, "file, name, version, ",
+                    [&](const std::string &name, const Field &f,
+                        const JsonPath &at) {
+                      if (name == "file" || name == "name") {
+                        (name == "file" ? c.file : c.name) =
+                            stringField(f, at).str();
+                        named |= name == "name";
+                        return true;
+                      }
+                      if (name != "version")
+                        return false;
+                      c.version = integer(f, at, 0);
+                      return true;
+                    });
       if (failed.empty() && !named)
         fail(path, "needs a name");
-      return;
-    }
-    if (field == "ici") {
-      figures(path, [&](const std::string &name, const Field &f) {
-        JsonPath at(path, name);
-        double *into = name == "link_bandwidth" ? &figs.linkBandwidth
-                       : name == "hop_latency"  ? &figs.hopLatency
-                                                : nullptr;
-        if (!into)
-          return fail(at, "unknown key (known here: link_bandwidth, "
-                          "hop_latency)");
-        *into = figure(f, at);
-      });
-      if (failed.empty() && (!figs.linkBandwidth || !figs.hopLatency))
-        fail(path, "needs link_bandwidth and hop_latency");
       return;
     }
     Field f;
@@ -891,29 +860,22 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
           if (f.axisWraps(schedule.shape, axis))
             j.value(axis);
       });
-      j.attributeObject("chip", [&] {
-        j.attribute("peak_bf16", f.peakFlopsBf16);
-        j.attribute("peak_int8", f.peakOpsInt8);
-        j.attribute("mxu_tile", f.mxuTile);
-        j.attribute("mxu_efficiency", f.flopEfficiency);
-        j.attribute("hbm_capacity", f.hbmBytes);
-        j.attribute("hbm_bandwidth", f.hbmBandwidth);
-        j.attribute("hbm_efficiency", f.hbmEfficiency);
-      });
-      j.attributeObject("ici", [&] {
-        j.attribute("link_bandwidth", f.linkBandwidth);
-        j.attribute("hop_latency", f.hopLatency);
-      });
+      // The figures in the schema's order; whole ones as integers.
+      auto writeFigures = [&](IrSection section) {
+        for (const TargetFigure *figure : getIrFigures(section))
+          if (figure->whole)
+            j.attribute(figure->irKey, f.*(figure->whole));
+          else
+            j.attribute(figure->irKey, figure->get(f));
+      };
+      j.attributeObject("chip", [&] { writeFigures(IrSection::Chip); });
+      j.attributeObject("ici", [&] { writeFigures(IrSection::Ici); });
       const Calibration &c = f.calibration;
       j.attributeObject("calibration", [&] {
         j.attribute("file", c.file);
         j.attribute("name", c.name);
         j.attribute("version", c.version);
-        j.attribute("program_dispatch", c.programDispatch);
-        j.attribute("kernel_step", c.kernelStep);
-        j.attribute("collective_sync", c.collectiveSync);
-        j.attribute("link_efficiency_ring", c.ringEfficiency);
-        j.attribute("link_efficiency_line", c.lineEfficiency);
+        writeFigures(IrSection::Calibration);
       });
     });
     j.attributeArray("chips", [&] {

@@ -2,6 +2,7 @@
 
 #include "loom/Dialect/Loom/LoomDialect.h"
 #include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Hardware/TargetSchema.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -72,25 +73,39 @@ FailureOr<bool> loom::parseFlag(AsmParser &parser) {
   return parser.emitError(loc, "expected true or false, got '") << word << "'";
 }
 
-/// Figures that price time must be positive and finite, and fractions of
-/// peak at most 1.
+/// An attribute's figures as doubles, in the order of its parameters. That
+/// is the order the target schema lists the section's figures in
+/// (loom/Hardware/TargetSchema.h; TargetSchemaTest checks it), so the
+/// schema's keys, ranges and TargetDesc members apply to them by position.
+static SmallVector<double, 8> figures(std::initializer_list<APFloat> params) {
+  SmallVector<double, 8> values;
+  for (const APFloat &param : params)
+    values.push_back(param.convertToDouble());
+  return values;
+}
+
+/// Checks an attribute's figures against the ranges the schema declares,
+/// the ones the target file and the schedule file are read with.
 static LogicalResult
 checkFigures(llvm::function_ref<InFlightDiagnostic()> emitError,
-             std::initializer_list<std::pair<StringRef, double>> figures,
-             std::initializer_list<StringRef> fractions = {}) {
-  for (auto [name, value] : figures) {
-    if (!std::isfinite(value) || value <= 0)
-      return emitError() << name << " must be positive and finite, got "
-                         << value;
-    if (llvm::is_contained(fractions, name) && value > 1)
-      return emitError() << name << " is a fraction of peak, at most 1; got "
-                         << value;
+             IrSection section, ArrayRef<double> values) {
+  for (auto [figure, value] : llvm::zip_equal(getIrFigures(section), values)) {
+    std::string problem = figure->check(value);
+    if (!problem.empty())
+      return emitError() << figure->irKey << " " << problem;
   }
   return success();
 }
 
+/// Sets the TargetDesc members the schema names for an attribute's figures.
+static void setFigures(TargetDesc &desc, IrSection section,
+                       ArrayRef<double> values) {
+  for (auto [figure, value] : llvm::zip_equal(getIrFigures(section), values))
+    figure->set(desc, value);
+}
+
 //===----------------------------------------------------------------------===//
-// ChipAttr, InterconnectAttr
+// ChipAttr, InterconnectAttr, CalibrationAttr
 //===----------------------------------------------------------------------===//
 
 LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -98,24 +113,18 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t mxuTile, APFloat mxuEfficiency,
                                APFloat hbmCapacity, APFloat hbmBandwidth,
                                APFloat hbmEfficiency) {
-  if (mxuTile < 1)
-    return emitError() << "mxu_tile must be positive, got " << mxuTile;
-  return checkFigures(emitError,
-                      {{"peak_bf16", peakBf16.convertToDouble()},
-                       {"peak_int8", peakInt8.convertToDouble()},
-                       {"mxu_efficiency", mxuEfficiency.convertToDouble()},
-                       {"hbm_capacity", hbmCapacity.convertToDouble()},
-                       {"hbm_bandwidth", hbmBandwidth.convertToDouble()},
-                       {"hbm_efficiency", hbmEfficiency.convertToDouble()}},
-                      {"mxu_efficiency", "hbm_efficiency"});
+  // An mxu_tile past 2^53 reads inexactly, but still past 2^53: refused.
+  return checkFigures(emitError, IrSection::Chip,
+                      figures({peakBf16, peakInt8, APFloat(double(mxuTile)),
+                               mxuEfficiency, hbmCapacity, hbmBandwidth,
+                               hbmEfficiency}));
 }
 
 LogicalResult
 InterconnectAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          APFloat linkBandwidth, APFloat hopLatency) {
-  return checkFigures(emitError,
-                      {{"link_bandwidth", linkBandwidth.convertToDouble()},
-                       {"hop_latency", hopLatency.convertToDouble()}});
+  return checkFigures(emitError, IrSection::Ici,
+                      figures({linkBandwidth, hopLatency}));
 }
 
 LogicalResult
@@ -126,20 +135,9 @@ CalibrationAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         APFloat lineEfficiency) {
   if (name.empty() || version < 0)
     return emitError() << "a calibration needs a name and a version >= 0";
-  // Fixed costs may be zero (a nominal target has none), at most a second.
-  for (auto [key, figure] : {std::pair<StringRef, APFloat>{"program_dispatch",
-                                                           programDispatch},
-                             {"kernel_step", kernelStep},
-                             {"collective_sync", collectiveSync}}) {
-    double value = figure.convertToDouble();
-    if (!std::isfinite(value) || value < 0 || value > 1)
-      return emitError() << key << " must be in [0, 1] s, got " << value;
-  }
-  return checkFigures(
-      emitError,
-      {{"link_efficiency_ring", ringEfficiency.convertToDouble()},
-       {"link_efficiency_line", lineEfficiency.convertToDouble()}},
-      {"link_efficiency_ring", "link_efficiency_line"});
+  return checkFigures(emitError, IrSection::Calibration,
+                      figures({programDispatch, kernelStep, collectiveSync,
+                               ringEfficiency, lineEfficiency}));
 }
 
 static CalibrationAttr makeCalibration(MLIRContext *context,
@@ -229,24 +227,21 @@ TargetDesc TargetAttr::getDesc() const {
   TargetDesc desc;
   desc.name = getName().str();
   ChipAttr chip = getChip();
-  desc.peakFlopsBf16 = chip.getPeakBf16().convertToDouble();
-  desc.peakOpsInt8 = chip.getPeakInt8().convertToDouble();
-  desc.flopEfficiency = chip.getMxuEfficiency().convertToDouble();
-  desc.mxuTile = chip.getMxuTile();
-  desc.hbmBytes = chip.getHbmCapacity().convertToDouble();
-  desc.hbmBandwidth = chip.getHbmBandwidth().convertToDouble();
-  desc.hbmEfficiency = chip.getHbmEfficiency().convertToDouble();
-  desc.linkBandwidth = getIci().getLinkBandwidth().convertToDouble();
-  desc.hopLatency = getIci().getHopLatency().convertToDouble();
+  setFigures(desc, IrSection::Chip,
+             figures({chip.getPeakBf16(), chip.getPeakInt8(),
+                      APFloat(double(chip.getMxuTile())),
+                      chip.getMxuEfficiency(), chip.getHbmCapacity(),
+                      chip.getHbmBandwidth(), chip.getHbmEfficiency()}));
+  setFigures(desc, IrSection::Ici,
+             figures({getIci().getLinkBandwidth(), getIci().getHopLatency()}));
   CalibrationAttr c = getCalibration();
   desc.calibration.file = c.getFile().str();
   desc.calibration.name = c.getName().str();
   desc.calibration.version = c.getVersion();
-  desc.calibration.programDispatch = c.getProgramDispatch().convertToDouble();
-  desc.calibration.kernelStep = c.getKernelStep().convertToDouble();
-  desc.calibration.collectiveSync = c.getCollectiveSync().convertToDouble();
-  desc.calibration.ringEfficiency = c.getLinkEfficiencyRing().convertToDouble();
-  desc.calibration.lineEfficiency = c.getLinkEfficiencyLine().convertToDouble();
+  setFigures(desc, IrSection::Calibration,
+             figures({c.getProgramDispatch(), c.getKernelStep(),
+                      c.getCollectiveSync(), c.getLinkEfficiencyRing(),
+                      c.getLinkEfficiencyLine()}));
   desc.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
   desc.wrap.sizes.assign(getWrapAxes().begin(), getWrapAxes().end());
   desc.maxChips = getNumChips();
