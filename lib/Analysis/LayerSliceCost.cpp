@@ -39,153 +39,45 @@ LayerSliceCost::LayerSliceCost(ArrayRef<Operation *> ops, const CostModel &model
 }
 
 void LayerSliceCost::addOp(Operation &op) {
-  // Weight-gathered: no task of the layer's own; the stage prefetches it.
-  if (auto gather = dyn_cast<GatherWeightsOp>(op)) {
-    gatherBytes += double(gather.getBytes());
-    return;
-  }
   auto cost = dyn_cast<CostOpInterface>(op);
-  if (!cost || isa<YieldOp, LocalShardOp, LayerOp>(op))
+  if (!cost)
     return;
-  int64_t tile = model.getTarget().mxuTile;
-  Term term;
-  term.kind = Term::Kind::Compute;
-  term.op = &op;
-  term.elementBits = cost.getComputeBits();
-  double moved = cost.getBytesRead() + cost.getBytesWritten();
-  if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
-    term.kind = Term::Kind::Collective;
-    term.collective = collective.getCollectiveKind();
-    term.sequenceGroup = isBesideGroup(collective.getGroup());
-    term.subAxis = collective.getGroup() == kTensorXGroup   ? 0
-                   : collective.getGroup() == kTensorYGroup ? 1
-                                                            : -1;
-    (isTokenTensor(op.getOperand(0).getType())
-         ? term.tokenBytes
-         : term.fixedBytes) = collective.getCollectiveBytes();
+  SmallVector<SliceTerm, 3> slice;
+  cost.getSliceTerms(model, slice);
+  for (const SliceTerm &term : slice) {
+    if (term.kind == Term::Kind::WeightGather) {
+      gatherBytes += term.fixedBytes;
+      continue;
+    }
+    if (term.kind == Term::Kind::Compute && fuse(term))
+      continue;
+    if (term.kind == Term::Kind::Compute)
+      kernelOf[term.op] = terms.size();
     terms.push_back(term);
     markPair();
-    return;
   }
-  if (auto ring = dyn_cast<RingAttentionOp>(op); ring && ring.getCausal()) {
-    // Striped causal ring: per pair at the full sequence, rescaled by the
-    // pairs a slice visits over its context (forEachWork).
-    term.kind = Term::Kind::CausalAttention;
-    term.ringSteps = ring.getGroupSize();
-    term.window = ring.getWindow().value_or(0);
-    term.pairFlops =
-        double(cost.getPaddedFlops(tile)) / double(ring.getScorePairs());
-    auto kType = cast<RankedTensorType>(ring.getK().getType());
-    int64_t elementBytes = getElementBytes(kType);
-    double kvPerToken = double(getNumElements(kType)) / kType.getDimSize(1);
-    term.contextBytes = 2.0 * kvPerToken * elementBytes;
-    term.batchHeads = kType.getDimSize(0) * ring.getHeads();
-    term.headDim = model.padToMXU(ring.getHeadDim());
-    term.kvElementBytes = elementBytes;
-    term.queryBytes = getTensorBytes(ring.getQ().getType()) +
-                      getTensorBytes(ring.getResult().getType());
-    terms.push_back(term);
-    return;
-  }
-  if (auto attn = dyn_cast<AttentionOp>(op); attn && attn.getCausal()) {
-    auto qType = cast<RankedTensorType>(attn.getQ().getType());
-    if (attn.getKvScalesAcrossHeads() &&
-        isDecodeAttention(qType.getDimSize(1), /*causal=*/true)) {
-      // One scale a sequence over all heads, for K and for V: a cross-chip
-      // max of each (bf16, one a sequence) before the cache write.
-      Term scale = term;
-      scale.kind = Term::Kind::Collective;
-      scale.collective = CollectiveKind::AllReduce;
-      scale.fixedBytes = 2.0 * qType.getDimSize(0);
-      terms.push_back(scale);
-      terms.push_back(scale);
-    }
-    // Per pair at the full sequence, then rescaled by the pairs a slice
-    // visits; the K/V of the context is read from the cache.
-    term.kind = Term::Kind::CausalAttention;
-    term.pairFlops =
-        double(cost.getPaddedFlops(tile)) / double(attn.getScorePairs());
-    auto kType = cast<RankedTensorType>(attn.getK().getType());
-    double kvPerToken = double(getNumElements(kType)) / kType.getDimSize(1);
-    term.contextBytes = 2.0 * kvPerToken * attn.getKVElementBytes();
-    term.cached = attn.getCached();
-    term.window = attn.getWindow().value_or(0);
-    term.tokenBytes = getTensorBytes(op.getOperandTypes()) +
-                      getTensorBytes(op.getResultTypes());
-    // The flash kernel's blocks (flashAttentionWork), sized per slice.
-    term.batchHeads = kType.getDimSize(0) * attn.getHeads();
-    term.headDim = model.padToMXU(attn.getHeadDim());
-    term.kvElementBytes = attn.getKVElementBytes();
-    term.queryBytes = getTensorBytes(attn.getQ().getType()) +
-                      getTensorBytes(attn.getResult().getType());
-    term.materialized = attn.getMaterializedScores();
-    term.decodeQueryRows = attn.getDecodeQueryRows().value_or(1);
-    term.newKVBytes = getTensorBytes(attn.getK().getType()) +
-                      getTensorBytes(attn.getV().getType());
-    terms.push_back(term);
-    return;
-  }
-  KernelWork work = getKernelWork(model, cost);
-  term.flops = work.flops;
-  term.vectorOps = work.vectorOps;
-  term.steps = work.steps;
-  term.fixedBytes = cost.getParameterBytes();
-  // Routed experts: only the weights of the experts a pass touches are read.
-  if (isa<MoEExpertsOp>(op))
-    term.fixedBytes = cost.getBytesRead() -
-                      double(getTensorBytes(op.getOperandTypes()));
-  // A gather reads the rows its tokens pick (its bytes read), not the
-  // table it holds: nothing a slice reads again.
-  if (isa<EmbedOp>(op))
-    term.fixedBytes = 0;
-  if (!llvm::any_of(op.getResultTypes(), isTokenTensor)) {
-    // Per-sample work (adaLN vectors, embedders): every slice repeats it.
-    term.fixedBytes = moved;
-    term.scales = false;
-  } else if (auto ring = dyn_cast<RingAttentionOp>(op)) {
-    // Every query block of the slice attends to every K/V block of the
-    // ring; the blocks go round whole whatever the slice (PipeFusion's
-    // stale K/V included).
-    term.fixedBytes = 0;
-    term.tokenBytes = work.bytes;
-    term.ringSteps = ring.getGroupSize();
-    term.ringBytes = double(ring.getBlockBytes());
-  } else if (isa<AttentionOp, JointAttentionOp>(op)) {
-    // Full (DiT), cross or joint attention as the flash kernel runs it: a
-    // slice's query blocks each read the K/V blocks, so all of its traffic
-    // scales with the slice. A joint ring's blocks go round whole, as a
-    // ring attention's.
-    term.fixedBytes = 0;
-    term.tokenBytes = work.bytes;
-    if (auto joint = dyn_cast<JointAttentionOp>(op);
-        joint && joint.getRingSteps() > 1) {
-      term.ringSteps = joint.getRingSteps();
-      term.ringBytes = double(joint.getRingBlockBytes());
-    }
-  } else {
-    term.tokenBytes = moved - term.fixedBytes;
-  }
+}
+
+bool LayerSliceCost::fuse(const SliceTerm &term) {
   // An elementwise op joins its producer's kernel (as XLA fuses it).
   auto kernelRoot = [&](Operation *producer) -> Operation * {
     auto it = kernelOf.find(producer);
     return it == kernelOf.end() ? nullptr : terms[it->second].op;
   };
-  if (Operation *producer = findFusionProducer(&op, kernelRoot)) {
-    size_t index = kernelOf[producer];
-    Term &kernel = terms[index];
-    kernel.flops += term.flops;
-    kernel.vectorOps += term.vectorOps;
-    kernel.fixedBytes += term.fixedBytes;
-    kernel.tokenBytes += term.tokenBytes;
-    (term.scales ? kernel.tokenBytes : kernel.fixedBytes) -=
-        getFusedSavings(getFusedOperand(&op, producer));
-    kernel.fused.push_back(&op);
-    kernelOf[&op] = index;
-    return;
-  }
-  kernelOf[&op] = terms.size();
-  terms.push_back(term);
-  markPair();
+  Operation *producer = findFusionProducer(term.op, kernelRoot);
+  if (!producer)
+    return false;
+  size_t index = kernelOf[producer];
+  Term &kernel = terms[index];
+  kernel.flops += term.flops;
+  kernel.vectorOps += term.vectorOps;
+  kernel.fixedBytes += term.fixedBytes;
+  kernel.tokenBytes += term.tokenBytes;
+  (term.scales ? kernel.tokenBytes : kernel.fixedBytes) -=
+      getFusedSavings(getFusedOperand(term.op, producer));
+  kernel.fused.push_back(term.op);
+  kernelOf[term.op] = index;
+  return true;
 }
 
 /// Whether `op` is a tensor-parallel collective over the tokens of a token

@@ -17,6 +17,7 @@
 
 #include "loom/Analysis/ModelAnalysis.h"
 #include "loom/Analysis/SliceWork.h"
+#include "loom/Dialect/Loom/SliceTerm.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -84,7 +85,11 @@ public:
   }
 
 private:
+  /// Appends `op`'s slice terms (CostOpInterface::getSliceTerms).
   void addOp(mlir::Operation &op);
+  /// Fuses an elementwise op's compute term into its producer's kernel;
+  /// false when it runs a kernel of its own.
+  bool fuse(const SliceTerm &term);
   /// Seconds of `work`: a ring's by ringSteadySeconds, else the roofline.
   double computeSeconds(const SliceWork &work) const;
   /// A ring whose strided steps cross the tensor-parallel links between its
@@ -105,35 +110,12 @@ private:
                          llvm::MutableArrayRef<double> seconds,
                          llvm::ArrayRef<double> latency) const;
 
-  struct Term {
-    enum class Kind { Compute, CausalAttention, Collective } kind;
-    mlir::Operation *op = nullptr;
-    double flops = 0;          ///< MXU-padded, at the full sequence
-    bool scales = true;        ///< flops scale with the slice
-    double fixedBytes = 0;     ///< weights and other traffic a slice repeats
-    double tokenBytes = 0;     ///< traffic at the full sequence that scales
-    double pairFlops = 0;      ///< causal: FLOPs per query/key pair
-    double contextBytes = 0;   ///< causal: K/V bytes read per cached token
-    int64_t cached = 0;        ///< causal: tokens cached before the sequence
-                               ///< (decode), seen by every slice
-    int64_t window = 0;        ///< causal: sliding window (0: none)
-    double vectorOps = 0;      ///< VPU work at the full sequence
-    double steps = 1;          ///< kernel grid steps at the full sequence
-    int64_t batchHeads = 0;    ///< causal: the flash kernel's heads
-    int64_t headDim = 0;       ///< causal: head_dim padded to the MXU
-    int64_t kvElementBytes = 2;///< causal: bytes of a K/V element
-    double queryBytes = 0;     ///< causal: q and out at the full sequence
-    bool materialized = false; ///< causal: einsums, scores in HBM
-    double newKVBytes = 0;     ///< causal: the sequence's K and V as written
-    int64_t decodeQueryRows = 1; ///< materialized: rows a decode query runs as
+  /// An op's slice term (CostOpInterface::getSliceTerms) as a kernel of
+  /// the layer: with the ops fused into it.
+  struct Term : SliceTerm {
+    Term(const SliceTerm &term) : SliceTerm(term) {}
     /// The elementwise ops fused into `op`'s kernel.
     llvm::SmallVector<mlir::Operation *, 2> fused;
-    unsigned elementBits = 16;
-    CollectiveKind collective = CollectiveKind::AllReduce;
-    bool sequenceGroup = false;
-    int subAxis = -1;          ///< 2-D tp: the tp_x (0) or tp_y (1) group
-    int64_t ringSteps = 0;     ///< ring attention: the sp group's chips
-    double ringBytes = 0;      ///< ring attention: K/V block per step
     /// This term and the next are a matmul and a tensor-parallel collective
     /// that may run decomposed (the collective after or before the matmul).
     bool pairNext = false;
