@@ -146,7 +146,7 @@ def Loom_ParamOp : Loom_Op<"param", [],
 
 def Loom_EmbedOp : Loom_Op<"embed", [],
     ["getParameterCount", "getBytesRead", "getSliceTerms"],
-    ["applyShardingRule"]> {
+    ["applyShardingRule", "getShardingRule"]> {
   let summary = "Table lookup: token ids or class labels to vectors";
   let description = [{
     `[...] x iN -> [..., hidden]` through a `vocab x hidden` table. Reads
@@ -175,7 +175,8 @@ def Loom_PositionEmbedOp : Loom_Op<"position_embed", [SameOperandsAndResultType,
 
 def Loom_LinearOp : Loom_Op<"linear", [],
     ["getParameterCount", "getBytesRead", "getPaddedFlops", "getParameterBytes",
-     "getComputeBits"], ["whyNotShardable", "applyShardingRule"]> {
+     "getComputeBits"],
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "A dense projection with a role";
   let description = [{
     `[..., In] -> [..., Out]` with an `In x Out` weight and, with `bias`, an
@@ -405,7 +406,7 @@ def Loom_ChunkOp : Loom_Op<"chunk", [], [], ["applyShardingRule"]> {
 def Loom_AttentionOp : Loom_Op<"attention",
     [AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>],
     ["getBytesRead", "getKVCacheBytes", "getPaddedFlops", "getSliceTerms"],
-    ["whyNotShardable", "applyShardingRule"]> {
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "Scaled dot-product attention (self or cross, MHA or GQA)";
   let description = [{
     `q: [B, Sq, heads*head_dim]`, `k, v: [B, Sk, kv_heads*head_dim]` ->
@@ -488,7 +489,7 @@ def Loom_JointAttentionOp : Loom_Op<"joint_attention",
     [AllTypesMatch<["q_img", "k_img", "v_img", "img"]>,
      AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>],
     ["getPaddedFlops", "getSliceTerms"],
-    ["whyNotShardable", "applyShardingRule"]> {
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "MMDiT joint attention over text and image tokens";
   let description = [{
     SD3 / Flux double blocks: the image stream and the text stream each have
