@@ -28,6 +28,15 @@ protected:
   }
 };
 
+/// Causal grouped-query attention: 4 query heads of 16 over 2 KV heads, 8
+/// tokens.
+constexpr const char *kCausalGQA = R"(
+    (%q: tensor<1x8x64xbf16>, %k: tensor<1x8x32xbf16>) {
+      %a = loom.attention %q, %k, %k {heads = 4, kv_heads = 2, head_dim = 16, causal}
+          : tensor<1x8x64xbf16>, tensor<1x8x32xbf16> -> tensor<1x8x64xbf16>
+      return
+    })";
+
 const TargetDesc &v5e() { return *lookupTarget("tpu-v5e"); }
 
 llvm::SmallVector<SliceTerm> termsOf(CostOpInterface op) {
@@ -54,12 +63,7 @@ TEST_F(OpRulesTest, ProjectionScalesWithTheSliceButItsWeights) {
 }
 
 TEST_F(OpRulesTest, CausalAttentionScalesByPairs) {
-  CostOpInterface op = parseOp(R"(
-    (%q: tensor<1x8x64xbf16>, %k: tensor<1x8x32xbf16>) {
-      %a = loom.attention %q, %k, %k {heads = 4, kv_heads = 2, head_dim = 16, causal}
-          : tensor<1x8x64xbf16>, tensor<1x8x32xbf16> -> tensor<1x8x64xbf16>
-      return
-    })", "loom.attention");
+  CostOpInterface op = parseOp(kCausalGQA, "loom.attention");
   auto terms = termsOf(op);
   ASSERT_EQ(terms.size(), 1u);
   const SliceTerm &term = terms[0];
@@ -102,12 +106,7 @@ TEST_F(OpRulesTest, ProjectionRuleSumsOverItsInputFeatures) {
 }
 
 TEST_F(OpRulesTest, AttentionRuleNamesItsHeadsAndKeys) {
-  OpShardingRule rule = ruleOf(R"(
-    (%q: tensor<1x8x64xbf16>, %k: tensor<1x8x32xbf16>) {
-      %a = loom.attention %q, %k, %k {heads = 4, kv_heads = 2, head_dim = 16, causal}
-          : tensor<1x8x64xbf16>, tensor<1x8x32xbf16> -> tensor<1x8x64xbf16>
-      return
-    })", "loom.attention");
+  OpShardingRule rule = ruleOf(kCausalGQA, "loom.attention");
   EXPECT_EQ(rule.sizeOf(FactorKind::Heads), 4);
   EXPECT_EQ(rule.sizeOf(FactorKind::KVHeads), 2);
   EXPECT_EQ(rule.sizeOf(FactorKind::HeadDim), 16);
