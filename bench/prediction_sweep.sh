@@ -3,7 +3,7 @@
 # a fixed grid of plans over the bundled models (dense LLMs, a MoE, DiTs)
 # and slices v5e-4 .. v5e-64 -- tp, stages, virtual stages, slices or
 # patches, Ulysses and ring sp, placements, batches, decode -- printing per
-# case the predicted (closed forms, lib/Analysis/StageCost.cpp) and the
+# case the predicted (closed forms, lib/Analysis/PipelinePrediction.cpp) and the
 # simulated time (loom-sim's engine on the lowered schedule) and the error,
 # simulated / predicted - 1 (the sign loom-plan's report gives: + means the
 # simulator is slower than predicted), sorted by |error|, then a summary

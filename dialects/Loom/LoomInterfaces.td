@@ -67,6 +67,20 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
           return 16;
         return 8 * ::loom::getElementBytes($_op->getResult(0).getType());
       }]>,
+    InterfaceMethod<[{
+        How the op's cost scales with a token slice: appends to `terms` its
+        figures at the full sequence, each with its law (a kernel in
+        proportion to the slice or per sample, causal attention by the
+        query/key pairs a slice of `length` after `context` tokens visits, a
+        collective, a weight gather; loom/Dialect/Loom/SliceTerm.h). The
+        slice cost analysis (LayerSliceCost) evaluates the laws; an op
+        without a task of its own appends nothing. By default a collective,
+        or one kernel with the op's parameters read by every slice.
+      }], "void", "getSliceTerms",
+      (ins "const ::loom::CostModel &":$model,
+           "::llvm::SmallVectorImpl<::loom::SliceTerm> &":$terms), [{}], [{
+        ::loom::getDefaultSliceTerms($_op.getOperation(), model, terms);
+      }]>,
   ];
 
   // Every figure is computed in a saturating ::loom::Count; an op (or a

@@ -56,7 +56,7 @@ def Loom_MoERouteOp : Loom_Op<"moe_route", [],
 
 def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"]>],
     ["getParameterCount", "getParameterBytes", "getBytesRead", "getPaddedFlops",
-     "getComputeBits"],
+     "getComputeBits", "getSliceTerms"],
     ["whyNotShardable", "applyShardingRule"]> {
   let summary = "The routed experts of a mixture-of-experts block";
   let description = [{

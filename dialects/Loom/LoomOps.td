@@ -83,7 +83,7 @@ class Loom_ElementwiseBinaryOp<string mnemonic, string what>
 
 def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
     ["getPaddedFlops", "getParameterCount", "getParameterBytes",
-     "getBytesRead", "getBytesWritten", "getKVCacheBytes"],
+     "getBytesRead", "getBytesWritten", "getKVCacheBytes", "getSliceTerms"],
     ["whyNotShardable", "applyShardingRule"]> {
   let summary = "One transformer or DiT block";
   let description = [{
@@ -117,7 +117,7 @@ def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
 }
 
 def Loom_YieldOp : Loom_Op<"yield", [Terminator, HasParent<"LayerOp">],
-    ["getBytesRead"], ["applyShardingRule"]> {
+    ["getBytesRead", "getSliceTerms"], ["applyShardingRule"]> {
   let summary = "Results of a loom.layer";
   let arguments = (ins Variadic<Loom_Tensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
@@ -145,7 +145,8 @@ def Loom_ParamOp : Loom_Op<"param", [],
 //===----------------------------------------------------------------------===//
 
 def Loom_EmbedOp : Loom_Op<"embed", [],
-    ["getParameterCount", "getBytesRead"], ["applyShardingRule"]> {
+    ["getParameterCount", "getBytesRead", "getSliceTerms"],
+    ["applyShardingRule", "getShardingRule"]> {
   let summary = "Table lookup: token ids or class labels to vectors";
   let description = [{
     `[...] x iN -> [..., hidden]` through a `vocab x hidden` table. Reads
@@ -174,7 +175,8 @@ def Loom_PositionEmbedOp : Loom_Op<"position_embed", [SameOperandsAndResultType,
 
 def Loom_LinearOp : Loom_Op<"linear", [],
     ["getParameterCount", "getBytesRead", "getPaddedFlops", "getParameterBytes",
-     "getComputeBits"], ["whyNotShardable", "applyShardingRule"]> {
+     "getComputeBits"],
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "A dense projection with a role";
   let description = [{
     `[..., In] -> [..., Out]` with an `In x Out` weight and, with `bias`, an
@@ -403,7 +405,8 @@ def Loom_ChunkOp : Loom_Op<"chunk", [], [], ["applyShardingRule"]> {
 
 def Loom_AttentionOp : Loom_Op<"attention",
     [AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>],
-    ["getBytesRead", "getKVCacheBytes", "getPaddedFlops"], ["whyNotShardable", "applyShardingRule"]> {
+    ["getBytesRead", "getKVCacheBytes", "getPaddedFlops", "getSliceTerms"],
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "Scaled dot-product attention (self or cross, MHA or GQA)";
   let description = [{
     `q: [B, Sq, heads*head_dim]`, `k, v: [B, Sk, kv_heads*head_dim]` ->
@@ -484,8 +487,9 @@ def Loom_AttentionOp : Loom_Op<"attention",
 
 def Loom_JointAttentionOp : Loom_Op<"joint_attention",
     [AllTypesMatch<["q_img", "k_img", "v_img", "img"]>,
-     AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>], ["getPaddedFlops"],
-    ["whyNotShardable", "applyShardingRule"]> {
+     AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>],
+    ["getPaddedFlops", "getSliceTerms"],
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "MMDiT joint attention over text and image tokens";
   let description = [{
     SD3 / Flux double blocks: the image stream and the text stream each have
@@ -558,7 +562,7 @@ class Loom_CollectiveOp<string mnemonic, string what, string kind,
   }];
 }
 
-def Loom_LocalShardOp : Loom_Op<"local_shard"> {
+def Loom_LocalShardOp : Loom_Op<"local_shard", [], ["getSliceTerms"]> {
   let summary = "This chip's piece of a replicated tensor (no communication)";
   let description = [{
     Every chip of the group holds the whole operand; each keeps the
@@ -602,7 +606,8 @@ def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards",
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$concat_dim);
 }
 
-def Loom_GatherWeightsOp : Loom_Op<"gather_weights", [HasParent<"LayerOp">]> {
+def Loom_GatherWeightsOp : Loom_Op<"gather_weights", [HasParent<"LayerOp">],
+    ["getSliceTerms"]> {
   let summary = "All-gather of a layer's weights over its group (weight-gathered)";
   let description = [{
     The first op of a `loom.layer` under the weight-gathered layout (Pope et

@@ -28,6 +28,13 @@ def ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
 
   let methods = [
     InterfaceMethod<[{
+        The op's rule as data (Shardy's getShardingRule): the factors of its
+        operands' and results' dimensions (loom/Dialect/Loom/ShardingRule.h).
+        Every driver reads it; by default getDefaultShardingRule.
+      }], "::loom::OpShardingRule", "getShardingRule", (ins), [{}], [{
+        return ::loom::getDefaultShardingRule($_op.getOperation());
+      }]>,
+    InterfaceMethod<[{
         Why the op cannot be split `tp` ways (with sequence parallelism when
         `sequenceParallel`), in words for a diagnostic; empty when it can.
       }], "std::string", "whyNotShardable",

@@ -59,7 +59,7 @@ std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t tp,
     module.walk([&](ShardingRuleOpInterface op) {
       if (reason.first)
         return WalkResult::interrupt();
-      if (headsOnly != isa<AttentionOp, JointAttentionOp>(op))
+      if (headsOnly != op.getShardingRule().has(FactorKind::Heads))
         return WalkResult::advance();
       std::string why = op.whyNotShardable(tp, sequenceParallel);
       if (why.empty())
@@ -78,13 +78,16 @@ public:
         b(module.getContext()) {}
 
   void run() {
-    module.walk([&](AttentionOp attn) {
-      if (attn.getKvHeads() >= static_cast<uint64_t>(tp))
+    // Fewer KV heads than chips: the projections of the tensors made of
+    // them are replicated (their rule's KV-heads factor).
+    module.walk([&](ShardingRuleOpInterface op) {
+      OpShardingRule rule = op.getShardingRule();
+      int64_t kvHeads = rule.sizeOf(FactorKind::KVHeads);
+      if (kvHeads == 0 || kvHeads >= tp)
         return;
-      for (Value kv : {attn.getK(), attn.getV()})
-        if (LinearOp linear = producingLinear(kv))
-          kvProjections[linear] = {static_cast<int64_t>(attn.getKvHeads()),
-                                   static_cast<int64_t>(attn.getHeadDim())};
+      for (unsigned i : rule.operandsWith(FactorKind::KVHeads))
+        if (LinearOp linear = producingLinear(op->getOperand(i)))
+          kvProjections[linear] = {kvHeads, rule.sizeOf(FactorKind::HeadDim)};
     });
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())

@@ -107,16 +107,16 @@ std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t sp,
   if (ring)
     return {nullptr, ""};
   std::pair<Operation *, std::string> reason{nullptr, ""};
-  module.walk([&](Operation *op) {
-    int64_t heads = 0, kvHeads = 0;
-    if (auto attn = dyn_cast<AttentionOp>(op); attn && !attn.getCross()) {
-      heads = attn.getHeads();
-      kvHeads = attn.getKvHeads();
-    } else if (auto joint = dyn_cast<JointAttentionOp>(op)) {
-      heads = kvHeads = joint.getHeads();
-    } else {
+  module.walk([&](ShardingRuleOpInterface op) {
+    // An attention over the sequence (its rule sums over the sequence's
+    // keys) trades the sequence split for a split of its heads.
+    OpShardingRule rule = op.getShardingRule();
+    if (!rule.reduces(FactorKind::Sequence) || !rule.has(FactorKind::Heads))
       return WalkResult::advance();
-    }
+    int64_t heads = rule.sizeOf(FactorKind::Heads);
+    int64_t kvHeads = rule.has(FactorKind::KVHeads)
+                          ? rule.sizeOf(FactorKind::KVHeads)
+                          : heads;
     if (heads % sp == 0 && kvHeads % sp == 0)
       return WalkResult::advance();
     reason = {op, "sp = " + std::to_string(sp) + " does not divide the " +

@@ -67,6 +67,23 @@ def Estimate : Pass<"loom-estimate", "mlir::ModuleOp"> {
   ];
 }
 
+def PrintShardingRules : Pass<"loom-print-sharding-rules", "mlir::ModuleOp"> {
+  let summary = "Remark each op's sharding rule (its factors, as data)";
+  let description = [{
+    An analysis: every op that states a sharding rule with factors
+    (ShardingRuleOpInterface::getShardingRule, loom/Dialect/Loom/ShardingRule.h)
+    gets a remark with it in Shardy's notation, e.g. an attention's
+    `([i, m, j*l], [i, n, k*l], [i, n, k*l])->([i, m, j*l]) {i=1 batch,
+    j=4 heads, k=2 kv_heads, l=32 head_dim, m=8 sequence, n=8 sequence
+    reduction}`:
+    which factors each dimension of each operand and result is made of, and
+    which factors are summed over (`reduction`). The sharding passes read
+    these rules; the IR is unchanged.
+
+    Example: `loom-opt --loom-print-sharding-rules model.mlir -o /dev/null`.
+  }];
+}
+
 def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
   let summary = "Megatron-style head-wise tensor parallelism";
   let description = [{

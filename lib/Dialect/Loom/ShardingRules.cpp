@@ -1,7 +1,8 @@
 //===- ShardingRules.cpp - how each loom op splits over a tp group --------===//
 //
-// Each op's ShardingRuleOpInterface: whether it can be split `tp` ways and
-// what one chip of the group runs. Megatron-LM's layout (Shoeybi et al.
+// Each op's ShardingRuleOpInterface: its rule as data (the factors of its
+// tensors, OpShardingRule), whether it can be split `tp` ways and what one
+// chip of the group runs. Megatron-LM's layout (Shoeybi et al.
 // 2019): projections split by columns then rows with one all-reduce after
 // the row split; attention by heads; vocabularies by rows. The pass
 // description of loom-shard-heads (Passes.td) says what is replicated and
@@ -10,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Loom/LoomOps.h"
+
+#include <array>
 
 using namespace mlir;
 using namespace loom;
@@ -30,6 +33,62 @@ static RankedTensorType withDim(RankedTensorType type, int64_t dim,
 }
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The dimensions of a rank-`rank` tensor: none split.
+static OpShardingRule::Dims unsplit(int64_t rank) {
+  return OpShardingRule::Dims(rank);
+}
+
+static int64_t dimOf(Value value, int64_t dim) {
+  return cast<RankedTensorType>(value.getType()).getDimSize(dim);
+}
+
+static int64_t rankOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type ? type.getRank() : 0;
+}
+
+OpShardingRule loom::getDefaultShardingRule(Operation *op) {
+  OpShardingRule rule;
+  // Token-wise over [B, S, features]: every token tensor shares the
+  // factors; anything else (per-sample vectors) broadcasts whole.
+  bool tokenWise = op->hasTrait<TokenWise>() && op->getNumResults() == 1 &&
+                   rankOf(op->getResult(0)) == 3;
+  std::optional<std::array<unsigned, 3>> token;
+  if (tokenWise) {
+    Value result = op->getResult(0);
+    token = std::array<unsigned, 3>{
+        rule.addFactor(FactorKind::Batch, dimOf(result, 0)),
+        rule.addFactor(FactorKind::Sequence, dimOf(result, 1)),
+        rule.addFactor(FactorKind::Features, dimOf(result, 2))};
+  }
+  auto dimsOf = [&](Value value) {
+    OpShardingRule::Dims dims = unsplit(rankOf(value));
+    if (token && rankOf(value) == 3 &&
+        value.getType() == op->getResult(0).getType())
+      for (int64_t d = 0; d < 3; ++d)
+        dims[d].push_back((*token)[d]);
+    return dims;
+  };
+  for (Value operand : op->getOperands())
+    rule.operands.push_back(dimsOf(operand));
+  for (Value result : op->getResults())
+    rule.results.push_back(dimsOf(result));
+  return rule;
+}
+
+/// Maps the batch and sequence dimensions of token tensor `value` (its
+/// first two) to new factors, in `in` and in `out` alike.
+static void addTokenFactors(OpShardingRule &rule, Value value,
+                            OpShardingRule::Dims &in,
+                            OpShardingRule::Dims &out) {
+  for (auto [d, kind] : llvm::enumerate(
+           std::array<FactorKind, 2>{FactorKind::Batch, FactorKind::Sequence})) {
+    unsigned f = rule.addFactor(kind, dimOf(value, d));
+    in[d].push_back(f);
+    out[d].push_back(f);
+  }
+}
 
 static SplitAttr split(Operation *op, SplitKind kind, int64_t parts,
                        int64_t replicas = 1) {
@@ -53,39 +112,92 @@ void loom::applyDefaultShardingRule(Operation *op, ShardingRewriter &rewriter) {
 // Projections and embeddings
 //===----------------------------------------------------------------------===//
 
-namespace {
-enum class LinearSplit { Column, Row, Modulation, Replicated };
-} // namespace
-
-/// How a projection of each role splits.
-static LinearSplit splitOf(LinearRole role) {
+/// What a projection's input and output features are, by its role
+/// (Megatron-LM's column and row splits, ShardingRules.cpp).
+static std::pair<std::optional<FactorKind>, std::optional<FactorKind>>
+featureKinds(LinearRole role) {
   switch (role) {
   case LinearRole::q:
   case LinearRole::k:
   case LinearRole::v:
   case LinearRole::qkv:
+    return {FactorKind::Model, FactorKind::HeadFeatures};
+  case LinearRole::o:
+    return {FactorKind::HeadFeatures, FactorKind::Model};
   case LinearRole::gate:
   case LinearRole::up:
   case LinearRole::fc1:
-  case LinearRole::lm_head:
-    return LinearSplit::Column;
-  case LinearRole::o:
+    return {FactorKind::Model, FactorKind::FF};
   case LinearRole::down:
   case LinearRole::fc2:
-    return LinearSplit::Row;
+    return {FactorKind::FF, FactorKind::Model};
+  case LinearRole::lm_head:
+    return {FactorKind::Model, FactorKind::Vocab};
   case LinearRole::modulation:
-    return LinearSplit::Modulation;
+    return {std::nullopt, FactorKind::Model};
   case LinearRole::embed:
   case LinearRole::cond:
   case LinearRole::context:
   case LinearRole::proj_out:
-  // MLA's low-rank down projections are small and feed every head.
   case LinearRole::q_down:
   case LinearRole::kv_down:
-    return LinearSplit::Replicated;
+    break;
   }
-  return LinearSplit::Replicated;
+  return {std::nullopt, std::nullopt};
 }
+
+namespace {
+enum class LinearSplit { Column, Row, Modulation, Replicated };
+} // namespace
+
+/// How a projection of each role splits, by its rule's features: the
+/// output's by columns (Megatron's column split), into d_model by rows
+/// (its input's features), an adaLN modulation's by columns then gathered.
+static LinearSplit splitOf(LinearRole role) {
+  auto [in, out] = featureKinds(role);
+  if (!out)
+    return LinearSplit::Replicated;
+  if (!in)
+    return LinearSplit::Modulation;
+  return *out == FactorKind::Model ? LinearSplit::Row : LinearSplit::Column;
+}
+
+OpShardingRule LinearOp::getShardingRule() {
+  // [..., in] x [in, out] -> [..., out]: the leading dims are the tokens'
+  // (batch and sequence) or a sample's; `in` is summed over.
+  OpShardingRule rule;
+  Value input = getInput();
+  int64_t rank = rankOf(input);
+  OpShardingRule::Dims in = unsplit(rank), out = unsplit(rank);
+  if (rank == 3)
+    addTokenFactors(rule, input, in, out);
+  auto [inKind, outKind] = featureKinds(getRole());
+  if (inKind)
+    in.back().push_back(rule.addFactor(*inKind, getInFeatures(),
+                                       /*reduction=*/true));
+  if (outKind)
+    out.back().push_back(rule.addFactor(*outKind, getOutFeatures()));
+  rule.operands.push_back(in);
+  rule.results.push_back(out);
+  return rule;
+}
+
+OpShardingRule EmbedOp::getShardingRule() {
+  // Token ids [B, S] -> [B, S, E] over a table split by vocabulary rows
+  // (the vocabulary is summed over: each chip looks up its rows).
+  OpShardingRule rule;
+  Value ids = getIds();
+  OpShardingRule::Dims in = unsplit(rankOf(ids)),
+                       out = unsplit(rankOf(getResult()));
+  if (rankOf(ids) == 2) {
+    addTokenFactors(rule, ids, in, out);
+    rule.addFactor(FactorKind::Vocab, getVocab(), /*reduction=*/true);
+  }
+  rule.operands.push_back(in);
+  rule.results.push_back(out);
+  return rule;
+}
+
 
 std::string LinearOp::whyNotShardable(int64_t tp, bool) {
   LinearSplit how = splitOf(getRole());
@@ -299,4 +411,81 @@ void YieldOp::applyShardingRule(ShardingRewriter &rewriter) {
   for (Value operand : getValues())
     if (rewriter.getLayout(operand) == Layout::Partial)
       rewriter.reduce(*this, operand);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention: the rules as data
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An attention's rule under construction: q and the output of
+/// [B, Sq, heads * head_dim], k and v of [B, Sk, kv_heads * head_dim]; the
+/// keys' tokens are summed over (a reduction factor).
+struct AttentionRule {
+  OpShardingRule rule;
+  unsigned batch, heads, kvHeads, headDim;
+
+  /// Without `numKVHeads` the keys have the queries' heads.
+  AttentionRule(Value q, int64_t numHeads, std::optional<int64_t> numKVHeads,
+                int64_t dim) {
+    batch = rule.addFactor(FactorKind::Batch, dimOf(q, 0));
+    heads = rule.addFactor(FactorKind::Heads, numHeads);
+    kvHeads = numKVHeads ? rule.addFactor(FactorKind::KVHeads, *numKVHeads)
+                         : heads;
+    headDim = rule.addFactor(FactorKind::HeadDim, dim);
+  }
+  /// A query (or output) tensor over `tokens`.
+  OpShardingRule::Dims queries(unsigned tokens) const {
+    return {{batch}, {tokens}, {heads, headDim}};
+  }
+  /// A key or value tensor over `tokens`.
+  OpShardingRule::Dims keys(unsigned tokens) const {
+    return {{batch}, {tokens}, {kvHeads, headDim}};
+  }
+};
+} // namespace
+
+/// Self-attention's keys are the model's sequence; cross-attention's
+/// another one (the text).
+static unsigned addKeyTokens(AttentionRule &attn, Value k, bool cross) {
+  return attn.rule.addFactor(cross ? FactorKind::Context
+                                   : FactorKind::Sequence,
+                             dimOf(k, 1), /*reduction=*/true);
+}
+
+OpShardingRule AttentionOp::getShardingRule() {
+  // (The KV heads are a factor of their own even when as many as the
+  // query heads: a driver asks one question of every attention.)
+  AttentionRule attn(getQ(), getHeads(), getKvHeads(), getHeadDim());
+  unsigned queries = attn.rule.addFactor(FactorKind::Sequence, dimOf(getQ(), 1));
+  unsigned keys = addKeyTokens(attn, getK(), getCross());
+  attn.rule.operands = {attn.queries(queries), attn.keys(keys),
+                        attn.keys(keys)};
+  attn.rule.results = {attn.queries(queries)};
+  return attn.rule;
+}
+
+OpShardingRule RingAttentionOp::getShardingRule() {
+  AttentionRule attn(getQ(), getHeads(), getKvHeads(), getHeadDim());
+  unsigned queries = attn.rule.addFactor(FactorKind::Sequence, dimOf(getQ(), 1));
+  unsigned keys = addKeyTokens(attn, getK(), /*cross=*/false);
+  attn.rule.operands = {attn.queries(queries), attn.keys(keys),
+                        attn.keys(keys)};
+  attn.rule.results = {attn.queries(queries)};
+  return attn.rule;
+}
+
+OpShardingRule JointAttentionOp::getShardingRule() {
+  // Both streams' queries attend over both streams' keys, head by head.
+  AttentionRule attn(getQImg(), getHeads(), std::nullopt, getHeadDim());
+  OpShardingRule &rule = attn.rule;
+  unsigned img = rule.addFactor(FactorKind::Sequence, dimOf(getQImg(), 1));
+  unsigned txt = rule.addFactor(FactorKind::Context, dimOf(getQTxt(), 1));
+  unsigned imgKeys = addKeyTokens(attn, getKImg(), /*cross=*/false);
+  unsigned txtKeys = addKeyTokens(attn, getKTxt(), /*cross=*/true);
+  rule.operands = {attn.queries(img),    attn.keys(imgKeys),
+                   attn.keys(imgKeys),   attn.queries(txt),
+                   attn.keys(txtKeys),   attn.keys(txtKeys)};
+  rule.results = {attn.queries(img), attn.queries(txt)};
+  return rule;
 }

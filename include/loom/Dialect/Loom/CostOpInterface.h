@@ -9,6 +9,8 @@
 #ifndef LOOM_DIALECT_LOOM_COSTOPINTERFACE_H
 #define LOOM_DIALECT_LOOM_COSTOPINTERFACE_H
 
+#include "loom/Dialect/Loom/SliceTerm.h"
+
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/TypeRange.h"
 #include "llvm/Support/MathExtras.h"

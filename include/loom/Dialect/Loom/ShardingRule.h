@@ -11,6 +11,13 @@
 // needs; the rewriter inserts the collective (or local cut) that converts
 // one layout into another, once per value and layout.
 //
+// Beside that callback every op states its rule as data, an OpShardingRule
+// (after Shardy's OpShardingRuleAttr): the factors its tensors' dimensions
+// are made of (batch, sequence, heads, d_model, ...) and which dimension of
+// which operand and result each one maps. The drivers read it to decide
+// what an op is (an attention over the sequence, the KV heads a projection
+// feeds) instead of asking for its class.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_DIALECT_LOOM_SHARDINGRULE_H
@@ -18,6 +25,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
@@ -25,6 +34,68 @@
 namespace loom {
 
 enum class Layout { Full, Seq, Feature, Partial };
+
+/// What a factor of an op's tensors is.
+enum class FactorKind {
+  Batch,       ///< the batch's sequences (or samples)
+  Sequence,    ///< the tokens of the model's sequence
+  Context,     ///< tokens of another sequence (cross-attention's text)
+  Heads,       ///< attention (query) heads
+  KVHeads,     ///< key/value heads (grouped-query attention)
+  HeadDim,     ///< the features of one head
+  HeadFeatures,///< a projection's heads x head_dim, split by whole heads
+  Model,       ///< d_model, the residual stream's width
+  FF,          ///< an MLP's hidden width (d_ff)
+  Vocab,       ///< a vocabulary
+  Experts,     ///< a mixture of experts' experts
+  Features,    ///< a token-wise op's last dimension, whatever it holds
+};
+llvm::StringRef stringifyFactorKind(FactorKind kind);
+
+/// How an op's tensors are made of factors (Shardy's OpShardingRuleAttr):
+/// each dimension of each operand and result is the product of a list of
+/// factors, major first (a projection's [B, S, heads * head_dim]); a
+/// dimension with none is not split. A reduction factor is in operands
+/// only: every result element needs all of it (the keys an attention
+/// sums over).
+struct OpShardingRule {
+  struct Factor {
+    FactorKind kind;
+    int64_t size;
+    bool reduction = false;
+  };
+  using Dims = llvm::SmallVector<llvm::SmallVector<unsigned, 2>, 4>;
+
+  llvm::SmallVector<Factor, 6> factors;
+  llvm::SmallVector<Dims, 3> operands, results;
+
+  /// Adds a factor and returns its index.
+  unsigned addFactor(FactorKind kind, int64_t size, bool reduction = false);
+  /// The first factor of `kind`, if any.
+  std::optional<unsigned> find(FactorKind kind) const;
+  bool has(FactorKind kind) const { return find(kind).has_value(); }
+  /// The size of the first factor of `kind`; 0 when there is none.
+  int64_t sizeOf(FactorKind kind) const;
+  /// Whether a reduction factor of `kind` exists (an attention over it).
+  bool reduces(FactorKind kind) const;
+  /// The operands with a dimension made of a factor of `kind`.
+  llvm::SmallVector<unsigned> operandsWith(FactorKind kind) const;
+  /// Shardy's notation with the factors' kinds:
+  ///   ([i, j, k*l], ...)->([i, j, k*l]) {i=2 batch, ..., m=8 sequence
+  ///   reduction}
+  void print(llvm::raw_ostream &os) const;
+};
+
+inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
+                                     const OpShardingRule &rule) {
+  rule.print(os);
+  return os;
+}
+
+/// The rule of an op without its own: a `TokenWise` op maps its token
+/// tensors' dimensions to one batch, sequence and features factor; any
+/// other has no factors (replicated).
+OpShardingRule getDefaultShardingRule(mlir::Operation *op);
 
 /// A K or V projection that feeds an attention with fewer KV heads than
 /// the group has chips: split `kvHeads` ways, each piece replicated.

@@ -1,0 +1,176 @@
+//===- StageSliceCost.cpp - what slices of a stage cost -------------------===//
+
+#include "loom/Analysis/StageSliceCost.h"
+
+#include "loom/Dialect/Loom/ModelCost.h"
+
+using namespace mlir;
+using namespace loom;
+
+double loom::weightGatheredSeconds(double before, ArrayRef<double> compute,
+                                   ArrayRef<double> gather) {
+  if (compute.empty())
+    return before;
+  double total = std::max(before, gather.front());
+  for (size_t i = 0; i + 1 < compute.size(); ++i)
+    total += std::max(compute[i], gather[i + 1]);
+  return total + compute.back();
+}
+
+StageSliceCost::StageSliceCost(ArrayRef<LayerOp> layers, const CostModel &model,
+                               ArrayRef<GroupAxis> axes, int64_t tokens,
+                               int64_t stages, ArrayRef<GroupAxis> spAxes,
+                               int64_t microbatches)
+    : stageLayers(stages), kindOf(stages),
+      boundaryBytes(std::max<int64_t>(stages - 1, 0)),
+      tokens(tokens), microbatches(std::max<int64_t>(microbatches, 1)),
+      hopLatency(model.getTarget().hopLatency),
+      linkBandwidth(model.linkEfficiency(/*ring=*/false) *
+                    model.getTarget().linkBandwidth) {
+  for (LayerOp layer : layers) {
+    int64_t stage = LayerOp(layer).getStage().value_or(0);
+    stageLayers[stage].emplace_back(layer, model, axes, tokens, spAxes,
+                                    this->microbatches);
+    // Layers are in order, so a stage's last layer writes last.
+    if (stage + 1 < stages)
+      boundaryBytes[stage] = getTensorBytes(layer->getResultTypes());
+  }
+  for (auto [stage, costs] : llvm::enumerate(stageLayers))
+    for (auto [index, layer] : llvm::enumerate(costs)) {
+      auto same = llvm::find_if(kinds, [&](std::pair<unsigned, unsigned> kind) {
+        return stageLayers[kind.first][kind.second].pricesAs(layer);
+      });
+      kindOf[stage].push_back(same - kinds.begin());
+      if (same == kinds.end())
+        kinds.push_back({unsigned(stage), unsigned(index)});
+    }
+  if (layers.empty())
+    return;
+  SmallVector<Operation *> before, after;
+  for (Operation &op : *layers.front()->getBlock()) {
+    if (isa<LayerOp>(op))
+      continue;
+    (op.isBeforeInBlock(layers.front()) ? before : after).push_back(&op);
+  }
+  prologue.emplace(before, model, axes, tokens, spAxes, this->microbatches);
+  epilogue.emplace(after, model, axes, tokens, spAxes, this->microbatches);
+}
+
+void StageSliceCost::setDecompose(bool on) {
+  for (std::vector<LayerSliceCost> &stage : stageLayers)
+    for (LayerSliceCost &layer : stage)
+      layer.setDecompose(on);
+  if (prologue)
+    prologue->setDecompose(on);
+  if (epilogue)
+    epilogue->setDecompose(on);
+}
+
+int64_t StageSliceCost::tasksPerRank(int64_t length) const {
+  auto count = [&](const LayerSliceCost &layer) {
+    int64_t tasks = 0;
+    layer.forEachWork(length, 0,
+                      [&](const SliceWork &work) { tasks += tasksOf(work); });
+    return tasks;
+  };
+  SmallVector<std::optional<int64_t>, 4> counted(kinds.size());
+  int64_t tasks = 0;
+  for (const SmallVector<unsigned> &stage : kindOf)
+    for (unsigned kind : stage) {
+      if (!counted[kind]) {
+        auto [s, index] = kinds[kind];
+        counted[kind] = count(stageLayers[s][index]);
+      }
+      tasks += *counted[kind];
+      // Weight-gathered: the buffer's allocation and release and the
+      // gather's start and done.
+      if (stageLayers[kinds[kind].first][kinds[kind].second]
+              .getGatherBytes() > 0)
+        tasks += 4;
+    }
+  if (prologue)
+    tasks += count(*prologue);
+  if (epilogue)
+    tasks += count(*epilogue);
+  return tasks;
+}
+
+bool StageSliceCost::hasDecomposable() const {
+  for (const std::vector<LayerSliceCost> &stage : stageLayers)
+    for (const LayerSliceCost &layer : stage)
+      if (layer.hasDecomposable())
+        return true;
+  return (prologue && prologue->hasDecomposable()) ||
+         (epilogue && epilogue->hasDecomposable());
+}
+
+double StageSliceCost::transferSeconds(int64_t stage, int64_t length) const {
+  if (stage == 0)
+    return hopLatency;
+  return hopLatency + boundaryBytesInto(stage, length) / linkBandwidth;
+}
+
+double StageSliceCost::stageSeconds(int64_t stage, int64_t length,
+                                    int64_t context) const {
+  SmallVector<std::optional<double>, 4> priced(kinds.size());
+  return stageSeconds(stage, length, context, priced);
+}
+
+double StageSliceCost::stageSeconds(
+    int64_t stage, int64_t length, int64_t context,
+    SmallVectorImpl<std::optional<double>> &priced) const {
+  // Each kind of layer priced once; the sum still adds every layer in
+  // order, so it is the same to the bit (the search's DPs price thousands
+  // of slices per plan, each over every layer: issue 19, item 5).
+  double total = 0;
+  bool gathered = false;
+  SmallVector<double> compute, gather;
+  for (unsigned kind : kindOf[stage]) {
+    const LayerSliceCost &layer =
+        stageLayers[kinds[kind].first][kinds[kind].second];
+    if (!priced[kind])
+      priced[kind] = layer.seconds(length, context);
+    total += *priced[kind];
+    compute.push_back(*priced[kind]);
+    gather.push_back(layer.gatherSeconds());
+    gathered |= layer.getGatherBytes() > 0;
+  }
+  double before =
+      stage == 0 && prologue ? prologue->seconds(length, context) : 0;
+  // Weight-gathered: each layer's gather prefetched under the one before.
+  if (gathered)
+    total = weightGatheredSeconds(before, compute, gather);
+  else
+    total += before;
+  if (stage + 1 == getStages() && epilogue)
+    total += epilogue->seconds(length, context);
+  return total;
+}
+
+double StageSliceCost::tensorLinkShare(int64_t stage, int64_t length) const {
+  double busy = 0;
+  for (const LayerSliceCost &layer : stageLayers[stage])
+    busy += layer.tensorLinkSeconds(length, 0);
+  double total = stageSeconds(stage, length, 0);
+  return total > 0 ? std::min(1.0, busy / total) : 0.0;
+}
+
+SmallVector<TaskTime> StageSliceCost::stageTasks(int64_t stage, int64_t length,
+                                                int64_t context) const {
+  SmallVector<TaskTime> times;
+  if (stage == 0 && prologue)
+    prologue->appendTimes(length, context, times);
+  for (const LayerSliceCost &layer : stageLayers[stage])
+    layer.appendTimes(length, context, times);
+  if (stage + 1 == getStages() && epilogue)
+    epilogue->appendTimes(length, context, times);
+  return times;
+}
+
+double StageSliceCost::operator()(int64_t length, int64_t context) const {
+  double slowest = 0;
+  SmallVector<std::optional<double>, 4> priced(kinds.size());
+  for (int64_t s = 0; s < getStages(); ++s)
+    slowest = std::max(slowest, stageSeconds(s, length, context, priced));
+  return slowest;
+}
