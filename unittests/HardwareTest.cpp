@@ -529,7 +529,7 @@ TEST(DeviceMesh, MismatchedFactorisationIsAnError) {
 }
 
 //===----------------------------------------------------------------------===//
-// Placement (issue 19 item 4): coordinates worked by hand
+// Placement: coordinates worked by hand
 //===----------------------------------------------------------------------===//
 
 DeviceMesh placeMesh(const char *topology, MeshShape shape, const char *text) {
@@ -636,7 +636,7 @@ TEST(Placement, TextRoundTripsAndErrorsNameTheValidChoices) {
             "tiling the 4x4 block; sub-blocks that do: 1x4, 2x2, 4x1");
 }
 
-// `stages in ring` (issue 19 items 4 and 7): tp 8 x 8 stages on v5e-64 (8x8,
+// `stages in ring`: tp 8 x 8 stages on v5e-64 (8x8,
 // no wraparound) in 2x4 blocks, a 4x2 grid of blocks. The snake visits
 // (0,0) (0,4) (2,4) (2,0) (4,0) (4,4) (6,4) (6,0): stage 7 is 6 rows below
 // stage 0. The ring walks down the first column of blocks and back up the

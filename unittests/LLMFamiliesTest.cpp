@@ -1,4 +1,4 @@
-//===- LLMFamiliesTest.cpp - the LLM families of issue 15 ------------------===//
+//===- LLMFamiliesTest.cpp - the LLM families added after LLaMA ----------===//
 //
 // Parameter totals of the bundled Llama 3.1, Mistral, Qwen2.5, Qwen3,
 // Gemma 1/2/3 and Phi-3 configs against their publishers' figures (within

@@ -102,7 +102,7 @@ TEST(ModelCost, ParameterTotalsMatchTheReferenceModules) {
   }
 }
 
-// The diffusion transformers of issue 16 against their publishers'
+// The diffusion transformers added after DiT against their publishers'
 // figures; where a published name is looser than its rounding (Wan 2.1
 // "1.3B", CogVideoX "5B"), against a count of the released checkpoint.
 TEST(ModelCost, DiffusionTransformerTotalsMatchPublishedFigures) {

@@ -342,7 +342,7 @@ TEST(Simulator, ScheduleOutsideTheSliceIsAnError) {
 
 TEST(Simulator, MemoryGrowsWithTheLinksUsedNotTheTopology) {
   // A 2^26 x 2^26 torus has 2^54 link directions; per-link state for each
-  // would not fit in memory (issue 21, F5). Two neighbours exchanging a
+  // would not fit in memory. Two neighbours exchanging a
   // message touch one link, and that is all the simulator keeps.
   TargetDesc huge = v5e();
   int64_t side = int64_t(1) << 26;
@@ -584,7 +584,7 @@ TEST(Simulator, VirtualStagesBubbleMatchesItsClosedForm) {
       << partial.makespan;
 }
 
-// Placement (issue 19 item 4): the same all-gather in every sp group of a
+// Placement: the same all-gather in every sp group of a
 // tp 2 x sp 4 stage on v5e-8, on two placements. Each sp group a row of 4
 // (the rule) is a line of neighbours; with the tp pairs along the rows
 // ("2x4, tp 1x2 inside sp") each sp group strides across the 1x2
@@ -616,7 +616,7 @@ void addBesideGroupCollectives(Schedule &s, const DeviceMesh &mesh,
   }
 }
 
-// An expert-parallel group of its own (issue 19 item 4): tp 4 x ep 4 on
+// An expert-parallel group of its own: tp 4 x ep 4 on
 // v5e-16 (4x4, no wraparound), the four ep groups (one per tensor rank)
 // running their all-to-all of V bytes a chip at once. Worked by hand with
 // the calibrated figures (sync s, hop a, link W; a ring's links at its
@@ -699,7 +699,7 @@ TEST(Simulator, PlacementsOrderAsTheClosedForm) {
       << stridedSimulated << " " << stridedPredicted;
 }
 
-// `stages in ring` (issue 19 items 4 and 7): every stage boundary of tp 8 x
+// `stages in ring`: every stage boundary of tp 8 x
 // 8 stages on v5e-64 (2x4 blocks) hands B bytes a rank on at once, round
 // the cycle (the last stage back to the first, as virtual stages do). A
 // boundary whose blocks lie k hops apart down a column sends the block's

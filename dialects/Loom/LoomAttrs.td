@@ -165,7 +165,7 @@ def Loom_ModelAttr : AttrDef<Loom_Dialect, "Model"> {
     batch, the sequence (prompt tokens, cached tokens in decode, image
     tokens of a DiT) and, for DiTs, the image side in pixels and the text
     tokens. A square image is written `resolution = R`; any other size as
-    `height` and `width` in pixels, and a video adds `frames` (issue 16).
+    `height` and `width` in pixels, and a video adds `frames`.
     The verifier holds it against the graph: the batch and sequence
     against the model function's tensors, the mode against its attention.
 

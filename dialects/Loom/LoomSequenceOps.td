@@ -1,6 +1,6 @@
 //===- LoomSequenceOps.td - sequence-parallel attention ----*- tablegen -*-===//
 //
-// Ring attention (issue 19, item 1): included by LoomOps.td.
+// Ring attention: included by LoomOps.td.
 //
 //===----------------------------------------------------------------------===//
 

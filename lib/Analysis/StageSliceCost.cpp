@@ -121,7 +121,7 @@ double StageSliceCost::stageSeconds(
     SmallVectorImpl<std::optional<double>> &priced) const {
   // Each kind of layer priced once; the sum still adds every layer in
   // order, so it is the same to the bit (the search's DPs price thousands
-  // of slices per plan, each over every layer: issue 19, item 5).
+  // of slices per plan, each over every layer).
   double total = 0;
   bool gathered = false;
   SmallVector<double> compute, gather;

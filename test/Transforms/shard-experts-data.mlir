@@ -1,4 +1,4 @@
-// loom-shard-experts data=true (issue 19 item 4): the ep chips are a group
+// loom-shard-experts data=true: the ep chips are a group
 // of their own beside the tp group. Every tensor's batch is split ep ways,
 // each chip routes all of its tokens, and the dispatch and combine
 // all-to-alls run over the group "ep" alone; each chip holds experts / ep

@@ -1,6 +1,6 @@
 // RUN: loom-opt %s -split-input-file --loom-shard-sequence=sp=2 | FileCheck %s
 
-// Ulysses over MMDiT joint attention (issue 19): a Flux-like toy on v5e-4,
+// Ulysses over MMDiT joint attention: a Flux-like toy on v5e-4,
 // 4 heads of 64, 64 image tokens and 8 text tokens. One double block (joint
 // attention over both streams), the streams concatenated text first, one
 // single block over all 72 tokens, then the image tokens sliced out.

@@ -1,7 +1,7 @@
 // RUN: loom-opt %s -split-input-file -verify-diagnostics
 
-// Verifier errors of the mixture-of-experts ops and latent attention
-// (issue 17), one per failure mode.
+// Verifier errors of the mixture-of-experts ops and latent attention, one
+// per failure mode.
 
 func.func @route_top_k(%h: tensor<1x16x64xbf16>) {
   // expected-error @+1 {{'loom.moe_route' op top_k 9 exceeds the 8 experts}}

@@ -1,8 +1,8 @@
 // RUN: loom-opt %s | loom-opt | FileCheck %s
 // RUN: loom-opt %s --mlir-print-op-generic | loom-opt | FileCheck %s
 
-// Round trip of the mixture-of-experts ops and multi-head latent attention
-// (issue 17), in a tiny Mixtral-style block and a tiny DeepSeek-V3-style one.
+// Round trip of the mixture-of-experts ops and multi-head latent
+// attention, in a tiny Mixtral-style block and a tiny DeepSeek-V3-style one.
 
 // CHECK-LABEL: func.func @tiny_mixtral_moe
 // CHECK:         %[[BUF:.*]] = loom.moe_route %{{.*}} {experts = 8 : i64, top_k = 2 : i64} : tensor<1x16x64xbf16> -> tensor<1x32x64xbf16>

@@ -54,8 +54,8 @@ struct MeshShape {
 
 using ChipCoord = std::array<int64_t, 2>;
 
-/// Which physical chips each group of a plan occupies (issue 19, item 4;
-/// #loom.placement in the IR). A zero block means "the default rule"
+/// Which physical chips each group of a plan occupies (#loom.placement in
+/// the IR). A zero block means "the default rule"
 /// (DeviceMesh::build resolves it).
 struct Placement {
   /// The stage block: rows x cols of chips (rows along axis 0).

@@ -1,10 +1,11 @@
 //===- Planner.h - a model on a topology, config to simulation --*- C++ -*-===//
 //
-// What loom-plan does, as a library: import a model, run the planning
-// pipeline once per plan (loom-check-memory's per-stage remarks captured in
-// that run), predict, and lower and simulate the same module when its
-// program is small enough; search the (data-parallel, tensor-parallel,
-// stages) space for the best plan. The report is in Report.h.
+// What loom-plan does, as a library: a problem (a model's workload on a
+// topology) and a layout (ParallelLayout) make one plan, planned once
+// through the pipeline and predicted, then lowered and simulated when its
+// program is small enough; a request gives some of the layout's dimensions
+// and a search chooses the others. The pieces are in lib/Plan (Problem,
+// Evaluate, SearchSpace, SearchRunner); the report is in Report.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,7 +75,7 @@ struct PlanOutcome {
   /// weights read once over all chips' HBM bandwidth, whichever is higher.
   double roofline = 0;
   bool rooflineIsMemory = false;
-  /// The ideal time (issue 18's definition): the whole model's per-op
+  /// The ideal time: the whole model's per-op
   /// roofline times on one chip (what loom-estimate prices: the full batch,
   /// every step, no collectives), summed and divided by the topology's
   /// chips. Plans of one model on one topology share it, so ideal /

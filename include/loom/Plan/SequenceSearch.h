@@ -1,7 +1,7 @@
 //===- SequenceSearch.h - which sequence-parallel degrees to search -*- C++ -*-===//
 //
-// The pruning rule of --search for sequence parallelism (issue 19, items 1
-// and 5), kept apart from the planner's loop so it reads in one place:
+// The pruning rule of --search for sequence parallelism, the search
+// space's sequence dimension (lib/Plan/SearchSpace.cpp), in one place:
 // sp > 1 is tried only at degrees that divide the heads of each
 // tensor-parallel rank (Ulysses) and where the weights, which sp
 // replicates, can fit on the chips left for stages.

@@ -1,6 +1,6 @@
 //===- ShardExperts.h - expert parallelism ----------------------*- C++ -*-===//
 //
-// The C++ entry point of loom-shard-experts (issue 17).
+// The C++ entry point of loom-shard-experts.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
 //===- ShardSequence.h - sequence (context) parallelism ---------*- C++ -*-===//
 //
-// The C++ entry point of loom-shard-sequence (issue 19, item 1).
+// The C++ entry point of loom-shard-sequence.
 //
 //===----------------------------------------------------------------------===//
 

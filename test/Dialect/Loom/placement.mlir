@@ -1,4 +1,4 @@
-// #loom.placement (issue 19 item 4): which chips each group occupies. It
+// #loom.placement: which chips each group occupies. It
 // round-trips, and the verifier refuses what cannot tile, at the attribute
 // or on the module against loom.parallel and the target, naming the valid
 // blocks and sub-blocks.
@@ -18,7 +18,7 @@ module attributes {loom.parallel = #loom.parallel<tp = 2, sp = 4>, loom.placemen
 
 // -----
 
-// Each replica's stage blocks walk a closed cycle (issue 19 items 4 and 7).
+// Each replica's stage blocks walk a closed cycle.
 // CHECK: loom.placement = #loom.placement<2x4, tp 2x4 inside sp, stages in ring>
 module attributes {loom.parallel = #loom.parallel<tp = 8>, loom.placement = #loom.placement<2x4, tp 2x4 inside sp, stages in ring>, loom.target = #loom.target<"tpu-v5e", shape = [8, 8]>} {
   func.func @f() attributes {loom.pipeline = #loom.pipeline<stages = 8, slices = [2048]>} {
