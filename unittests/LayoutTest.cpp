@@ -161,8 +161,13 @@ TEST(Layout, FormatOneFlagsReadAsTheLayoutsTheyName) {
   readLayoutJSON(reader, *value.getAsObject(), "$.layout", read);
   ASSERT_FALSE(reader.failed());
   EXPECT_TRUE(read.complete().hasExpertGroup());
-  // One slice is the whole sequence.
-  EXPECT_TRUE(read.complete().slices == SliceSpec::count(1));
+  // A list of one is a length, which loom-split-tokens checks against the
+  // sequence (the text form "2048," keeps it a length, not a count).
+  EXPECT_TRUE(read.complete().slices == SliceSpec::lengths({2048}));
+  EXPECT_EQ(read.complete().slices.str(), "2048,");
+  EXPECT_TRUE(cantFail(SliceSpec::parse("2048,")) ==
+              SliceSpec::lengths({2048}));
+  EXPECT_TRUE(cantFail(SliceSpec::parse("2048")) == SliceSpec::count(2048));
   value = cantFail(llvm::json::parse(
       R"({"tp": 8, "weight_gathered": true, "ep": 1, "stages": 1,
           "data_parallel": 1, "sequence_parallel": false, "slices": [8]})"));

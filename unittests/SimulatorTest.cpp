@@ -341,12 +341,21 @@ TEST(Simulator, ScheduleOutsideTheSliceIsAnError) {
 }
 
 TEST(Simulator, MemoryGrowsWithTheLinksUsedNotTheTopology) {
-  // A 2^26 x 2^26 torus has 2^54 link directions; per-link state for each
-  // would not fit in memory. Two neighbours exchanging a
-  // message touch one link, and that is all the simulator keeps.
+  // The largest topology Loom accepts, 2^10 x 2^10, has 2^22 link
+  // directions. Two neighbours exchanging a message touch one link, and
+  // that is all the simulator keeps.
   TargetDesc huge = v5e();
-  int64_t side = int64_t(1) << 26;
+  int64_t side = int64_t(1) << 10;
   huge.topologies.push_back({"huge", {side, side}});
+  // Past it the one schedule checker refuses the topology, as
+  // #loom.target does.
+  huge.topologies.push_back({"past", {side * 2, side}});
+  Schedule past = emptySchedule({side * 2, side}, 2);
+  auto refused = sim::simulate(huge, past, /*recordTrace=*/false);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_EQ(llvm::toString(refused.takeError()),
+            "$.target.shape: topology past has 2097152 chips; Loom plans at "
+            "most 1048576");
   Schedule s = emptySchedule({side, side}, 2);
   s.chips[0].tasks.push_back(send(1, 4500, 0));
   s.chips[1].tasks.push_back(recv(0, 4500, 0));

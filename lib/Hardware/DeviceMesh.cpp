@@ -345,14 +345,16 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
   // The placement must tile: name what would.
   ChipCoord block = placement.block, inner = placement.inner;
   int64_t innerDegree = placement.sequenceInner ? sp : tp;
-  if (block[0] * block[1] != ranks || X % block[0] != 0 || Y % block[1] != 0)
+  // The sides divide X and Y before their product is formed, so that it
+  // cannot overflow (likewise the sub-block's below).
+  if (X % block[0] != 0 || Y % block[1] != 0 || block[0] * block[1] != ranks)
     return fail(llvm::formatv(
         "placement block {0} does not hold a stage's {1} chips (tp {2} x {8} "
         "{3}) tiling topology {4} ({5}x{6}); blocks that do: {7}",
         shapeText(block), ranks, tp, sp, topology.name, X, Y,
         tilingBlocks({X, Y}, ranks), beside));
-  if (inner[0] * inner[1] != innerDegree || block[0] % inner[0] != 0 ||
-      block[1] % inner[1] != 0)
+  if (block[0] % inner[0] != 0 || block[1] % inner[1] != 0 ||
+      inner[0] * inner[1] != innerDegree)
     return fail(llvm::formatv(
         "placement sub-block {0} does not hold the {1} group's {2} chips "
         "tiling the {3} block; sub-blocks that do: {4}",

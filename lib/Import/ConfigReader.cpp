@@ -11,6 +11,11 @@ Location ConfigReader::fileLoc() const {
   return FileLineColLoc::get(context, fileName, 1, 1);
 }
 
+Location ConfigReader::workloadLoc(Location file) {
+  return NameLoc::get(StringAttr::get(file.getContext(), "workload options"),
+                      file);
+}
+
 // llvm::json keeps no positions, so find the key's first occurrence in the
 // text; config.json files are flat enough for that to be the right one.
 Location ConfigReader::keyLoc(StringRef key) const {
@@ -54,7 +59,8 @@ InFlightDiagnostic ConfigReader::error(StringRef key) {
 
 InFlightDiagnostic ConfigReader::error() {
   flags->failed = true;
-  return unlessAfter(flags->fieldFailed, mlir::emitError(fileLoc()));
+  return unlessAfter(flags->fieldFailed,
+                     mlir::emitError(workloadLoc(fileLoc())));
 }
 
 InFlightDiagnostic ConfigReader::fieldError(StringRef key) {

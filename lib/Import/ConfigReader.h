@@ -70,13 +70,19 @@ public:
   /// absent). Once a field itself was wrong, inconsistencies are not
   /// reported: they would be computed from the stand-in value, not the file.
   mlir::InFlightDiagnostic error(llvm::StringRef key);
-  /// Reports an inconsistency about the whole file, as error(key).
+  /// Reports that the workload options do not fit this model (a sequence
+  /// length for a DiT, an image size the VAE does not divide), as
+  /// error(key), at workloadLoc().
   mlir::InFlightDiagnostic error();
   /// Reports a field that is missing, of the wrong type or out of range.
   mlir::InFlightDiagnostic fieldError(llvm::StringRef key);
 
   bool ok() const { return !flags->failed; }
   mlir::Location fileLoc() const;
+  /// Where an error about the workload options is: not a place in the file
+  /// (loom-import still shows the file; loom-plan, which reads the options
+  /// from its command line, names none).
+  static mlir::Location workloadLoc(mlir::Location file);
 
 private:
   mlir::Location keyLoc(llvm::StringRef key) const;

@@ -37,10 +37,14 @@ static RoutedExperts readRoutedExperts(ImportContext &ic, StringRef expertsKey,
   r.experts = c.positive(expertsKey);
   r.topK = c.positive("num_experts_per_tok");
   r.inter = c.positive(interKey);
-  if (r.topK > r.experts)
+  if (r.topK > r.experts) {
+    // The imbalance's bound, experts / top_k, follows from these two: no
+    // second error about it.
     c.error("num_experts_per_tok")
         << "'num_experts_per_tok' " << r.topK << " exceeds the " << r.experts
         << " experts of '" << expertsKey << "'";
+    return r;
+  }
   double imbalance = ic.options.expertImbalance;
   double most = double(r.experts) / double(r.topK);
   if (!(imbalance >= 1.0 && imbalance <= most))

@@ -229,7 +229,8 @@ static const Family *selectFamily(ConfigReader &config) {
         << "unsupported '_class_name' \"" << className
         << "\" (supported: " << keyList(classNames) << ")";
   } else {
-    config.error() << "cannot tell the architecture: the config has neither "
+    config.error("model_type")
+        << "cannot tell the architecture: the config has neither "
                       "'model_type' (transformers) nor '_class_name' "
                       "(diffusers)";
   }
@@ -259,6 +260,8 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
     mlir::emitError(at) << "invalid JSON: " << message;
     return nullptr;
   }
+  // The options' own errors are not at a place in the file.
+  Location optionsLoc = ConfigReader::workloadLoc(fileLoc);
   const llvm::json::Object *object = json->getAsObject();
   if (!object) {
     mlir::emitError(fileLoc) << "a model config must be a JSON object";
@@ -273,7 +276,7 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
                             {options.steps, "steps"},
                             {options.textLen, "text length"}})
     if (flag && *flag <= 0) {
-      mlir::emitError(fileLoc) << what << " must be positive, got " << *flag;
+      mlir::emitError(optionsLoc) << what << " must be positive, got " << *flag;
       return nullptr;
     }
 
@@ -289,14 +292,14 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
         {options.steps, "steps", int64_t(10000)},
         {options.textLen, "text length", int64_t(1) << 16}})
     if (flag && *flag > limit) {
-      mlir::emitError(fileLoc)
+      mlir::emitError(optionsLoc)
           << what << " " << *flag << " is larger than Loom models (" << limit
           << ")";
       return nullptr;
     }
   if (options.activations == ImportOptions::Precision::Int8 &&
       options.weights != ImportOptions::Precision::Int8) {
-    mlir::emitError(fileLoc) << "int8 activations need int8 weights (an "
+    mlir::emitError(optionsLoc) << "int8 activations need int8 weights (an "
                                 "int8 x int8 matmul); add --weights-dtype "
                                 "int8";
     return nullptr;
@@ -336,6 +339,16 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
   ImportContext ic{config, options, fn, graph};
   if (failed(family->build(ic)) || !config.ok())
     return nullptr;
+  // The routing's imbalance applies to routed experts only; NaN included,
+  // anything but the default is refused on a dense model.
+  bool routed = false;
+  fn.func.walk([&](MoERouteOp) { routed = true; });
+  if (options.expertImbalance != 1.0 && !routed) {
+    mlir::emitError(optionsLoc)
+        << "an expert imbalance applies to mixture-of-experts models; this "
+           "one has no routed experts";
+    return nullptr;
+  }
   applyPrecision(fn.func, options);
   (*module)->setAttr(kModelAttrName,
                      ModelAttr::get(context, modelName, family->family,
@@ -356,7 +369,7 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
                          {"bytes written", total.bytesWritten},
                          {"bytes of KV cache", total.kvCacheBytes}});
   if (!past.empty()) {
-    mlir::emitError(fileLoc) << "the model " << past
+    mlir::emitError(optionsLoc) << "the model " << past
                              << " in all, past Loom's 64-bit cost figures (at "
                                 "most 2^62); use a smaller batch, sequence or "
                                 "model";

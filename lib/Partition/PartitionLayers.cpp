@@ -2,6 +2,8 @@
 
 #include "loom/Partition/PartitionLayers.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -72,7 +74,9 @@ loom::partitionLayers(const PartitionProblem &problem) {
   // stage has for its layers (PartitionLayers.h).
   PartitionProblem chunks = problem;
   if (v > 1) {
-    chunks.stages = problem.stages * v;
+    // More chunks than 2^63 never fit any model.
+    if (llvm::MulOverflow(problem.stages, v, chunks.stages))
+      return std::nullopt;
     chunks.virtualStages = 1;
     chunks.perStageBytes = 0;
     chunks.capacity = (problem.capacity - problem.perStageBytes) / double(v);

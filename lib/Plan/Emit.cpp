@@ -13,6 +13,8 @@
 
 #include "loom/Plan/Emit.h"
 
+#include "Evaluate.h"
+
 #include "loom/Hardware/DeviceMesh.h"
 #include "loom/Plan/Report.h"
 
@@ -579,6 +581,23 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
               "and hybrid_ring_32x8 of 256-chip slices)"
             : ""));
   return lost;
+}
+
+std::string loom::checkRuntimeWorkload(Runtime runtime,
+                                       const PlanProblem &problem,
+                                       mlir::MLIRContext &context) {
+  Captured diagnostics(context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importModel(problem.model, problem.import, &context);
+  if (!module)
+    return "";
+  WorkloadFigures figures = importedWorkload(*module, problem.import);
+  PlanOutcome plan;
+  plan.problem = problem;
+  plan.modelName = figures.modelName;
+  plan.family = figures.family;
+  plan.imported = figures.imported;
+  return checkRuntimeModel(runtime, plan);
 }
 
 Error loom::emitRuntimeConfig(Runtime runtime, const PlanOutcome &plan,

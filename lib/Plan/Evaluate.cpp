@@ -41,11 +41,9 @@ Captured::Captured(MLIRContext &context)
         if (diag.getSeverity() == DiagnosticSeverity::Error) {
           errors.push_back(text);
           // A config file's error names its place in the file, as
-          // loom-import's does; one about the file as a whole or the
-          // workload options (at 1:1) needs none.
+          // loom-import's does (1:1 for the file as a whole); one about the
+          // workload options (ConfigReader::workloadLoc) is at none.
           auto where = dyn_cast<FileLineColLoc>(diag.getLocation());
-          if (where && where.getLine() == 1 && where.getColumn() == 1)
-            where = {};
           located.push_back(where ? (where.getFilename().str() + ":" +
                                      std::to_string(where.getLine()) + ":" +
                                      std::to_string(where.getColumn()) +
@@ -72,10 +70,8 @@ std::string Captured::errorText(bool withPlaces) const {
 // The workload
 //===----------------------------------------------------------------------===//
 
-WorkloadFigures loom::workloadFigures(ModuleOp module,
-                                      const ImportOptions &request,
-                                      const TargetDesc &target,
-                                      int64_t chips) {
+WorkloadFigures loom::importedWorkload(ModuleOp module,
+                                       const ImportOptions &request) {
   WorkloadFigures figures;
   ModelAttr imported = getModel(module);
   figures.modelName = imported.getName().str();
@@ -110,6 +106,15 @@ WorkloadFigures loom::workloadFigures(ModuleOp module,
   } else {
     given.seqLen = imported.getSeq();
   }
+  return figures;
+}
+
+WorkloadFigures loom::workloadFigures(ModuleOp module,
+                                      const ImportOptions &request,
+                                      const TargetDesc &target,
+                                      int64_t chips) {
+  WorkloadFigures figures = importedWorkload(module, request);
+  ModelAttr imported = getModel(module);
   // The ideal time, from the whole batch before any replica takes its share.
   CostModel model(target);
   double oneChip = 0;

@@ -50,6 +50,11 @@ struct WorkloadFigures {
   double ideal = 0;
 };
 
+/// The model and workload of `module`, imported from `given`, as a plan
+/// reports them: every figure but the ideal time, which needs a target.
+WorkloadFigures importedWorkload(mlir::ModuleOp module,
+                                 const ImportOptions &given);
+
 /// The figures of `module`, the workload imported from `given` with its
 /// whole batch, on `chips` chips of `target`.
 WorkloadFigures workloadFigures(mlir::ModuleOp module,

@@ -2,6 +2,7 @@
 
 #include "loom/Plan/PlanCommandLine.h"
 
+#include "loom/Import/ModelImporter.h"
 #include "loom/Import/WorkloadOptions.h"
 #include "loom/Plan/HtmlReport.h"
 #include "loom/Plan/Report.h"
@@ -210,10 +211,61 @@ static Expected<SavedPlan> readSavedPlan(const PlanCLOptions &o) {
   return read;
 }
 
+/// The file options: what the run reads, and what it writes.
+static SmallVector<const cl::opt<std::string> *> inputOptions(
+    const PlanCLOptions &o) {
+  return {&o.model, &o.plan, &o.targetFile};
+}
+static SmallVector<const cl::opt<std::string> *> outputOptions(
+    const PlanCLOptions &o) {
+  return {&o.savePlan, &o.traceFile, &o.svgFile, &o.html, &o.emitFile};
+}
+
+/// The first file option given an empty path (an unset shell variable,
+/// most often), or "".
+static std::string findEmptyPath(const PlanCLOptions &o) {
+  for (const auto &group : {inputOptions(o), outputOptions(o)})
+    for (const cl::opt<std::string> *option : group)
+      if (option->getNumOccurrences() && option->getValue().empty())
+        return "error: --" + option->ArgStr.str() +
+               " is empty; give it a file";
+  return "";
+}
+
+/// Why an output would replace an input or another output of the run, or
+/// "".
+static std::string findReplacedFile(const PlanCLOptions &o,
+                                    const PlanRequest &request) {
+  SmallVector<PathOption> inputs;
+  // A bundled model's name reads no file.
+  if (!o.model.empty() && !llvm::any_of(getBundledModels(),
+                                        [&](const BundledModel &m) {
+                                          return m.name == o.model.getValue();
+                                        }))
+    inputs.push_back({"--model", o.model});
+  inputs.push_back({"--plan", o.plan});
+  // (A replayed plan may name its target file.)
+  inputs.push_back({o.targetFile.getNumOccurrences() || o.plan.empty()
+                        ? "--target-file"
+                        : "the plan's target file",
+                    request.problem.targetFile});
+  // The options' names, kept while `outputs` refers to them.
+  SmallVector<std::string> names;
+  for (const cl::opt<std::string> *option : outputOptions(o))
+    names.push_back("--" + option->ArgStr.str());
+  SmallVector<PathOption> outputs;
+  for (auto [option, name] : llvm::zip(outputOptions(o), names))
+    outputs.push_back({name, option->getValue()});
+  std::string clash = findOutputClash(inputs, outputs);
+  return clash.empty() ? "" : "error: " + clash;
+}
+
 Expected<PlanCommand> loom::getPlanCommand() {
   const PlanCLOptions &o = *clOptions;
   PlanCommand command;
   PlanRequest &request = command.request;
+  if (std::string why = findEmptyPath(o); !why.empty())
+    return createStringError(why);
   Expected<LayoutRequest> layout = givenLayout(o);
   if (!layout)
     return layout.takeError();
@@ -241,7 +293,9 @@ Expected<PlanCommand> loom::getPlanCommand() {
     return createStringError("error: give --model (a bundled model or a "
                              "config.json) or --plan (a saved plan)");
   }
-  if (!o.emit.empty() && !(command.runtime = parseRuntime(o.emit)))
+  if (std::string why = findReplacedFile(o, request); !why.empty())
+    return createStringError(why);
+  if (o.emit.getNumOccurrences() && !(command.runtime = parseRuntime(o.emit)))
     return createStringError("error: --emit must be maxtext or maxdiffusion, "
                              "got '" +
                              o.emit + "'");
@@ -281,44 +335,59 @@ Expected<PlanCommand> loom::getPlanCommand() {
   return command;
 }
 
-/// Writes the files the command names beside the report; false, with an
-/// error on `err`, when one cannot be written.
+/// Writes the files the command names beside the report, all or none;
+/// false, with an error on `err`, when one cannot be written.
 static bool writeOutputs(const PlanCommand &command, const PlanResult &result,
                          mlir::MLIRContext &context, raw_ostream &out,
                          raw_ostream &err) {
   if (command.options.rankOnly)
     return true;
-  if (!writePlanFiles(result, command.traceFile, command.svgFile,
-                      command.traceFilter))
-    return false;
-  if (!command.savePlan.empty() &&
-      !writeOutputFile("loom-plan", command.savePlan, [&](raw_ostream &os) {
-        writePlanFile(result.chosen, os);
-      }))
-    return false;
-  if (!command.htmlFile.empty() &&
-      !writeOutputFile("loom-plan", command.htmlFile,
-                       [&](raw_ostream &os) { writeHtmlReport(result, os); }))
-    return false;
-  if (!command.runtime)
-    return true;
+  // The runtime's config first: it may still fail, before any file.
   std::string config;
-  raw_string_ostream configOs(config);
-  if (Error error = emitRuntimeConfig(*command.runtime, result.chosen, context,
-                                      configOs)) {
-    err << "loom-plan: error: " << toString(std::move(error)) << "\n";
+  if (command.runtime) {
+    raw_string_ostream configOs(config);
+    if (Error error = emitRuntimeConfig(*command.runtime, result.chosen,
+                                        context, configOs)) {
+      err << "loom-plan: error: " << toString(std::move(error)) << "\n";
+      return false;
+    }
+  }
+  const PlanOutcome &plan = result.chosen;
+  StagedOutputs files("loom-plan");
+  if (!command.traceFile.empty())
+    files.add(command.traceFile, [&](raw_ostream &os) {
+      sim::writeTrace(*plan.simulated, plan.schedule, os,
+                      command.traceFilter);
+    });
+  if (!command.svgFile.empty())
+    files.add(command.svgFile, [&](raw_ostream &os) {
+      sim::writeSVG(*plan.simulated, plan.schedule, os);
+    });
+  if (!command.savePlan.empty())
+    files.add(command.savePlan,
+              [&](raw_ostream &os) { writePlanFile(plan, os); });
+  if (!command.htmlFile.empty())
+    files.add(command.htmlFile,
+              [&](raw_ostream &os) { writeHtmlReport(result, os); });
+  if (command.runtime && !command.emitFile.empty())
+    files.add(command.emitFile, [&](raw_ostream &os) { os << config; });
+  if (!files.commit())
     return false;
-  }
-  if (command.emitFile.empty()) {
+  if (command.runtime && command.emitFile.empty())
     out << config;
-    return true;
-  }
-  return writeOutputFile("loom-plan", command.emitFile,
-                         [&](raw_ostream &os) { os << config; });
+  return true;
 }
 
 int loom::runPlanCommand(const PlanCommand &command, mlir::MLIRContext &context,
                          raw_ostream &out, raw_ostream &err) {
+  // A runtime that cannot run the model is known before any planning.
+  if (command.runtime)
+    if (std::string why = checkRuntimeWorkload(
+            *command.runtime, command.request.problem, context);
+        !why.empty()) {
+      err << "loom-plan: error: " << why << "\n";
+      return 1;
+    }
   PlanOptions options = command.options;
   SearchProgress progress(err);
   if (err.is_displayed())
@@ -326,6 +395,14 @@ int loom::runPlanCommand(const PlanCommand &command, mlir::MLIRContext &context,
   PlanResult result =
       planOrSearch(command.request, context, command.search, options);
   progress.finish();
+  if (result.ok() && !command.options.rankOnly)
+    if (std::string why = checkPlanFiles(
+            result, !command.traceFile.empty(), !command.svgFile.empty(),
+            command.traceFilter);
+        !why.empty()) {
+      err << "loom-plan: error: " << why << "\n";
+      return 1;
+    }
   // --emit to stdout replaces the report there.
   bool emitToStdout = command.runtime && command.emitFile.empty();
   if (!emitToStdout)

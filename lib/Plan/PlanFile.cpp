@@ -120,9 +120,10 @@ struct PlanFileReader {
   double seconds(const json::Object &o, StringRef key, const JsonPath &path) {
     const json::Value *value = o.get(key);
     std::optional<double> number = value ? value->getAsNumber() : std::nullopt;
-    if (!number || !(*number >= 0) || !std::isfinite(*number)) {
+    // Every plan takes some time: 0 would be no record to compare with.
+    if (!number || !(*number > 0) || !std::isfinite(*number)) {
       json.fail(JsonReader::at(path, key),
-                value ? "must be a finite time in seconds, 0 or more"
+                value ? "must be a finite time in seconds, more than 0"
                       : "missing required key");
       return 0;
     }

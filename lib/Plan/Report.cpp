@@ -3,7 +3,6 @@
 #include "loom/Plan/Report.h"
 
 #include "loom/Sim/Report.h"
-#include "loom/Support/OutputFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -400,7 +399,13 @@ void loom::printReplay(const SavedPlan &saved, const PlanOutcome &now,
                        after * 1e3, 100 * (after - before) / before,
                        before * 1e3);
   };
-  os << "  replayed:   predicted " << compare(saved.predicted, now.predicted);
+  if (!saved.predicted) {
+    os << "  replayed:   predicted "
+       << fmt::format("{:.3f} ms", now.predicted * 1e3)
+       << "; the file records no time to compare with (no `result`)\n";
+    return;
+  }
+  os << "  replayed:   predicted " << compare(*saved.predicted, now.predicted);
   if (saved.simulated && now.simulated)
     os << "; simulated " << compare(*saved.simulated, now.simulated->makespan);
   os << "\n";
@@ -429,24 +434,14 @@ void loom::printFailure(const PlanResult &result, raw_ostream &os) {
        << result.fitting << " that do\n";
 }
 
-bool loom::writePlanFiles(const PlanResult &result, StringRef traceFile,
-                          StringRef svgFile,
-                          const sim::TraceFilter &traceFilter) {
-  if (traceFile.empty() && svgFile.empty())
-    return true;
+std::string loom::checkPlanFiles(const PlanResult &result, bool trace,
+                                 bool svg,
+                                 const sim::TraceFilter &traceFilter) {
+  if (!trace && !svg)
+    return "";
   const PlanOutcome &plan = result.chosen;
-  if (!plan.simulated) {
-    errs() << "loom-plan: error: no --trace or --svg: the plan is too large "
-              "to simulate\n";
-    return false;
-  }
-  if (!traceFile.empty() &&
-      !writeOutputFile("loom-plan", traceFile, [&](raw_ostream &os) {
-        sim::writeTrace(*plan.simulated, plan.schedule, os, traceFilter);
-      }))
-    return false;
-  return svgFile.empty() ||
-         writeOutputFile("loom-plan", svgFile, [&](raw_ostream &os) {
-           sim::writeSVG(*plan.simulated, plan.schedule, os);
-         });
+  if (!plan.simulated)
+    return "no --trace or --svg: the plan is too large to simulate";
+  return trace ? traceFilter.check(sim::inferRoles(plan.schedule), "plan")
+               : "";
 }

@@ -2,6 +2,8 @@
 
 #include "loom/Schedule/Check.h"
 
+#include "loom/Hardware/TopologyLimit.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -107,6 +109,16 @@ private:
 };
 
 bool Checker::checkSize() {
+  // As #loom.target's verifier bounds a topology (loom-translate
+  // --json-to-sched builds one), so that every reader gives one answer.
+  if (machine.chips > kMaxTopologyChips)
+    return fail({-1, -1, "target.shape"},
+                "topology " + machine.name + " has " +
+                    (machine.chips == std::numeric_limits<int64_t>::max()
+                         ? std::string("2^63 or more")
+                         : std::to_string(machine.chips)) +
+                    " chips; Loom plans at most " +
+                    std::to_string(kMaxTopologyChips));
   base.reserve(schedule.chips.size());
   for (const Chip &chip : schedule.chips) {
     base.push_back(total);

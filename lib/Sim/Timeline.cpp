@@ -121,6 +121,33 @@ std::string TraceFilter::describe() const {
   return llvm::join(parts, ", ");
 }
 
+std::string TraceFilter::check(const std::vector<ChipRole> &roles,
+                               llvm::StringRef what) const {
+  int64_t replicas = 0, stageCount = 0;
+  for (const ChipRole &role : roles) {
+    replicas = std::max(replicas, role.replica + 1);
+    stageCount = std::max(stageCount, role.stage + 1);
+  }
+  auto range = [](int64_t count) {
+    return count == 1 ? std::string("only 0")
+                      : fmt::format("0 to {}", count - 1);
+  };
+  if (replica && *replica >= replicas)
+    return fmt::format("--trace-replica {}: the {} has no such replica (it "
+                       "has {})",
+                       *replica, what, range(replicas));
+  if (stages && stages->second >= stageCount)
+    return fmt::format("--trace-stages {}: the {} has no stage {} ({})",
+                       stages->first == stages->second
+                           ? std::to_string(stages->first)
+                           : fmt::format("{}-{}", stages->first,
+                                         stages->second),
+                       what, stages->second,
+                       stageCount ? "it has " + range(stageCount)
+                                  : std::string("its chips run no layers"));
+  return "";
+}
+
 std::string sim::parseStageRange(llvm::StringRef text,
                                  std::pair<int64_t, int64_t> &range) {
   auto [a, b] = text.split('-');

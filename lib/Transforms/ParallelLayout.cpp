@@ -157,10 +157,10 @@ std::string SliceSpec::str() const {
   case Kind::Count:
     return std::to_string(values.front());
   case Kind::Lengths:
-    return values.size() == 1 ? "1" : join(map_range(values, [](int64_t l) {
-                                          return std::to_string(l);
-                                        }),
-                                        ",");
+    // One length ends with a comma: "2048" alone is a count.
+    return join(map_range(values, [](int64_t l) { return std::to_string(l); }),
+                ",") +
+           (values.size() == 1 ? "," : "");
   }
   llvm_unreachable("unknown slice kind");
 }
@@ -171,6 +171,10 @@ Expected<SliceSpec> SliceSpec::parse(StringRef text) {
     return SliceSpec{};
   SmallVector<StringRef> parts;
   text.split(parts, ',');
+  // "N," is a list of one length (a plan file's [N]); "N" alone a count.
+  bool oneLength = parts.size() == 2 && parts[1].trim().empty();
+  if (oneLength)
+    parts.pop_back();
   SliceSpec spec;
   for (StringRef part : parts) {
     int64_t value;
@@ -180,7 +184,8 @@ Expected<SliceSpec> SliceSpec::parse(StringRef text) {
                                part.trim() + "'");
     spec.values.push_back(value);
   }
-  spec.kind = spec.values.size() == 1 ? Kind::Count : Kind::Lengths;
+  spec.kind = spec.values.size() == 1 && !oneLength ? Kind::Count
+                                                      : Kind::Lengths;
   return spec;
 }
 
@@ -454,9 +459,9 @@ struct ValueReader {
     SmallVector<int64_t> values;
     for (auto [i, length] : enumerate(*lengths))
       values.push_back(json.integer(length, JsonReader::at(slicesPath, i), 1));
-    // One slice is the whole sequence: the count 1.
-    value = values.size() == 1 ? SliceSpec::count(1)
-                               : SliceSpec::lengths(values);
+    // A list of one is a length too, which loom-split-tokens checks
+    // against the sequence as it does any list.
+    value = SliceSpec::lengths(values);
   }
   void read(StringRef key, Placement &value) {
     std::string text = json.string(object, key, path);

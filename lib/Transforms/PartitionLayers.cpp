@@ -74,12 +74,18 @@ struct PartitionLayersPass
       return signalPassFailure();
     }
     int64_t layers = view->layers.size();
-    if (v > 1 && stages * v > layers) {
+    // (v > layers / stages is stages * v > layers, without the product
+    // overflowing for a v near 2^63.)
+    if (v > 1 && v > layers / stages) {
       std::string valid;
       for (int64_t k = 1; k * stages <= layers; ++k)
         valid += (valid.empty() ? "" : ", ") + std::to_string(k);
+      int64_t chunks = 0;
       view->func.emitError() << stages << " stages x " << v
-                             << " virtual stages need at least " << stages * v
+                             << " virtual stages need at least "
+                             << (llvm::MulOverflow(stages, v, chunks)
+                                     ? std::string("2^63 or more")
+                                     : std::to_string(chunks))
                              << " layers; the model has " << layers
                              << " (virtual stages that fit: " << valid << ")";
       return signalPassFailure();

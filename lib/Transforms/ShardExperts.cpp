@@ -263,6 +263,13 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep, bool data) {
                 "leaves them, fed by their loom.moe_route, not yet split";
   if (data)
     return shardExpertsData(module, ep, chains);
+  // A degree that would change nothing is refused, as options that do not
+  // apply to the model are.
+  if (ep > 1 && chains.empty())
+    return module.emitError()
+           << "ep = " << ep
+           << ": expert parallelism splits the routed experts of MoE layers; "
+              "the model has none (a dense model takes ep 1)";
   if (ep > 1 && parallel.getTpX() > 1)
     return module.emitError()
            << "expert parallelism runs over a 1-D tensor-parallel group; this "

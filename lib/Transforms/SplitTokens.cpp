@@ -143,7 +143,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     SmallVector<int64_t> lengths = spec->values;
     if (spec->isAuto())
       return lengths;
-    if (lengths.size() == 1) {
+    if (spec->kind == SliceSpec::Kind::Count) {
       int64_t count = lengths[0];
       if (count < 1 || count > tokens) {
         func.emitError() << "cannot cut " << tokens << " tokens into " << count

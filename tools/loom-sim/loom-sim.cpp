@@ -49,6 +49,20 @@ int main(int argc, char **argv) {
       "with a discrete-event model of the target's chips, HBM and ICI links, "
       "and reports the makespan, utilisation, memory and busiest links.\n");
 
+  for (const cl::opt<std::string> *option : {&targetFile, &traceFile, &svgFile})
+    if (option->getNumOccurrences() && option->getValue().empty()) {
+      errs() << "loom-sim: error: --" << option->ArgStr
+             << " is empty; give it a file\n";
+      return 1;
+    }
+  std::string clash = loom::findOutputClash(
+      {{"the schedule", input}, {"--target-file", targetFile}},
+      {{"--trace", traceFile}, {"--svg", svgFile}});
+  if (!clash.empty()) {
+    errs() << "loom-sim: error: " << clash << "\n";
+    return 1;
+  }
+
   auto buffer = MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
   if (!buffer) {
     errs() << "loom-sim: cannot read '" << input
@@ -65,6 +79,11 @@ int main(int argc, char **argv) {
   loom::sim::TraceFilter traceFilter;
   std::string badFilter =
       traceOptions.getFilter(!traceFile.empty(), traceFilter);
+  if (badFilter.empty() && !traceFilter.empty())
+    if (std::string why = traceFilter.check(loom::sim::inferRoles(*schedule),
+                                            "schedule");
+        !why.empty())
+      badFilter = "error: " + why;
   if (!badFilter.empty()) {
     errs() << "loom-sim: " << badFilter << "\n";
     return 1;

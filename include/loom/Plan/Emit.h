@@ -37,6 +37,12 @@ std::optional<Runtime> parseRuntime(llvm::StringRef name);
 /// pipeline for); empty when it can.
 std::string checkRuntimeModel(Runtime runtime, const PlanOutcome &plan);
 
+/// checkRuntimeModel before any planning: the model and workload of
+/// `problem` imported once (a model that cannot be imported is left to the
+/// plan to report).
+std::string checkRuntimeWorkload(Runtime runtime, const PlanProblem &problem,
+                                 mlir::MLIRContext &context);
+
 /// What of `plan` the runtime cannot express, one sentence each; empty
 /// when the runtime can run the plan as it is.
 /// The placement (Placement::str()'s form) of a tensor axis of `tp`

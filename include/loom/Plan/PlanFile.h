@@ -34,8 +34,8 @@ void writePlanFile(const PlanOutcome &plan, llvm::raw_ostream &os);
 struct SavedPlan {
   PlanRequest request;
   std::string targetName;
-  double predicted = 0;
-  std::optional<double> simulated;
+  /// The recorded times (none when the file has no `result`).
+  std::optional<double> predicted, simulated;
 };
 
 /// Reads the text of a plan file; errors name the file and the JSON path

@@ -85,13 +85,11 @@ void printReplay(const SavedPlan &saved, const PlanOutcome &now,
 /// Why `result` has no plan to report, and which plan would fit.
 void printFailure(const PlanResult &result, llvm::raw_ostream &os);
 
-/// Writes the chosen plan's Perfetto trace and SVG timeline to the files
-/// named (none for an empty name). False, with an error on stderr, when a
-/// file is named but the plan was too large to simulate, or a file cannot
-/// be written.
-bool writePlanFiles(const PlanResult &result, llvm::StringRef traceFile,
-                    llvm::StringRef svgFile,
-                    const sim::TraceFilter &traceFilter = {});
+/// Why the chosen plan cannot give the trace or SVG the command asks for
+/// (a trace, an SVG, the trace's filter), or "": it was too large to
+/// simulate, or the filter names a replica or stage it does not have.
+std::string checkPlanFiles(const PlanResult &result, bool trace, bool svg,
+                           const sim::TraceFilter &traceFilter);
 
 } // namespace loom
 

@@ -44,6 +44,11 @@ struct TraceFilter {
   bool empty() const { return !replica && !stages; }
   /// "replica 0, stages 2-3" (empty when it keeps everything).
   std::string describe() const;
+  /// Why the filter keeps no chip it names among `roles` (those of one
+  /// schedule, the `what`'s: "plan" or "schedule"), or "": a replica or a
+  /// stage past the last one, with the valid range.
+  std::string check(const std::vector<ChipRole> &roles,
+                    llvm::StringRef what) const;
 };
 
 /// Parses a --trace-stages value, "A-B" or "A" (stages are numbered from

@@ -87,7 +87,7 @@ struct SliceSpec {
   }
   bool isAuto() const { return kind == Kind::Auto; }
   /// "auto", "4" or "640,512,480,416" (loom-split-tokens' option); one
-  /// length is the whole sequence, the count 1.
+  /// length is written "2048,", since "2048" is a count.
   std::string str() const;
   /// str()'s form back; the error names the part it cannot read.
   static llvm::Expected<SliceSpec> parse(llvm::StringRef text);

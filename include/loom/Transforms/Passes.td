@@ -319,7 +319,8 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
     report gives the pipeline efficiency M*S / (M*S + stages - 1).
 
     `slices=N` asks for N equal slices, `slices=640,512,480,416` for given
-    lengths.
+    lengths (one length is written `slices=2048,`: it must be the whole
+    sequence).
 
     `microbatches=M` (token slices): the batch runs as M microbatches of
     batch / M sequences, each cut into the same slices, so M x slices units
@@ -328,7 +329,7 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"slices", "slices", "std::string", /*default=*/"\"auto\"",
-           "auto, a count N, or comma-separated lengths">,
+           "auto, a count N, or comma-separated lengths (one: N,)">,
     Option<"granularity", "granularity", "int64_t", /*default=*/"0",
            "Slice lengths are multiples of this (0: the smallest multiple "
            "of 8, else the smallest divisor, that cuts the sequence into at "

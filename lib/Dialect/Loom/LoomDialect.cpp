@@ -3,6 +3,7 @@
 #include "loom/Dialect/Loom/LoomDialect.h"
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Hardware/TargetSchema.h"
+#include "loom/Hardware/TopologyLimit.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -151,10 +152,6 @@ static CalibrationAttr makeCalibration(MLIRContext *context,
 //===----------------------------------------------------------------------===//
 // TargetAttr
 //===----------------------------------------------------------------------===//
-
-/// The largest torus Loom accepts: far beyond any TPU pod (v5p: 8960
-/// chips), small enough that chip counts and per-link state stay bounded.
-static constexpr int64_t kMaxTopologyChips = int64_t(1) << 20;
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef name, StringRef topology,
@@ -706,6 +703,9 @@ PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "a pipeline needs at least one virtual stage per "
                           "stage, got "
                        << virtualStages;
+  if (int64_t chunks; llvm::MulOverflow(stages, virtualStages, chunks))
+    return emitError() << "stages x virtual_stages = " << stages << " x "
+                       << virtualStages << " chunks is 2^63 or more";
   if (virtualStages > 1 && stages < 2)
     return emitError() << "virtual_stages = " << virtualStages
                        << " interleaves chunks over several stages, but the "

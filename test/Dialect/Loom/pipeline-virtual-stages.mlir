@@ -49,6 +49,13 @@ func.func @zero() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices 
 
 // -----
 
+// expected-error @+1 {{stages x virtual_stages = 4 x 4611686018427387904 chunks is 2^63 or more}}
+func.func @overflow() attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [8], virtual_stages = 4611686018427387904>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{virtual_stages = 2 interleaves chunks over several stages, but the pipeline has one stage}}
 func.func @one() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], virtual_stages = 2>} {
   return
