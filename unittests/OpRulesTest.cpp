@@ -133,4 +133,80 @@ TEST_F(OpRulesTest, CrossAttentionKeysAreTheContext) {
   EXPECT_TRUE(rule.reduces(FactorKind::Context));
 }
 
+TEST_F(OpRulesTest, AttentionKeysSplitWithTheirHeads) {
+  OpShardingRule rule = ruleOf(kCausalGQA, "loom.attention");
+  EXPECT_TRUE(rule.isAttention());
+  EXPECT_TRUE(rule.headsSplitKeys());
+  EXPECT_FALSE(rule.has(FactorKind::Cached));
+}
+
+TEST_F(OpRulesTest, DecodeAttentionSumsOverItsCache) {
+  OpShardingRule rule = ruleOf(R"(
+    (%x: tensor<1x1x128xbf16>) {
+      %a = loom.attention %x, %x, %x {heads = 2, kv_heads = 2, head_dim = 64, causal, cached = 255}
+          : tensor<1x1x128xbf16>, tensor<1x1x128xbf16> -> tensor<1x1x128xbf16>
+      return
+    })", "loom.attention");
+  EXPECT_TRUE(rule.reduces(FactorKind::Cached));
+  EXPECT_EQ(rule.sizeOf(FactorKind::Cached), 255);
+  // The cache is the op's state: no operand carries it.
+  EXPECT_TRUE(rule.operandsWith(FactorKind::Cached).empty());
+}
+
+TEST_F(OpRulesTest, LatentAttentionKeysAreSharedByEveryHead) {
+  OpShardingRule rule = ruleOf(R"(
+    (%q: tensor<2x8x96xbf16>, %c: tensor<2x8x40xbf16>) {
+      %a = loom.latent_attention %q, %c {heads = 4, kv_lora_rank = 32, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, causal}
+          : tensor<2x8x96xbf16>, tensor<2x8x40xbf16> -> tensor<2x8x64xbf16>
+      return
+    })", "loom.latent_attention");
+  EXPECT_TRUE(rule.isAttention());
+  EXPECT_FALSE(rule.headsSplitKeys());
+  EXPECT_EQ(rule.sizeOf(FactorKind::Heads), 4);
+  EXPECT_EQ(rule.sizeOf(FactorKind::Latent), 40);
+  EXPECT_TRUE(rule.reduces(FactorKind::Latent));
+  EXPECT_TRUE(rule.reduces(FactorKind::Sequence));
+  EXPECT_FALSE(rule.has(FactorKind::KVHeads));
+  EXPECT_TRUE(rule.operandHas(0, FactorKind::Heads));
+  EXPECT_FALSE(rule.operandHas(1, FactorKind::Heads));
+}
+
+/// A MoE layer of 8 experts 48 wide over 16 tokens, two copies each.
+constexpr const char *kMoE = R"(
+    (%h: tensor<1x16x64xbf16>) {
+      %b = loom.moe_route %h {experts = 8, top_k = 2} : tensor<1x16x64xbf16> -> tensor<1x32x64xbf16>
+      %e = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 48, tokens = 16} : tensor<1x32x64xbf16>
+      %c = loom.moe_combine %e : tensor<1x32x64xbf16> -> tensor<1x16x64xbf16>
+      return
+    })";
+
+TEST_F(OpRulesTest, ExpertsRuleHoldsExpertsOverASummedWidth) {
+  OpShardingRule rule = ruleOf(kMoE, "loom.moe_experts");
+  EXPECT_EQ(rule.sizeOf(FactorKind::Experts), 8);
+  EXPECT_FALSE(rule.reduces(FactorKind::Experts));
+  EXPECT_EQ(rule.sizeOf(FactorKind::FF), 48);
+  EXPECT_TRUE(rule.reduces(FactorKind::FF));
+  // The rows keep their buffer's layout: groups first, d_model last.
+  EXPECT_TRUE(rule.operandHas(0, FactorKind::ExpertGroups));
+  EXPECT_TRUE(rule.resultHas(0, FactorKind::ExpertGroups));
+  EXPECT_EQ(rule.sizeOf(FactorKind::ExpertGroups), 1);
+  EXPECT_FALSE(rule.isAttention());
+}
+
+TEST_F(OpRulesTest, RouterAndCombineMoveTokensThroughTheBuffer) {
+  OpShardingRule route = ruleOf(kMoE, "loom.moe_route");
+  EXPECT_EQ(route.sizeOf(FactorKind::Experts), 8);
+  EXPECT_FALSE(route.has(FactorKind::FF));
+  EXPECT_TRUE(route.operandHas(0, FactorKind::Sequence));
+  EXPECT_FALSE(route.operandHas(0, FactorKind::ExpertGroups));
+  EXPECT_TRUE(route.resultHas(0, FactorKind::ExpertGroups));
+  EXPECT_FALSE(route.resultHas(0, FactorKind::Sequence));
+
+  OpShardingRule combine = ruleOf(kMoE, "loom.moe_combine");
+  EXPECT_FALSE(combine.has(FactorKind::Experts));
+  EXPECT_TRUE(combine.operandHas(0, FactorKind::ExpertGroups));
+  EXPECT_FALSE(combine.resultHas(0, FactorKind::ExpertGroups));
+  EXPECT_EQ(combine.sizeOf(FactorKind::Sequence), 16);
+}
+
 } // namespace

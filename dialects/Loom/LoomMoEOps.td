@@ -21,7 +21,8 @@
 #define LOOM_MOE_OPS_TD
 
 def Loom_MoERouteOp : Loom_Op<"moe_route", [],
-    ["getParameterCount", "getPaddedFlops"], ["applyShardingRule"]> {
+    ["getParameterCount", "getPaddedFlops"],
+    ["applyShardingRule", "getShardingRule"]> {
   let summary = "Mixture-of-experts router: linear, top-k, dispatch buffer";
   let description = [{
     `[B, S, hidden] -> [groups, capacity, hidden]`. Scores each token with
@@ -57,7 +58,7 @@ def Loom_MoERouteOp : Loom_Op<"moe_route", [],
 def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"]>],
     ["getParameterCount", "getParameterBytes", "getBytesRead", "getPaddedFlops",
      "getComputeBits", "getSliceTerms"],
-    ["whyNotShardable", "applyShardingRule"]> {
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "The routed experts of a mixture-of-experts block";
   let description = [{
     `[groups, capacity, hidden]` rows (token copies) through the experts
@@ -100,7 +101,8 @@ def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"
   }];
 }
 
-def Loom_MoECombineOp : Loom_Op<"moe_combine", [], [], ["applyShardingRule"]> {
+def Loom_MoECombineOp : Loom_Op<"moe_combine", [], [],
+    ["applyShardingRule", "getShardingRule"]> {
   let summary = "Weighted sum of each token's expert results";
   let description = [{
     `[groups, capacity, hidden] -> [B, S, hidden]`: every returned row is
@@ -116,7 +118,7 @@ def Loom_MoECombineOp : Loom_Op<"moe_combine", [], [], ["applyShardingRule"]> {
 def Loom_LatentAttentionOp : Loom_Op<"latent_attention", [],
     ["getParameterCount", "getParameterBytes", "getBytesRead",
      "getKVCacheBytes", "getPaddedFlops"],
-    ["whyNotShardable", "applyShardingRule"]> {
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "Multi-head latent attention (DeepSeek-V2/V3)";
   let description = [{
     `q: [B, S, heads * (qk_nope_head_dim + qk_rope_head_dim)]`,

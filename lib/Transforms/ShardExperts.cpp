@@ -43,15 +43,47 @@ static std::string joinDegrees(ArrayRef<int64_t> degrees) {
   return text;
 }
 
+/// The experts each MoE layer holds, by its rule: an experts factor of
+/// weights over a width summed per row (d_ff), the op whose experts expert
+/// parallelism places. In program order.
+static SmallVector<std::pair<Operation *, int64_t>>
+expertLayers(ModuleOp module) {
+  SmallVector<std::pair<Operation *, int64_t>> layers;
+  module.walk([&](ShardingRuleOpInterface op) {
+    OpShardingRule rule = op.getShardingRule();
+    if (rule.has(FactorKind::Experts) && rule.reduces(FactorKind::FF))
+      layers.push_back({op, rule.sizeOf(FactorKind::Experts)});
+  });
+  return layers;
+}
+
+/// The greatest common divisor of `start` and every layer's experts; 0
+/// when the module has no experts.
+static int64_t commonExperts(ModuleOp module, int64_t start) {
+  SmallVector<std::pair<Operation *, int64_t>> layers = expertLayers(module);
+  if (layers.empty())
+    return 0;
+  int64_t common = start;
+  for (auto [op, experts] : layers)
+    common = std::gcd(common, experts);
+  return common;
+}
+
+/// Fails at the first layer whose experts `ep` does not divide.
+static LogicalResult checkExpertsDivide(ModuleOp module, int64_t ep,
+                                        StringRef valid) {
+  for (auto [op, experts] : expertLayers(module))
+    if (experts % ep != 0)
+      return op->emitError()
+             << "ep = " << ep << " does not divide the " << experts
+             << " experts of this layer; valid degrees: " << valid;
+  return success();
+}
+
 SmallVector<int64_t> loom::validExpertParallelDegrees(ModuleOp module,
                                                       int64_t tp) {
-  int64_t common = tp;
-  bool any = false;
-  module.walk([&](MoEExpertsOp experts) {
-    common = std::gcd(common, int64_t(experts.getExperts()));
-    any = true;
-  });
-  if (!any)
+  int64_t common = commonExperts(module, tp);
+  if (common == 0)
     return {1};
   SmallVector<int64_t> valid;
   for (int64_t d = 1; d <= common; ++d)
@@ -117,14 +149,10 @@ static SmallVector<func::FuncOp> modelFunctions(ModuleOp module) {
 SmallVector<int64_t> loom::validExpertDataDegrees(ModuleOp module, int64_t tp,
                                                   int64_t chips) {
   SmallVector<func::FuncOp> funcs = modelFunctions(module);
-  int64_t common = funcs.empty() ? 0 : getPipelineBatch(funcs.front());
-  bool any = false;
-  module.walk([&](MoEExpertsOp experts) {
-    common = std::gcd(common, int64_t(experts.getExperts()));
-    any = true;
-  });
+  int64_t common = commonExperts(
+      module, funcs.empty() ? 0 : getPipelineBatch(funcs.front()));
   SmallVector<int64_t> valid;
-  for (int64_t d = 2; any && d <= common; ++d)
+  for (int64_t d = 2; d <= common; ++d)
     if (common % d == 0 && tp > 0 && chips % (tp * d) == 0)
       valid.push_back(d);
   return valid;
@@ -209,15 +237,15 @@ static LogicalResult shardExpertsData(ModuleOp module, int64_t ep,
                          " chips do not tile the " + std::to_string(chips) +
                          " chips of " + topology.name)
            << "; valid degrees: " << valid;
-  for (MoEExpertsOp experts : chains)
-    if (experts.getExperts() % ep != 0)
-      return experts.emitError()
-             << "ep = " << ep << " does not divide the " << experts.getExperts()
-             << " experts of this layer; valid degrees: " << valid;
+  if (failed(checkExpertsDivide(module, ep, valid)))
+    return failure();
   // Every tensor but the dispatch buffers must lead with the batch.
   auto isBuffer = [](Value value) {
-    Operation *def = value.getDefiningOp();
-    return def && isa<MoERouteOp, MoEExpertsOp>(def);
+    auto result = dyn_cast<OpResult>(value);
+    auto def = result ? dyn_cast<ShardingRuleOpInterface>(result.getOwner())
+                      : nullptr;
+    return def && def.getShardingRule().resultHas(result.getResultNumber(),
+                                                  FactorKind::ExpertGroups);
   };
   for (func::FuncOp func : funcs) {
     WalkResult walk = func.walk([&](Operation *op) {
@@ -250,8 +278,11 @@ static LogicalResult shardExpertsData(ModuleOp module, int64_t ep,
 LogicalResult loom::shardExperts(ModuleOp module, int64_t ep, bool data) {
   ParallelAttr parallel = getParallelOrDefault(module);
   int64_t tp = parallel.getTp();
+  // The rewrite of each chain is the MoE ops' own (router, experts).
   SmallVector<MoEExpertsOp> chains;
-  module.walk([&](MoEExpertsOp experts) { chains.push_back(experts); });
+  for (auto [op, experts] : expertLayers(module))
+    if (auto chain = dyn_cast<MoEExpertsOp>(op))
+      chains.push_back(chain);
   std::string valid = joinDegrees(validExpertParallelDegrees(module, tp));
   if (ep < 1)
     return module.emitError() << "ep must be at least 1, got " << ep
@@ -282,12 +313,8 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep, bool data) {
            << " (experts are split over the chips of the tensor-parallel "
               "group; run loom-shard-heads first); valid degrees: "
            << valid;
-  for (MoEExpertsOp experts : chains) {
-    if (experts.getExperts() % ep != 0)
-      return experts.emitError()
-             << "ep = " << ep << " does not divide the " << experts.getExperts()
-             << " experts of this layer; valid degrees: " << valid;
-  }
+  if (failed(checkExpertsDivide(module, ep, valid)))
+    return failure();
   if (ep == 1)
     return success();
   for (MoEExpertsOp experts : chains)

@@ -50,8 +50,9 @@ LinearOp producingLinear(Value value) {
 }
 
 /// The first reason `module` cannot be split `tp` ways: the op and what to
-/// say there. {nullptr, ""} when it can. Heads first: a projection that
-/// does not split is usually a symptom of heads that do not.
+/// say there. {nullptr, ""} when it can. Attentions whose keys split with
+/// their heads first: a projection that does not split is usually a
+/// symptom of heads that do not. (MLA's shared latent keeps its place.)
 std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t tp,
                                            bool sequenceParallel) {
   std::pair<Operation *, std::string> reason{nullptr, ""};
@@ -59,7 +60,8 @@ std::pair<Operation *, std::string> whyNot(ModuleOp module, int64_t tp,
     module.walk([&](ShardingRuleOpInterface op) {
       if (reason.first)
         return WalkResult::interrupt();
-      if (headsOnly != op.getShardingRule().has(FactorKind::Heads))
+      OpShardingRule rule = op.getShardingRule();
+      if (headsOnly != (rule.isAttention() && rule.headsSplitKeys()))
         return WalkResult::advance();
       std::string why = op.whyNotShardable(tp, sequenceParallel);
       if (why.empty())
@@ -284,6 +286,15 @@ bool isTwoDLayerOp(Operation *op) {
              YieldOp>(op);
 }
 
+/// A row split (o, down): its rule sums its input's features (heads or
+/// d_ff) into d_model, which its result holds; a column split reads
+/// d_model.
+bool sumsIntoModel(const OpShardingRule &rule) {
+  return !rule.operands.empty() && !rule.operands[0].empty() &&
+         !rule.operands[0].back().empty() && !rule.results.empty() &&
+         rule.resultHas(0, FactorKind::Model);
+}
+
 int64_t normGroup(Operation *op) {
   if (auto norm = dyn_cast<RMSNormOp>(op))
     return norm.getGroupSize();
@@ -305,15 +316,15 @@ std::pair<Operation *, std::string> whyNotTwoD(ModuleOp module, int64_t x) {
                    "projections, norms and attention of decoder layers; it "
                    "does not split '" +
                    op.getName().getStringRef() + "'");
+      // The role names the projection in the message; the rule says
+      // where its d_model is.
       if (auto linear = dyn_cast<LinearOp>(op)) {
-        LinearRole role = linear.getRole();
-        bool rowSplit = role == LinearRole::o || role == LinearRole::down ||
-                        role == LinearRole::fc2;
-        int64_t model = rowSplit ? linear.getOutFeatures()
-                                 : linear.getInFeatures();
+        OpShardingRule rule = linear.getShardingRule();
+        int64_t model = sumsIntoModel(rule) ? rule.sizeOf(FactorKind::Model)
+                                            : linear.getInFeatures();
         if (model % x != 0)
           return say(Twine("d_model ") + Twine(model) + " of this " +
-                     stringifyLinearRole(role) +
+                     stringifyLinearRole(linear.getRole()) +
                      " projection is not divisible by tp_x = " + Twine(x));
       }
       if (isa<RMSNormOp, LayerNormOp>(op)) {
@@ -430,6 +441,7 @@ private:
         setXParts(&op, SplitKind::column, 1, 1);
         continue;
       }
+      // The attention's own attributes hold its heads (set per chip).
       if (auto attn = dyn_cast<AttentionOp>(op)) {
         splitHeadsOverX(attn);
         continue;
@@ -486,11 +498,16 @@ private:
   /// of q, k and v together, as Pope et al.'s q_wi is heads-major), so each
   /// chip's piece is its heads of all three.
   void splitHeadsOverX(AttentionOp attn) {
-    int64_t heads = attn.getHeads(), kvHeads = attn.getKvHeads();
-    if (heads % x != 0 || kvHeads % x != 0 || attn.getCross())
+    // The heads and KV heads its rule splits, over the model's own sequence
+    // (a cross-attention's keys are the context, whole on every chip).
+    OpShardingRule rule = attn.getShardingRule();
+    int64_t heads = rule.sizeOf(FactorKind::Heads);
+    int64_t kvHeads = rule.sizeOf(FactorKind::KVHeads);
+    if (heads % x != 0 || kvHeads % x != 0 ||
+        rule.reduces(FactorKind::Context))
       return;
     SmallVector<std::pair<AllReduceOp, SmallVector<Operation *>>> chains;
-    for (Value operand : {attn.getQ(), attn.getK(), attn.getV()}) {
+    for (Value operand : attn->getOperands()) {
       SmallVector<Operation *> path;
       AllReduceOp sum = reducedOverX(operand, path);
       if (!sum)
@@ -663,9 +680,9 @@ private:
     SplitKind kind = how ? how.getKind() : SplitKind::column;
     if (how && how.getKind() == SplitKind::row) {
       // o, down: d_model out split over tp_x; the tp_y all-reduce after it
-      // sums E / X.
-      if (linear.getRole() == LinearRole::down ||
-          linear.getRole() == LinearRole::fc2)
+      // sums E / X. down (its rule sums over d_ff) also takes the MLP's
+      // activation split over tp_x.
+      if (linear.getShardingRule().reduces(FactorKind::FF))
         splitFeedForwardOverX(linear);
       markSplit(linear.getResult());
       setXParts(linear, kind, parts, replicas);
@@ -781,6 +798,13 @@ static LogicalResult shardTwoD(ModuleOp module,
   return success();
 }
 
+/// Whether `op` reads or writes a dispatch buffer (its rule has expert
+/// groups): a MoE layer's router, experts or combine.
+static bool dispatchesToExperts(Operation *op) {
+  auto rule = dyn_cast<ShardingRuleOpInterface>(op);
+  return rule && rule.getShardingRule().has(FactorKind::ExpertGroups);
+}
+
 /// The batch of the model function: dim 0 of its first layer's input.
 static int64_t layerBatch(LayerOp layer) {
   for (Value input : layer.getInputs())
@@ -842,7 +866,7 @@ static LogicalResult shardWeightGathered(ModuleOp module,
   Operation *wrong = nullptr;
   for (func::FuncOp func : funcs) {
     func.walk([&](Operation *op) {
-      if (isa<MoERouteOp, MoEExpertsOp, MoECombineOp>(op)) {
+      if (dispatchesToExperts(op)) {
         wrong = op;
         return WalkResult::interrupt();
       }
@@ -858,7 +882,7 @@ static LogicalResult shardWeightGathered(ModuleOp module,
       break;
   }
   if (wrong) {
-    if (isa<MoERouteOp, MoEExpertsOp, MoECombineOp>(wrong))
+    if (dispatchesToExperts(wrong))
       return wrong->emitError()
              << "weight-gathered gathers dense layers' weights; MoE layers "
                 "are not split this way (use tp or ep)";

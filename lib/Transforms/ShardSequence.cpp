@@ -73,16 +73,20 @@ int64_t jointTextTokens(ModuleOp module) {
   return tokens;
 }
 
-/// The first op `mode` cannot split, and why; {nullptr, ""} when none.
+/// The first op `mode` cannot split, and why; {nullptr, ""} when none. Read
+/// from each op's rule: an attention whose keys every head shares (MLA's
+/// latent) cannot trade its sequence for heads; an op holding experts
+/// splits tokens by expert; an attention over a cache has one query.
 std::pair<Operation *, std::string> unsupported(ModuleOp module, bool ring) {
   std::pair<Operation *, std::string> found{nullptr, ""};
-  module.walk([&](Operation *op) {
-    if (isa<LatentAttentionOp>(op))
+  module.walk([&](ShardingRuleOpInterface op) {
+    OpShardingRule rule = op.getShardingRule();
+    if (rule.isAttention() && !rule.headsSplitKeys())
       found = {op, "Ulysses over latent (MLA) attention is not implemented"};
-    else if (isa<MoERouteOp, MoEExpertsOp>(op))
+    else if (rule.has(FactorKind::Experts))
       found = {op, "mixture-of-experts layers split their tokens by expert "
                    "parallelism (loom-shard-experts), not by Ulysses"};
-    else if (auto attn = dyn_cast<AttentionOp>(op); attn && attn.getCached())
+    else if (rule.reduces(FactorKind::Cached))
       found = {op, "attention over a KV cache (decode) has one query per "
                    "sequence, nothing to split"};
     else

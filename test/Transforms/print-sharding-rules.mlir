@@ -5,6 +5,10 @@
 // a cross-attention's keys are another sequence (context); grouped-query
 // K/V carry a kv_heads factor (tp replicates their projections when it
 // exceeds it); a token-wise op keeps one batch, sequence and features.
+// A factor in no dimension is the op's own: the experts a router scores
+// and an expert layer holds, the tokens a KV cache holds; a MoE layer's
+// dispatch buffer is split by expert groups (expert parallelism's
+// all-to-alls); MLA's keys are a latent every head shares.
 // RUN: loom-opt %s --loom-print-sharding-rules -verify-diagnostics -o /dev/null
 
 module {
@@ -44,5 +48,32 @@ module {
     // expected-remark @+1 {{sharding rule ([i, l, j*k], [i, n, j*k], [i, n, j*k], [i, m, j*k], [i, o, j*k], [i, o, j*k])->([i, l, j*k], [i, m, j*k]) {i=1 batch, j=4 heads, k=64 head_dim, l=64 sequence, m=8 context, n=64 sequence reduction, o=8 context reduction}}
     %img, %txt = loom.joint_attention %i, %i, %i, %t, %t, %t {heads = 4, head_dim = 64} : tensor<1x64x256xbf16>, tensor<1x8x256xbf16>
     return %img, %txt : tensor<1x64x256xbf16>, tensor<1x8x256xbf16>
+  }
+
+  // Decode: the cached tokens are summed over too, held by the op.
+  func.func @decode(%x: tensor<1x1x128xbf16>) -> tensor<1x1x128xbf16> {
+    // expected-remark @+1 {{sharding rule ([i, m, j*l], [i, n, k*l], [i, n, k*l])->([i, m, j*l]) {i=1 batch, j=2 heads, k=2 kv_heads, l=64 head_dim, m=1 sequence, n=1 sequence reduction, o=255 cached reduction}}
+    %a = loom.attention %x, %x, %x {heads = 2, kv_heads = 2, head_dim = 64, causal, cached = 255} : tensor<1x1x128xbf16>, tensor<1x1x128xbf16> -> tensor<1x1x128xbf16>
+    return %a : tensor<1x1x128xbf16>
+  }
+
+  // MLA over a cached latent: heads in q and the output, none in the
+  // latent (rank 32 + rope 8), which is summed over.
+  func.func @latent(%q: tensor<2x1x96xbf16>, %c: tensor<2x1x40xbf16>) -> tensor<2x1x64xbf16> {
+    // expected-remark @+1 {{sharding rule ([i, m, j*k], [i, n, o])->([i, m, j*l]) {i=2 batch, j=4 heads, k=24 head_dim, l=16 head_dim, m=1 sequence, n=1 sequence reduction, o=40 latent reduction, p=128 cached reduction}}
+    %a = loom.latent_attention %q, %c {heads = 4, kv_lora_rank = 32, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, causal, cached = 128} : tensor<2x1x96xbf16>, tensor<2x1x40xbf16> -> tensor<2x1x64xbf16>
+    return %a : tensor<2x1x64xbf16>
+  }
+
+  // A MoE layer: tokens into a dispatch buffer of one row group, through
+  // 8 experts of width 224 (summed over), and back into the tokens.
+  func.func @moe(%h: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+    // expected-remark @+1 {{sharding rule ([i, j, k])->([m, -, k]) {i=1 batch, j=16 sequence, k=64 d_model, l=8 experts, m=1 expert_groups}}
+    %b = loom.moe_route %h {experts = 8, top_k = 2} : tensor<1x16x64xbf16> -> tensor<1x32x64xbf16>
+    // expected-remark @+1 {{sharding rule ([j, -, i])->([j, -, i]) {i=64 d_model, j=1 expert_groups, k=8 experts, l=224 d_ff reduction}}
+    %e = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 224, tokens = 16} : tensor<1x32x64xbf16>
+    // expected-remark @+1 {{sharding rule ([l, -, k])->([i, j, k]) {i=1 batch, j=16 sequence, k=64 d_model, l=1 expert_groups}}
+    %c = loom.moe_combine %e : tensor<1x32x64xbf16> -> tensor<1x16x64xbf16>
+    return %c : tensor<1x16x64xbf16>
   }
 }

@@ -80,3 +80,37 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
 // expected-error @+1 {{the module is already sharded (loom.parallel = #loom.parallel<tp = 2>)}}
 module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>, loom.parallel = #loom.parallel<tp = 2>} {
 }
+
+// -----
+
+// A MoE layer's router, experts and combine move token copies through a
+// dispatch buffer (their rules' expert groups): the router is named.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+  func.func @moe(%x: tensor<4x8x64xbf16>) -> tensor<4x8x64xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<4x8x64xbf16>) -> tensor<4x8x64xbf16> {
+    ^bb0(%in: tensor<4x8x64xbf16>):
+      // expected-error @+1 {{weight-gathered gathers dense layers' weights; MoE layers are not split this way (use tp or ep)}}
+      %b = loom.moe_route %in {experts = 8, top_k = 2} : tensor<4x8x64xbf16> -> tensor<1x64x64xbf16>
+      %e = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 32, tokens = 32} : tensor<1x64x64xbf16>
+      %c = loom.moe_combine %e : tensor<1x64x64xbf16> -> tensor<4x8x64xbf16>
+      loom.yield %c : tensor<4x8x64xbf16>
+    }
+    return %y : tensor<4x8x64xbf16>
+  }
+}
+
+// -----
+
+// A combine whose dispatch buffer arrives from outside the layer is one too.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 4]>} {
+  func.func @combine(%x: tensor<4x8x64xbf16>, %rows: tensor<1x64x64xbf16>) -> tensor<4x8x64xbf16> {
+    %y = loom.layer 0 (%x, %rows) : (tensor<4x8x64xbf16>, tensor<1x64x64xbf16>) -> tensor<4x8x64xbf16> {
+    ^bb0(%in: tensor<4x8x64xbf16>, %buf: tensor<1x64x64xbf16>):
+      // expected-error @+1 {{weight-gathered gathers dense layers' weights; MoE layers are not split this way (use tp or ep)}}
+      %c = loom.moe_combine %buf : tensor<1x64x64xbf16> -> tensor<4x8x64xbf16>
+      %r = loom.add %in, %c : tensor<4x8x64xbf16>, tensor<4x8x64xbf16>
+      loom.yield %r : tensor<4x8x64xbf16>
+    }
+    return %y : tensor<4x8x64xbf16>
+  }
+}

@@ -69,3 +69,53 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     return %y : tensor<1x96x256xbf16>
   }
 }
+
+// -----
+
+// MLA's latent is shared by every head: there are no heads to trade the
+// sequence for (the attention's rule has no heads in its keys).
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @latent(%q: tensor<1x96x96xbf16>, %c: tensor<1x96x40xbf16>) -> tensor<1x96x64xbf16> {
+    %y = loom.layer 0 (%q, %c) : (tensor<1x96x96xbf16>, tensor<1x96x40xbf16>) -> tensor<1x96x64xbf16> {
+    ^bb0(%in: tensor<1x96x96xbf16>, %lat: tensor<1x96x40xbf16>):
+      // expected-error @+1 {{cannot split the sequence 3 ways: Ulysses over latent (MLA) attention is not implemented; valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
+      %a = loom.latent_attention %in, %lat {heads = 4, kv_lora_rank = 32, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, causal} : tensor<1x96x96xbf16>, tensor<1x96x40xbf16> -> tensor<1x96x64xbf16>
+      loom.yield %a : tensor<1x96x64xbf16>
+    }
+    return %y : tensor<1x96x64xbf16>
+  }
+}
+
+// -----
+
+// A router holds experts (its rule's experts factor): expert parallelism
+// splits those tokens. The first MoE op in the layer is named.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @moe(%x: tensor<1x96x64xbf16>) -> tensor<1x96x64xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x96x64xbf16>) -> tensor<1x96x64xbf16> {
+    ^bb0(%in: tensor<1x96x64xbf16>):
+      // expected-error @+1 {{cannot split the sequence 3 ways: mixture-of-experts layers split their tokens by expert parallelism (loom-shard-experts), not by Ulysses; valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
+      %b = loom.moe_route %in {experts = 8, top_k = 2} : tensor<1x96x64xbf16> -> tensor<1x192x64xbf16>
+      %e = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 224, tokens = 96} : tensor<1x192x64xbf16>
+      %c = loom.moe_combine %e : tensor<1x192x64xbf16> -> tensor<1x96x64xbf16>
+      loom.yield %c : tensor<1x96x64xbf16>
+    }
+    return %y : tensor<1x96x64xbf16>
+  }
+}
+
+// -----
+
+// Decode: the keys are mostly the cache's (a cached reduction factor), and
+// each sequence has one query.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  func.func @decode(%x: tensor<1x1x128xbf16>) -> tensor<1x1x128xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x1x128xbf16>) -> tensor<1x1x128xbf16> {
+    ^bb0(%in: tensor<1x1x128xbf16>):
+      // expected-error @+1 {{cannot split the sequence 3 ways: attention over a KV cache (decode) has one query per sequence, nothing to split; valid sequence-parallel degrees on v5e-4 with tp = 1: 1}}
+      %a = loom.attention %in, %in, %in {heads = 2, kv_heads = 2, head_dim = 64, causal, cached = 255} : tensor<1x1x128xbf16>, tensor<1x1x128xbf16> -> tensor<1x1x128xbf16>
+      loom.yield %a : tensor<1x1x128xbf16>
+    }
+    return %y : tensor<1x1x128xbf16>
+  }
+}

@@ -36,6 +36,12 @@ StringRef loom::stringifyFactorKind(FactorKind kind) {
     return "vocab";
   case FactorKind::Experts:
     return "experts";
+  case FactorKind::ExpertGroups:
+    return "expert_groups";
+  case FactorKind::Latent:
+    return "latent";
+  case FactorKind::Cached:
+    return "cached";
   case FactorKind::Features:
     return "features";
   }
@@ -66,15 +72,52 @@ bool OpShardingRule::reduces(FactorKind kind) const {
   });
 }
 
+/// Whether a tensor's `dims` hold a factor of `kind`.
+static bool holds(const OpShardingRule &rule, const OpShardingRule::Dims &dims,
+                  FactorKind kind) {
+  return llvm::any_of(dims, [&](ArrayRef<unsigned> dim) {
+    return llvm::any_of(
+        dim, [&](unsigned f) { return rule.factors[f].kind == kind; });
+  });
+}
+
+bool OpShardingRule::operandHas(unsigned i, FactorKind kind) const {
+  return holds(*this, operands[i], kind);
+}
+
+bool OpShardingRule::resultHas(unsigned i, FactorKind kind) const {
+  return holds(*this, results[i], kind);
+}
+
 SmallVector<unsigned> OpShardingRule::operandsWith(FactorKind kind) const {
   SmallVector<unsigned> found;
-  for (auto [i, dims] : llvm::enumerate(operands))
-    if (llvm::any_of(dims, [&](ArrayRef<unsigned> dim) {
-          return llvm::any_of(
-              dim, [&](unsigned f) { return factors[f].kind == kind; });
-        }))
+  for (unsigned i = 0, e = operands.size(); i < e; ++i)
+    if (operandHas(i, kind))
       found.push_back(i);
   return found;
+}
+
+bool OpShardingRule::isAttention() const {
+  return has(FactorKind::Heads) &&
+         (reduces(FactorKind::Sequence) || reduces(FactorKind::Context) ||
+          reduces(FactorKind::Cached));
+}
+
+bool OpShardingRule::headsSplitKeys() const {
+  // The keys are the operands with a reduction token factor.
+  for (unsigned i = 0, e = operands.size(); i < e; ++i) {
+    bool keys = llvm::any_of(operands[i], [&](ArrayRef<unsigned> dim) {
+      return llvm::any_of(dim, [&](unsigned f) {
+        return factors[f].reduction &&
+               (factors[f].kind == FactorKind::Sequence ||
+                factors[f].kind == FactorKind::Context);
+      });
+    });
+    if (keys &&
+        (operandHas(i, FactorKind::Heads) || operandHas(i, FactorKind::KVHeads)))
+      return true;
+  }
+  return false;
 }
 
 void OpShardingRule::print(raw_ostream &os) const {

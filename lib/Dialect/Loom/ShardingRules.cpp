@@ -453,12 +453,20 @@ static unsigned addKeyTokens(AttentionRule &attn, Value k, bool cross) {
                              dimOf(k, 1), /*reduction=*/true);
 }
 
+/// Decode: the earlier tokens a KV cache holds are summed over too; they
+/// are the op's state, in no operand.
+static void addCachedTokens(OpShardingRule &rule, int64_t cached) {
+  if (cached > 0)
+    rule.addFactor(FactorKind::Cached, cached, /*reduction=*/true);
+}
+
 OpShardingRule AttentionOp::getShardingRule() {
   // (The KV heads are a factor of their own even when as many as the
   // query heads: a driver asks one question of every attention.)
   AttentionRule attn(getQ(), getHeads(), getKvHeads(), getHeadDim());
   unsigned queries = attn.rule.addFactor(FactorKind::Sequence, dimOf(getQ(), 1));
   unsigned keys = addKeyTokens(attn, getK(), getCross());
+  addCachedTokens(attn.rule, getCached());
   attn.rule.operands = {attn.queries(queries), attn.keys(keys),
                         attn.keys(keys)};
   attn.rule.results = {attn.queries(queries)};
@@ -487,5 +495,81 @@ OpShardingRule JointAttentionOp::getShardingRule() {
                    attn.keys(imgKeys),   attn.queries(txt),
                    attn.keys(txtKeys),   attn.keys(txtKeys)};
   rule.results = {attn.queries(img), attn.queries(txt)};
+  return rule;
+}
+
+OpShardingRule LatentAttentionOp::getShardingRule() {
+  // q [B, S, heads * (nope + rope)] over a latent [B, Sk, rank + rope]
+  // that every head shares (no heads in it) -> [B, S, heads * v].
+  OpShardingRule rule;
+  unsigned batch = rule.addFactor(FactorKind::Batch, dimOf(getQ(), 0));
+  unsigned heads = rule.addFactor(FactorKind::Heads, getHeads());
+  unsigned qkDim = rule.addFactor(FactorKind::HeadDim,
+                                  getQkNopeHeadDim() + getQkRopeHeadDim());
+  unsigned vDim = rule.addFactor(FactorKind::HeadDim, getVHeadDim());
+  unsigned queries = rule.addFactor(FactorKind::Sequence, dimOf(getQ(), 1));
+  unsigned keys = rule.addFactor(FactorKind::Sequence, dimOf(getLatent(), 1),
+                                 /*reduction=*/true);
+  unsigned latent = rule.addFactor(FactorKind::Latent, dimOf(getLatent(), 2),
+                                   /*reduction=*/true);
+  addCachedTokens(rule, getCached());
+  rule.operands = {{{batch}, {queries}, {heads, qkDim}},
+                   {{batch}, {keys}, {latent}}};
+  rule.results = {{{batch}, {queries}, {heads, vDim}}};
+  return rule;
+}
+
+//===----------------------------------------------------------------------===//
+// Mixture of experts: the rules as data
+//===----------------------------------------------------------------------===//
+//
+// The dispatch buffer [groups, capacity, d_model] holds token copies, one
+// row group per chip of experts (expert_groups; expert parallelism's
+// all-to-alls exchange it). The experts themselves are weights, a factor in
+// no dimension.
+
+/// A dispatch buffer's dimensions: its row groups, then unsplit rows of
+/// `model`.
+static OpShardingRule::Dims bufferDims(OpShardingRule &rule, Value buffer,
+                                       unsigned model) {
+  unsigned groups = rule.addFactor(FactorKind::ExpertGroups, dimOf(buffer, 0));
+  return {{groups}, {}, {model}};
+}
+
+OpShardingRule MoERouteOp::getShardingRule() {
+  // Scores each token over the experts and copies it into the buffer.
+  OpShardingRule rule;
+  Value input = getInput();
+  OpShardingRule::Dims in = unsplit(3), unused = unsplit(3);
+  addTokenFactors(rule, input, in, unused);
+  unsigned model = rule.addFactor(FactorKind::Model, dimOf(input, 2));
+  in[2].push_back(model);
+  rule.addFactor(FactorKind::Experts, getExperts());
+  rule.operands.push_back(in);
+  rule.results.push_back(bufferDims(rule, getResult(), model));
+  return rule;
+}
+
+OpShardingRule MoEExpertsOp::getShardingRule() {
+  // Each row through its expert's MLP, whose width (d_ff) is summed over.
+  OpShardingRule rule;
+  unsigned model = rule.addFactor(FactorKind::Model, dimOf(getInput(), 2));
+  OpShardingRule::Dims rows = bufferDims(rule, getInput(), model);
+  rule.addFactor(FactorKind::Experts, getExperts());
+  rule.addFactor(FactorKind::FF, getExpertInter(), /*reduction=*/true);
+  rule.operands.push_back(rows);
+  rule.results.push_back(rows);
+  return rule;
+}
+
+OpShardingRule MoECombineOp::getShardingRule() {
+  // Each token's rows summed back into it.
+  OpShardingRule rule;
+  OpShardingRule::Dims unused = unsplit(3), out = unsplit(3);
+  addTokenFactors(rule, getResult(), unused, out);
+  unsigned model = rule.addFactor(FactorKind::Model, dimOf(getResult(), 2));
+  out[2].push_back(model);
+  rule.operands.push_back(bufferDims(rule, getInput(), model));
+  rule.results.push_back(out);
   return rule;
 }

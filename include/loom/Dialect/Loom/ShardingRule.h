@@ -48,6 +48,9 @@ enum class FactorKind {
   FF,          ///< an MLP's hidden width (d_ff)
   Vocab,       ///< a vocabulary
   Experts,     ///< a mixture of experts' experts
+  ExpertGroups,///< a dispatch buffer's row groups, one per chip of experts
+  Latent,      ///< a compressed K/V shared by every head (MLA's latent)
+  Cached,      ///< earlier tokens whose K/V a cache holds
   Features,    ///< a token-wise op's last dimension, whatever it holds
 };
 llvm::StringRef stringifyFactorKind(FactorKind kind);
@@ -57,7 +60,8 @@ llvm::StringRef stringifyFactorKind(FactorKind kind);
 /// factors, major first (a projection's [B, S, heads * head_dim]); a
 /// dimension with none is not split. A reduction factor is in operands
 /// only: every result element needs all of it (the keys an attention
-/// sums over).
+/// sums over). A factor in no dimension is one of the op's own weights or
+/// state: the experts a router scores, the tokens a KV cache holds.
 struct OpShardingRule {
   struct Factor {
     FactorKind kind;
@@ -80,6 +84,16 @@ struct OpShardingRule {
   bool reduces(FactorKind kind) const;
   /// The operands with a dimension made of a factor of `kind`.
   llvm::SmallVector<unsigned> operandsWith(FactorKind kind) const;
+  /// Whether operand `i` has a dimension made of a factor of `kind`.
+  bool operandHas(unsigned i, FactorKind kind) const;
+  /// Whether result `i` has a dimension made of a factor of `kind`.
+  bool resultHas(unsigned i, FactorKind kind) const;
+  /// An attention: heads, and keys summed over (the sequence's, another
+  /// sequence's or a cache's).
+  bool isAttention() const;
+  /// Whether an attention's keys are split with its heads (by KV heads or
+  /// heads); a latent shared by every head (MLA) is not.
+  bool headsSplitKeys() const;
   /// Shardy's notation with the factors' kinds:
   ///   ([i, j, k*l], ...)->([i, j, k*l]) {i=2 batch, ..., m=8 sequence
   ///   reduction}
