@@ -123,7 +123,10 @@ print(json.dumps({"label": sys.argv[1], "predicted": p["predicted_s"],
 export -f run
 export plan tmp
 
-cases | tr '\n' '\0' | xargs -0 -P "${LOOM_SWEEP_JOBS:-2}" -I{} bash -c 'run "$1"' _ {} > "$tmp/results"
+# (Appended: the cases run at once share the file, and only O_APPEND makes
+# each one's line land whole.)
+: > "$tmp/results"
+cases | tr '\n' '\0' | xargs -0 -P "${LOOM_SWEEP_JOBS:-2}" -I{} bash -c 'run "$1"' _ {} >> "$tmp/results"
 
 python3 - "$tmp/results" <<'PY'
 import json, sys
