@@ -16,16 +16,20 @@ static bool isTokenTensor(Type type) {
   return tensor && tensor.getRank() == 3;
 }
 
+/// The ops of a layer's body, in order.
+static SmallVector<Operation *> bodyOps(LayerOp layer) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : layer.getBody().front())
+    ops.push_back(&op);
+  return ops;
+}
+
 LayerSliceCost::LayerSliceCost(LayerOp layer, const CostModel &model,
                                ArrayRef<GroupAxis> tpAxes, int64_t tokens,
                                ArrayRef<GroupAxis> spAxes,
                                int64_t microbatches)
-    : model(model), axes(tpAxes.begin(), tpAxes.end()),
-      spAxes(spAxes.begin(), spAxes.end()), tokens(tokens),
-      share(1.0 / double(std::max<int64_t>(microbatches, 1))) {
-  for (Operation &op : layer.getBody().front())
-    addOp(op);
-}
+    : LayerSliceCost(bodyOps(layer), model, tpAxes, tokens, spAxes,
+                     microbatches) {}
 
 LayerSliceCost::LayerSliceCost(ArrayRef<Operation *> ops, const CostModel &model,
                                ArrayRef<GroupAxis> tpAxes, int64_t tokens,
