@@ -120,6 +120,27 @@ LayoutRequest throughJSON(const ParallelLayout &layout, bool onlyChanged) {
   return read;
 }
 
+TEST(Layout, TheOrderIsTotalOverEveryDimension) {
+  // Layouts that differ in any one dimension are ordered one way, whether
+  // or not the search's tie-break key names that dimension.
+  const ParallelLayout base, changed = everyDimension();
+  size_t dimensions = 0;
+  forEachDimension([&](const auto &) { ++dimensions; }, base);
+  for (size_t target = 0; target < dimensions; ++target) {
+    ParallelLayout one = base;
+    size_t index = 0;
+    forEachDimension(
+        [&](auto &field, const auto &from) {
+          if (index++ == target)
+            field = from;
+        },
+        one, changed);
+    EXPECT_FALSE(one == base) << "dimension " << target;
+    EXPECT_NE(one < base, base < one) << "dimension " << target;
+    EXPECT_FALSE(one < one) << "dimension " << target;
+  }
+}
+
 TEST(Layout, JSONReadsBackWhatItWrote) {
   ParallelLayout l = everyDimension();
   EXPECT_TRUE(throughJSON(l, /*onlyChanged=*/true).complete() == l);

@@ -24,26 +24,10 @@ cl::OptionCategory &loom::planCLCategory() {
 
 namespace {
 
-/// What a layout dimension's option holds: its value, or the text of a
-/// slice list or a placement (parsed after the command line, so that the
-/// error names the option).
-template <typename T>
-struct StoredAs {
-  using type = T;
-};
-template <>
-struct StoredAs<SliceSpec> {
-  using type = std::string;
-};
-template <>
-struct StoredAs<Placement> {
-  using type = std::string;
-};
-
 /// A layout dimension's option, read back into a LayoutRequest when given.
 template <typename T>
 struct DimensionOption {
-  using Stored = typename StoredAs<T>::type;
+  using Stored = typename OptionText<T>::type;
   explicit DimensionOption(const Dimension<T> &d)
       : option(d.name, cl::cat(planCLCategory()), cl::desc(d.help)) {
     if constexpr (std::is_same_v<T, SliceSpec>) {
@@ -61,20 +45,14 @@ struct DimensionOption {
   std::string read(std::optional<T> &given) const {
     if (!option.getNumOccurrences())
       return "";
-    if constexpr (std::is_same_v<T, SliceSpec>) {
-      Expected<SliceSpec> parsed = SliceSpec::parse(option);
-      if (!parsed)
-        return "--" + option.ArgStr.str() + ": " +
-               toString(parsed.takeError());
-      given = *parsed;
-    } else if constexpr (std::is_same_v<T, Placement>) {
-      Expected<Placement> parsed = parsePlacement(option);
-      if (!parsed)
-        return "--" + option.ArgStr.str() + ": " +
-               toString(parsed.takeError());
-      given = *parsed;
-    } else {
+    if constexpr (std::is_same_v<Stored, T>) {
       given = option.getValue();
+    } else {
+      Expected<T> parsed = OptionText<T>::parse(option);
+      if (!parsed)
+        return "--" + option.ArgStr.str() + ": " +
+               toString(parsed.takeError());
+      given = *parsed;
     }
     return "";
   }

@@ -214,7 +214,26 @@ static auto orderKey(const ParallelLayout &l) {
 }
 
 bool ParallelLayout::operator<(const ParallelLayout &other) const {
-  return orderKey(*this) < orderKey(other);
+  auto key = orderKey(*this), otherKey = orderKey(other);
+  if (key != otherKey)
+    return key < otherKey;
+  // Layouts alike in the key differ, if at all, in a dimension it does not
+  // name: the first such in declaration order decides (by value, or by
+  // spelling for a slice list), so that a new dimension needs no change
+  // here to keep the order total.
+  int order = 0;
+  forEachDimension(
+      [&](const auto &a, const auto &b) {
+        using T = std::decay_t<decltype(a)>;
+        if (order != 0 || a == b)
+          return;
+        if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>)
+          order = a < b ? -1 : 1;
+        else
+          order = formatDimension(a) < formatDimension(b) ? -1 : 1;
+      },
+      *this, other);
+  return order < 0;
 }
 
 ParallelLayout LayoutRequest::complete() const {

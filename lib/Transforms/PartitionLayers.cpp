@@ -82,10 +82,10 @@ struct PartitionLayersPass
         valid += (valid.empty() ? "" : ", ") + std::to_string(k);
       int64_t chunks = 0;
       view->func.emitError() << stages << " stages x " << v
-                             << " virtual stages need at least "
+                             << " virtual stages need "
                              << (llvm::MulOverflow(stages, v, chunks)
                                      ? std::string("2^63 or more")
-                                     : std::to_string(chunks))
+                                     : "at least " + std::to_string(chunks))
                              << " layers; the model has " << layers
                              << " (virtual stages that fit: " << valid << ")";
       return signalPassFailure();

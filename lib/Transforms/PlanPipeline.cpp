@@ -63,36 +63,14 @@ void loom::buildPlanPipeline(OpPassManager &pm, const ParallelLayout &layout,
                 formatDimension(layout.placement), settings);
 }
 
-namespace {
-/// What a dimension's pass option holds: its value, or the text of the
-/// values their own passes parse.
-template <typename T>
-struct OptionOf {
-  using type = T;
-  static const T &text(const T &value) { return value; }
-};
-template <>
-struct OptionOf<SliceSpec> {
-  using type = std::string;
-  static std::string text(const SliceSpec &value) { return value.str(); }
-};
-template <>
-struct OptionOf<Placement> {
-  using type = std::string;
-  static std::string text(const Placement &value) {
-    return formatDimension(value);
-  }
-};
-} // namespace
-
 PlanPipelineOptions::PlanPipelineOptions() {
   forEachDimension(
       [&](const auto &d) {
         using T = std::decay_t<decltype(d.defaultValue)>;
-        using Stored = typename OptionOf<T>::type;
+        using Stored = typename OptionText<T>::type;
         auto option = std::make_shared<Option<Stored>>(
             *this, d.name, llvm::cl::desc(d.help),
-            llvm::cl::init(Stored(OptionOf<T>::text(d.defaultValue))));
+            llvm::cl::init(Stored(OptionText<T>::of(d.defaultValue))));
         if constexpr (std::is_enum_v<T>)
           for (const EnumSpelling<T> &s : enumSpellings(d.defaultValue))
             option->getParser().addLiteralOption(s.name, s.value, s.help);
@@ -108,7 +86,7 @@ void PlanPipelineOptions::build(OpPassManager &pm) const {
   forEachDimension(
       [&](auto &value) {
         using T = std::decay_t<decltype(value)>;
-        using Stored = typename OptionOf<T>::type;
+        using Stored = typename OptionText<T>::type;
         const Stored &given =
             *static_cast<Option<Stored> *>(dimensions[index++].get());
         if constexpr (std::is_same_v<T, SliceSpec>)

@@ -214,6 +214,33 @@ std::string formatDimension(ExpertLayout value);
 std::string formatDimension(const SliceSpec &value);
 std::string formatDimension(const Placement &value);
 
+/// What a dimension's command-line or pass option holds: the value itself,
+/// or, for a slice list and a placement, its text (parsed after the command
+/// line, so that the error names the option).
+template <typename T>
+struct OptionText {
+  using type = T;
+  static const T &of(const T &value) { return value; }
+};
+template <>
+struct OptionText<SliceSpec> {
+  using type = std::string;
+  static std::string of(const SliceSpec &value) { return value.str(); }
+  static llvm::Expected<SliceSpec> parse(llvm::StringRef text) {
+    return SliceSpec::parse(text);
+  }
+};
+template <>
+struct OptionText<Placement> {
+  using type = std::string;
+  static std::string of(const Placement &value) {
+    return formatDimension(value);
+  }
+  static llvm::Expected<Placement> parse(llvm::StringRef text) {
+    return parsePlacement(text);
+  }
+};
+
 /// Writes the layout's dimensions as attributes of the JSON object being
 /// written: all of them, or (`onlyChanged`) those away from their defaults
 /// and the ones always written.
