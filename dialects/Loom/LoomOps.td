@@ -8,6 +8,7 @@ include "Loom/LoomAttrs.td"
 include "Loom/CollectiveOpInterface.td"
 include "Loom/LoomInterfaces.td"
 include "Loom/ShardingRuleOpInterface.td"
+include "Loom/GradientOpInterface.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -49,19 +50,24 @@ def Loom_ActivationKindAttr : EnumAttr<Loom_Dialect, Loom_ActivationKind, "activ
 def Loom_Tensor : StaticShapeTensorOf<[AnyType]>;
 
 // Every loom op answers the cost interface and states its sharding rule;
-// `costOverrides` and `shardingOverrides` list the interface methods with
-// defaults that the op implements itself.
+// `costOverrides`, `shardingOverrides` and `gradientOverrides` list the
+// interface methods with defaults that the op implements itself.
 class Loom_Op<string mnemonic, list<Trait> traits = [],
               list<string> costOverrides = [],
-              list<string> shardingOverrides = []>
+              list<string> shardingOverrides = [],
+              list<string> gradientOverrides = []>
     : Op<Loom_Dialect, mnemonic,
          !listconcat(traits, [DeclareOpInterfaceMethods<CostOpInterface,
                                                         costOverrides>,
                               DeclareOpInterfaceMethods<ShardingRuleOpInterface,
-                                                        shardingOverrides>])>;
+                                                        shardingOverrides>,
+                              DeclareOpInterfaceMethods<GradientOpInterface,
+                                                        gradientOverrides>])>;
 
-class Loom_ElementwiseBinaryOp<string mnemonic, string what>
-    : Loom_Op<mnemonic, [AllTypesMatch<["lhs", "result"]>, Loom_TokenWise]> {
+class Loom_ElementwiseBinaryOp<string mnemonic, string what,
+                               list<string> gradientOverrides = []>
+    : Loom_Op<mnemonic, [AllTypesMatch<["lhs", "result"]>, Loom_TokenWise], [],
+              [], gradientOverrides> {
   let summary = what # " with trailing broadcast of the right operand";
   let description = [{
     Elementwise; the right operand's shape must equal the left's or be a
@@ -84,7 +90,7 @@ class Loom_ElementwiseBinaryOp<string mnemonic, string what>
 def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
     ["getPaddedFlops", "getParameterCount", "getParameterBytes",
      "getBytesRead", "getBytesWritten", "getKVCacheBytes", "getSliceTerms"],
-    ["whyNotShardable", "applyShardingRule"]> {
+    ["whyNotShardable", "applyShardingRule"], ["buildGradient"]> {
   let summary = "One transformer or DiT block";
   let description = [{
     A region holding one block of the model, numbered by `index` in model
@@ -116,9 +122,9 @@ def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
   let hasRegionVerifier = 1;
 }
 
-def Loom_YieldOp : Loom_Op<"yield", [Terminator, HasParent<"LayerOp">],
-    ["getBytesRead", "getSliceTerms"], ["applyShardingRule"]> {
-  let summary = "Results of a loom.layer";
+def Loom_YieldOp : Loom_Op<"yield", [Terminator, ParentOneOf<["LayerOp", "LayerGradOp"]>],
+    ["getBytesRead", "getSliceTerms"], ["applyShardingRule"], ["buildGradient"]> {
+  let summary = "Results of a loom.layer or loom.layer_grad";
   let arguments = (ins Variadic<Loom_Tensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
@@ -146,7 +152,7 @@ def Loom_ParamOp : Loom_Op<"param", [],
 
 def Loom_EmbedOp : Loom_Op<"embed", [],
     ["getParameterCount", "getBytesRead", "getSliceTerms"],
-    ["applyShardingRule", "getShardingRule"]> {
+    ["applyShardingRule", "getShardingRule"], ["getGradientWork"]> {
   let summary = "Table lookup: token ids or class labels to vectors";
   let description = [{
     `[...] x iN -> [..., hidden]` through a `vocab x hidden` table. Reads
@@ -289,7 +295,8 @@ class Loom_NormOp<string mnemonic, string what, int flopsPerElement>
 def Loom_RMSNormOp : Loom_NormOp<"rms_norm", "RMS normalisation (LLaMA)", 4>;
 def Loom_LayerNormOp : Loom_NormOp<"layer_norm", "Layer normalisation", 8>;
 
-def Loom_RoPEOp : Loom_Op<"rope", [SameOperandsAndResultType, Loom_TokenWise]> {
+def Loom_RoPEOp : Loom_Op<"rope", [SameOperandsAndResultType, Loom_TokenWise], [],
+                          [], ["getGradientWork"]> {
   let summary = "Rotary position embedding applied to q or k";
   let description = [{
     Rotates each `head_dim`-sized head of `[B, S, heads*head_dim]`. No
@@ -319,7 +326,8 @@ def Loom_SwiGLUOp : Loom_Op<"swiglu", [SameOperandsAndResultType, Loom_TokenWise
   let hasVerifier = 1;
 }
 
-def Loom_AddOp : Loom_ElementwiseBinaryOp<"add", "Elementwise addition">;
+def Loom_AddOp : Loom_ElementwiseBinaryOp<"add", "Elementwise addition",
+                                          ["getGradientWork"]>;
 def Loom_MulOp : Loom_ElementwiseBinaryOp<"mul", "Elementwise product">;
 
 def Loom_ModulateOp : Loom_Op<"modulate", [AllTypesMatch<["input", "result"]>,
@@ -406,7 +414,8 @@ def Loom_ChunkOp : Loom_Op<"chunk", [], [], ["applyShardingRule"]> {
 def Loom_AttentionOp : Loom_Op<"attention",
     [AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>],
     ["getBytesRead", "getKVCacheBytes", "getPaddedFlops", "getSliceTerms"],
-    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"],
+    ["getGradientWork", "getGradientSliceTerms"]> {
   let summary = "Scaled dot-product attention (self or cross, MHA or GQA)";
   let description = [{
     `q: [B, Sq, heads*head_dim]`, `k, v: [B, Sk, kv_heads*head_dim]` ->
@@ -489,7 +498,8 @@ def Loom_JointAttentionOp : Loom_Op<"joint_attention",
     [AllTypesMatch<["q_img", "k_img", "v_img", "img"]>,
      AllTypesMatch<["q_txt", "k_txt", "v_txt", "txt"]>],
     ["getPaddedFlops", "getSliceTerms"],
-    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
+    ["whyNotShardable", "applyShardingRule", "getShardingRule"],
+    ["getGradientWork"]> {
   let summary = "MMDiT joint attention over text and image tokens";
   let description = [{
     SD3 / Flux double blocks: the image stream and the text stream each have
@@ -544,7 +554,7 @@ def Loom_JointAttentionOp : Loom_Op<"joint_attention",
 // whose bytes the cost model counts (see CollectiveOpInterface).
 class Loom_CollectiveOp<string mnemonic, string what, string kind,
                         string counted = "Input">
-    : Loom_Op<mnemonic, [CollectiveOpInterface]> {
+    : Loom_Op<mnemonic, [CollectiveOpInterface], [], [], ["buildGradient"]> {
   let summary = what # " over a named device group";
   let arguments = (ins Loom_Tensor:$input, StrAttr:$group,
                        ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
@@ -562,7 +572,8 @@ class Loom_CollectiveOp<string mnemonic, string what, string kind,
   }];
 }
 
-def Loom_LocalShardOp : Loom_Op<"local_shard", [], ["getSliceTerms"]> {
+def Loom_LocalShardOp : Loom_Op<"local_shard", [], ["getSliceTerms"], [],
+                                ["buildGradient"]> {
   let summary = "This chip's piece of a replicated tensor (no communication)";
   let description = [{
     Every chip of the group holds the whole operand; each keeps the
@@ -607,7 +618,7 @@ def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all", "Exchange of shards",
 }
 
 def Loom_GatherWeightsOp : Loom_Op<"gather_weights", [HasParent<"LayerOp">],
-    ["getSliceTerms"]> {
+    ["getSliceTerms"], [], ["buildGradient"]> {
   let summary = "All-gather of a layer's weights over its group (weight-gathered)";
   let description = [{
     The first op of a `loom.layer` under the weight-gathered layout (Pope et
@@ -639,7 +650,7 @@ def Loom_GatherWeightsOp : Loom_Op<"gather_weights", [HasParent<"LayerOp">],
 // counts.
 class Loom_CombinedCollectiveOp<string mnemonic, string what, string kind,
                                 string counted = "Inputs">
-    : Loom_Op<mnemonic, [CollectiveOpInterface]> {
+    : Loom_Op<mnemonic, [CollectiveOpInterface], [], [], ["buildGradient"]> {
   let summary = what # " of several tensors over a named device group, as one collective";
   let arguments = (ins Variadic<Loom_Tensor>:$inputs, StrAttr:$group,
                        ConfinedAttr<I64Attr, [IntPositive]>:$group_size,
@@ -697,5 +708,6 @@ def Loom_CombinedAllToAllOp
 
 include "Loom/LoomMoEOps.td"
 include "Loom/LoomSequenceOps.td"
+include "Loom/LoomTrainingOps.td"
 
 #endif // LOOM_OPS_TD

@@ -348,6 +348,48 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
   ];
 }
 
+def DeriveTrainingStep : Pass<"loom-derive-training-step", "mlir::ModuleOp"> {
+  let summary = "Derive the loss, the backward pass and the optimizer's update";
+  let description = [{
+    Turns a forward graph (prefill of a language model, one denoising step
+    of a DiT; sharded or not) into one training step. After the model
+    function's output it adds `loom.loss` (cross-entropy over a language
+    model's `[B, S, vocab]` logits, mean squared error for a DiT's latent),
+    then the backward pass in reverse order of the forward: a
+    `loom.layer_grad` per `loom.layer` (its forward ops, kept from the
+    forward pass, then their gradients) and the gradients of the ops
+    outside the layers, each op's built by GradientOpInterface (`loom.grad`
+    per gradient part, a collective's transpose); then one
+    `loom.optimizer_update` per layer and one for the parameters outside
+    the layers. A value with several uses (the residual stream) gets the sum
+    of its cotangents. The function's inputs are data: no cotangent is made
+    for them.
+
+    Precision: the compute copy of the weights and the gradients are bf16;
+    `master-type=f32` keeps an fp32 master copy beside them and
+    `state-type` sets the optimizer state's type (mixed-precision AdamW,
+    the default: 16 bytes per parameter, Rajbhandari et al., SC 2020).
+    `microbatches=N` > 1 accumulates the gradients of N microbatches
+    (the weight parts read and add to them) before the one update.
+
+    Example: `loom-opt --loom-derive-training-step="optimizer=adafactor microbatches=4"`.
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
+           "adamw, adafactor or sgd (with momentum)">,
+    Option<"masterType", "master-type", "std::string", /*default=*/"\"f32\"",
+           "Type of the master copy of the weights: f32, or none (the "
+           "update writes the bf16 weights themselves)">,
+    Option<"stateType", "state-type", "std::string", /*default=*/"\"f32\"",
+           "Type of the optimizer state: f32 or bf16">,
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
+           "Microbatches whose gradients are accumulated before the update "
+           "(each runs the forward and backward pass on its share of the "
+           "batch)">,
+  ];
+  let dependentDialects = ["::loom::LoomDialect"];
+}
+
 def CheckMemory : Pass<"loom-check-memory", "mlir::ModuleOp"> {
   let summary = "Check that every stage fits in one chip's HBM";
   let description = [{

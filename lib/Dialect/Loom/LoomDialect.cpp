@@ -1082,6 +1082,15 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a finite, non-negative time";
     return success();
   }
+  if (name == kKeptAttrName || name == kRecomputeAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' is a unit attribute";
+    if (!isa<LoomDialect>(op->getDialect()) ||
+        !isa_and_nonnull<LayerGradOp>(op->getParentOp()))
+      return op->emitError() << "'" << name
+                             << "' belongs on a forward op in a loom.layer_grad";
+    return success();
+  }
   InFlightDiagnostic diag = op->emitError()
                             << "unknown attribute '" << name << "' (loom's: ";
   llvm::interleaveComma(kOperationAttrNames, diag);

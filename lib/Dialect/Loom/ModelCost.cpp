@@ -71,14 +71,23 @@ CostTotals loom::sumPartCosts(ArrayRef<PartCost> parts) {
   return total;
 }
 
+/// Whether all of `op`'s FLOPs are the vector unit's: a token-wise op's, a
+/// loss's or an optimizer's update.
+static bool isVectorWork(Operation *op) {
+  return op->hasTrait<TokenWise>() || isa<LossOp, OptimizerUpdateOp>(op);
+}
+
 int64_t loom::getVectorOps(Operation *op) {
-  if (!op->hasTrait<TokenWise>())
+  // A gradient's work says which of it is the vector unit's.
+  if (auto grad = dyn_cast<GradOp>(op))
+    return grad.getWork().vectorOps;
+  if (!isVectorWork(op))
     return 0;
   return cast<CostOpInterface>(op).getFlops();
 }
 
 int64_t loom::getMXUFlops(CostOpInterface op, int64_t tile) {
-  return op->hasTrait<TokenWise>() ? 0 : op.getPaddedFlops(tile);
+  return isVectorWork(op) ? 0 : op.getPaddedFlops(tile);
 }
 
 static bool isNorm(Operation *op) { return isa<RMSNormOp, LayerNormOp>(op); }

@@ -45,13 +45,19 @@ inline constexpr llvm::StringLiteral kPipelineAttrName = "loom.pipeline";
 inline constexpr llvm::StringLiteral kSplitAttrName = "loom.split";
 /// On a loom.layer: f64, loom-estimate's microseconds for it.
 inline constexpr llvm::StringLiteral kTimeAttrName = "loom.time_us";
+/// On a forward op copied into a loom.layer_grad (unit): its results were
+/// kept from the forward pass (it runs nothing there), or it runs again
+/// before the backward pass (rematerialisation).
+inline constexpr llvm::StringLiteral kKeptAttrName = "loom.kept";
+inline constexpr llvm::StringLiteral kRecomputeAttrName = "loom.recompute";
 /// On a model function's argument: the input's name (a string).
 inline constexpr llvm::StringLiteral kArgNameAttrName = "loom.name";
 
 /// Every operation attribute above, for the verifier's unknown-name error.
 inline constexpr llvm::StringLiteral kOperationAttrNames[] = {
-    kTargetAttrName, kModelAttrName, kParallelAttrName, kPipelineAttrName,
-    kSplitAttrName,  kTimeAttrName,  kPlacementAttrName};
+    kTargetAttrName, kModelAttrName,    kParallelAttrName,
+    kPipelineAttrName, kSplitAttrName, kTimeAttrName,
+    kPlacementAttrName, kKeptAttrName, kRecomputeAttrName};
 
 } // namespace loom
 

@@ -5,7 +5,9 @@
 
 #include "loom/Dialect/Loom/CollectiveOpInterface.h"
 #include "loom/Dialect/Loom/CostOpInterface.h"
+#include "loom/Dialect/Loom/Gradient.h"
 #include "loom/Dialect/Loom/LoomDialect.h"
+#include "loom/Dialect/Loom/LoomEnums.h"
 #include "loom/Dialect/Loom/ShardingRule.h"
 #include "loom/Hardware/DeviceMesh.h"
 #include "loom/Hardware/TargetDesc.h"
@@ -19,7 +21,6 @@
 
 #include "loom/Dialect/Loom/LoomAttributes.h"
 
-#include "loom/Dialect/Loom/LoomEnums.h.inc"
 
 namespace loom {
 /// Parameters of loom's attributes: a positive finite figure, printed so

@@ -1,0 +1,223 @@
+//===- TrainingTest.cpp - the training step's gradients and optimizers ----===//
+//
+// - A dense layer's backward pass is twice its forward (dX = dY W^T and
+//   dW = X^T dY, each the forward's matmul: Kaplan et al. 2020, 2N FLOPs
+//   per token forward and 4N backward), split into its input and weight
+//   parts; flash attention's is 2.5 times (FlashAttention-2: five matmuls
+//   to two).
+// - Every bundled model's training step derives and verifies, and its
+//   backward pass costs between 2 and 2.5 times its forward.
+// - The optimizers' state and update traffic follow their update rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Import/ModelImporter.h"
+#include "loom/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+/// The first op of type T in `module`.
+template <typename T>
+T first(ModuleOp module) {
+  T found;
+  module.walk([&](T op) {
+    if (!found)
+      found = op;
+  });
+  return found;
+}
+
+class TrainingTest : public ::testing::Test {
+protected:
+  TrainingTest() {
+    context.loadDialect<LoomDialect, func::FuncDialect>();
+  }
+
+  OwningOpRef<ModuleOp> parse(StringRef text) {
+    return parseSourceString<ModuleOp>(text, &context);
+  }
+
+  LogicalResult derive(ModuleOp module) {
+    PassManager pm(&context);
+    pm.addPass(createDeriveTrainingStep());
+    return pm.run(module);
+  }
+
+  /// FLOPs of the gradients of the op that defines `forward`, by part.
+  static std::pair<int64_t, int64_t> gradientFlops(ModuleOp module,
+                                                   Operation *forward) {
+    int64_t input = 0, weight = 0;
+    module.walk([&](GradOp grad) {
+      if (grad.getForwardOp().getOperation() != forward)
+        return;
+      (grad.getPart() == GradientPart::Input ? input : weight) +=
+          grad.getFlops();
+    });
+    return {input, weight};
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(TrainingTest, ADenseLayerBackwardIsTwiceItsForward) {
+  auto module = parse(R"mlir(
+    func.func @dense(%x: tensor<4x128x1024xbf16>) -> tensor<4x128x4096xbf16> {
+      %y = loom.linear up %x : tensor<4x128x1024xbf16> -> tensor<4x128x4096xbf16>
+      %z = loom.activation gelu %y : tensor<4x128x4096xbf16>
+      return %z : tensor<4x128x4096xbf16>
+    })mlir");
+  ASSERT_TRUE(module);
+  LinearOp linear = first<LinearOp>(*module);
+  int64_t forward = linear.getFlops();
+  // 2 x tokens x in x out.
+  EXPECT_EQ(forward, int64_t(2) * 4 * 128 * 1024 * 4096);
+  // Its input is the function's (data): only the weight part is built.
+  ASSERT_TRUE(succeeded(derive(*module)));
+  ASSERT_TRUE(succeeded(verify(*module)));
+  auto [input, weight] = gradientFlops(*module, linear);
+  EXPECT_EQ(input, 0);
+  EXPECT_EQ(weight, forward);
+
+  // Inside a layer every input carries a cotangent: both parts, each the
+  // forward's matmul.
+  auto layered = parse(R"mlir(
+    func.func @dense(%x: tensor<4x128x1024xbf16>) -> tensor<4x128x1024xbf16> {
+      %0 = loom.layer 0 (%x) : (tensor<4x128x1024xbf16>) -> tensor<4x128x1024xbf16> {
+      ^bb0(%in: tensor<4x128x1024xbf16>):
+        %y = loom.linear up %in : tensor<4x128x1024xbf16> -> tensor<4x128x4096xbf16>
+        %z = loom.linear down %y : tensor<4x128x4096xbf16> -> tensor<4x128x1024xbf16>
+        loom.yield %z : tensor<4x128x1024xbf16>
+      }
+      return %0 : tensor<4x128x1024xbf16>
+    })mlir");
+  ASSERT_TRUE(layered);
+  ASSERT_TRUE(succeeded(derive(*layered)));
+  ASSERT_TRUE(succeeded(verify(*layered)));
+  LayerOp layer = first<LayerOp>(*layered);
+  LayerGradOp grad = first<LayerGradOp>(*layered);
+  EXPECT_EQ(grad.getFlops(), 2 * layer.getFlops());
+  // The kept forward copies cost nothing in the backward pass.
+  int64_t parts = 0;
+  grad.walk([&](GradOp g) {
+    EXPECT_EQ(g.getFlops(), cast<CostOpInterface>(g.getForwardOp()
+                                                      .getOperation())
+                                .getFlops());
+    ++parts;
+  });
+  EXPECT_EQ(parts, 4); // two projections, an input and a weight part each
+}
+
+TEST_F(TrainingTest, FlashAttentionBackwardIsTwoAndAHalfTimesItsForward) {
+  auto module = parse(R"mlir(
+    func.func @attn(%x: tensor<1x256x512xbf16>) -> tensor<1x256x512xbf16> {
+      %0 = loom.layer 0 (%x) : (tensor<1x256x512xbf16>) -> tensor<1x256x512xbf16> {
+      ^bb0(%in: tensor<1x256x512xbf16>):
+        %a = loom.attention %in, %in, %in {heads = 4, kv_heads = 4, head_dim = 128, causal} : tensor<1x256x512xbf16>, tensor<1x256x512xbf16> -> tensor<1x256x512xbf16>
+        loom.yield %a : tensor<1x256x512xbf16>
+      }
+      return %0 : tensor<1x256x512xbf16>
+    })mlir");
+  ASSERT_TRUE(module);
+  ASSERT_TRUE(succeeded(derive(*module)));
+  int64_t forward = 0, backward = 0;
+  module->walk([&](GradOp grad) {
+    if (auto attn = dyn_cast<AttentionOp>(grad.getForwardOp().getOperation())) {
+      forward = attn.getFlops();
+      backward += grad.getFlops();
+    }
+  });
+  ASSERT_GT(forward, 0);
+  EXPECT_EQ(backward * 2, forward * 5);
+}
+
+TEST_F(TrainingTest, EveryBundledModelDerivesItsTrainingStep) {
+  for (const BundledModel &bundled : getBundledModels()) {
+    SCOPED_TRACE(bundled.name.str());
+    // A small workload of each kind: a prompt, an image, a video.
+    ImportOptions llm, image, video;
+    llm.batch = image.batch = video.batch = 2;
+    llm.seqLen = 128;
+    image.resolution = 256;
+    video.height = video.width = 256;
+    video.frames = 5;
+    OwningOpRef<ModuleOp> module;
+    {
+      // The kinds the model is not are refused; only the last error shows.
+      ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
+        return success();
+      });
+      for (const ImportOptions &options : {llm, image, video})
+        if (!module)
+          module = importModel(bundled.name, options, &context);
+    }
+    ASSERT_TRUE(module);
+    int64_t forward = 0;
+    for (auto func : module->getOps<func::FuncOp>())
+      for (Operation &op : func.getBody().front())
+        if (auto cost = dyn_cast<CostOpInterface>(op))
+          forward += cost.getFlops();
+    ASSERT_TRUE(succeeded(derive(*module)));
+    ASSERT_TRUE(succeeded(verify(*module)));
+    int64_t backward = 0, updates = 0;
+    for (auto func : module->getOps<func::FuncOp>())
+      for (Operation &op : func.getBody().front()) {
+        if (isa<LayerGradOp, GradOp>(op) &&
+            !isa<LossOp>(op.getNumOperands()
+                             ? op.getOperand(0).getDefiningOp()
+                             : nullptr))
+          backward += cast<CostOpInterface>(op).getFlops();
+        updates += isa<OptimizerUpdateOp>(op);
+      }
+    // Matmuls twice their forward, flash attention 2.5 times, vector work
+    // twice; the inputs of the first ops are data, so a little less.
+    EXPECT_GT(double(backward), 1.9 * forward);
+    EXPECT_LE(double(backward), 2.5 * forward);
+    EXPECT_GT(updates, 1);
+  }
+}
+
+TEST(Optimizers, StateFollowsTheUpdateRule) {
+  WeightShape matrix{4096, 11008}, vector{1, 4096}, small{64, 4096};
+  int64_t elements = 4096 * 11008 + 4096 + 64 * 4096;
+  // AdamW: m and v for every parameter.
+  EXPECT_EQ(getOptimizerStateElements(Optimizer::AdamW,
+                                      {matrix, vector, small}),
+            2 * elements);
+  // SGD with momentum: one buffer.
+  EXPECT_EQ(getOptimizerStateElements(Optimizer::SGD, {matrix, vector, small}),
+            elements);
+  // Adafactor: a large matrix's row and column statistics; a vector's and a
+  // matrix with a side under 128 keep their full second moment.
+  EXPECT_EQ(getOptimizerStateElements(Optimizer::Adafactor,
+                                      {matrix, vector, small}),
+            (4096 + 11008) + 4096 + 64 * 4096);
+}
+
+TEST_F(TrainingTest, MixedPrecisionAdamWUpdateMovesItsState) {
+  auto module = parse(R"mlir(
+    func.func @f() {
+      loom.optimizer_update {optimizer = #loom<optimizer adamw>, parameters = 1000 : i64, state_elements = 2000 : i64, state_type = f32, master_type = f32, weight_type = bf16, grad_type = bf16, vector_ops_per_parameter = 16 : i64}
+      return
+    })mlir");
+  ASSERT_TRUE(module);
+  auto update = first<OptimizerUpdateOp>(*module);
+  // Reads the bf16 gradient (2), the fp32 master (4), m and v (8); writes
+  // the master, the bf16 compute copy and m and v (4 + 2 + 8).
+  EXPECT_EQ(update.getBytesRead(), 1000 * 14);
+  EXPECT_EQ(update.getBytesWritten(), 1000 * 14);
+  EXPECT_EQ(update.getFlops(), 16000);
+}
+
+} // namespace
