@@ -14,6 +14,7 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/Transforms/Passes.h"
+#include "loom/Transforms/ShardHeads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -186,6 +187,72 @@ TEST_F(TrainingTest, EveryBundledModelDerivesItsTrainingStep) {
     EXPECT_LE(double(backward), 2.5 * forward);
     EXPECT_GT(updates, 1);
   }
+}
+
+/// A GPT-3 layer as Korthikanti et al. count it (MLSys 2023, section 4.1):
+/// s tokens of b sequences, hidden h, a heads; dropout after the attention
+/// probabilities, the attention's projection and the MLP; the scores
+/// materialised.
+constexpr int64_t kS = 128, kB = 2, kH = 256, kA = 4;
+constexpr const char *kGptLayer = R"mlir(
+  func.func @gpt(%x: tensor<2x128x256xbf16>) -> tensor<2x128x256xbf16> {
+    %0 = loom.layer 0 (%x) {kind = "gpt"} : (tensor<2x128x256xbf16>) -> tensor<2x128x256xbf16> {
+    ^bb0(%in: tensor<2x128x256xbf16>):
+      %ln1 = loom.layer_norm %in : tensor<2x128x256xbf16>
+      %q = loom.linear q %ln1 {bias} : tensor<2x128x256xbf16> -> tensor<2x128x256xbf16>
+      %k = loom.linear k %ln1 {bias} : tensor<2x128x256xbf16> -> tensor<2x128x256xbf16>
+      %v = loom.linear v %ln1 {bias} : tensor<2x128x256xbf16> -> tensor<2x128x256xbf16>
+      %a = loom.attention %q, %k, %v {heads = 4, kv_heads = 4, head_dim = 64, causal, materialized_scores, dropout = 0.1} : tensor<2x128x256xbf16>, tensor<2x128x256xbf16> -> tensor<2x128x256xbf16>
+      %o = loom.linear o %a {bias} : tensor<2x128x256xbf16> -> tensor<2x128x256xbf16>
+      %d1 = loom.dropout %o {rate = 0.1} : tensor<2x128x256xbf16>
+      %r1 = loom.add %in, %d1 : tensor<2x128x256xbf16>, tensor<2x128x256xbf16>
+      %ln2 = loom.layer_norm %r1 : tensor<2x128x256xbf16>
+      %f1 = loom.linear fc1 %ln2 {bias} : tensor<2x128x256xbf16> -> tensor<2x128x1024xbf16>
+      %g = loom.activation gelu %f1 : tensor<2x128x1024xbf16>
+      %f2 = loom.linear fc2 %g {bias} : tensor<2x128x1024xbf16> -> tensor<2x128x256xbf16>
+      %d2 = loom.dropout %f2 {rate = 0.1} : tensor<2x128x256xbf16>
+      %r2 = loom.add %r1, %d2 : tensor<2x128x256xbf16>, tensor<2x128x256xbf16>
+      loom.yield %r2 : tensor<2x128x256xbf16>
+    }
+    return %0 : tensor<2x128x256xbf16>
+  })mlir";
+
+/// What the GPT layer keeps for its backward pass, sharded `tp` ways with
+/// sequence parallelism (1: not sharded) under rematerialisation `policy`.
+int64_t keptBytes(MLIRContext &context, int64_t tp, StringRef policy) {
+  auto module = parseSourceString<ModuleOp>(kGptLayer, &context);
+  EXPECT_TRUE(module);
+  PassManager pm(&context);
+  if (tp > 1) {
+    SetTargetOptions target;
+    target.topology = "v5e-" + std::to_string(tp);
+    pm.addPass(createSetTarget(target));
+    ShardHeadsOptions shard;
+    shard.tp = tp;
+    shard.sequenceParallel = true;
+    pm.addPass(createShardHeads(shard));
+  }
+  pm.addPass(createDeriveTrainingStep());
+  RematOptions remat;
+  remat.policy = policy.str();
+  pm.addPass(createRemat(remat));
+  EXPECT_TRUE(succeeded(pm.run(*module)));
+  EXPECT_TRUE(succeeded(verify(*module)));
+  return first<LayerGradOp>(*module).getKeptBytes();
+}
+
+TEST_F(TrainingTest, ActivationsKeptFollowKorthikanti) {
+  // 34 sbh + 5 a s^2 b bytes per layer without recomputation.
+  int64_t sbh = kS * kB * kH, as2b = kA * kS * kS * kB;
+  EXPECT_EQ(keptBytes(context, 1, "none"), 34 * sbh + 5 * as2b);
+  // Tensor and sequence parallelism divide all of it by t.
+  EXPECT_EQ(keptBytes(context, 4, "none"), (34 * sbh + 5 * as2b) / 4);
+  // Selective recomputation keeps no score-sized tensor: 34 sbh / t.
+  EXPECT_EQ(keptBytes(context, 1, "selective"), 34 * sbh);
+  EXPECT_EQ(keptBytes(context, 4, "selective"), 34 * sbh / 4);
+  // Full recomputation keeps the layer's input: 2 sbh (/ t).
+  EXPECT_EQ(keptBytes(context, 1, "full"), 2 * sbh);
+  EXPECT_EQ(keptBytes(context, 4, "full"), 2 * sbh / 4);
 }
 
 TEST(Optimizers, StateFollowsTheUpdateRule) {

@@ -318,6 +318,23 @@ def Loom_ActivationOp : Loom_Op<"activation", [SameOperandsAndResultType, Loom_T
   let hasVerifier = 1;
 }
 
+def Loom_DropoutOp : Loom_Op<"dropout", [SameOperandsAndResultType, Loom_TokenWise],
+    [], [], ["getGradientWork"]> {
+  let summary = "Dropout in training (a mask drawn per element)";
+  let description = [{
+    Zeroes each element with probability `rate` and scales the rest by
+    1 / (1 - rate): 2 vector operations per element (the draw's compare and
+    the scaled select). Training only; its backward pass applies the same
+    mask, which the forward pass keeps as one byte per element
+    (Korthikanti et al., "Reducing Activation Recomputation in Large
+    Transformer Models", MLSys 2023, section 4.1).
+  }];
+  let arguments = (ins Loom_Tensor:$input, F64Attr:$rate);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Loom_SwiGLUOp : Loom_Op<"swiglu", [SameOperandsAndResultType, Loom_TokenWise]> {
   let summary = "silu(gate) * up (LLaMA MLP)";
   let arguments = (ins Loom_Tensor:$gate, Loom_Tensor:$up);
@@ -457,6 +474,16 @@ def Loom_AttentionOp : Loom_Op<"attention",
     over the tensor-parallel group before the cache write (loom-import
     --attention jetstream-pytorch --kv-dtype int8).
 
+    In training, `dropout = p` drops attention probabilities with
+    probability p (GPT-3's attention dropout). With `materialized_scores`
+    the forward pass keeps, for the backward, the softmax's output (2 bytes
+    per score) and, with dropout, its mask (1) and output (2): 5 bytes per
+    score of the `[B, heads, Sq, Sk]` matrix (Korthikanti et al., MLSys
+    2023, section 4.1). `recompute_scores` (selective rematerialisation)
+    keeps none of them and computes them again in the backward pass: the
+    forward's score matmul and softmax once more. Flash attention keeps
+    no scores either way (its backward pass recomputes them by design).
+
     ```mlir
     %a = loom.attention %q, %k, %v {heads = 64, kv_heads = 8, head_dim = 128, causal}
         : tensor<1x2048x8192xbf16>, tensor<1x2048x1024xbf16> -> tensor<1x2048x8192xbf16>
@@ -472,7 +499,9 @@ def Loom_AttentionOp : Loom_Op<"attention",
                        OptionalAttr<TypeAttr>:$kv_type,
                        UnitAttr:$materialized_scores,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$decode_query_rows,
-                       UnitAttr:$kv_scales_across_heads);
+                       UnitAttr:$kv_scales_across_heads,
+                       OptionalAttr<F64Attr>:$dropout,
+                       UnitAttr:$recompute_scores);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `->` type($result)

@@ -141,6 +141,13 @@ def Loom_LayerGradOp : Loom_Op<"layer_grad", [IsolatedFromAbove, SingleBlock],
     $body
   }];
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes the forward pass keeps for this backward pass, per
+    /// microbatch: the layer's inputs and the kept ops' results that the
+    /// gradients or the recomputed ops read, and what kept ops keep inside
+    /// them (a materialised softmax, a dropout mask).
+    int64_t getKeptBytes();
+  }];
 }
 
 def Loom_OptimizerUpdateOp : Loom_Op<"optimizer_update", [],

@@ -87,7 +87,9 @@ public:
                                /*kv_type=*/TypeAttr(),
                                /*materialized_scores=*/false,
                                /*decode_query_rows=*/IntegerAttr(),
-                               /*kv_scales_across_heads=*/false);
+                               /*kv_scales_across_heads=*/false,
+                               /*dropout=*/FloatAttr(),
+                               /*recompute_scores=*/false);
   }
   /// A DiT block's full self-attention over `h`: q, k, v (biased when
   /// `bias`), attention and the (always biased) output projection.

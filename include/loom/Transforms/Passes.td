@@ -390,6 +390,32 @@ def DeriveTrainingStep : Pass<"loom-derive-training-step", "mlir::ModuleOp"> {
   let dependentDialects = ["::loom::LoomDialect"];
 }
 
+def Remat : Pass<"loom-remat", "mlir::ModuleOp"> {
+  let summary = "Choose what the forward pass keeps for the backward pass";
+  let description = [{
+    Rematerialisation: marks the forward ops in each `loom.layer_grad`
+    (made by loom-derive-training-step) as kept from the forward pass
+    (`loom.kept`: their results stay in HBM until the backward pass reads
+    them) or recomputed (`loom.recompute`: run again before the backward
+    ops, costing their forward work). `policy`:
+    - `none`: every result the backward pass reads is kept (a gathered
+      tensor excepted: its shard is kept and gathered again);
+    - `selective` (Korthikanti et al., "Reducing Activation Recomputation in
+      Large Transformer Models", MLSys 2023, section 5): as `none`, but an
+      attention keeps no score-sized tensor (`recompute_scores`): its
+      backward pass computes the scores and softmax again;
+    - `full`: every forward op runs again; only each layer's inputs are
+      kept.
+    LayerGradOp::getKeptBytes gives what each layer keeps per microbatch.
+
+    Example: `loom-opt --loom-derive-training-step --loom-remat=policy=full`.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"none\"",
+           "none, selective or full">,
+  ];
+}
+
 def CheckMemory : Pass<"loom-check-memory", "mlir::ModuleOp"> {
   let summary = "Check that every stage fits in one chip's HBM";
   let description = [{

@@ -27,6 +27,7 @@
 #include "loom/Dialect/Loom/ModelCost.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace loom;
@@ -214,6 +215,20 @@ GradientWork RoPEOp::getGradientWork(GradientPart part, int64_t tile) {
   return work;
 }
 
+GradientWork DropoutOp::getGradientWork(GradientPart part, int64_t tile) {
+  // The cotangent through the kept mask: one byte per element.
+  GradientWork work;
+  if (part != GradientPart::Input)
+    return work;
+  work.exists = true;
+  work.internalBytes = getNumElements(getResult().getType());
+  work.vectorOps = getFlops();
+  work.bytesRead =
+      (Count(getTensorBytes(getResult().getType())) + work.internalBytes).get();
+  work.bytesWritten = getTensorBytes(getInput().getType());
+  return work;
+}
+
 GradientWork EmbedOp::getGradientWork(GradientPart part, int64_t tile) {
   GradientWork work;
   if (part != GradientPart::Weight)
@@ -257,8 +272,27 @@ static int64_t attentionRatioTimes2(bool materialized) {
 }
 
 GradientWork AttentionOp::getGradientWork(GradientPart part, int64_t tile) {
-  return attentionGradient(*this, part, tile,
-                           attentionRatioTimes2(getMaterializedScores()));
+  GradientWork work = attentionGradient(
+      *this, part, tile, attentionRatioTimes2(getMaterializedScores()));
+  if (!work.exists || !getMaterializedScores())
+    return work;
+  // The score matrix [B, heads, Sq, Sk] in full, as the einsums write it.
+  auto q = cast<RankedTensorType>(getQ().getType());
+  auto k = cast<RankedTensorType>(getK().getType());
+  Count scores = Count(q.getDimSize(0)) * getHeads() * q.getDimSize(1) *
+                 (k.getDimSize(1) + (getCausal() ? getVisibleCached() : 0));
+  // Kept: the softmax's output (bf16) and, with dropout, its mask (a byte)
+  // and output (bf16): 2 or 5 bytes per score (Korthikanti et al. 2023,
+  // section 4.1). Recomputed instead: the score matmul (half the forward's
+  // matmuls) and the softmax again.
+  if (!getRecomputeScores()) {
+    work.internalBytes = (scores * (getDropout() ? 5 : 2)).get();
+    return work;
+  }
+  work.flops = (Count(work.flops) + getFlops() / 2).get();
+  work.paddedFlops = (Count(work.paddedFlops) + getPaddedFlops(tile) / 2).get();
+  work.vectorOps = (Count(work.vectorOps) + scores * 4).get();
+  return work;
 }
 
 GradientWork JointAttentionOp::getGradientWork(GradientPart part,
@@ -320,7 +354,12 @@ static LogicalResult buildTransposedCollective(
   OperationState state(op->getLoc(), name);
   state.addOperands(cotangents);
   state.addTypes(op->getOperandTypes());
-  NamedAttrList attributes(op->getAttrDictionary());
+  // The collective's own attributes (group, size, dims), not what passes
+  // noted on the forward op (its split, its kept mark).
+  NamedAttrList attributes;
+  for (NamedAttribute attr : op->getAttrs())
+    if (!op->getDiscardableAttr(attr.getName()))
+      attributes.push_back(attr);
   Attribute dim = attributes.get("dim"), concat = attributes.get("concat_dim");
   if (concat) {
     attributes.set("dim", concat);
@@ -529,7 +568,7 @@ LogicalResult GradOp::buildGradient(OpBuilder &, ValueRange, ArrayRef<bool>,
 //===----------------------------------------------------------------------===//
 
 /// Whether `op`, in a layer_grad's body, is a forward op whose results were
-/// kept from the forward pass (and so runs nothing here).
+/// kept from the forward pass (and so runs nothing there).
 static bool isKept(Operation &op) { return op.hasAttr(kKeptAttrName); }
 
 static int64_t sumRun(LayerGradOp layer,
@@ -538,6 +577,46 @@ static int64_t sumRun(LayerGradOp layer,
   for (Operation &op : layer.getBody().front())
     if (auto cost = dyn_cast<CostOpInterface>(op); cost && !isKept(op))
       total += fn(cost);
+  return total.get();
+}
+
+int64_t LayerGradOp::getKeptBytes() {
+  // The values the backward pass reads that the forward pass made: the
+  // layer's inputs and the results of kept ops, read by a gradient part
+  // (its kept operands and results) or by an op run again; and what the
+  // kept ops keep inside them.
+  Block &body = getBody().front();
+  llvm::SetVector<Value> kept;
+  Count internal = 0;
+  auto fromForward = [&](Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return arg.getArgNumber() < getNumResults();
+    return isKept(*value.getDefiningOp());
+  };
+  auto keep = [&](Value value) {
+    if (fromForward(value))
+      kept.insert(value);
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (op.hasAttr(kRecomputeAttrName)) {
+      llvm::for_each(op.getOperands(), keep);
+      continue;
+    }
+    auto grad = dyn_cast<GradOp>(op);
+    if (!grad || !grad.getForwardOp())
+      continue;
+    Operation *forward = grad.getForwardOp();
+    GradientWork work = grad.getWork();
+    for (unsigned i : work.keptOperands)
+      keep(forward->getOperand(i));
+    for (unsigned i : work.keptResults)
+      keep(forward->getResult(i));
+    if (isKept(*forward))
+      internal += work.internalBytes;
+  }
+  Count total = internal;
+  for (Value value : kept)
+    total += getTensorBytes(value.getType());
   return total.get();
 }
 

@@ -514,6 +514,16 @@ int64_t ActivationOp::getFlops() {
   return perElement(flops, getResult());
 }
 
+LogicalResult DropoutOp::verify() {
+  double rate = getRate().convertToDouble();
+  if (!(rate >= 0 && rate < 1))
+    return emitOpError() << "rate must be in [0, 1), got " << rate;
+  return verifyFloat(*this, getInput(), "the input");
+}
+
+// The draw's compare and the scaled select.
+int64_t DropoutOp::getFlops() { return perElement(2, getResult()); }
+
 LogicalResult SwiGLUOp::verify() {
   if (failed(verifySameType(*this, getGate(), getUp(), "gate", "up")) ||
       failed(verifySameType(*this, getGate(), getResult(), "gate", "result")))

@@ -41,6 +41,9 @@ struct GradientWork {
   unsigned computeBits = 16;
   /// The forward op's operands and results this part reads.
   llvm::SmallVector<unsigned, 4> keptOperands, keptResults;
+  /// Bytes of tensors inside the op that the forward pass keeps for this
+  /// part (a materialised softmax, a dropout mask): no SSA value holds them.
+  int64_t internalBytes = 0;
 };
 
 /// Each op's default GradientOpInterface::getGradientWork: a matmul with
