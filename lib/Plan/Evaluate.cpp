@@ -1,7 +1,8 @@
 //===- Evaluate.cpp - one plan, from problem to prediction ----------------===//
 //
 // The evaluation of one layout: its target materialised, its workload
-// imported once (a data-parallel replica's share), the planning pipeline
+// imported once (the whole batch, for the workload's figures, then split
+// into a data-parallel replica's share by loom-split-batch), the planning pipeline
 // run once, the planned module read back, and the cost model's prediction.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +16,7 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/DeviceMesh.h"
 #include "loom/Transforms/PlanPipeline.h"
+#include "loom/Transforms/SplitBatch.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -127,9 +129,11 @@ WorkloadFigures loom::workloadFigures(ModuleOp module,
   return figures;
 }
 
-/// The workload one data-parallel replica runs (its share of the batch),
-/// imported once; `out` gets the workload's figures (from `shared` when a
-/// search has them). Null, with `out.failure` set, when it cannot.
+/// The workload one data-parallel replica runs (its share of the batch):
+/// the whole batch imported once, the workload's figures taken from it
+/// (or from `shared` when a search has them), then split for the replica
+/// (loom-split-batch). `out` gets the figures. Null, with `out.failure`
+/// set, when it cannot.
 static OwningOpRef<ModuleOp>
 importReplica(const PlanProblem &problem, const ParallelLayout &layout,
               MLIRContext &context, const TargetDesc &target,
@@ -139,35 +143,27 @@ importReplica(const PlanProblem &problem, const ParallelLayout &layout,
     out.failure = std::move(why);
     return OwningOpRef<ModuleOp>();
   };
-  std::optional<WorkloadFigures> figures;
-  if (shared && shared->workload)
-    figures = shared->workload;
-  OwningOpRef<ModuleOp> module;
-  // The whole batch is imported when the figures need it or it is the
-  // replica's.
-  if (!figures || layout.dataParallel == 1) {
-    module = importModel(problem.model, problem.import, &context);
-    if (!module)
-      return fail(diagnostics.errorText(/*withPlaces=*/true));
-    if (!figures)
-      figures = workloadFigures(*module, problem.import, target, out.chips);
-  }
-  out.modelName = figures->modelName;
-  out.family = figures->family;
-  out.imported = figures->imported;
-  out.ideal = figures->ideal;
+  OwningOpRef<ModuleOp> module =
+      importModel(problem.model, problem.import, &context);
+  if (!module)
+    return fail(diagnostics.errorText(/*withPlaces=*/true));
+  WorkloadFigures figures =
+      shared && shared->workload
+          ? *shared->workload
+          : workloadFigures(*module, problem.import, target, out.chips);
+  out.modelName = figures.modelName;
+  out.family = figures.family;
+  out.imported = figures.imported;
+  out.ideal = figures.ideal;
   if (layout.dataParallel == 1)
     return module;
   // Each data-parallel replica runs its share of the batch.
-  int64_t batch = *figures->imported.batch;
+  int64_t batch = *figures.imported.batch;
   if (batch % layout.dataParallel != 0)
     return fail("data-parallel " + std::to_string(layout.dataParallel) +
                 " does not divide the batch of " + std::to_string(batch) +
                 " (each replica runs an equal share)");
-  ImportOptions share = problem.import;
-  share.batch = batch / layout.dataParallel;
-  module = importModel(problem.model, share, &context);
-  if (!module)
+  if (failed(splitReplicaBatch(*module, layout.dataParallel)))
     return fail(diagnostics.errorText());
   return module;
 }
