@@ -325,7 +325,8 @@ def Loom_MulOp : Loom_ElementwiseBinaryOp<"mul", "Elementwise product">;
 
 def Loom_ModulateOp : Loom_Op<"modulate", [AllTypesMatch<["input", "result"]>,
                                              AllTypesMatch<["shift", "scale"]>,
-                                             Loom_TokenWise]> {
+                                             Loom_TokenWise], [],
+                                            ["getShardingRule"]> {
   let summary = "adaLN modulation: x * (1 + scale) + shift";
   let description = [{
     `x: [B, S, H]`, `shift, scale: [B, H]` broadcast over the sequence.
@@ -340,7 +341,8 @@ def Loom_ModulateOp : Loom_Op<"modulate", [AllTypesMatch<["input", "result"]>,
   let hasVerifier = 1;
 }
 
-def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>, Loom_TokenWise]> {
+def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>, Loom_TokenWise],
+                         [], ["getShardingRule"]> {
   let summary = "adaLN-zero gating: x * gate";
   let description = [{
     `x: [B, S, H]`, `gate: [B, H]` broadcast over the sequence.

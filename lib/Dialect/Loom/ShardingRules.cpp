@@ -125,6 +125,25 @@ static OpShardingRule perSampleRule(Operation *op) {
   return rule;
 }
 
+/// The rule of an adaLN op over tokens `[B, S, H]` with per-sample
+/// vectors `[B, H]` broadcast over the sequence: the vectors share the
+/// tokens' batch and features.
+static OpShardingRule perSampleVectorsRule(Operation *op) {
+  OpShardingRule rule = getDefaultShardingRule(op);
+  if (rankOf(op->getResult(0)) != 3)
+    return rule;
+  // The default rule's token factors: batch, sequence, features.
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (rankOf(operand) == 2)
+      rule.operands[i] = {{0}, {2}};
+  return rule;
+}
+
+OpShardingRule ModulateOp::getShardingRule() {
+  return perSampleVectorsRule(*this);
+}
+OpShardingRule GateOp::getShardingRule() { return perSampleVectorsRule(*this); }
+
 OpShardingRule PatchifyOp::getShardingRule() { return perSampleRule(*this); }
 OpShardingRule UnpatchifyOp::getShardingRule() { return perSampleRule(*this); }
 OpShardingRule TimestepEmbedOp::getShardingRule() {
