@@ -1,8 +1,9 @@
 //===- Evaluate.cpp - one plan, from problem to prediction ----------------===//
 //
 // The evaluation of one layout: its target materialised, its workload
-// imported once (the whole batch, for the workload's figures, then split
-// into a data-parallel replica's share by loom-split-batch), the planning pipeline
+// imported once (alone, the whole batch, for the workload's figures, then
+// split into a data-parallel replica's share by loom-split-batch; in a
+// search, the share), the planning pipeline
 // run once, the planned module read back, and the cost model's prediction.
 //
 //===----------------------------------------------------------------------===//
@@ -129,11 +130,14 @@ WorkloadFigures loom::workloadFigures(ModuleOp module,
   return figures;
 }
 
-/// The workload one data-parallel replica runs (its share of the batch):
-/// the whole batch imported once, the workload's figures taken from it
-/// (or from `shared` when a search has them), then split for the replica
-/// (loom-split-batch). `out` gets the figures. Null, with `out.failure`
-/// set, when it cannot.
+/// The workload one data-parallel replica runs (its share of the batch),
+/// imported once; `out` gets the workload's figures. A plan alone imports
+/// the whole batch, takes the figures from it and splits it for the
+/// replica (loom-split-batch). A search has the figures already (`shared`)
+/// and imports each candidate's share directly: the same module
+/// (unittests/SplitBatchTest.cpp), without the split's walk, which costs
+/// a batched search more than its imports do (bench/search_compare.sh).
+/// Null, with `out.failure` set, when it cannot.
 static OwningOpRef<ModuleOp>
 importReplica(const PlanProblem &problem, const ParallelLayout &layout,
               MLIRContext &context, const TargetDesc &target,
@@ -143,27 +147,40 @@ importReplica(const PlanProblem &problem, const ParallelLayout &layout,
     out.failure = std::move(why);
     return OwningOpRef<ModuleOp>();
   };
-  OwningOpRef<ModuleOp> module =
-      importModel(problem.model, problem.import, &context);
-  if (!module)
-    return fail(diagnostics.errorText(/*withPlaces=*/true));
-  WorkloadFigures figures =
-      shared && shared->workload
-          ? *shared->workload
-          : workloadFigures(*module, problem.import, target, out.chips);
-  out.modelName = figures.modelName;
-  out.family = figures.family;
-  out.imported = figures.imported;
-  out.ideal = figures.ideal;
+  std::optional<WorkloadFigures> figures;
+  if (shared && shared->workload)
+    figures = shared->workload;
+  OwningOpRef<ModuleOp> module;
+  // The whole batch is imported when the figures need it or it is the
+  // replica's.
+  if (!figures || layout.dataParallel == 1) {
+    module = importModel(problem.model, problem.import, &context);
+    if (!module)
+      return fail(diagnostics.errorText(/*withPlaces=*/true));
+    if (!figures)
+      figures = workloadFigures(*module, problem.import, target, out.chips);
+  }
+  out.modelName = figures->modelName;
+  out.family = figures->family;
+  out.imported = figures->imported;
+  out.ideal = figures->ideal;
   if (layout.dataParallel == 1)
     return module;
   // Each data-parallel replica runs its share of the batch.
-  int64_t batch = *figures.imported.batch;
+  int64_t batch = *figures->imported.batch;
   if (batch % layout.dataParallel != 0)
     return fail("data-parallel " + std::to_string(layout.dataParallel) +
                 " does not divide the batch of " + std::to_string(batch) +
                 " (each replica runs an equal share)");
-  if (failed(splitReplicaBatch(*module, layout.dataParallel)))
+  if (module) {
+    if (failed(splitReplicaBatch(*module, layout.dataParallel)))
+      return fail(diagnostics.errorText());
+    return module;
+  }
+  ImportOptions share = problem.import;
+  share.batch = batch / layout.dataParallel;
+  module = importModel(problem.model, share, &context);
+  if (!module)
     return fail(diagnostics.errorText());
   return module;
 }
