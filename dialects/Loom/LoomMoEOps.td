@@ -22,7 +22,7 @@
 
 def Loom_MoERouteOp : Loom_Op<"moe_route", [],
     ["getParameterCount", "getPaddedFlops"],
-    ["applyShardingRule", "getShardingRule"]> {
+    ["applyShardingRule", "getShardingRule", "splitBatch"]> {
   let summary = "Mixture-of-experts router: linear, top-k, dispatch buffer";
   let description = [{
     `[B, S, hidden] -> [groups, capacity, hidden]`. Scores each token with
@@ -52,13 +52,23 @@ def Loom_MoERouteOp : Loom_Op<"moe_route", [],
   let extraClassDeclaration = [{
     /// Tokens this chip routes: its share of the input's B * S.
     int64_t getRoutedTokens();
+    /// Tokens a router with `shard` routes from an input of `inputShape`
+    /// ([B, S, hidden]): ceil(B * S / shard).
+    static int64_t routedTokens(::llvm::ArrayRef<int64_t> inputShape,
+                                int64_t shard = 1);
+    /// The dispatch buffer a router writes before expert parallelism: one
+    /// group of every routed token's `topK` copies,
+    /// [1, routedTokens(input) * topK, hidden]. The importer builds it and
+    /// loom-split-batch recomputes it for a replica's share.
+    static ::mlir::RankedTensorType dispatchBufferType(
+        ::mlir::RankedTensorType input, int64_t topK);
   }];
 }
 
 def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"]>],
     ["getParameterCount", "getParameterBytes", "getBytesRead", "getPaddedFlops",
      "getComputeBits", "getSliceTerms"],
-    ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
+    ["whyNotShardable", "applyShardingRule", "getShardingRule", "splitBatch"]> {
   let summary = "The routed experts of a mixture-of-experts block";
   let description = [{
     `[groups, capacity, hidden]` rows (token copies) through the experts

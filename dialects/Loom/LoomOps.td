@@ -90,7 +90,7 @@ class Loom_ElementwiseBinaryOp<string mnemonic, string what,
 def Loom_LayerOp : Loom_Op<"layer", [IsolatedFromAbove, SingleBlock],
     ["getPaddedFlops", "getParameterCount", "getParameterBytes",
      "getBytesRead", "getBytesWritten", "getKVCacheBytes", "getSliceTerms"],
-    ["whyNotShardable", "applyShardingRule"], ["buildGradient"]> {
+    ["whyNotShardable", "applyShardingRule", "splitBatch"], ["buildGradient"]> {
   let summary = "One transformer or DiT block";
   let description = [{
     A region holding one block of the model, numbered by `index` in model
@@ -221,7 +221,7 @@ def Loom_LinearOp : Loom_Op<"linear", [],
 }
 
 def Loom_PatchifyOp : Loom_Op<"patchify", [],
-    ["getParameterCount", "getPaddedFlops"]> {
+    ["getParameterCount", "getPaddedFlops"], ["getShardingRule"]> {
   let summary = "Image latent to patch tokens (DiT patch embedding)";
   let description = [{
     `[B, C, H, W] -> [B, (H/p)*(W/p), D]`: a stride-`p` convolution with a
@@ -241,7 +241,7 @@ def Loom_PatchifyOp : Loom_Op<"patchify", [],
   let hasVerifier = 1;
 }
 
-def Loom_UnpatchifyOp : Loom_Op<"unpatchify"> {
+def Loom_UnpatchifyOp : Loom_Op<"unpatchify", [], [], ["getShardingRule"]> {
   let summary = "Patch tokens back to an image latent";
   let description = [{
     `[B, (H/p)*(W/p), p*p*C] -> [B, C, H, W]`; a pure rearrangement. For
@@ -255,7 +255,8 @@ def Loom_UnpatchifyOp : Loom_Op<"unpatchify"> {
   let hasVerifier = 1;
 }
 
-def Loom_TimestepEmbedOp : Loom_Op<"timestep_embed"> {
+def Loom_TimestepEmbedOp : Loom_Op<"timestep_embed", [], [],
+                                  ["getShardingRule"]> {
   let summary = "Sinusoidal features of the diffusion timestep";
   let description = [{
     `[B] -> [B, dim]`: the fixed sinusoidal embedding of a scalar per sample
@@ -349,7 +350,8 @@ def Loom_MulOp : Loom_ElementwiseBinaryOp<"mul", "Elementwise product">;
 
 def Loom_ModulateOp : Loom_Op<"modulate", [AllTypesMatch<["input", "result"]>,
                                              AllTypesMatch<["shift", "scale"]>,
-                                             Loom_TokenWise]> {
+                                             Loom_TokenWise], [],
+                                            ["getShardingRule"]> {
   let summary = "adaLN modulation: x * (1 + scale) + shift";
   let description = [{
     `x: [B, S, H]`, `shift, scale: [B, H]` broadcast over the sequence.
@@ -364,7 +366,8 @@ def Loom_ModulateOp : Loom_Op<"modulate", [AllTypesMatch<["input", "result"]>,
   let hasVerifier = 1;
 }
 
-def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>, Loom_TokenWise]> {
+def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>, Loom_TokenWise],
+                         [], ["getShardingRule"]> {
   let summary = "adaLN-zero gating: x * gate";
   let description = [{
     `x: [B, S, H]`, `gate: [B, H]` broadcast over the sequence.
@@ -379,7 +382,8 @@ def Loom_GateOp : Loom_Op<"gate", [AllTypesMatch<["input", "result"]>, Loom_Toke
 // Shape plumbing
 //===----------------------------------------------------------------------===//
 
-def Loom_ConcatOp : Loom_Op<"concat", [], [], ["applyShardingRule"]> {
+def Loom_ConcatOp : Loom_Op<"concat", [], [],
+    ["applyShardingRule", "getShardingRule"]> {
   let summary = "Concatenation along one dimension";
   let description = [{
     Joins text and image tokens along the sequence (Flux single blocks) or
@@ -394,7 +398,8 @@ def Loom_ConcatOp : Loom_Op<"concat", [], [], ["applyShardingRule"]> {
   let hasVerifier = 1;
 }
 
-def Loom_SliceOp : Loom_Op<"slice", [], [], ["applyShardingRule"]> {
+def Loom_SliceOp : Loom_Op<"slice", [], [],
+    ["applyShardingRule", "getShardingRule"]> {
   let summary = "A contiguous range of one dimension";
   let arguments = (ins Loom_Tensor:$input,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
@@ -404,7 +409,7 @@ def Loom_SliceOp : Loom_Op<"slice", [], [], ["applyShardingRule"]> {
   let hasVerifier = 1;
 }
 
-def Loom_ReshapeOp : Loom_Op<"reshape"> {
+def Loom_ReshapeOp : Loom_Op<"reshape", [], [], ["getShardingRule"]> {
   let summary = "Same elements, another static shape";
   let arguments = (ins Loom_Tensor:$input);
   let results = (outs Loom_Tensor:$result);
@@ -412,7 +417,8 @@ def Loom_ReshapeOp : Loom_Op<"reshape"> {
   let hasVerifier = 1;
 }
 
-def Loom_ChunkOp : Loom_Op<"chunk", [], [], ["applyShardingRule"]> {
+def Loom_ChunkOp : Loom_Op<"chunk", [], [],
+    ["applyShardingRule", "getShardingRule"]> {
   let summary = "Equal pieces of the innermost dimension";
   let description = [{
     Splits `[..., n*k]` into `n` results of `[..., k]`, e.g. the six

@@ -50,6 +50,19 @@ def ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
       [{}], [{
         ::loom::applyDefaultShardingRule($_op, rewriter);
       }]>,
+    InterfaceMethod<[{
+        Rewrites the op into what one of `splitter.getReplicas()`
+        data-parallel replicas runs (loom-split-batch), its operands already
+        split: every result dimension made of a batch factor of its rule
+        divided by the replicas. An op whose batch is folded into another
+        dimension, or counted in an attribute (a mixture of experts' tokens
+        and dispatch rows), or that holds a region, recomputes them itself.
+        Fails with a diagnostic at the op when it cannot be split.
+        By default ::loom::splitBatchByRule.
+      }], "::mlir::LogicalResult", "splitBatch",
+      (ins "::loom::BatchSplitter &":$splitter), [{}], [{
+        return ::loom::splitBatchByRule($_op.getOperation(), splitter);
+      }]>,
   ];
 }
 

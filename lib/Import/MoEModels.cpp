@@ -60,10 +60,10 @@ static RoutedExperts readRoutedExperts(ImportContext &ic, StringRef expertsKey,
 static Value routedExperts(ImportContext &ic, Value h, const RoutedExperts &r,
                            bool sharedGate) {
   GraphBuilder &g = ic.g;
-  ArrayRef<int64_t> shape = GraphBuilder::shape(h);
-  int64_t tokens = shape[0] * shape[1];
+  auto input = cast<RankedTensorType>(h.getType());
+  int64_t tokens = MoERouteOp::routedTokens(input.getShape());
   auto route = MoERouteOp::create(
-      g.b, g.loc, g.type({1, tokens * r.topK, shape[2]}), h,
+      g.b, g.loc, MoERouteOp::dispatchBufferType(input, r.topK), h,
       g.b.getI64IntegerAttr(r.experts), g.b.getI64IntegerAttr(r.topK),
       g.b.getF64FloatAttr(ic.options.expertImbalance));
   if (sharedGate)

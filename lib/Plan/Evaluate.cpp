@@ -1,7 +1,9 @@
 //===- Evaluate.cpp - one plan, from problem to prediction ----------------===//
 //
 // The evaluation of one layout: its target materialised, its workload
-// imported once (a data-parallel replica's share), the planning pipeline
+// imported once (alone, the whole batch, for the workload's figures, then
+// split into a data-parallel replica's share by loom-split-batch; in a
+// search, the share), the planning pipeline
 // run once, the planned module read back, and the cost model's prediction.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +17,7 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/DeviceMesh.h"
 #include "loom/Transforms/PlanPipeline.h"
+#include "loom/Transforms/SplitBatch.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -128,8 +131,13 @@ WorkloadFigures loom::workloadFigures(ModuleOp module,
 }
 
 /// The workload one data-parallel replica runs (its share of the batch),
-/// imported once; `out` gets the workload's figures (from `shared` when a
-/// search has them). Null, with `out.failure` set, when it cannot.
+/// imported once; `out` gets the workload's figures. A plan alone imports
+/// the whole batch, takes the figures from it and splits it for the
+/// replica (loom-split-batch). A search has the figures already (`shared`)
+/// and imports each candidate's share directly: the same module
+/// (unittests/SplitBatchTest.cpp), without the split's walk, which costs
+/// a batched search more than its imports do (bench/search_compare.sh).
+/// Null, with `out.failure` set, when it cannot.
 static OwningOpRef<ModuleOp>
 importReplica(const PlanProblem &problem, const ParallelLayout &layout,
               MLIRContext &context, const TargetDesc &target,
@@ -164,6 +172,11 @@ importReplica(const PlanProblem &problem, const ParallelLayout &layout,
     return fail("data-parallel " + std::to_string(layout.dataParallel) +
                 " does not divide the batch of " + std::to_string(batch) +
                 " (each replica runs an equal share)");
+  if (module) {
+    if (failed(splitReplicaBatch(*module, layout.dataParallel)))
+      return fail(diagnostics.errorText());
+    return module;
+  }
   ImportOptions share = problem.import;
   share.batch = batch / layout.dataParallel;
   module = importModel(problem.model, share, &context);

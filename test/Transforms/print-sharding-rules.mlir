@@ -8,7 +8,8 @@
 // A factor in no dimension is the op's own: the experts a router scores
 // and an expert layer holds, the tokens a KV cache holds; a MoE layer's
 // dispatch buffer is split by expert groups (expert parallelism's
-// all-to-alls); MLA's keys are a latent every head shares.
+// all-to-alls); MLA's keys are a latent every head shares; a DiT's
+// per-sample ops keep one batch in dim 0.
 // RUN: loom-opt %s --loom-print-sharding-rules -verify-diagnostics -o /dev/null
 
 module {
@@ -75,5 +76,33 @@ module {
     // expected-remark @+1 {{sharding rule ([l, -, k])->([i, j, k]) {i=1 batch, j=16 sequence, k=64 d_model, l=1 expert_groups}}
     %c = loom.moe_combine %e : tensor<1x32x64xbf16> -> tensor<1x16x64xbf16>
     return %c : tensor<1x16x64xbf16>
+  }
+  // A DiT's per-sample ops keep the samples apart along dim 0 (the batch
+  // loom-split-batch divides) and mix the rest: patchify, the class and
+  // timestep embeddings, the [B, F] linears and token-wise ops, a chunk or
+  // concat of features, a reshape keeping two rows per sample; adaLN's
+  // [B, H] vectors share the tokens' batch and features.
+  func.func @conditioning(%latent: tensor<2x4x8x8xbf16>, %t: tensor<2xf32>, %labels: tensor<2xi32>, %res: tensor<4xf32>) -> tensor<2x16x32xbf16> {
+    // expected-remark @+1 {{sharding rule ([i, -, -, -])->([i, -, -]) {i=2 batch}}
+    %x = loom.patchify %latent {patch_size = 2} : tensor<2x4x8x8xbf16> -> tensor<2x16x32xbf16>
+    // expected-remark @+1 {{sharding rule ([i])->([i, -]) {i=2 batch}}
+    %y = loom.embed %labels {vocab = 11} : tensor<2xi32> -> tensor<2x32xbf16>
+    // expected-remark @+1 {{sharding rule ([i])->([i, -]) {i=2 batch}}
+    %f = loom.timestep_embed %t : tensor<2xf32> -> tensor<2x16xbf16>
+    // expected-remark @+1 {{sharding rule ([i, -])->([i, -]) {i=2 batch}}
+    %c = loom.linear cond %f : tensor<2x16xbf16> -> tensor<2x32xbf16>
+    // expected-remark @+1 {{sharding rule ([i])->([i, -]) {i=4 batch}}
+    %rf = loom.timestep_embed %res : tensor<4xf32> -> tensor<4x16xbf16>
+    // expected-remark @+1 {{sharding rule ([i, -])->([i, -]) {i=2 batch}}
+    %r = loom.reshape %rf : tensor<4x16xbf16> -> tensor<2x32xbf16>
+    // expected-remark @+1 {{sharding rule ([i, j], [i, j])->([i, j]) {i=2 batch, j=32 features}}
+    %s = loom.add %c, %r : tensor<2x32xbf16>, tensor<2x32xbf16>
+    // expected-remark @+1 {{sharding rule ([i, -])->([i, -], [i, -]) {i=2 batch}}
+    %m0, %m1 = loom.chunk %s : tensor<2x32xbf16> -> tensor<2x16xbf16>, tensor<2x16xbf16>
+    // expected-remark @+1 {{sharding rule ([i, -], [i, -])->([i, -]) {i=2 batch}}
+    %j = loom.concat %m0, %m1 {dim = 1} : (tensor<2x16xbf16>, tensor<2x16xbf16>) -> tensor<2x32xbf16>
+    // expected-remark @+1 {{sharding rule ([i, j, k], [i, k], [i, k])->([i, j, k]) {i=2 batch, j=16 sequence, k=32 features}}
+    %h = loom.modulate %x, %j, %y : tensor<2x16x32xbf16>, tensor<2x32xbf16>
+    return %h : tensor<2x16x32xbf16>
   }
 }

@@ -255,6 +255,38 @@ def ShardSequence : Pass<"loom-shard-sequence", "mlir::ModuleOp"> {
   ];
 }
 
+def SplitBatch : Pass<"loom-split-batch", "mlir::ModuleOp"> {
+  let summary = "Data parallelism: one replica's share of the batch";
+  let description = [{
+    Rewrites an imported model into what one of `replicas` data-parallel
+    replicas runs: its batch / replicas of the sequences (or images). Every
+    tensor dimension that holds the batch, by each op's sharding rule (its
+    batch factor, loom-print-sharding-rules), is divided by `replicas`; the
+    functions' arguments take the split of the ops that read them. Figures
+    an op derives from the batch are recomputed as the importer computes
+    them: a mixture of experts' dispatch buffer (every routed token's
+    top_k copies, `1 x (tokens * top_k) x hidden`) and its experts'
+    `tokens`. `#loom.model`'s batch becomes the share. The result is the
+    module `loom-import` gives for batch / replicas (a decode step's KV
+    cache per sequence, a guided DiT's two samples per image, and the
+    text and timestep embeddings per sample included).
+
+    Runs on the imported module, before the planning passes (loom-plan
+    imports the whole batch once, takes the workload's figures from it and
+    splits it for a replica); a planned module (with `loom.parallel`) is
+    refused. So are a replica count that does not divide the batch and an
+    op whose rule maps no batch to a result its split operands feed (a
+    concatenation along the batch, a foreign op); the error is at the op.
+
+    Example: `loom-opt --loom-split-batch=replicas=4 model.mlir`.
+  }];
+  let options = [
+    Option<"replicas", "replicas", "int64_t", /*default=*/"1",
+           "Data-parallel replicas the batch is split over (divides the "
+           "batch)">,
+  ];
+}
+
 def PartitionLayers : Pass<"loom-partition-layers", "mlir::ModuleOp"> {
   let summary = "Cut the layers into contiguous pipeline stages";
   let description = [{

@@ -64,9 +64,20 @@ double loom::busiestChipRows(int64_t tokens, int64_t topK, int64_t experts,
 // loom.moe_route
 //===----------------------------------------------------------------------===//
 
+int64_t MoERouteOp::routedTokens(ArrayRef<int64_t> inputShape,
+                                 int64_t shard) {
+  return ceilDiv((Count(inputShape[0]) * inputShape[1]).get(), shard);
+}
+
+RankedTensorType MoERouteOp::dispatchBufferType(RankedTensorType input,
+                                                int64_t topK) {
+  int64_t rows = (Count(routedTokens(input.getShape())) * topK).get();
+  return RankedTensorType::get({1, rows, input.getDimSize(2)},
+                               input.getElementType());
+}
+
 int64_t MoERouteOp::getRoutedTokens() {
-  ArrayRef<int64_t> in = shapeOf(getInput());
-  return ceilDiv((Count(in[0]) * in[1]).get(), getShard());
+  return routedTokens(shapeOf(getInput()), getShard());
 }
 
 LogicalResult MoERouteOp::verify() {

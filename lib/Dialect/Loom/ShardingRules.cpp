@@ -50,24 +50,26 @@ static int64_t rankOf(Value value) {
 
 OpShardingRule loom::getDefaultShardingRule(Operation *op) {
   OpShardingRule rule;
-  // Token-wise over [B, S, features]: every token tensor shares the
-  // factors; anything else (per-sample vectors) broadcasts whole.
-  bool tokenWise = op->hasTrait<TokenWise>() && op->getNumResults() == 1 &&
-                   rankOf(op->getResult(0)) == 3;
-  std::optional<std::array<unsigned, 3>> token;
-  if (tokenWise) {
+  // Token-wise over [B, S, features] (or per sample, [B, features]):
+  // every tensor of the result's type shares the factors; anything else
+  // (a bias, a per-sample vector beside tokens) broadcasts whole.
+  int64_t rank = op->hasTrait<TokenWise>() && op->getNumResults() == 1
+                     ? rankOf(op->getResult(0))
+                     : 0;
+  SmallVector<unsigned, 3> token;
+  if (rank == 3 || rank == 2) {
     Value result = op->getResult(0);
-    token = std::array<unsigned, 3>{
-        rule.addFactor(FactorKind::Batch, dimOf(result, 0)),
-        rule.addFactor(FactorKind::Sequence, dimOf(result, 1)),
-        rule.addFactor(FactorKind::Features, dimOf(result, 2))};
+    token.push_back(rule.addFactor(FactorKind::Batch, dimOf(result, 0)));
+    if (rank == 3)
+      token.push_back(rule.addFactor(FactorKind::Sequence, dimOf(result, 1)));
+    token.push_back(
+        rule.addFactor(FactorKind::Features, dimOf(result, rank - 1)));
   }
   auto dimsOf = [&](Value value) {
     OpShardingRule::Dims dims = unsplit(rankOf(value));
-    if (token && rankOf(value) == 3 &&
-        value.getType() == op->getResult(0).getType())
-      for (int64_t d = 0; d < 3; ++d)
-        dims[d].push_back((*token)[d]);
+    if (!token.empty() && value.getType() == op->getResult(0).getType())
+      for (auto [d, factor] : llvm::enumerate(token))
+        dims[d].push_back(factor);
     return dims;
   };
   for (Value operand : op->getOperands())
@@ -88,6 +90,96 @@ static void addTokenFactors(OpShardingRule &rule, Value value,
     in[d].push_back(f);
     out[d].push_back(f);
   }
+}
+
+/// Maps dim 0 of every tensor in `dims` (of `value`'s rank or not) to one
+/// new batch factor of `value`'s dim 0: the samples a per-sample op keeps
+/// apart. Returns the factor.
+static unsigned addLeadingBatch(OpShardingRule &rule, Value value,
+                                ArrayRef<OpShardingRule::Dims *> dims) {
+  unsigned batch = rule.addFactor(FactorKind::Batch, dimOf(value, 0));
+  for (OpShardingRule::Dims *d : dims)
+    if (!d->empty())
+      (*d)[0].push_back(batch);
+  return batch;
+}
+
+/// The rule of an op that keeps its tensors' samples apart along dim 0 and
+/// mixes the rest (patchify, unpatchify, timestep embedding; concat, slice
+/// and chunk along another dimension): one batch factor in dim 0 of every
+/// operand and result, the other dimensions unsplit.
+static OpShardingRule perSampleRule(Operation *op) {
+  OpShardingRule rule;
+  for (Value operand : op->getOperands())
+    rule.operands.push_back(unsplit(rankOf(operand)));
+  for (Value result : op->getResults())
+    rule.results.push_back(unsplit(rankOf(result)));
+  if (op->getNumResults() == 0 || rankOf(op->getResult(0)) < 1)
+    return rule;
+  SmallVector<OpShardingRule::Dims *> all;
+  for (OpShardingRule::Dims &d : rule.operands)
+    all.push_back(&d);
+  for (OpShardingRule::Dims &d : rule.results)
+    all.push_back(&d);
+  addLeadingBatch(rule, op->getResult(0), all);
+  return rule;
+}
+
+/// The rule of an adaLN op over tokens `[B, S, H]` with per-sample
+/// vectors `[B, H]` broadcast over the sequence: the vectors share the
+/// tokens' batch and features.
+static OpShardingRule perSampleVectorsRule(Operation *op) {
+  OpShardingRule rule = getDefaultShardingRule(op);
+  if (rankOf(op->getResult(0)) != 3)
+    return rule;
+  // The default rule's token factors: batch, sequence, features.
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (rankOf(operand) == 2)
+      rule.operands[i] = {{0}, {2}};
+  return rule;
+}
+
+OpShardingRule ModulateOp::getShardingRule() {
+  return perSampleVectorsRule(*this);
+}
+OpShardingRule GateOp::getShardingRule() { return perSampleVectorsRule(*this); }
+
+OpShardingRule PatchifyOp::getShardingRule() { return perSampleRule(*this); }
+OpShardingRule UnpatchifyOp::getShardingRule() { return perSampleRule(*this); }
+OpShardingRule TimestepEmbedOp::getShardingRule() {
+  return perSampleRule(*this);
+}
+
+OpShardingRule ConcatOp::getShardingRule() {
+  // Along dim 0 it joins samples: no batch to keep apart.
+  return getDim() == 0 ? OpShardingRule{} : perSampleRule(*this);
+}
+
+OpShardingRule SliceOp::getShardingRule() {
+  return getDim() == 0 ? OpShardingRule{} : perSampleRule(*this);
+}
+
+OpShardingRule ChunkOp::getShardingRule() {
+  // The innermost dimension is cut; a vector's only one holds no batch.
+  return rankOf(getInput()) < 2 ? OpShardingRule{} : perSampleRule(*this);
+}
+
+OpShardingRule ReshapeOp::getShardingRule() {
+  // Row-major: when one dim 0 divides the other, the smaller is the major
+  // factor of both ([2B, F] -> [B, 2F] keeps B samples of two rows each).
+  OpShardingRule rule;
+  Value in = getInput(), out = getResult();
+  rule.operands.push_back(unsplit(rankOf(in)));
+  rule.results.push_back(unsplit(rankOf(out)));
+  if (rankOf(in) < 1 || rankOf(out) < 1)
+    return rule;
+  int64_t a = dimOf(in, 0), b = dimOf(out, 0);
+  if (a < 1 || b < 1 || (a % b != 0 && b % a != 0))
+    return rule;
+  unsigned batch = rule.addFactor(FactorKind::Batch, std::min(a, b));
+  rule.operands[0][0].push_back(batch);
+  rule.results[0][0].push_back(batch);
+  return rule;
 }
 
 static SplitAttr split(Operation *op, SplitKind kind, int64_t parts,
@@ -169,8 +261,14 @@ OpShardingRule LinearOp::getShardingRule() {
   Value input = getInput();
   int64_t rank = rankOf(input);
   OpShardingRule::Dims in = unsplit(rank), out = unsplit(rank);
-  if (rank == 3)
+  if (rank == 3) {
     addTokenFactors(rule, input, in, out);
+  } else if (rank == 2) {
+    // A sample's vector (a timestep's or pooled text's embedding).
+    unsigned batch = rule.addFactor(FactorKind::Batch, dimOf(input, 0));
+    in[0].push_back(batch);
+    out[0].push_back(batch);
+  }
   auto [inKind, outKind] = featureKinds(getRole());
   if (inKind)
     in.back().push_back(rule.addFactor(*inKind, getInFeatures(),
@@ -192,6 +290,9 @@ OpShardingRule EmbedOp::getShardingRule() {
   if (rankOf(ids) == 2) {
     addTokenFactors(rule, ids, in, out);
     rule.addFactor(FactorKind::Vocab, getVocab(), /*reduction=*/true);
+  } else if (rankOf(ids) == 1) {
+    // Class labels [B] -> [B, E] from a small replicated table.
+    addLeadingBatch(rule, ids, {&in, &out});
   }
   rule.operands.push_back(in);
   rule.results.push_back(out);

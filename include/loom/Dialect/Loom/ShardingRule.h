@@ -157,6 +157,33 @@ public:
 /// common layout; any other is replicated (operands and results whole).
 void applyDefaultShardingRule(mlir::Operation *op, ShardingRewriter &rewriter);
 
+/// What an op's batch split may ask of the driver (loom-split-batch).
+class BatchSplitter {
+public:
+  virtual ~BatchSplitter();
+
+  /// The data-parallel replicas the batch is split over.
+  virtual int64_t getReplicas() const = 0;
+  /// `op`'s rule on its types before the split began (its operands may be
+  /// split already; the rule's dimensions are the imported module's).
+  virtual const OpShardingRule &getRule(mlir::Operation *op) = 0;
+  /// Whether the split changed `value`'s type (it carries the batch).
+  virtual bool isSplit(mlir::Value value) const = 0;
+  /// Gives `value` its replica's type (which marks it split).
+  virtual void setType(mlir::Value value, mlir::Type type) = 0;
+  /// Splits the ops of a region's block in order; its arguments must have
+  /// their types already.
+  virtual mlir::LogicalResult splitBlock(mlir::Block &block) = 0;
+};
+
+/// The batch split of an op by its rule: each result dimension made of a
+/// batch factor is divided by the replicas. Fails at the op when a batch
+/// factor does not divide, when a split operand feeds an op whose rule maps
+/// no batch to a tensor result, or when an operand its rule says carries the
+/// batch was not split.
+mlir::LogicalResult splitBatchByRule(mlir::Operation *op,
+                                     BatchSplitter &splitter);
+
 /// The trait of ops that work token by token (see TokenWise in
 /// ShardingRuleOpInterface.td).
 template <typename ConcreteType>
