@@ -25,6 +25,7 @@
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModelCost.h"
+#include "LayerBody.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
@@ -622,19 +623,8 @@ int64_t LayerGradOp::getKeptBytes() {
 
 LogicalResult LayerGradOp::verifyRegions() {
   Block &body = getBody().front();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError() << "has " << getInputs().size()
-                         << " inputs but its body takes "
-                         << body.getNumArguments() << " arguments";
-  for (auto [i, input, arg] : llvm::enumerate(getInputs(), body.getArguments()))
-    if (input.getType() != arg.getType())
-      return emitOpError() << "input #" << i << " has type " << input.getType()
-                           << " but body argument #" << i << " has type "
-                           << arg.getType();
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  if (!yield || yield.getValues().getTypes() != getResultTypes())
-    return emitOpError() << "body must end with a loom.yield of its "
-                         << getNumResults() << " result types";
+  if (failed(verifyLayerBody(*this, body)))
+    return failure();
   // The forward ops come first, and run nothing of the backward pass.
   bool backward = false;
   for (Operation &op : body.without_terminator()) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Loom/LoomOps.h"
+#include "LayerBody.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -129,25 +130,31 @@ static int64_t sumBody(LayerOp layer, Fn fn) {
   return total.get();
 }
 
-LogicalResult LayerOp::verifyRegions() {
-  Block &body = getBody().front();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError() << "has " << getInputs().size()
-                         << " inputs but its body takes "
-                         << body.getNumArguments() << " arguments";
-  for (auto [i, input, arg] : llvm::enumerate(getInputs(), body.getArguments()))
+LogicalResult loom::verifyLayerBody(Operation *layer, Block &body) {
+  ValueRange inputs = layer->getOperands();
+  if (body.getNumArguments() != inputs.size())
+    return layer->emitOpError() << "has " << inputs.size()
+                                << " inputs but its body takes "
+                                << body.getNumArguments() << " arguments";
+  for (auto [i, input, arg] : llvm::enumerate(inputs, body.getArguments()))
     if (input.getType() != arg.getType())
-      return emitOpError() << "input #" << i << " has type " << input.getType()
-                           << " but body argument #" << i << " has type "
-                           << arg.getType();
+      return layer->emitOpError()
+             << "input #" << i << " has type " << input.getType()
+             << " but body argument #" << i << " has type " << arg.getType();
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
-    return emitOpError() << "body must end with loom.yield";
-  if (yield.getValues().getTypes() != getResultTypes())
+    return layer->emitOpError() << "body must end with loom.yield";
+  if (yield.getValues().getTypes() != layer->getResultTypes())
     return yield.emitOpError()
            << "yields " << yield.getValues().size()
            << " values whose types do not match the layer's "
-           << getNumResults() << " result types";
+           << layer->getNumResults() << " result types";
+  return success();
+}
+
+LogicalResult LayerOp::verifyRegions() {
+  if (failed(verifyLayerBody(*this, getBody().front())))
+    return failure();
   // A stage is a place in the function's pipeline: without one it means
   // nothing, and the lowering would index stages that do not exist.
   if (getStage() && !getPipeline((*this)->getParentOp()))
