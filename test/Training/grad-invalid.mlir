@@ -85,3 +85,19 @@ func.func @kept_outside(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
   %y = loom.linear o %x {loom.kept} : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
   return %y : tensor<1x16x64xbf16>
 }
+
+// -----
+
+func.func @dropout_rate(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rate must be in [0, 1), got 1.5}}
+  %y = loom.dropout %x {rate = 1.5 : f64} : tensor<1x16x64xbf16>
+  return %y : tensor<1x16x64xbf16>
+}
+
+// -----
+
+func.func @state_type() {
+  // expected-error @+1 {{state_type must be a float type, got 'i32'}}
+  loom.optimizer_update {optimizer = #loom<optimizer adamw>, parameters = 8 : i64, state_elements = 16 : i64, state_type = i32, weight_type = bf16, grad_type = bf16, vector_ops_per_parameter = 16 : i64}
+  return
+}
