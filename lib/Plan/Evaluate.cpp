@@ -417,6 +417,9 @@ static bool predict(const TargetDesc &desc, const TopologyDesc &topology,
                        units *
                        double(cost.tasksPerRank(out.sliceLengths.front()) +
                               4 * pipeline.getChunks());
+  out.simulatedTasks = out.estimatedTasks;
+  if (int64_t steps = repetitionSteps(out))
+    out.simulatedTasks *= double(steps) / double(out.steps);
   // The host launches the whole plan once (calibration).
   out.predicted = prediction.seconds + model.programDispatch();
   out.bubble = prediction.bubble;
@@ -467,6 +470,7 @@ Planned loom::planModule(const PlanProblem &problem,
   ModelAttr modelInfo = getModel(*module);
   if (modelInfo.isDiffusion())
     out.steps = modelInfo.getSteps();
+  out.repetition = options.repetition;
   workloadBounds(*module, desc, out.layout, out);
   if (std::string why = checkSchedule(out.layout); !why.empty())
     return fail(why);
@@ -517,37 +521,71 @@ Planned loom::planModule(const PlanProblem &problem,
 bool loom::shouldSimulate(const PlanOutcome &outcome, Simulation policy) {
   return policy == Simulation::Always ||
          (policy == Simulation::WithinBudget &&
-          outcome.estimatedTasks <= kSimulationBudget);
+          outcome.simulatedTasks <= kSimulationBudget);
 }
 
-std::optional<TargetDesc> loom::lower(Planned &planned) {
+int64_t loom::repetitionSteps(const PlanOutcome &outcome) {
+  int64_t steps = outcome.warmup + kRepetitionSteps;
+  return outcome.repetition && outcome.patches && outcome.steps > steps
+             ? steps
+             : 0;
+}
+
+std::optional<TargetDesc> loom::lower(Planned &planned, bool whole) {
   PlanOutcome &out = planned.outcome;
+  int64_t steps = whole ? 0 : repetitionSteps(out);
   OwningOpRef<ModuleOp> module = std::move(planned.module);
   Captured diagnostics(*module->getContext());
   TargetDesc desc = getTarget(*module).getDesc();
   // The program straight into a schedule: the simulation needs no IR.
-  FailureOr<schedule::Schedule> program =
-      lowerToScheduleFile(*module, out.layout.interleave,
-                          out.layout.decompose, out.layout.scatterHandover);
+  FailureOr<schedule::Schedule> program = lowerToScheduleFile(
+      *module, out.layout.interleave, out.layout.decompose,
+      out.layout.scatterHandover, steps);
   if (failed(program)) {
     out.failure = diagnostics.errorText();
     return std::nullopt;
   }
   out.schedule = std::move(*program);
+  if (steps > 0)
+    planned.module = std::move(module);
   return desc;
 }
 
 void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
                             bool trace) {
+  int64_t steps = out.schedule.stepStarts.empty() ||
+                          int64_t(out.schedule.stepStarts.front().size()) >=
+                              out.steps
+                      ? 0
+                      : out.steps;
   llvm::Expected<sim::SimResult> result =
-      sim::simulate(desc, out.schedule, trace);
+      sim::simulate(desc, out.schedule, trace, steps);
   if (!result) {
     out.failure = llvm::toString(result.takeError());
+    return;
+  }
+  if (result->unproven && result->failure.empty()) {
+    out.unproven = true;
     return;
   }
   out.simulated = std::move(*result);
   if (!out.simulated->failure.empty())
     out.failure = out.simulated->failure;
+}
+
+double loom::finishUnproven(Planned &planned, bool trace) {
+  PlanOutcome &out = planned.outcome;
+  out.schedule = {};
+  if (!planned.module || out.estimatedTasks > kSimulationBudget) {
+    planned.module = nullptr;
+    return 0;
+  }
+  std::optional<TargetDesc> desc = lower(planned, /*whole=*/true);
+  if (!desc)
+    return 0;
+  out.unproven = false;
+  simulateSchedule(out, *desc, trace);
+  return out.estimatedTasks;
 }
 
 bool loom::byPrediction(const PlanOutcome &a, const PlanOutcome &b) {

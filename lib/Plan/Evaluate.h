@@ -113,12 +113,21 @@ Planned planModule(const PlanProblem &problem, const ParallelLayout &layout,
                    mlir::MLIRContext &context, const PlanOptions &options);
 
 bool shouldSimulate(const PlanOutcome &outcome, Simulation policy);
-/// Lowers the planned module (consuming it) into `planned.outcome`'s
-/// schedule and returns the target to simulate it on, or sets `failure`.
-std::optional<TargetDesc> lower(Planned &planned);
+/// Lowers the planned module into `planned.outcome`'s schedule and returns
+/// the target to simulate it on, or sets `failure`. The module is consumed
+/// unless the schedule holds only the first repetitionSteps steps (`whole`
+/// false): it stays for lowerWhole, should the proof fail.
+std::optional<TargetDesc> lower(Planned &planned, bool whole = false);
 /// Simulates a lowered plan's schedule, into `out`. Plain data, no IR: a
-/// search runs several at once.
+/// search runs several at once. A schedule of the first steps is simulated
+/// with the repetition proof; when it finds none, `out.simulated` is left
+/// unset with `out.simulated`'s `unproven` result in `unproven` (see
+/// finishUnproven).
 void simulateSchedule(PlanOutcome &out, const TargetDesc &desc, bool trace);
+/// After simulateSchedule found no repetition: the whole program lowered
+/// and simulated when it is within kSimulationBudget, else the plan stays
+/// unsimulated. Needs the module lower kept. Returns the tasks it ran.
+double finishUnproven(Planned &planned, bool trace);
 
 /// The cost model's order, made total by the layouts.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b);

@@ -53,6 +53,8 @@ public:
   void simulateBest();
   /// The winner as planAndSimulate reports it, and the ranking.
   void finish();
+  void dropRefused(const std::vector<bool> &refused);
+  void rankByBestEstimate();
 
   /// Every candidate's steps and the top's simulations, for progress.
   int64_t steps = 0;
@@ -105,7 +107,7 @@ SearchRunner::SearchRunner(const PlanRequest &request, SearchSpace &space,
 }
 
 void SearchRunner::keepModule(size_t index) {
-  if (keep == 0 || plans[index].outcome.estimatedTasks > kSimulationBudget) {
+  if (keep == 0 || plans[index].outcome.simulatedTasks > kSimulationBudget) {
     plans[index].module = nullptr;
     return;
   }
@@ -250,7 +252,7 @@ void SearchRunner::simulateBest() {
     for (size_t k = i; k < plans.size() &&
                        simulated + int64_t(batch.size()) < simulateTop;
          ++k) {
-      double tasks = plans[k].outcome.estimatedTasks;
+      double tasks = plans[k].outcome.simulatedTasks;
       if (tasks > kSimulationBudget)
         continue;
       if (tasks > left)
@@ -277,7 +279,12 @@ void SearchRunner::simulateBest() {
     if (pool && batch.size() > 1)
       pool->wait();
     for (size_t k : batch) {
-      budgetLeft -= plans[k].outcome.estimatedTasks;
+      budgetLeft -= plans[k].outcome.simulatedTasks;
+      // No repetition found in the first steps: the whole program, when
+      // it is within the per-plan limit.
+      if (plans[k].outcome.unproven)
+        budgetLeft -= finishUnproven(plans[k], /*trace=*/false);
+      plans[k].module = nullptr;
       progress();
       if (!plans[k].outcome.failure.empty()) {
         refused[k] = true;
@@ -299,7 +306,51 @@ void SearchRunner::simulateBest() {
     }
     i = batch.back() + 1;
   }
-  // The refused plans do not fit.
+  dropRefused(refused);
+  rankByBestEstimate();
+  // The winner is always a simulated plan: while the best by the ranking
+  // was not simulated (the budget ran out before it, or it ranked below
+  // the simulated ones by prediction), it is, and the ranking is taken
+  // again. Each round simulates one plan the ranking would otherwise show
+  // unproven at the top; a plan the simulator cannot run (over the
+  // per-plan limit) ends the rounds.
+  while (!plans.empty() && !plans.front().outcome.simulated &&
+         plans.front().outcome.simulatedTasks <= kSimulationBudget) {
+    Planned &front = plans.front();
+    std::optional<TargetDesc> desc = lowerPlan(front);
+    if (desc) {
+      simulateSchedule(front.outcome, *desc, /*trace=*/false);
+      if (front.outcome.unproven)
+        finishUnproven(front, /*trace=*/false);
+    }
+    front.module = nullptr;
+    progress();
+    std::vector<bool> gone(plans.size(), false);
+    if (!front.outcome.failure.empty()) {
+      gone[0] = true;
+      ++result.rejected;
+    } else if (!front.outcome.simulated) {
+      break;
+    } else if (bestSimulated) {
+      // Only the best simulated plan keeps its schedule.
+      auto best = std::find_if(plans.begin() + 1, plans.end(),
+                               [](const Planned &p) {
+                                 return !p.outcome.schedule.chips.empty();
+                               });
+      if (best != plans.end()) {
+        if (best->outcome.simulated->makespan <=
+            front.outcome.simulated->makespan)
+          front.outcome.schedule = {};
+        else
+          best->outcome.schedule = {};
+      }
+    }
+    dropRefused(gone);
+    rankByBestEstimate();
+  }
+}
+
+void SearchRunner::dropRefused(const std::vector<bool> &refused) {
   size_t fit = 0;
   for (size_t k = 0; k < plans.size(); ++k)
     if (!refused[k]) {
@@ -308,6 +359,9 @@ void SearchRunner::simulateBest() {
       ++fit;
     }
   plans.resize(fit);
+}
+
+void SearchRunner::rankByBestEstimate() {
   // By the best estimate of each: the simulator's time where it ran, the
   // cost model's otherwise.
   std::stable_sort(plans.begin(), plans.end(),
@@ -330,15 +384,14 @@ void SearchRunner::finish() {
     winner.outcome.schedule = std::move(program);
     if (!winner.outcome.simulated &&
         shouldSimulate(winner.outcome, options.simulate)) {
-      if (std::optional<TargetDesc> desc = lowerPlan(winner))
+      if (std::optional<TargetDesc> desc = lowerPlan(winner)) {
         simulateSchedule(winner.outcome, *desc, options.trace);
+        if (winner.outcome.unproven)
+          finishUnproven(winner, options.trace);
+      }
     } else if (winner.outcome.simulated && options.trace) {
-      llvm::Expected<sim::SimResult> traced = sim::simulate(
-          space.getTarget(), winner.outcome.schedule, /*recordTrace=*/true);
-      if (traced)
-        winner.outcome.simulated = std::move(*traced);
-      else
-        winner.outcome.failure = llvm::toString(traced.takeError());
+      // The same run again, recording (the same proof, when it repeats).
+      simulateSchedule(winner.outcome, space.getTarget(), /*trace=*/true);
     }
     result.winner = std::move(winner.outcome);
   }
