@@ -525,7 +525,12 @@ bool loom::shouldSimulate(const PlanOutcome &outcome, Simulation policy) {
 }
 
 int64_t loom::repetitionSteps(const PlanOutcome &outcome) {
+  // Past the warm-up, kRepetitionSteps and as many more (up to 5) as
+  // make the steps not run a multiple of 6: whole periods of 1, 2 or 3
+  // steps (sim::simulate).
   int64_t steps = outcome.warmup + kRepetitionSteps;
+  if (outcome.steps > steps)
+    steps += (outcome.steps - steps) % 6;
   return outcome.repetition && outcome.patches && outcome.steps > steps
              ? steps
              : 0;
@@ -577,6 +582,7 @@ double loom::finishUnproven(Planned &planned, bool trace) {
   PlanOutcome &out = planned.outcome;
   out.schedule = {};
   if (!planned.module || out.estimatedTasks > kSimulationBudget) {
+    // out.unproven stays: the plan cannot be simulated.
     planned.module = nullptr;
     return 0;
   }

@@ -230,9 +230,13 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                       100 * (s.makespan - p.predicted) / p.predicted);
     if (s.stepsRun > 0)
       os << fmt::format("              by repetition: {} of its {} steps "
-                        "run; from step {} each step repeats the one before "
-                        "it, {:.3f} ms later\n",
+                        "run; from step {} {} {:.3f} ms later\n",
                         s.stepsRun, s.programSteps, s.repeatedFrom,
+                        s.periodSteps == 1
+                            ? std::string("each step repeats the one before,")
+                            : fmt::format("every {} steps repeat the {} "
+                                          "before,",
+                                          s.periodSteps, s.periodSteps),
                         s.period * 1e3);
     os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
                       100 * meanMFU(s), s.chips.size(),

@@ -24,6 +24,15 @@ using namespace loom;
 
 namespace {
 
+/// A plan the simulator cannot run: its program, or the first steps of it
+/// the repetition proof runs, is over kSimulationBudget tasks, or the
+/// proof found no repetition and the whole program is over it.
+bool cannotSimulate(const PlanOutcome &p) {
+  return !p.simulated &&
+         (p.simulatedTasks > kSimulationBudget ||
+          (p.unproven && p.estimatedTasks > kSimulationBudget));
+}
+
 /// The other placements of the expert-group layouts that predict best
 /// (each group placement moves only its all-to-alls and the tp group's
 /// collectives; trying them all on every layout took a batched DeepSeek-V3
@@ -286,6 +295,8 @@ void SearchRunner::simulateBest() {
         budgetLeft -= finishUnproven(plans[k], /*trace=*/false);
       plans[k].module = nullptr;
       progress();
+      if (!plans[k].outcome.simulated && plans[k].outcome.failure.empty())
+        continue; // cannot be simulated (cannotSimulate)
       if (!plans[k].outcome.failure.empty()) {
         refused[k] = true;
         plans[k].outcome.schedule = {};
@@ -315,7 +326,7 @@ void SearchRunner::simulateBest() {
   // unproven at the top; a plan the simulator cannot run (over the
   // per-plan limit) ends the rounds.
   while (!plans.empty() && !plans.front().outcome.simulated &&
-         plans.front().outcome.simulatedTasks <= kSimulationBudget) {
+         !cannotSimulate(plans.front().outcome)) {
     Planned &front = plans.front();
     std::optional<TargetDesc> desc = lowerPlan(front);
     if (desc) {
@@ -330,7 +341,7 @@ void SearchRunner::simulateBest() {
       gone[0] = true;
       ++result.rejected;
     } else if (!front.outcome.simulated) {
-      break;
+      // Unproven and too large: it ranks after the simulated plans now.
     } else if (bestSimulated) {
       // Only the best simulated plan keeps its schedule.
       auto best = std::find_if(plans.begin() + 1, plans.end(),
@@ -363,13 +374,17 @@ void SearchRunner::dropRefused(const std::vector<bool> &refused) {
 
 void SearchRunner::rankByBestEstimate() {
   // By the best estimate of each: the simulator's time where it ran, the
-  // cost model's otherwise.
+  // cost model's otherwise; a plan the simulator cannot run (its program
+  // over kSimulationBudget tasks, its steps not repeating) after every
+  // other, so that the winner is always proven on the simulator.
   std::stable_sort(plans.begin(), plans.end(),
                    [](const Planned &a, const Planned &b) {
-                     auto time = [](const PlanOutcome &p) {
-                       return p.simulated ? p.simulated->makespan : p.predicted;
+                     auto key = [](const PlanOutcome &p) {
+                       return std::make_pair(
+                           cannotSimulate(p),
+                           p.simulated ? p.simulated->makespan : p.predicted);
                      };
-                     return time(a.outcome) < time(b.outcome);
+                     return key(a.outcome) < key(b.outcome);
                    });
 }
 

@@ -221,10 +221,10 @@ private:
   struct Snapshot {
     int64_t step = 0;
     double now = 0;
-    /// Whether every task it names lies in the steps that are alike as
-    /// the earlier (steps [alike, lowered - 2)) or the later
-    /// ([alike + 1, lowered - 1)) of two snapshots one step apart.
-    bool earlier = true, later = true;
+    /// The first and last step of the tasks it names (-1: before the
+    /// first step), and whether two of its flows could not be told apart.
+    int64_t minStep = std::numeric_limits<int64_t>::max(), maxStep = -1;
+    bool ambiguous = false;
     std::vector<int64_t> ints;
     /// Times relative to `now` and bytes, each with its tolerance.
     std::vector<std::pair<double, double>> reals;
@@ -255,7 +255,11 @@ private:
   /// Steps the schedule holds, the first of the alike ones (-1: none).
   int64_t lowered = 0, alike = -1;
   std::vector<int32_t> chipBase;
-  std::optional<Snapshot> previous;
+  /// The snapshots so far (a period may be up to kMaxPeriod steps: two
+  /// stages whose events come within rounding of each other alternate).
+  std::vector<Snapshot> history;
+  static constexpr int64_t kMaxPeriod = 3;
+  int64_t periodSteps = 0;
   /// The two snapshots that proved the program periodic.
   std::optional<Snapshot> proofFrom, proofTo;
   /// The tasks ready from the start are being made ready.
@@ -909,19 +913,28 @@ void Engine::findAlikeSteps() {
 
 void Engine::atInstantEnd() {
   // A step begins when chip 0's first task of it is done.
-  int64_t next = previous ? previous->step + 1 : 1;
+  int64_t next = history.empty() ? 1 : history.back().step + 1;
   if (next >= lowered - 1)
     return;
   if (!tasks[chipBase[0] + schedule.stepStarts[0][next]].done)
     return;
   Snapshot now = snapshot(next);
-  if (previous && previous->earlier && now.later &&
-      sameState(*previous, now)) {
-    proofFrom = std::move(previous);
+  // The state m steps back, all tasks named in alike steps on both sides;
+  // the steps not run must be whole periods.
+  for (int64_t m = 1; m <= kMaxPeriod && m <= int64_t(history.size()); ++m) {
+    const Snapshot &before = history[history.size() - m];
+    if ((programSteps - lowered) % m != 0 || before.ambiguous ||
+        now.ambiguous || before.minStep < alike ||
+        now.minStep < alike + m || before.maxStep > lowered - 2 - m ||
+        now.maxStep > lowered - 2 || !sameState(before, now))
+      continue;
+    periodSteps = m;
+    proofFrom = before;
     proofTo = std::move(now);
+    history.clear();
     return;
   }
-  previous = std::move(now);
+  history.push_back(std::move(now));
 }
 
 Engine::Snapshot Engine::snapshot(int64_t step) {
@@ -938,8 +951,10 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   auto taskRef = [&](int32_t t) {
     int32_t c = tasks[t].chip;
     int64_t i = tasks[t].local;
-    snap.earlier &= i >= starts[c][alike] && i < starts[c][lowered - 2];
-    snap.later &= i >= starts[c][alike + 1] && i < starts[c][lowered - 1];
+    int64_t in = std::upper_bound(starts[c].begin(), starts[c].end(), i) -
+                 starts[c].begin() - 1;
+    snap.minStep = std::min(snap.minStep, in);
+    snap.maxStep = std::max(snap.maxStep, in);
     snap.ints.push_back(c);
     snap.ints.push_back(i - starts[c][step]);
   };
@@ -1019,7 +1034,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   for (size_t k = 0; k < live.size(); ++k) {
     // Two flows alike in every respect: no order of their own.
     if (k > 0 && live[k].key == live[k - 1].key)
-      snap.later = snap.earlier = false;
+      snap.ambiguous = true;
     canonical[live[k].slot] = k;
     const Flow &flow = flows[live[k].slot];
     snap.ints.push_back(live[k].key.size());
@@ -1114,9 +1129,11 @@ void Engine::extrapolate(SimResult &result) const {
     return;
   }
   const Snapshot &a = *proofFrom, &b = *proofTo;
-  double extra = double(programSteps - lowered);
+  // The periods not run, each periodSteps steps.
+  double extra = double((programSteps - lowered) / periodSteps);
   result.stepsRun = lowered;
   result.repeatedFrom = b.step;
+  result.periodSteps = periodSteps;
   result.period = b.now - a.now;
   result.makespan += extra * result.period;
   result.events += uint64_t(extra) * (b.events - a.events);
@@ -1135,7 +1152,7 @@ void Engine::extrapolateLinks() {
     return;
   // Before run() sorts the links: the snapshots' figures are by slot.
   const Snapshot &a = *proofFrom, &b = *proofTo;
-  double extra = double(programSteps - lowered);
+  double extra = double((programSteps - lowered) / periodSteps);
   for (size_t l = 0; l < b.linkStats.size(); ++l) {
     std::pair<double, double> before =
         l < a.linkStats.size() ? a.linkStats[l] : std::pair<double, double>();

@@ -81,6 +81,8 @@ struct SimResult {
   /// remaining steps' periods. `stepsRun` is 0 for a run of the whole
   /// schedule.
   int64_t stepsRun = 0, repeatedFrom = 0, programSteps = 0;
+  /// The period: this many steps (1 to 3), taking `period` seconds.
+  int64_t periodSteps = 0;
   double period = 0;
   /// simulate was asked for `programSteps` but no two step starts had the
   /// same state (or the schedule's steps are not alike): nothing is
@@ -107,12 +109,13 @@ checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule);
 /// state of the run relative to that step (every task not yet done and
 /// touched, every flow in flight, link, collective and pending event, each
 /// chip's engine and HBM in use; times relative to the instant); when the
-/// state at step k's start equals the state at step k - 1's shifted by one
-/// step's tasks and by `period` seconds, and every step between is alike
-/// task for task, the run is deterministic so each later step repeats it:
-/// the figures are the shorter run's plus (programSteps - steps run)
-/// periods of each sum (makespan, busy seconds, FLOPs, bytes, events), the
-/// peaks unchanged. Times are compared to within 1e-12 of the clock plus
+/// state at step k's start equals the state at step k - m's (m from 1 to
+/// 3) shifted by m steps' tasks and by `period` seconds, every task it
+/// names lies in steps alike task for task, and the steps not run are
+/// whole periods, the run is deterministic so each later period repeats
+/// it: the figures are the shorter run's plus the periods not run of each
+/// sum (makespan, busy seconds, FLOPs, bytes, events), the peaks
+/// unchanged. Times are compared to within 1e-12 of the clock plus
 /// 1e-9 of the value (floating-point rounding of the shifted clock); the
 /// extrapolated figures agree with a full run to that bound times the
 /// steps added. Without such a step, `unproven` is set.
