@@ -325,8 +325,13 @@ void SearchRunner::simulateBest() {
   // again. Each round simulates one plan the ranking would otherwise show
   // unproven at the top; a plan the simulator cannot run (over the
   // per-plan limit) ends the rounds.
-  while (!plans.empty() && !plans.front().outcome.simulated &&
-         !cannotSimulate(plans.front().outcome)) {
+  // (A search that simulates nothing, or whose budget is smaller than
+  // the plan, leaves it.)
+  while (simulateTop > 0 && !plans.empty() &&
+         !plans.front().outcome.simulated &&
+         !cannotSimulate(plans.front().outcome) &&
+         plans.front().outcome.simulatedTasks <=
+             options.searchSimulationBudget) {
     Planned &front = plans.front();
     std::optional<TargetDesc> desc = lowerPlan(front);
     if (desc) {
