@@ -17,6 +17,7 @@
 #include "loom/Transforms/PlanPipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <fmt/format.h>
@@ -485,10 +486,12 @@ Planned loom::planModule(const PlanProblem &problem,
     settings.granularity = std::get<int64_t>(granularity);
   }
   PassManager pm(&context);
+  pm.enableVerifier(options.verifyEachPass);
   buildPlanPipeline(pm, out.layout, settings);
   if (options.instrument)
     options.instrument(pm);
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(*module)) ||
+      (!options.verifyEachPass && failed(verify(*module))))
     return fail(diagnostics.errorText());
   out.memory = diagnostics.remarks;
 

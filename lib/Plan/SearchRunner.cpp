@@ -103,6 +103,10 @@ SearchRunner::SearchRunner(const PlanRequest &request, SearchSpace &space,
       result(result),
       simulateTop(std::max<int64_t>(options.simulateTop, 0)) {
   shared.shared = std::make_shared<SearchShared>();
+  // Thousands of candidates through the same passes: each module is
+  // verified once, after the pipeline (the passes are verified after each
+  // other in every single plan and in the tests).
+  shared.verifyEachPass = false;
   shared.shared->workload = space.getWorkload();
   shared.chooseHandover = !request.layout.scatterHandover;
   // The planned modules of the best plans by prediction (within the

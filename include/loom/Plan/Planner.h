@@ -130,7 +130,9 @@ constexpr double kSimulationBudget = 4e6;
 /// (sim::simulate's programSteps): the proof compares two consecutive
 /// step starts whose state lies in steps alike task for task, away from
 /// the program's first and last steps. Six was enough for every bundled
-/// DiT on every slice (bench/search.sh).
+/// DiT's search winner that repeats at all (bench/search.sh); a plan that
+/// has not settled by then (docs/planning.md) was still unsettled after
+/// 26 steps.
 constexpr int64_t kRepetitionSteps = 6;
 
 /// The denoising steps `outcome`'s simulation lowers (0: the whole
@@ -183,6 +185,9 @@ struct PlanOptions {
   std::function<void(mlir::PassManager &)> instrument;
   /// Set by searchPlans for its candidates (one target and topology).
   std::shared_ptr<SearchShared> shared;
+  /// Verify the module after every pass of the planning pipeline; false
+  /// (a search's candidates) verifies it once, after the last pass.
+  bool verifyEachPass = true;
   /// Set by searchPlans when the handover is free: where a plan can take
   /// the scatter/gather handover it takes it if the cost model predicts it
   /// faster (ties keep every rank sending its whole copy).
