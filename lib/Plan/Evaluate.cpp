@@ -134,7 +134,7 @@ WorkloadFigures loom::workloadFigures(ModuleOp module,
 static OwningOpRef<ModuleOp>
 importReplica(const PlanProblem &problem, const ParallelLayout &layout,
               MLIRContext &context, const TargetDesc &target,
-              const SearchShared *shared, Captured &diagnostics,
+              SearchShared *shared, Captured &diagnostics,
               PlanOutcome &out) {
   auto fail = [&](std::string why) {
     out.failure = std::move(why);
@@ -143,11 +143,38 @@ importReplica(const PlanProblem &problem, const ParallelLayout &layout,
   std::optional<WorkloadFigures> figures;
   if (shared && shared->workload)
     figures = shared->workload;
+  // A search's candidates of one batch share import it once per context
+  // and plan clones (the same IR, locations and all).
+  auto import = [&](const ImportOptions &options) -> OwningOpRef<ModuleOp> {
+    if (!shared)
+      return importModel(problem.model, options, &context);
+    ImportCache &cache = shared->imports;
+    std::pair<MLIRContext *, int64_t> key{&context,
+                                          options.batch.value_or(0)};
+    ModuleOp cached;
+    {
+      std::lock_guard<std::mutex> lock(cache.mutex);
+      auto it = cache.modules.find(key);
+      if (it != cache.modules.end())
+        cached = *it->second;
+    }
+    // Only this thread uses `context`: the cached module is read here alone.
+    if (cached)
+      return cached.clone();
+    OwningOpRef<ModuleOp> fresh =
+        importModel(problem.model, options, &context);
+    if (!fresh)
+      return fresh;
+    OwningOpRef<ModuleOp> copy = fresh->clone();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.modules.try_emplace(key, std::move(fresh));
+    return copy;
+  };
   OwningOpRef<ModuleOp> module;
   // The whole batch is imported when the figures need it or it is the
   // replica's.
   if (!figures || layout.dataParallel == 1) {
-    module = importModel(problem.model, problem.import, &context);
+    module = import(problem.import);
     if (!module)
       return fail(diagnostics.errorText(/*withPlaces=*/true));
     if (!figures)
@@ -167,7 +194,7 @@ importReplica(const PlanProblem &problem, const ParallelLayout &layout,
                 " (each replica runs an equal share)");
   ImportOptions share = problem.import;
   share.batch = batch / layout.dataParallel;
-  module = importModel(problem.model, share, &context);
+  module = import(share);
   if (!module)
     return fail(diagnostics.errorText());
   return module;

@@ -47,6 +47,7 @@ public:
   ~SearchRunner() {
     // The modules must go before their contexts.
     plans.clear();
+    shared.shared->imports.clear();
   }
 
   /// Plans `round` into `plans`, in its order; returns the index in
