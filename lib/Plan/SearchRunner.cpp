@@ -292,7 +292,21 @@ void SearchRunner::simulateBest() {
     }
     if (pool && batch.size() > 1)
       pool->wait();
-    for (size_t k : batch) {
+    // The plans whose first steps did not repeat run their whole program
+    // last, once the others have given up the schedules they no longer
+    // need and the unproven ones' first steps are freed: one whole
+    // program at a time beside the best schedule so far (sd35-medium on
+    // v5e-64 peaked at 2.1 GB holding them all).
+    SmallVector<size_t> order;
+    for (size_t k : batch)
+      if (!plans[k].outcome.unproven)
+        order.push_back(k);
+    for (size_t k : batch)
+      if (plans[k].outcome.unproven) {
+        order.push_back(k);
+        plans[k].outcome.schedule = {}; // its first steps, done with
+      }
+    for (size_t k : order) {
       budgetLeft -= plans[k].outcome.simulatedTasks;
       // No repetition found in the first steps: the whole program, when
       // it is within the per-plan limit.
