@@ -8,13 +8,16 @@
 # same run: one plan without a search (llama-7b, tp 8 on v5e-8), the median
 # of three taken before and after the sweep.
 # Prints, per model, its slowest and its largest run, and the runs past
-# either goal; a model that fits no slice of a size says so.
+# either goal; a model that fits no slice of a size says so. Then two
+# larger workloads on v5e-256: the largest video DiT at 720p and
+# DeepSeek-V3's batched decode.
 # Usage: bench/search.sh [build-dir] [model...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 shift || true
 models=("$@")
+all=$((${#models[@]} == 0))
 if [ ${#models[@]} -eq 0 ]; then
   for f in "$here"/../models/*.json; do models+=("$(basename "$f" .json)"); done
 fi
@@ -51,6 +54,27 @@ for model in "${models[@]}"; do
   printf "%-24s %-9s %8.2f %7.1f %-9s %8d %s\n" "$model" "$worst_s_slice" "$worst_s" \
     "$(echo "$worst_s / $before" | bc -l)" "$worst_m_slice" "$worst_m" "${over:--}"
 done
+# Larger workloads than the defaults, on v5e-256.
+extra() {
+  local name=$1; shift
+  /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin/loom-plan" "$@" --target v5e-256 \
+    > /dev/null 2>&1 || true
+  read -r s kb < <(tail -1 "$tmp/time")
+  mb=$((kb / 1024))
+  local over=-
+  if (( $(echo "$s > 10" | bc -l) )) || (( mb > 2048 )); then
+    over="v5e-256 (${s} s, ${mb} MB)"
+    over_all=$((over_all + 1))
+  fi
+  printf "%-24s %-9s %8.2f %7.1f %-9s %8d %s\n" "$name" v5e-256 "$s" \
+    "$(echo "$s / $before" | bc -l)" v5e-256 "$mb" "$over"
+}
+if [ "$all" = 1 ] || [[ " ${models[*]} " == *" wan21-t2v-14b "* ]]; then
+  extra "wan21-t2v-14b 720p" --model wan21-t2v-14b --height 720 --width 1280
+fi
+if [ "$all" = 1 ] || [[ " ${models[*]} " == *" deepseek-v3 "* ]]; then
+  extra "deepseek-v3 decode b256" --model deepseek-v3 --mode decode --batch 256 --seq 2048
+fi
 after=$(baseline)
 printf "baseline (one plan, llama-7b tp 8 on v5e-8): %.3f s before, %.3f s after the sweep\n" \
   "$before" "$after"

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 using namespace mlir;
 using namespace loom;
 
@@ -300,6 +302,8 @@ TEST_F(Planner, TheTaskEstimateIsTheLoweredProgramsSize) {
       request.problem.import.seqLen = c.seqLen;
     PlanOptions options;
     options.simulate = Simulation::Always;
+    // The whole program, every step lowered.
+    options.repetition = false;
     PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), context, options);
     ASSERT_EQ(plan.failure, "") << c.model;
     size_t tasks = 0;
@@ -350,3 +354,71 @@ TEST(RuntimePlacement, CreateDeviceMeshByHand) {
 }
 
 } // namespace
+
+// A denoising program simulated by its first steps and the repetition
+// proof reports what simulating every step reports, figure for figure, to
+// rounding: PipeFusion pipelines whose steps overlap, with and without
+// tensor parallelism and data parallelism.
+TEST_F(Planner, ARepeatedRunReportsWhatTheWholeRunReports) {
+  struct Case {
+    int64_t tp, stages, dp;
+  };
+  for (Case c : {Case{1, 4, 2}, Case{2, 2, 1}, Case{1, 8, 1}}) {
+    PlanRequest request;
+    request.problem.model = "dit-xl-2";
+    request.problem.topology = "v5e-8";
+    request.layout.tp = c.tp;
+    request.layout.stages = c.stages;
+    request.layout.dataParallel = c.dp;
+    PlanOptions options;
+    PlanOutcome repeated = planAndSimulate(
+        request.problem, request.layout.complete(), context, options);
+    options.repetition = false;
+    PlanOutcome whole = planAndSimulate(
+        request.problem, request.layout.complete(), context, options);
+    std::string name = "tp " + std::to_string(c.tp) + " x " +
+                       std::to_string(c.stages) + " stages x dp " +
+                       std::to_string(c.dp);
+    ASSERT_EQ(repeated.failure, "") << name;
+    ASSERT_EQ(whole.failure, "") << name;
+    ASSERT_TRUE(repeated.simulated && whole.simulated) << name;
+    const sim::SimResult &r = *repeated.simulated, &w = *whole.simulated;
+    // The proof ran: fewer steps than the program's.
+    EXPECT_GT(r.stepsRun, 0) << name;
+    EXPECT_LT(r.stepsRun, repeated.steps) << name;
+    EXPECT_EQ(r.programSteps, repeated.steps) << name;
+    EXPECT_EQ(w.stepsRun, 0) << name;
+    EXPECT_LT(repeated.schedule.chips.front().tasks.size(),
+              whole.schedule.chips.front().tasks.size())
+        << name;
+    auto near = [](double a, double b) {
+      return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+    };
+    EXPECT_TRUE(near(r.makespan, w.makespan))
+        << name << ": " << r.makespan << " vs " << w.makespan;
+    EXPECT_EQ(r.events, w.events) << name;
+    ASSERT_EQ(r.chips.size(), w.chips.size());
+    for (size_t i = 0; i < r.chips.size(); ++i) {
+      EXPECT_EQ(r.chips[i].id, w.chips[i].id);
+      EXPECT_TRUE(near(r.chips[i].computeBusy, w.chips[i].computeBusy))
+          << name << " chip " << i;
+      EXPECT_TRUE(near(r.chips[i].flops, w.chips[i].flops))
+          << name << " chip " << i;
+      EXPECT_NEAR(r.chips[i].exposedComm, w.chips[i].exposedComm,
+                  1e-9 * w.makespan)
+          << name << " chip " << i;
+      EXPECT_EQ(r.chips[i].peakHbm, w.chips[i].peakHbm) << name;
+      EXPECT_EQ(r.chips[i].tasks, w.chips[i].tasks) << name;
+    }
+    ASSERT_EQ(r.links.size(), w.links.size()) << name;
+    std::map<std::pair<int64_t, int64_t>, const sim::LinkStats *> links;
+    for (const sim::LinkStats &l : w.links)
+      links[{l.from, l.to}] = &l;
+    for (const sim::LinkStats &l : r.links) {
+      const sim::LinkStats *o = links[{l.from, l.to}];
+      ASSERT_NE(o, nullptr) << name;
+      EXPECT_TRUE(near(l.bytes, o->bytes)) << name;
+      EXPECT_NEAR(l.busy, o->busy, 1e-9 * w.makespan) << name;
+    }
+  }
+}

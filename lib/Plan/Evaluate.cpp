@@ -20,6 +20,7 @@
 #include "loom/Transforms/SplitBatch.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <fmt/format.h>
@@ -141,7 +142,7 @@ WorkloadFigures loom::workloadFigures(ModuleOp module,
 static OwningOpRef<ModuleOp>
 importReplica(const PlanProblem &problem, const ParallelLayout &layout,
               MLIRContext &context, const TargetDesc &target,
-              const SearchShared *shared, Captured &diagnostics,
+              SearchShared *shared, Captured &diagnostics,
               PlanOutcome &out) {
   auto fail = [&](std::string why) {
     out.failure = std::move(why);
@@ -150,11 +151,38 @@ importReplica(const PlanProblem &problem, const ParallelLayout &layout,
   std::optional<WorkloadFigures> figures;
   if (shared && shared->workload)
     figures = shared->workload;
+  // A search's candidates of one batch share import it once per context
+  // and plan clones (the same IR, locations and all).
+  auto import = [&](const ImportOptions &options) -> OwningOpRef<ModuleOp> {
+    if (!shared)
+      return importModel(problem.model, options, &context);
+    ImportCache &cache = shared->imports;
+    std::pair<MLIRContext *, int64_t> key{&context,
+                                          options.batch.value_or(0)};
+    ModuleOp cached;
+    {
+      std::lock_guard<std::mutex> lock(cache.mutex);
+      auto it = cache.modules.find(key);
+      if (it != cache.modules.end())
+        cached = *it->second;
+    }
+    // Only this thread uses `context`: the cached module is read here alone.
+    if (cached)
+      return cached.clone();
+    OwningOpRef<ModuleOp> fresh =
+        importModel(problem.model, options, &context);
+    if (!fresh)
+      return fresh;
+    OwningOpRef<ModuleOp> copy = fresh->clone();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.modules.try_emplace(key, std::move(fresh));
+    return copy;
+  };
   OwningOpRef<ModuleOp> module;
   // The whole batch is imported when the figures need it or it is the
   // replica's.
   if (!figures || layout.dataParallel == 1) {
-    module = importModel(problem.model, problem.import, &context);
+    module = import(problem.import);
     if (!module)
       return fail(diagnostics.errorText(/*withPlaces=*/true));
     if (!figures)
@@ -179,7 +207,7 @@ importReplica(const PlanProblem &problem, const ParallelLayout &layout,
   }
   ImportOptions share = problem.import;
   share.batch = batch / layout.dataParallel;
-  module = importModel(problem.model, share, &context);
+  module = import(share);
   if (!module)
     return fail(diagnostics.errorText());
   return module;
@@ -430,6 +458,9 @@ static bool predict(const TargetDesc &desc, const TopologyDesc &topology,
                        units *
                        double(cost.tasksPerRank(out.sliceLengths.front()) +
                               4 * pipeline.getChunks());
+  out.simulatedTasks = out.estimatedTasks;
+  if (int64_t steps = repetitionSteps(out))
+    out.simulatedTasks *= double(steps) / double(out.steps);
   // The host launches the whole plan once (calibration).
   out.predicted = prediction.seconds + model.programDispatch();
   out.bubble = prediction.bubble;
@@ -480,6 +511,7 @@ Planned loom::planModule(const PlanProblem &problem,
   ModelAttr modelInfo = getModel(*module);
   if (modelInfo.isDiffusion())
     out.steps = modelInfo.getSteps();
+  out.repetition = options.repetition;
   workloadBounds(*module, desc, out.layout, out);
   if (std::string why = checkSchedule(out.layout); !why.empty())
     return fail(why);
@@ -494,10 +526,12 @@ Planned loom::planModule(const PlanProblem &problem,
     settings.granularity = std::get<int64_t>(granularity);
   }
   PassManager pm(&context);
+  pm.enableVerifier(options.verifyEachPass);
   buildPlanPipeline(pm, out.layout, settings);
   if (options.instrument)
     options.instrument(pm);
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(*module)) ||
+      (!options.verifyEachPass && failed(verify(*module))))
     return fail(diagnostics.errorText());
   out.memory = diagnostics.remarks;
 
@@ -530,37 +564,77 @@ Planned loom::planModule(const PlanProblem &problem,
 bool loom::shouldSimulate(const PlanOutcome &outcome, Simulation policy) {
   return policy == Simulation::Always ||
          (policy == Simulation::WithinBudget &&
-          outcome.estimatedTasks <= kSimulationBudget);
+          outcome.simulatedTasks <= kSimulationBudget);
 }
 
-std::optional<TargetDesc> loom::lower(Planned &planned) {
+int64_t loom::repetitionSteps(const PlanOutcome &outcome) {
+  // Past the warm-up, kRepetitionSteps and as many more (up to 5) as
+  // make the steps not run a multiple of 6: whole periods of 1, 2 or 3
+  // steps (sim::simulate).
+  int64_t steps = outcome.warmup + kRepetitionSteps;
+  if (outcome.steps > steps)
+    steps += (outcome.steps - steps) % 6;
+  return outcome.repetition && outcome.patches && outcome.steps > steps
+             ? steps
+             : 0;
+}
+
+std::optional<TargetDesc> loom::lower(Planned &planned, bool whole) {
   PlanOutcome &out = planned.outcome;
+  int64_t steps = whole ? 0 : repetitionSteps(out);
   OwningOpRef<ModuleOp> module = std::move(planned.module);
   Captured diagnostics(*module->getContext());
   TargetDesc desc = getTarget(*module).getDesc();
   // The program straight into a schedule: the simulation needs no IR.
-  FailureOr<schedule::Schedule> program =
-      lowerToScheduleFile(*module, out.layout.interleave,
-                          out.layout.decompose, out.layout.scatterHandover);
+  FailureOr<schedule::Schedule> program = lowerToScheduleFile(
+      *module, out.layout.interleave, out.layout.decompose,
+      out.layout.scatterHandover, steps);
   if (failed(program)) {
     out.failure = diagnostics.errorText();
     return std::nullopt;
   }
   out.schedule = std::move(*program);
+  if (steps > 0)
+    planned.module = std::move(module);
   return desc;
 }
 
 void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
                             bool trace) {
+  int64_t steps = out.schedule.stepStarts.empty() ||
+                          int64_t(out.schedule.stepStarts.front().size()) >=
+                              out.steps
+                      ? 0
+                      : out.steps;
   llvm::Expected<sim::SimResult> result =
-      sim::simulate(desc, out.schedule, trace);
+      sim::simulate(desc, out.schedule, trace, steps);
   if (!result) {
     out.failure = llvm::toString(result.takeError());
+    return;
+  }
+  if (result->unproven && result->failure.empty()) {
+    out.unproven = true;
     return;
   }
   out.simulated = std::move(*result);
   if (!out.simulated->failure.empty())
     out.failure = out.simulated->failure;
+}
+
+double loom::finishUnproven(Planned &planned, bool trace) {
+  PlanOutcome &out = planned.outcome;
+  out.schedule = {};
+  if (!planned.module || out.estimatedTasks > kSimulationBudget) {
+    // out.unproven stays: the plan cannot be simulated.
+    planned.module = nullptr;
+    return 0;
+  }
+  std::optional<TargetDesc> desc = lower(planned, /*whole=*/true);
+  if (!desc)
+    return 0;
+  out.unproven = false;
+  simulateSchedule(out, *desc, trace);
+  return out.estimatedTasks;
 }
 
 bool loom::byPrediction(const PlanOutcome &a, const PlanOutcome &b) {

@@ -61,8 +61,25 @@ WorkloadFigures workloadFigures(mlir::ModuleOp module,
                                 const ImportOptions &given,
                                 const TargetDesc &target, int64_t chips);
 
+/// A search's imported models, one per worker context and batch (the
+/// replica's share): each candidate plans a clone rather than importing
+/// the model again (a batched DeepSeek-V3 decode search imported it 4891
+/// times, a third of its time). The search clears it before its contexts
+/// go.
+struct ImportCache {
+  std::mutex mutex;
+  std::map<std::pair<mlir::MLIRContext *, int64_t>,
+           mlir::OwningOpRef<mlir::ModuleOp>>
+      modules;
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    modules.clear();
+  }
+};
+
 struct SearchShared {
   HandoverCache handovers;
+  ImportCache imports;
   /// The workload's figures, from the search's own import.
   std::optional<WorkloadFigures> workload;
 };
@@ -113,12 +130,21 @@ Planned planModule(const PlanProblem &problem, const ParallelLayout &layout,
                    mlir::MLIRContext &context, const PlanOptions &options);
 
 bool shouldSimulate(const PlanOutcome &outcome, Simulation policy);
-/// Lowers the planned module (consuming it) into `planned.outcome`'s
-/// schedule and returns the target to simulate it on, or sets `failure`.
-std::optional<TargetDesc> lower(Planned &planned);
+/// Lowers the planned module into `planned.outcome`'s schedule and returns
+/// the target to simulate it on, or sets `failure`. The module is consumed
+/// unless the schedule holds only the first repetitionSteps steps (`whole`
+/// false): it stays for lowerWhole, should the proof fail.
+std::optional<TargetDesc> lower(Planned &planned, bool whole = false);
 /// Simulates a lowered plan's schedule, into `out`. Plain data, no IR: a
-/// search runs several at once.
+/// search runs several at once. A schedule of the first steps is simulated
+/// with the repetition proof; when it finds none, `out.simulated` is left
+/// unset with `out.simulated`'s `unproven` result in `unproven` (see
+/// finishUnproven).
 void simulateSchedule(PlanOutcome &out, const TargetDesc &desc, bool trace);
+/// After simulateSchedule found no repetition: the whole program lowered
+/// and simulated when it is within kSimulationBudget, else the plan stays
+/// unsimulated. Needs the module lower kept. Returns the tasks it ran.
+double finishUnproven(Planned &planned, bool trace);
 
 /// The cost model's order, made total by the layouts.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b);

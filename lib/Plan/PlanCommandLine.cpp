@@ -113,6 +113,11 @@ struct PlanCLOptions {
       cl::desc("--search: simulate up to this many of the best plans by "
                "prediction, while their programs' tasks add up to at most 4 "
                "million")};
+  cl::opt<bool> repetition{
+      "repetition", cl::init(true), cl::cat(category),
+      cl::desc("Simulate a denoising program of many steps by its first "
+               "steps and prove the rest repeat them (docs/planning.md); "
+               "=false simulates every step, within 4 million tasks")};
   cl::opt<unsigned> threads{
       "search-threads", cl::init(0), cl::cat(category),
       cl::desc("--search: threads that plan the candidates and simulate the "
@@ -294,6 +299,7 @@ Expected<PlanCommand> loom::getPlanCommand() {
   PlanOptions &options = command.options;
   options.trace = !o.traceFile.empty() || !o.svgFile.empty() || !o.html.empty();
   options.simulateTop = o.top;
+  options.repetition = o.repetition;
   options.threads = o.threads;
   // A search's JSON is its ranking.
   options.rankOnly = command.search && o.json;

@@ -34,8 +34,11 @@ PlanOutcome loom::planAndSimulate(const PlanProblem &problem,
   Planned planned = planModule(problem, layout, context, options);
   if (planned.outcome.failure.empty() &&
       shouldSimulate(planned.outcome, options.simulate))
-    if (std::optional<TargetDesc> desc = lower(planned))
+    if (std::optional<TargetDesc> desc = lower(planned)) {
       simulateSchedule(planned.outcome, *desc, options.trace);
+      if (planned.outcome.unproven)
+        finishUnproven(planned, options.trace);
+    }
   return std::move(planned.outcome);
 }
 

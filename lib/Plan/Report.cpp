@@ -211,17 +211,33 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   os << fmt::format("  predicted:  {:.3f} ms (cost model; busiest stage idle "
                     "{:.1f}%)\n",
                     p.predicted * 1e3, 100 * p.bubble);
-  if (!p.simulated) {
+  if (!p.simulated && p.unproven) {
+    os << fmt::format("  simulated:  no: its first {} steps did not repeat "
+                      "and its whole program has about {:.1f} million tasks, "
+                      "over the {:.0f} million Loom simulates\n",
+                      repetitionSteps(p), p.estimatedTasks / 1e6,
+                      kSimulationBudget / 1e6);
+  } else if (!p.simulated) {
     os << fmt::format("  simulated:  no: its program has about {:.1f} million "
                       "tasks, over the {:.0f} million Loom simulates; fewer "
                       "slices or steps shrink it\n",
-                      p.estimatedTasks / 1e6, kSimulationBudget / 1e6);
+                      p.simulatedTasks / 1e6, kSimulationBudget / 1e6);
   } else {
     const sim::SimResult &s = *p.simulated;
     os << fmt::format("  simulated:  {:.3f} ms ({:+.1f}% against the "
                       "prediction)\n",
                       s.makespan * 1e3,
                       100 * (s.makespan - p.predicted) / p.predicted);
+    if (s.stepsRun > 0)
+      os << fmt::format("              by repetition: {} of its {} steps "
+                        "run; from step {} {} {:.3f} ms later\n",
+                        s.stepsRun, s.programSteps, s.repeatedFrom,
+                        s.periodSteps == 1
+                            ? std::string("each step repeats the one before,")
+                            : fmt::format("every {} steps repeat the {} "
+                                          "before,",
+                                          s.periodSteps, s.periodSteps),
+                        s.period * 1e3);
     os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
                       100 * meanMFU(s), s.chips.size(),
                       s.chips.size() == 1 ? "" : "s");

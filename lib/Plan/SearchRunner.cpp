@@ -24,6 +24,15 @@ using namespace loom;
 
 namespace {
 
+/// A plan the simulator cannot run: its program, or the first steps of it
+/// the repetition proof runs, is over kSimulationBudget tasks, or the
+/// proof found no repetition and the whole program is over it.
+bool cannotSimulate(const PlanOutcome &p) {
+  return !p.simulated &&
+         (p.simulatedTasks > kSimulationBudget ||
+          (p.unproven && p.estimatedTasks > kSimulationBudget));
+}
+
 /// The other placements of the expert-group layouts that predict best
 /// (each group placement moves only its all-to-alls and the tp group's
 /// collectives; trying them all on every layout took a batched DeepSeek-V3
@@ -38,6 +47,7 @@ public:
   ~SearchRunner() {
     // The modules must go before their contexts.
     plans.clear();
+    shared.shared->imports.clear();
   }
 
   /// Plans `round` into `plans`, in its order; returns the index in
@@ -53,6 +63,8 @@ public:
   void simulateBest();
   /// The winner as planAndSimulate reports it, and the ranking.
   void finish();
+  void dropRefused(const std::vector<bool> &refused);
+  void rankByBestEstimate();
 
   /// Every candidate's steps and the top's simulations, for progress.
   int64_t steps = 0;
@@ -92,6 +104,10 @@ SearchRunner::SearchRunner(const PlanRequest &request, SearchSpace &space,
       result(result),
       simulateTop(std::max<int64_t>(options.simulateTop, 0)) {
   shared.shared = std::make_shared<SearchShared>();
+  // Thousands of candidates through the same passes: each module is
+  // verified once, after the pipeline (the passes are verified after each
+  // other in every single plan and in the tests).
+  shared.verifyEachPass = false;
   shared.shared->workload = space.getWorkload();
   shared.chooseHandover = !request.layout.scatterHandover;
   // The planned modules of the best plans by prediction (within the
@@ -105,7 +121,7 @@ SearchRunner::SearchRunner(const PlanRequest &request, SearchSpace &space,
 }
 
 void SearchRunner::keepModule(size_t index) {
-  if (keep == 0 || plans[index].outcome.estimatedTasks > kSimulationBudget) {
+  if (keep == 0 || plans[index].outcome.simulatedTasks > kSimulationBudget) {
     plans[index].module = nullptr;
     return;
   }
@@ -250,7 +266,7 @@ void SearchRunner::simulateBest() {
     for (size_t k = i; k < plans.size() &&
                        simulated + int64_t(batch.size()) < simulateTop;
          ++k) {
-      double tasks = plans[k].outcome.estimatedTasks;
+      double tasks = plans[k].outcome.simulatedTasks;
       if (tasks > kSimulationBudget)
         continue;
       if (tasks > left)
@@ -276,9 +292,30 @@ void SearchRunner::simulateBest() {
     }
     if (pool && batch.size() > 1)
       pool->wait();
-    for (size_t k : batch) {
-      budgetLeft -= plans[k].outcome.estimatedTasks;
+    // The plans whose first steps did not repeat run their whole program
+    // last, once the others have given up the schedules they no longer
+    // need and the unproven ones' first steps are freed: one whole
+    // program at a time beside the best schedule so far (sd35-medium on
+    // v5e-64 peaked at 2.1 GB holding them all).
+    SmallVector<size_t> order;
+    for (size_t k : batch)
+      if (!plans[k].outcome.unproven)
+        order.push_back(k);
+    for (size_t k : batch)
+      if (plans[k].outcome.unproven) {
+        order.push_back(k);
+        plans[k].outcome.schedule = {}; // its first steps, done with
+      }
+    for (size_t k : order) {
+      budgetLeft -= plans[k].outcome.simulatedTasks;
+      // No repetition found in the first steps: the whole program, when
+      // it is within the per-plan limit.
+      if (plans[k].outcome.unproven)
+        budgetLeft -= finishUnproven(plans[k], /*trace=*/false);
+      plans[k].module = nullptr;
       progress();
+      if (!plans[k].outcome.simulated && plans[k].outcome.failure.empty())
+        continue; // cannot be simulated (cannotSimulate)
       if (!plans[k].outcome.failure.empty()) {
         refused[k] = true;
         plans[k].outcome.schedule = {};
@@ -299,7 +336,58 @@ void SearchRunner::simulateBest() {
     }
     i = batch.back() + 1;
   }
-  // The refused plans do not fit.
+  dropRefused(refused);
+  rankByBestEstimate();
+  // The winner is simulated whenever the simulator can run it: while the
+  // best by the ranking was not simulated (the budget ran out before it,
+  // or it ranked below the simulated ones by prediction), it is, and the
+  // ranking is taken again. Each round simulates one plan the ranking
+  // would otherwise show unproven at the top; a plan the simulator cannot
+  // run (over the per-plan limit, or its steps not repeating and its whole
+  // program over it) ends the rounds and wins by its prediction, as the
+  // report says. (A search that simulates nothing, or whose budget is
+  // smaller than the plan, leaves it.)
+  while (simulateTop > 0 && !plans.empty() &&
+         !plans.front().outcome.simulated &&
+         !cannotSimulate(plans.front().outcome) &&
+         plans.front().outcome.simulatedTasks <=
+             options.searchSimulationBudget) {
+    Planned &front = plans.front();
+    std::optional<TargetDesc> desc = lowerPlan(front);
+    if (desc) {
+      simulateSchedule(front.outcome, *desc, /*trace=*/false);
+      if (front.outcome.unproven)
+        finishUnproven(front, /*trace=*/false);
+    }
+    front.module = nullptr;
+    progress();
+    std::vector<bool> gone(plans.size(), false);
+    if (!front.outcome.failure.empty()) {
+      gone[0] = true;
+      ++result.rejected;
+    } else if (!front.outcome.simulated) {
+      // Unproven and too large: it stays where its prediction puts it
+      // and the rounds end (cannotSimulate).
+    } else if (bestSimulated) {
+      // Only the best simulated plan keeps its schedule.
+      auto best = std::find_if(plans.begin() + 1, plans.end(),
+                               [](const Planned &p) {
+                                 return !p.outcome.schedule.chips.empty();
+                               });
+      if (best != plans.end()) {
+        if (best->outcome.simulated->makespan <=
+            front.outcome.simulated->makespan)
+          front.outcome.schedule = {};
+        else
+          best->outcome.schedule = {};
+      }
+    }
+    dropRefused(gone);
+    rankByBestEstimate();
+  }
+}
+
+void SearchRunner::dropRefused(const std::vector<bool> &refused) {
   size_t fit = 0;
   for (size_t k = 0; k < plans.size(); ++k)
     if (!refused[k]) {
@@ -308,8 +396,15 @@ void SearchRunner::simulateBest() {
       ++fit;
     }
   plans.resize(fit);
+}
+
+void SearchRunner::rankByBestEstimate() {
   // By the best estimate of each: the simulator's time where it ran, the
-  // cost model's otherwise.
+  // cost model's otherwise. A plan the simulator cannot run (its program
+  // over kSimulationBudget tasks, its steps not repeating) keeps its place
+  // by prediction: ranking it after the simulated plans would trade the
+  // user's best plan for a limit of the simulator (a 16-stage video DiT's
+  // best plan predicts 6.3 s, the best simulated one 7.8 s).
   std::stable_sort(plans.begin(), plans.end(),
                    [](const Planned &a, const Planned &b) {
                      auto time = [](const PlanOutcome &p) {
@@ -328,17 +423,18 @@ void SearchRunner::finish() {
     schedule::Schedule program = std::move(best.outcome.schedule);
     Planned winner{best.outcome, std::move(best.module)};
     winner.outcome.schedule = std::move(program);
-    if (!winner.outcome.simulated &&
+    // (A plan whose first steps were run and did not repeat, its whole
+    // program over the limit, is not run again.)
+    if (!winner.outcome.simulated && !winner.outcome.unproven &&
         shouldSimulate(winner.outcome, options.simulate)) {
-      if (std::optional<TargetDesc> desc = lowerPlan(winner))
+      if (std::optional<TargetDesc> desc = lowerPlan(winner)) {
         simulateSchedule(winner.outcome, *desc, options.trace);
+        if (winner.outcome.unproven)
+          finishUnproven(winner, options.trace);
+      }
     } else if (winner.outcome.simulated && options.trace) {
-      llvm::Expected<sim::SimResult> traced = sim::simulate(
-          space.getTarget(), winner.outcome.schedule, /*recordTrace=*/true);
-      if (traced)
-        winner.outcome.simulated = std::move(*traced);
-      else
-        winner.outcome.failure = llvm::toString(traced.takeError());
+      // The same run again, recording (the same proof, when it repeats).
+      simulateSchedule(winner.outcome, space.getTarget(), /*trace=*/true);
     }
     result.winner = std::move(winner.outcome);
   }

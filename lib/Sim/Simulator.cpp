@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <tuple>
 
@@ -91,6 +92,9 @@ struct ChipState {
   /// allocations took.
   int64_t hbm = 0;
   ChipStats stats;
+  /// The last task of the chip whose state changed, and the first not
+  /// done (the repetition proof's window).
+  int32_t maxTouched = -1, firstNotDone = 0;
 };
 
 struct Event {
@@ -108,9 +112,10 @@ struct Event {
 class Engine {
 public:
   Engine(const TargetDesc &target, const TopologyDesc &topology,
-         const schedule::Schedule &schedule, bool recordTrace)
+         const schedule::Schedule &schedule, bool recordTrace,
+         int64_t programSteps)
       : target(target), model(target), topology(topology), schedule(schedule),
-        recordTrace(recordTrace) {}
+        recordTrace(recordTrace), programSteps(programSteps) {}
 
   /// Builds the run's state from a schedule that passed checkSchedule.
   void load();
@@ -211,11 +216,54 @@ private:
                      int8_t dir);
   std::string describe(int32_t t) const;
 
+  // The repetition proof (simulate's programSteps).
+  /// The state of the run at a step's start, relative to it.
+  struct Snapshot {
+    int64_t step = 0;
+    double now = 0;
+    /// The first and last step of the tasks it names (-1: before the
+    /// first step), and whether two of its flows could not be told apart.
+    int64_t minStep = std::numeric_limits<int64_t>::max(), maxStep = -1;
+    bool ambiguous = false;
+    std::vector<int64_t> ints;
+    /// Times relative to `now` and bytes, each with its tolerance.
+    std::vector<std::pair<double, double>> reals;
+    std::vector<ChipStats> stats;
+    std::vector<std::pair<double, double>> linkStats; ///< bytes, busy
+    uint64_t events = 0;
+  };
+  /// Sets `alike`: the first step from which every step up to the
+  /// lowered last but one is its predecessor's task for task; -1 if none.
+  void findAlikeSteps();
+  bool stepsAlike(int64_t t) const;
+  Snapshot snapshot(int64_t step);
+  bool sameState(const Snapshot &a, const Snapshot &b) const;
+  void atInstantEnd();
+  void extrapolate(SimResult &result) const;
+  void extrapolateLinks();
+  void touchTask(int32_t t) {
+    ChipState &chip = chips[tasks[t].chip];
+    chip.maxTouched = std::max(chip.maxTouched, tasks[t].local);
+  }
+
   const TargetDesc &target;
   CostModel model;
   const TopologyDesc &topology;
   const schedule::Schedule &schedule;
   bool recordTrace;
+  int64_t programSteps;
+  /// Steps the schedule holds, the first of the alike ones (-1: none).
+  int64_t lowered = 0, alike = -1;
+  std::vector<int32_t> chipBase;
+  /// The snapshots so far (a period may be up to kMaxPeriod steps: two
+  /// stages whose events come within rounding of each other alternate).
+  std::vector<Snapshot> history;
+  static constexpr int64_t kMaxPeriod = 3;
+  int64_t periodSteps = 0;
+  /// The two snapshots that proved the program periodic.
+  std::optional<Snapshot> proofFrom, proofTo;
+  /// The tasks ready from the start are being made ready.
+  bool starting = false;
 
   std::vector<Task> tasks;
   std::vector<int32_t> dependentsStart, dependents; // CSR
@@ -234,7 +282,11 @@ private:
   std::vector<int32_t> dirtyLinks;
   std::vector<Instance> instances;
   std::map<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue;
+  /// The event queue, its heap open to the repetition proof's snapshots.
+  struct Queue
+      : std::priority_queue<Event, std::vector<Event>, std::greater<Event>> {
+    const std::vector<Event> &events() const { return c; }
+  } queue;
   uint64_t seq = 0, events = 0;
   double now = 0;
   std::string failure;
@@ -265,6 +317,7 @@ void Engine::load() {
     state.id = chip.id;
     state.stats.id = chip.id;
     int32_t base = tasks.size();
+    chipBase.push_back(base);
     for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
       Task task{&spec, int32_t(chips.size()), int32_t(i),
                 int32_t(spec.deps.size())};
@@ -564,6 +617,9 @@ void Engine::startStep(int32_t i, int32_t step) {
 void Engine::onReady(int32_t t) {
   Task &task = tasks[t];
   task.ready = true;
+  // Ready from the start (a receive, say) is every step's first state.
+  if (!starting)
+    touchTask(t);
   task.start = now;
   const schedule::Task &spec = *task.spec;
   ChipState &chip = chips[task.chip];
@@ -576,6 +632,7 @@ void Engine::onReady(int32_t t) {
     int32_t recv = task.partner;
     if (tasks[recv].ready && !tasks[recv].done) {
       tasks[recv].inFlight = true;
+      touchTask(recv);
       commBegin(tasks[recv].chip);
     }
     startFlow(chip.id, spec.peer, spec.bytes, Flow::Owner::Message, t,
@@ -663,6 +720,7 @@ void Engine::advance(int32_t c) {
 void Engine::finish(int32_t t, uint8_t engine) {
   Task &task = tasks[t];
   task.done = true;
+  touchTask(t);
   ++finished;
   ++chips[task.chip].stats.tasks;
   if (recordTrace && task.spec->kind != TaskKind::Alloc &&
@@ -670,9 +728,11 @@ void Engine::finish(int32_t t, uint8_t engine) {
       task.spec->kind != TaskKind::CollectiveDone)
     trace.push_back({int32_t(chips[task.chip].id), task.local, engine,
                      task.start, now});
-  for (int32_t i = dependentsStart[t]; i < dependentsStart[t + 1]; ++i)
+  for (int32_t i = dependentsStart[t]; i < dependentsStart[t + 1]; ++i) {
+    touchTask(dependents[i]);
     if (--tasks[dependents[i]].waiting == 0)
       onReady(dependents[i]);
+  }
 }
 
 std::string Engine::describe(int32_t t) const {
@@ -693,14 +753,20 @@ std::string Engine::describe(int32_t t) const {
 SimResult Engine::run() {
   // The host launches the program on every chip before any of it runs.
   now = model.programDispatch();
+  starting = true;
   for (size_t t = 0; t < tasks.size(); ++t)
     if (tasks[t].waiting == 0 && !tasks[t].ready)
       onReady(t);
+  starting = false;
+  if (programSteps > 0)
+    findAlikeSteps();
   while ((!queue.empty() || !dirtyLinks.empty()) && failure.empty()) {
     if (!dirtyLinks.empty() && (queue.empty() || queue.top().time > now)) {
       rerateDirty();
       continue;
     }
+    if (alike >= 0 && !proofTo && (queue.empty() || queue.top().time > now))
+      atInstantEnd();
     Event event = queue.top();
     queue.pop();
     ++events;
@@ -751,6 +817,8 @@ SimResult Engine::run() {
     touch(chip);
     result.chips.push_back(chip.stats);
   }
+  if (programSteps > 0)
+    extrapolateLinks();
   // In link order, so that links equally busy keep one order.
   llvm::sort(links, [](const Link &a, const Link &b) { return a.id < b.id; });
   for (const Link &link : links) {
@@ -769,7 +837,328 @@ SimResult Engine::run() {
     return a.busy > b.busy;
   });
   result.trace = std::move(trace);
+  if (programSteps > 0)
+    extrapolate(result);
   return result;
+}
+
+//===----------------------------------------------------------------------===//
+// The repetition proof
+//===----------------------------------------------------------------------===//
+
+bool Engine::stepsAlike(int64_t t) const {
+  // Step t + 1 against step t on every chip: the same tasks, their
+  // dependencies, allocations, partners and collectives one step on.
+  const auto &starts = schedule.stepStarts;
+  for (size_t c = 0; c < chips.size(); ++c) {
+    int64_t p = starts[c][t + 1] - starts[c][t];
+    if (starts[c][t + 2] - starts[c][t + 1] != p)
+      return false;
+    for (int64_t i = starts[c][t + 1]; i < starts[c][t + 2]; ++i) {
+      const Task &x = tasks[chipBase[c] + i], &y = tasks[chipBase[c] + i - p];
+      const schedule::Task &a = *x.spec, &b = *y.spec;
+      if (a.kind != b.kind || a.bytes != b.bytes || a.flops != b.flops ||
+          a.bits != b.bits || a.vectorOps != b.vectorOps ||
+          a.steps != b.steps || a.peer != b.peer || a.what != b.what ||
+          a.collective != b.collective || a.group != b.group ||
+          a.deps.size() != b.deps.size() || x.waiting != y.waiting)
+        return false;
+      for (size_t k = 0; k < a.deps.size(); ++k)
+        if (a.deps[k] - p != b.deps[k])
+          return false;
+      if ((a.kind == TaskKind::Free && a.alloc - p != b.alloc) ||
+          (a.kind == TaskKind::CollectiveDone && a.start - p != b.start))
+        return false;
+      // One step on: `shift` tasks later on the same chip.
+      auto oneOn = [&](int32_t later, int32_t earlier) {
+        int32_t lc = tasks[later].chip;
+        return lc == tasks[earlier].chip &&
+               later - earlier == starts[lc][t + 1] - starts[lc][t];
+      };
+      if (x.partner != kNone && !oneOn(x.partner, y.partner))
+        return false;
+      if (x.collective != kNone) {
+        const Instance &u = instances[x.collective],
+                       &v = instances[y.collective];
+        if (u.members.front() == int32_t(chipBase[c] + i)) {
+          if (u.members.size() != v.members.size())
+            return false;
+          for (size_t m = 0; m < u.members.size(); ++m)
+            if (!oneOn(u.members[m], v.members[m]))
+              return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+void Engine::findAlikeSteps() {
+  const auto &starts = schedule.stepStarts;
+  if (starts.size() != chips.size() || starts.empty())
+    return;
+  lowered = starts.front().size();
+  for (const auto &chip : starts)
+    if (int64_t(chip.size()) != lowered)
+      return;
+  if (lowered >= programSteps || lowered < 4)
+    return;
+  // Steps [alike, lowered - 2] are each the one before shifted.
+  int64_t t = lowered - 3;
+  while (t >= 0 && stepsAlike(t))
+    --t;
+  if (t + 1 <= lowered - 4)
+    alike = t + 1;
+}
+
+void Engine::atInstantEnd() {
+  // A step begins when chip 0's first task of it is done.
+  int64_t next = history.empty() ? 1 : history.back().step + 1;
+  if (next >= lowered - 1)
+    return;
+  if (!tasks[chipBase[0] + schedule.stepStarts[0][next]].done)
+    return;
+  Snapshot now = snapshot(next);
+  // The state m steps back, all tasks named in alike steps on both sides;
+  // the steps not run must be whole periods.
+  for (int64_t m = 1; m <= kMaxPeriod && m <= int64_t(history.size()); ++m) {
+    const Snapshot &before = history[history.size() - m];
+    if ((programSteps - lowered) % m != 0 || before.ambiguous ||
+        now.ambiguous || before.minStep < alike ||
+        now.minStep < alike + m || before.maxStep > lowered - 2 - m ||
+        now.maxStep > lowered - 2 || !sameState(before, now))
+      continue;
+    periodSteps = m;
+    proofFrom = before;
+    proofTo = std::move(now);
+    history.clear();
+    return;
+  }
+  history.push_back(std::move(now));
+}
+
+Engine::Snapshot Engine::snapshot(int64_t step) {
+  Snapshot snap;
+  snap.step = step;
+  snap.now = now;
+  snap.events = events;
+  const auto &starts = schedule.stepStarts;
+  // Tolerances: a time relative to the clock, and bytes on the wire.
+  double timeTol = 1e-12 * now;
+  double byteTol = timeTol * target.linkBandwidth;
+  auto real = [&](double x, double tol) { snap.reals.push_back({x, tol}); };
+  // A task as its chip and its index relative to the step's start.
+  auto taskRef = [&](int32_t t) {
+    int32_t c = tasks[t].chip;
+    int64_t i = tasks[t].local;
+    int64_t in = std::upper_bound(starts[c].begin(), starts[c].end(), i) -
+                 starts[c].begin() - 1;
+    snap.minStep = std::min(snap.minStep, in);
+    snap.maxStep = std::max(snap.maxStep, in);
+    snap.ints.push_back(c);
+    snap.ints.push_back(i - starts[c][step]);
+  };
+  std::vector<int32_t> used; // instances, by their first member
+  for (size_t c = 0; c < chips.size(); ++c) {
+    ChipState &chip = chips[c];
+    int32_t size = schedule.chips[c].tasks.size();
+    while (chip.firstNotDone < size &&
+           tasks[chipBase[c] + chip.firstNotDone].done)
+      ++chip.firstNotDone;
+    int32_t from = chip.firstNotDone,
+            to = std::max(chip.maxTouched, from - 1);
+    if (from >= size || from > to) {
+      // Nothing under way on the chip: where it stands.
+      snap.ints.push_back(-1);
+      taskRef(chipBase[c] + std::min(from, size - 1));
+    } else {
+      taskRef(chipBase[c] + from);
+      taskRef(chipBase[c] + to);
+    }
+    for (int32_t i = from; i <= to && i < size; ++i) {
+      const Task &task = tasks[chipBase[c] + i];
+      snap.ints.push_back(task.waiting * 8 + task.ready * 4 + task.done * 2 +
+                          task.inFlight);
+      if (task.collective != kNone && !task.done)
+        used.push_back(task.collective);
+    }
+    if (chip.next < chip.computes.size())
+      taskRef(chip.computes[chip.next]);
+    else
+      snap.ints.push_back(-2);
+    snap.ints.push_back(chip.busy);
+    snap.ints.push_back(chip.activeComm);
+    snap.ints.push_back(chip.hbm);
+    // (chip.touched only dates the exposed communication accrued below.)
+    ChipStats stats = chip.stats;
+    if (chip.activeComm > 0 && !chip.busy)
+      stats.exposedComm += now - chip.touched;
+    snap.stats.push_back(stats);
+  }
+  // The flows in flight, in an order of their own.
+  std::vector<bool> free(flows.size(), false);
+  for (int32_t f : freeFlows)
+    free[f] = true;
+  struct Live {
+    std::vector<int64_t> key;
+    int32_t slot;
+  };
+  std::vector<Live> live;
+  auto instanceKey = [&](int32_t i, std::vector<int64_t> &key) {
+    int32_t first = instances[i].members.front();
+    key.push_back(tasks[first].chip);
+    key.push_back(tasks[first].local - starts[tasks[first].chip][step]);
+  };
+  for (size_t f = 0; f < flows.size(); ++f) {
+    if (free[f])
+      continue;
+    const Flow &flow = flows[f];
+    Live l{{int64_t(flow.owner)}, int32_t(f)};
+    if (flow.owner == Flow::Owner::Message) {
+      int32_t t = flow.id;
+      l.key.push_back(tasks[t].chip);
+      l.key.push_back(tasks[t].local - starts[tasks[t].chip][step]);
+      taskRef(t);
+      snap.ints.pop_back();
+      snap.ints.pop_back();
+    } else {
+      instanceKey(flow.id, l.key);
+      used.push_back(flow.id);
+    }
+    l.key.insert(l.key.end(), {flow.step, flow.sender, flow.dir, flow.active});
+    l.key.insert(l.key.end(), flow.links.begin(), flow.links.end());
+    live.push_back(std::move(l));
+  }
+  llvm::sort(live, [](const Live &a, const Live &b) { return a.key < b.key; });
+  std::vector<int32_t> canonical(flows.size(), -1);
+  for (size_t k = 0; k < live.size(); ++k) {
+    // Two flows alike in every respect: no order of their own.
+    if (k > 0 && live[k].key == live[k - 1].key)
+      snap.ambiguous = true;
+    canonical[live[k].slot] = k;
+    const Flow &flow = flows[live[k].slot];
+    snap.ints.push_back(live[k].key.size());
+    snap.ints.insert(snap.ints.end(), live[k].key.begin(), live[k].key.end());
+    double remaining = flow.remaining - flow.rate * (now - flow.updated);
+    real(flow.active ? remaining : 0, byteTol + 1e-9 * flow.remaining);
+    real(flow.rate, 1e-9 * flow.rate);
+    real(flow.latency, timeTol);
+  }
+  // The collectives under way.
+  llvm::sort(used);
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  std::vector<std::pair<std::vector<int64_t>, int32_t>> keyed;
+  for (int32_t i : used) {
+    std::vector<int64_t> key;
+    instanceKey(i, key);
+    taskRef(instances[i].members.front());
+    snap.ints.pop_back();
+    snap.ints.pop_back();
+    keyed.push_back({std::move(key), i});
+  }
+  llvm::sort(keyed);
+  for (auto &[key, i] : keyed) {
+    const Instance &instance = instances[i];
+    snap.ints.insert(snap.ints.end(), key.begin(), key.end());
+    snap.ints.insert(snap.ints.end(),
+                     {instance.arrived, instance.pending,
+                      int64_t(instance.started.size())});
+    for (size_t k = 0; k < instance.started.size(); ++k)
+      snap.ints.insert(snap.ints.end(), {instance.started[k], instance.sent[k],
+                                         instance.received[k]});
+  }
+  // The links carrying flows, and every link's figures so far.
+  for (size_t l = 0; l < links.size(); ++l) {
+    const Link &link = links[l];
+    snap.linkStats.push_back(
+        {link.bytes, link.busy + (link.flows.empty() ? 0 : now - link.since)});
+    if (link.flows.empty())
+      continue;
+    snap.ints.insert(snap.ints.end(), {int64_t(l), int64_t(link.flows.size())});
+    // (link.since only dates the busy time accrued in linkStats.)
+    for (int32_t f : link.flows)
+      snap.ints.push_back(canonical[f]);
+  }
+  // The pending events in the order they will be taken.
+  std::vector<Event> pending = queue.events();
+  llvm::sort(pending, [](const Event &a, const Event &b) {
+    return std::tie(a.time, a.seq) < std::tie(b.time, b.seq);
+  });
+  for (const Event &event : pending) {
+    snap.ints.push_back(int64_t(event.kind));
+    real(event.time - now, timeTol);
+    switch (event.kind) {
+    case Event::Kind::ComputeDone:
+      taskRef(event.a);
+      break;
+    case Event::Kind::FlowDone: {
+      bool current =
+          flows[event.a].active && flows[event.a].version == event.b;
+      snap.ints.push_back(current ? canonical[event.a] : -1);
+      break;
+    }
+    case Event::Kind::Arrive:
+      snap.ints.push_back(canonical[event.a]);
+      break;
+    case Event::Kind::StartCollective: {
+      std::vector<int64_t> key;
+      instanceKey(event.a, key);
+      snap.ints.insert(snap.ints.end(), key.begin(), key.end());
+      break;
+    }
+    }
+  }
+  return snap;
+}
+
+bool Engine::sameState(const Snapshot &a, const Snapshot &b) const {
+  if (a.ints != b.ints || a.reals.size() != b.reals.size())
+    return false;
+  for (size_t k = 0; k < a.reals.size(); ++k) {
+    double tol = std::max(a.reals[k].second, b.reals[k].second);
+    if (std::abs(a.reals[k].first - b.reals[k].first) > tol)
+      return false;
+  }
+  return true;
+}
+
+void Engine::extrapolate(SimResult &result) const {
+  result.programSteps = programSteps;
+  if (!proofTo || !failure.empty()) {
+    result.unproven = true;
+    return;
+  }
+  const Snapshot &a = *proofFrom, &b = *proofTo;
+  // The periods not run, each periodSteps steps.
+  double extra = double((programSteps - lowered) / periodSteps);
+  result.stepsRun = lowered;
+  result.repeatedFrom = b.step;
+  result.periodSteps = periodSteps;
+  result.period = b.now - a.now;
+  result.makespan += extra * result.period;
+  result.events += uint64_t(extra) * (b.events - a.events);
+  for (size_t c = 0; c < result.chips.size(); ++c) {
+    ChipStats &chip = result.chips[c];
+    const ChipStats &x = a.stats[c], &y = b.stats[c];
+    chip.computeBusy += extra * (y.computeBusy - x.computeBusy);
+    chip.flops += extra * (y.flops - x.flops);
+    chip.exposedComm += extra * (y.exposedComm - x.exposedComm);
+    chip.tasks += int64_t(extra) * (y.tasks - x.tasks);
+  }
+}
+
+void Engine::extrapolateLinks() {
+  if (!proofTo || !failure.empty())
+    return;
+  // Before run() sorts the links: the snapshots' figures are by slot.
+  const Snapshot &a = *proofFrom, &b = *proofTo;
+  double extra = double((programSteps - lowered) / periodSteps);
+  for (size_t l = 0; l < b.linkStats.size(); ++l) {
+    std::pair<double, double> before =
+        l < a.linkStats.size() ? a.linkStats[l] : std::pair<double, double>();
+    links[l].bytes += extra * (b.linkStats[l].first - before.first);
+    links[l].busy += extra * (b.linkStats[l].second - before.second);
+  }
 }
 
 } // namespace
@@ -809,11 +1198,12 @@ static std::string nonFinite(const SimResult &result) {
 
 llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
                                         const schedule::Schedule &schedule,
-                                        bool recordTrace) {
+                                        bool recordTrace,
+                                        int64_t programSteps) {
   if (llvm::Error error = checkSchedule(target, schedule).takeError())
     return std::move(error);
   Engine engine(target, *target.findTopology(schedule.shape), schedule,
-                recordTrace);
+                recordTrace, programSteps);
   engine.load();
   SimResult result = engine.run();
   auto refuse = [](const llvm::Twine &why) {

@@ -40,13 +40,19 @@ mlir::LogicalResult lowerToSchedule(mlir::ModuleOp module,
 /// without building it as IR and leaving `module` as it is: what the
 /// planner simulates (a large program's IR takes several times the
 /// seconds and memory of its schedule). Failure after an error on `module`.
+/// A denoising pipeline's program records where each chip's share of each
+/// step begins (`Schedule::stepStarts`); `stepLimit` above 0 lowers only
+/// the first that many steps, the last of them ending the program as the
+/// plan's last step does (what the simulator's repetition proof runs;
+/// docs/planning.md).
 mlir::FailureOr<schedule::Schedule>
 lowerToScheduleFile(mlir::ModuleOp module, int64_t interleave = 1,
-                    bool decompose = false, bool scatterHandover = false);
+                    bool decompose = false, bool scatterHandover = false,
+                    int64_t stepLimit = 0);
 mlir::FailureOr<schedule::Schedule>
 lowerToScheduleFile(mlir::ModuleOp module, ModelAnalysis &analysis,
                     int64_t interleave = 1, bool decompose = false,
-                    bool scatterHandover = false);
+                    bool scatterHandover = false, int64_t stepLimit = 0);
 
 } // namespace loom
 

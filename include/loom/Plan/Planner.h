@@ -88,6 +88,11 @@ struct PlanOutcome {
   /// About how many tasks the lowered program has (all chips); plans far
   /// beyond what a run can hold are not simulated.
   double estimatedTasks = 0;
+  /// The tasks its simulation runs: estimatedTasks, or a denoising
+  /// pipeline's first kRepetitionSteps steps' share of them when it has
+  /// more (the simulator proves the rest repeat; simulateSchedule falls
+  /// back to the whole program when it cannot). Set by planModule.
+  double simulatedTasks = 0;
   /// One line per stage from loom-check-memory.
   std::vector<std::string> memory;
   /// The first and last layer of each stage.
@@ -103,6 +108,11 @@ struct PlanOutcome {
   int64_t expertStage = 0;
   double expertBytesPerChip = 0;
   std::optional<sim::SimResult> simulated;
+  /// Its first steps were simulated but the simulator found no repetition
+  /// (finishUnproven decides what runs instead).
+  bool unproven = false;
+  /// PlanOptions::repetition as it was planned.
+  bool repetition = true;
   schedule::Schedule schedule;
 
   /// The layout as it ran: `layout` with its slices' lengths and its
@@ -115,9 +125,23 @@ struct PlanOutcome {
 /// and seconds than a planning run should.
 constexpr double kSimulationBudget = 4e6;
 
+/// The denoising steps past the warm-up a plan of more steps is simulated
+/// for before the simulator's repetition proof extrapolates the rest
+/// (sim::simulate's programSteps): the proof compares two consecutive
+/// step starts whose state lies in steps alike task for task, away from
+/// the program's first and last steps. Six was enough for every bundled
+/// DiT's search winner that repeats at all (bench/search.sh); a plan that
+/// has not settled by then (docs/planning.md) was still unsettled after
+/// 26 steps.
+constexpr int64_t kRepetitionSteps = 6;
+
+/// The denoising steps `outcome`'s simulation lowers (0: the whole
+/// program): its warm-up and kRepetitionSteps, when it has more steps.
+int64_t repetitionSteps(const PlanOutcome &outcome);
+
 enum class Simulation {
   Never,
-  /// When the plan's estimated task count is within kSimulationBudget.
+  /// When the plan's simulated task count is within kSimulationBudget.
   WithinBudget,
   /// Lower and simulate whatever the size (to hear the lowering's reasons).
   Always,
@@ -143,6 +167,10 @@ struct PlanOptions {
   /// Search: stop at the ranking (no winner's report, no simulation beyond
   /// the top).
   bool rankOnly = false;
+  /// Simulate a denoising program of more than kRepetitionSteps steps
+  /// past its warm-up by its first steps and the simulator's repetition
+  /// proof (false: every step, within kSimulationBudget).
+  bool repetition = true;
   /// Search: how many threads plan the candidates and simulate the top
   /// ones (0: one per core). The result does not depend on it; a search
   /// with `instrument` runs on the calling thread alone.
@@ -157,6 +185,9 @@ struct PlanOptions {
   std::function<void(mlir::PassManager &)> instrument;
   /// Set by searchPlans for its candidates (one target and topology).
   std::shared_ptr<SearchShared> shared;
+  /// Verify the module after every pass of the planning pipeline; false
+  /// (a search's candidates) verifies it once, after the last pass.
+  bool verifyEachPass = true;
   /// Set by searchPlans when the handover is free: where a plan can take
   /// the scatter/gather handover it takes it if the cost model predicts it
   /// faster (ties keep every rank sending its whole copy).

@@ -84,6 +84,11 @@ struct Schedule {
   /// no target file. Absent in files that name a bundled target only.
   std::optional<TargetDesc> figures;
   std::vector<Chip> chips;
+  /// A denoising pipeline's program as the lowering builds it: per chip
+  /// (in `chips` order), the index of the first task of each step it
+  /// holds. In memory only (not in the file): the simulator's repetition
+  /// proof reads it (loom/Sim/Simulator.h). Empty otherwise.
+  std::vector<std::vector<int64_t>> stepStarts;
 };
 
 /// Parses a schedule document. Errors name `fileName` and the JSON path:

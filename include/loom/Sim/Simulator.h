@@ -74,6 +74,20 @@ struct SimResult {
   /// checkSchedule's cycle check should have ruled out.
   std::string failure;
   double peakFlops = 0; ///< per chip, for MFU
+  /// A denoising program simulated by repetition (simulate's
+  /// `programSteps`): the steps the schedule held and ran, and the step k
+  /// at whose start the run's state was the state at step k - 1's start
+  /// shifted by one step's tasks and `period` seconds; the figures add the
+  /// remaining steps' periods. `stepsRun` is 0 for a run of the whole
+  /// schedule.
+  int64_t stepsRun = 0, repeatedFrom = 0, programSteps = 0;
+  /// The period: this many steps (1 to 3), taking `period` seconds.
+  int64_t periodSteps = 0;
+  double period = 0;
+  /// simulate was asked for `programSteps` but no two step starts had the
+  /// same state (or the schedule's steps are not alike): nothing is
+  /// extrapolated, the figures are the shorter program's.
+  bool unproven = false;
 };
 
 /// Every check a run makes before it starts: `target` has the schedule's
@@ -86,9 +100,28 @@ checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule);
 /// is a SimResult with `failure` set. A result that is not to be trusted is
 /// refused with an error: a figure that is not a finite number (extreme
 /// target figures), or memory accounting that went negative.
+///
+/// With `programSteps` above the steps `schedule` holds (its stepStarts,
+/// the lowering's first steps of a denoising program of `programSteps`),
+/// the run proves the program periodic and reports the whole program:
+/// at the start of each step (the instant chip 0's first task of it is
+/// ready, once every event of that instant is done) it records the whole
+/// state of the run relative to that step (every task not yet done and
+/// touched, every flow in flight, link, collective and pending event, each
+/// chip's engine and HBM in use; times relative to the instant); when the
+/// state at step k's start equals the state at step k - m's (m from 1 to
+/// 3) shifted by m steps' tasks and by `period` seconds, every task it
+/// names lies in steps alike task for task, and the steps not run are
+/// whole periods, the run is deterministic so each later period repeats
+/// it: the figures are the shorter run's plus the periods not run of each
+/// sum (makespan, busy seconds, FLOPs, bytes, events), the peaks
+/// unchanged. Times are compared to within 1e-12 of the clock plus
+/// 1e-9 of the value (floating-point rounding of the shifted clock); the
+/// extrapolated figures agree with a full run to that bound times the
+/// steps added. Without such a step, `unproven` is set.
 llvm::Expected<SimResult> simulate(const TargetDesc &target,
                                    const schedule::Schedule &schedule,
-                                   bool recordTrace);
+                                   bool recordTrace, int64_t programSteps = 0);
 
 } // namespace loom::sim
 

@@ -104,10 +104,10 @@ class Lowering {
 public:
   Lowering(ModuleOp module, TargetAttr target, ModelView view,
            const CostModel &model, int64_t interleave, bool decompose,
-           bool scatterHandover)
+           bool scatterHandover, int64_t stepLimit)
       : module(module), target(target), view(std::move(view)), model(model),
         interleave(interleave), decompose(decompose),
-        scatterHandover(scatterHandover) {}
+        scatterHandover(scatterHandover), stepLimit(stepLimit) {}
 
   /// The program of the planned module, as a schedule; null after an
   /// error on the module.
@@ -193,6 +193,8 @@ public:
       out.chips.emplace_back().id = id;
       this->slot[id] = slot;
     }
+    if (patches())
+      out.stepStarts.resize(out.chips.size());
     for (int64_t d = 0; d < dp; ++d)
       if (chunks > stages)
         emitVirtualReplica(d);
@@ -244,6 +246,12 @@ private:
 
   bool patches() const {
     return pipeline && pipeline.getMode() == PipelineMode::patches;
+  }
+  /// The denoising steps lowered: the plan's, or its first `stepLimit`
+  /// (the last of them ending the program as the plan's last step does).
+  int64_t loweredSteps() const {
+    int64_t steps = patches() ? std::max<int64_t>(pipeline.getSteps(), 1) : 1;
+    return stepLimit > 0 ? std::min(steps, stepLimit) : steps;
   }
   int64_t microbatches() const {
     return pipeline ? pipeline.getMicrobatches() : 1;
@@ -380,7 +388,7 @@ private:
     SmallVector<std::pair<int64_t, int64_t>> step =
         pipeline ? pipelineUnits(pipeline)
                  : SmallVector<std::pair<int64_t, int64_t>>{{tokens, 0}};
-    int64_t steps = patches() ? std::max<int64_t>(pipeline.getSteps(), 1) : 1;
+    int64_t steps = loweredSteps();
     for (int64_t t = 0; t < steps; ++t)
       for (auto [i, unit] : llvm::enumerate(step))
         units.push_back({int64_t(i), t, unit.first, unit.second});
@@ -754,6 +762,12 @@ private:
       first = end;
       for (int64_t s = 0; s < stages; ++s) {
         const StagePlan &plan = plans[s];
+        // Where each chip's share of a denoising step begins.
+        if (patches() && group.front().index == 0)
+          for (int64_t r = 0; r < ranks; ++r) {
+            size_t c = slot.find(chipId(d, s, r))->second;
+            out.stepStarts[c].push_back(out.chips[c].tasks.size());
+          }
         SmallVector<Tasks> acts, lasts;
         std::vector<std::vector<Item>> work;
         for (auto [k, unit] : llvm::enumerate(group)) {
@@ -814,9 +828,7 @@ private:
           // The activations are released when the unit's work is done; its
           // result leaves by a send that needs no more than that.
           Tasks computed = lasts[k], last = lasts[k];
-          bool lastStep = !patches() ||
-                          unit.step ==
-                              std::max<int64_t>(pipeline.getSteps(), 1) - 1;
+          bool lastStep = !patches() || unit.step == loweredSteps() - 1;
           if (s + 1 < stages || (!lastStep && stages > 1)) {
             bool wrap = s + 1 == stages;
             int64_t tag = nextTag;
@@ -1007,6 +1019,8 @@ private:
   /// Megatron's scatter/gather handover asked for, and in force (a
   /// pipeline's boundaries to hand over).
   bool scatterHandover, scatter = false;
+  /// Lower only the first this many denoising steps (0: all).
+  int64_t stepLimit = 0;
   /// Weight-gathered (#loom.parallel's weight_gathered).
   bool gathered = false;
   // A stage's ranks: tp x sp chips (r = u * tp + t).
@@ -1031,22 +1045,24 @@ FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
                                                     ModelAnalysis &analysis,
                                                     int64_t interleave,
                                                     bool decompose,
-                                                    bool scatterHandover) {
+                                                    bool scatterHandover,
+                                                    int64_t stepLimit) {
   if (failed(analysis.requireModel("convert-loom-to-sched")))
     return failure();
   return Lowering(module, analysis.getTarget(), analysis.getView(),
                   analysis.getCostModel(), interleave, decompose,
-                  scatterHandover)
+                  scatterHandover, stepLimit)
       .run();
 }
 
 FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
                                                     int64_t interleave,
                                                     bool decompose,
-                                                    bool scatterHandover) {
+                                                    bool scatterHandover,
+                                                    int64_t stepLimit) {
   ModelAnalysis analysis(module);
   return lowerToScheduleFile(module, analysis, interleave, decompose,
-                             scatterHandover);
+                             scatterHandover, stepLimit);
 }
 
 LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
