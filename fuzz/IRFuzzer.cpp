@@ -3,10 +3,11 @@
 // The input is loom IR text. Text nested deeper than Loom's tools read
 // (loom/Support/NestingLimit.h) is refused, as they refuse it, before MLIR's
 // parser sees it; the rest is parsed and verified; a module that
-// verifies goes through a fixed pipeline of the planning passes and the
-// lowering, registered by loom::registerAllPasses and named by a pipeline
-// string (as loom-opt takes it). A pass may refuse the module; a pipeline
-// that succeeds must leave IR that verifies.
+// verifies goes through two fixed pipelines of the planning passes and the
+// lowering (inference, and a training step), registered by
+// loom::registerAllPasses and named by pipeline strings (as loom-opt takes
+// them). A pass may refuse the module; a pipeline that succeeds must leave
+// IR that verifies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +25,14 @@
 using namespace loom::fuzz;
 
 // tp 2 and 2 stages fit every slice of 4 or more chips, and exercise head
-// sharding, the layer partition, token slicing, the memory check and the
-// lowering.
-static constexpr llvm::StringLiteral kPipeline =
-    "loom-plan-pipeline{tp=2 stages=2},convert-loom-to-sched";
+// sharding, the layer partition, token slices, the memory check and the
+// lowering; the second makes a training step of 2 data-parallel replicas
+// (the loss, the backward pass, rematerialisation, FSDP) and lowers it.
+static constexpr llvm::StringLiteral kPipelines[] = {
+    "loom-plan-pipeline{tp=2 stages=2},convert-loom-to-sched",
+    "loom-plan-pipeline{tp=2 data-parallel=2 slices=1},"
+    "loom-derive-training-step,loom-remat{policy=selective},"
+    "loom-shard-zero{stage=3},loom-check-memory,convert-loom-to-sched"};
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static mlir::DialectRegistry *registry = [] {
@@ -48,18 +53,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       mlir::parseSourceString<mlir::ModuleOp>(text, config);
   if (!module || failed(mlir::verify(*module)))
     return 0;
-  mlir::PassManager pm(&context);
-  // Verified once at the end instead, where a failure is a pass's defect
-  // rather than a refusal.
-  pm.enableVerifier(false);
-  std::string error;
-  llvm::raw_string_ostream errorOS(error);
-  if (failed(mlir::parsePassPipeline(kPipeline, pm, errorOS)))
-    fuzzInvariantFailed("the fuzz pipeline no longer parses (a pass or option "
-                        "was renamed?)",
-                        error);
-  if (succeeded(pm.run(*module)) && failed(mlir::verify(*module)))
-    fuzzInvariantFailed("the planning pipeline left IR that does not verify",
-                        diagnostics.str());
+  for (llvm::StringRef pipeline : kPipelines) {
+    mlir::OwningOpRef<mlir::ModuleOp> copy = module->clone();
+    mlir::PassManager pm(&context);
+    // Verified once at the end instead, where a failure is a pass's defect
+    // rather than a refusal.
+    pm.enableVerifier(false);
+    std::string error;
+    llvm::raw_string_ostream errorOS(error);
+    if (failed(mlir::parsePassPipeline(pipeline, pm, errorOS)))
+      fuzzInvariantFailed("a fuzz pipeline no longer parses (a pass or "
+                          "option was renamed?)",
+                          error);
+    if (succeeded(pm.run(*copy)) && failed(mlir::verify(*copy)))
+      fuzzInvariantFailed("a planning pipeline left IR that does not verify",
+                          diagnostics.str());
+  }
   return 0;
 }

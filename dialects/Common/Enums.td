@@ -26,7 +26,14 @@ def Loom_CollectiveKind : I32EnumAttr<"CollectiveKind", "a collective", [
 def Loom_MemoryKind : I32EnumAttr<"MemoryKind", "what an allocation holds", [
     I32EnumAttrCase<"Weights", 0, "weights">,
     I32EnumAttrCase<"Activations", 1, "activations">,
-    I32EnumAttrCase<"KVCache", 2, "kv_cache">]> {
+    I32EnumAttrCase<"KVCache", 2, "kv_cache">,
+    // A training step's: the parameters' gradients, the optimizer's state
+    // with the master copy of the weights, and the buffers collectives
+    // gather into or reduce from (FSDP's gathered weights, a gradient
+    // bucket before its reduce-scatter).
+    I32EnumAttrCase<"Gradients", 3, "gradients">,
+    I32EnumAttrCase<"OptimizerState", 4, "optimizer_state">,
+    I32EnumAttrCase<"Buffers", 5, "buffers">]> {
   let cppNamespace = "::loom";
   let genSpecializedAttr = 0;
 }

@@ -208,6 +208,7 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
     module attributes {loom.parallel = #loom.parallel<tp = 16, tp_x = 2>}
     module attributes {loom.parallel = #loom.parallel<tp = 8, weight_gathered = true>}
     module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 8, ep_data = true>}
+    module attributes {loom.parallel = #loom.parallel<tp = 4, dp = 8, fsdp = 8, zero = 3>}
     ```
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$tp,
@@ -238,7 +239,18 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
                         // and dense layers and the experts for MoE layers,
                         // whose all-to-alls run over "ep" alone (DeepSeek-V3
                         // report, section 3.4: attention DP, MoE EP).
-                        Loom_FlagParameter:$ep_data);
+                        Loom_FlagParameter:$ep_data,
+                        // loom-shard-zero: a training step's data-parallel
+                        // replicas in groups of `fsdp` (consecutive
+                        // replicas; fsdp divides dp) split the model
+                        // states between them, ZeRO stage `zero`
+                        // (Rajbhandari et al., SC 2020): 1 the optimizer
+                        // state and master weights, 2 also the gradients,
+                        // 3 also the weights (FSDP: each layer's weights
+                        // all-gathered before its forward and its backward
+                        // pass). fsdp 1 (zero 0): every replica holds all.
+                        DefaultValuedParameter<"int64_t", "1">:$fsdp,
+                        DefaultValuedParameter<"int64_t", "0">:$zero);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

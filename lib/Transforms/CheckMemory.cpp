@@ -4,6 +4,7 @@
 #include "loom/Support/Quantity.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"
+#include "loom/Analysis/TrainingStep.h"
 
 #include <fmt/format.h>
 
@@ -35,6 +36,11 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
     ModelView *view = &analysis.getView();
 
     PipelineAttr pipeline = getPipeline(view->func);
+    if (isTrainingStep(view->func)) {
+      if (failed(checkTraining(*view, desc, pipeline)))
+        signalPassFailure();
+      return;
+    }
     int64_t stages = pipeline ? pipeline.getStages() : 1;
     bool patches = pipeline ? pipeline.getMode() == PipelineMode::patches
                             : view->diffusion;
@@ -91,39 +97,74 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
       if (s == stages - 1)
         items.push_back({"final norm, head and other ops after the last layer",
                          view->epilogueWeights});
-      double total = 0;
-      for (const MemoryItem &item : items)
-        total += item.bytes;
-      llvm::sort(items, [](const MemoryItem &a, const MemoryItem &b) {
-        return a.bytes > b.bytes;
-      });
-      std::string breakdown;
-      for (const MemoryItem &item : items)
-        if (item.bytes > 0)
-          breakdown += fmt::format("{}{} {}", breakdown.empty() ? "" : ", ",
-                                   item.what, formatQuantity(item.bytes, "B"));
       Operation *anchor = layers.empty() ? view->func.getOperation()
                                          : layers.front().getOperation();
-      if (total > desc.hbmBytes) {
-        anchor->emitError() << fmt::format(
-            "stage {} ({}) needs {} of HBM per chip, more than the {} of a "
-            "{} chip; largest items: {}{}",
-            s, range, formatQuantity(total, "B"),
-            formatQuantity(desc.hbmBytes, "B"), desc.name, breakdown,
-            largestIndex >= 0
-                ? fmt::format(" (largest layer: {} at {})", largestIndex,
-                              formatQuantity(largestLayer, "B"))
-                : "");
-        failedAny = true;
-      } else if (remarks) {
-        anchor->emitRemark() << fmt::format(
-            "stage {} ({}): {} of {} per chip ({:.0f}%): {}", s, range,
-            formatQuantity(total, "B"), formatQuantity(desc.hbmBytes, "B"),
-            100.0 * total / desc.hbmBytes, breakdown);
-      }
+      std::string largest =
+          largestIndex >= 0
+              ? fmt::format(" (largest layer: {} at {})", largestIndex,
+                            formatQuantity(largestLayer, "B"))
+              : "";
+      failedAny |= failed(check(anchor, fmt::format("stage {} ({})", s, range),
+                                items, desc, largest));
     }
     if (failedAny)
       signalPassFailure();
+  }
+
+  /// `items` against one chip's HBM: an error at `anchor` naming `what`
+  /// when they do not fit, a remark with remarks=true when they do.
+  LogicalResult check(Operation *anchor, StringRef what,
+                      SmallVector<MemoryItem> items, const TargetDesc &desc,
+                      StringRef suffix = "") {
+    double total = 0;
+    for (const MemoryItem &item : items)
+      total += item.bytes;
+    llvm::stable_sort(items, [](const MemoryItem &a, const MemoryItem &b) {
+      return a.bytes > b.bytes;
+    });
+    std::string breakdown;
+    for (const MemoryItem &item : items)
+      if (item.bytes > 0)
+        breakdown += fmt::format("{}{} {}", breakdown.empty() ? "" : ", ",
+                                 item.what, formatQuantity(item.bytes, "B"));
+    if (total > desc.hbmBytes) {
+      anchor->emitError() << fmt::format(
+          "{} needs {} of HBM per chip, more than the {} of a {} chip; "
+          "largest items: {}{}",
+          what, formatQuantity(total, "B"), formatQuantity(desc.hbmBytes, "B"),
+          desc.name, breakdown, suffix);
+      return failure();
+    }
+    if (remarks)
+      anchor->emitRemark() << fmt::format(
+          "{}: {} of {} per chip ({:.0f}%): {}", what,
+          formatQuantity(total, "B"), formatQuantity(desc.hbmBytes, "B"),
+          100.0 * total / desc.hbmBytes, breakdown);
+    return success();
+  }
+
+  /// A training step (TrainingStep.h): the model states split as
+  /// #loom.parallel's fsdp and zero say, one microbatch's activations kept
+  /// for its backward pass, the largest layer's recomputed values and the
+  /// collectives' buffers.
+  LogicalResult checkTraining(const ModelView &view, const TargetDesc &desc,
+                              PipelineAttr pipeline) {
+    FailureOr<TrainingView> train =
+        getTrainingView(view.func, "loom-check-memory");
+    if (failed(train))
+      return failure();
+    int64_t microbatches = pipeline ? pipeline.getMicrobatches() : 1;
+    TrainingMemory memory = trainingMemory(
+        *train, getZeroSplit(view.func->getParentOfType<ModuleOp>()),
+        microbatches);
+    SmallVector<MemoryItem> items = {
+        {"weights", memory.states.weights},
+        {"gradients", memory.states.gradients},
+        {"optimizer state and master weights", memory.states.optimizerState},
+        {"activations kept for the backward pass", memory.activations},
+        {"recomputed activations", memory.recompute},
+        {"collective buffers", memory.buffers}};
+    return check(view.func, "the training step", items, desc);
   }
 };
 

@@ -157,6 +157,18 @@ struct DeriveTrainingStepPass
     for (Operation &op : body)
       if (isa<LossOp, LayerGradOp, GradOp, OptimizerUpdateOp>(op))
         return op.emitError() << "the function already has a training step";
+    // A planned function's #loom.pipeline says how many microbatches run
+    // (loom-split-tokens' microbatches=): the step accumulates theirs.
+    if (PipelineAttr pipeline = getPipeline(func);
+        pipeline && pipeline.getMicrobatches() > 1) {
+      if (microbatches != 1 && microbatches != pipeline.getMicrobatches())
+        return func.emitError()
+               << "microbatches=" << int64_t(microbatches)
+               << " disagrees with the plan's #loom.pipeline, which runs "
+               << pipeline.getMicrobatches()
+               << " microbatches; give the same number or leave it out";
+      microbatches = pipeline.getMicrobatches();
+    }
     if (int64_t batch = getPipelineBatch(func); batch % microbatches != 0)
       return func.emitError()
              << int64_t(microbatches) << " microbatches do not divide the "

@@ -231,7 +231,8 @@ struct PartitionLayersPass
                                       layout.getEp(), layout.getSp(),
                                       layout.getTpX(),
                                       layout.getWeightGathered(),
-                                      layout.getEpData()));
+                                      layout.getEpData(), layout.getFsdp(),
+                                      layout.getZero()));
 
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();

@@ -19,22 +19,107 @@ using namespace loom;
 
 namespace {
 
-enum class Policy { None, Selective, Full };
+/// loom-remat's policies: the three of Korthikanti et al. and the named
+/// policies of MaxText that map onto loom ops (MaxText/layers/decoders.py,
+/// get_remat_policy: jax.checkpoint_policies.save_only_these_names over the
+/// names its layers give their matmul outputs).
+enum class Policy {
+  None,
+  Selective,
+  Full,
+  /// checkpoint_dots_with_no_batch_dims: every projection's output.
+  Minimal,
+  /// query_proj, key_proj, value_proj, qkv_proj, context, out_proj.
+  SaveDotWithContextExceptMlp,
+  /// query_proj, key_proj, value_proj, qkv_proj, out_proj, mlpwo.
+  SaveDotExceptMlpwi,
+  /// query_proj, key_proj, value_proj, qkv_proj, out_proj.
+  SaveDotExceptMlp,
+  /// query_proj, key_proj, value_proj, qkv_proj.
+  SaveQkvProj,
+};
+
+constexpr std::pair<llvm::StringLiteral, Policy> kPolicies[] = {
+    {"none", Policy::None},
+    {"selective", Policy::Selective},
+    {"full", Policy::Full},
+    {"minimal", Policy::Minimal},
+    {"save_dot_with_context_except_mlp", Policy::SaveDotWithContextExceptMlp},
+    {"save_dot_except_mlpwi", Policy::SaveDotExceptMlpwi},
+    {"save_dot_except_mlp", Policy::SaveDotExceptMlp},
+    {"save_qkv_proj", Policy::SaveQkvProj},
+};
+
+/// MaxText's names for what loom ops compute.
+enum class Saved { QkvProj, OutProj, MlpWi, MlpWo, Context, OtherDot, None };
+Saved savedName(Operation &op) {
+  if (isa<AttentionOp, JointAttentionOp, RingAttentionOp, LatentAttentionOp>(
+          op))
+    return Saved::Context;
+  auto linear = dyn_cast<LinearOp>(op);
+  if (!linear)
+    return isa<PatchifyOp, MoEExpertsOp>(op) ? Saved::OtherDot : Saved::None;
+  switch (linear.getRole()) {
+  case LinearRole::q:
+  case LinearRole::k:
+  case LinearRole::v:
+  case LinearRole::qkv:
+  case LinearRole::q_down:
+  case LinearRole::kv_down:
+    return Saved::QkvProj;
+  case LinearRole::o:
+    return Saved::OutProj;
+  case LinearRole::gate:
+  case LinearRole::up:
+  case LinearRole::fc1:
+    return Saved::MlpWi;
+  case LinearRole::down:
+  case LinearRole::fc2:
+    return Saved::MlpWo;
+  default:
+    return Saved::OtherDot;
+  }
+}
+
+/// Whether a named MaxText policy saves `op`'s results.
+bool saves(Policy policy, Operation &op) {
+  Saved name = savedName(op);
+  switch (policy) {
+  case Policy::Minimal:
+    return name != Saved::Context && name != Saved::None;
+  case Policy::SaveDotWithContextExceptMlp:
+    return name == Saved::QkvProj || name == Saved::OutProj ||
+           name == Saved::Context;
+  case Policy::SaveDotExceptMlpwi:
+    return name == Saved::QkvProj || name == Saved::OutProj ||
+           name == Saved::MlpWo;
+  case Policy::SaveDotExceptMlp:
+    return name == Saved::QkvProj || name == Saved::OutProj;
+  case Policy::SaveQkvProj:
+    return name == Saved::QkvProj;
+  case Policy::None:
+  case Policy::Selective:
+    return true;
+  case Policy::Full:
+    return false;
+  }
+  return false;
+}
 
 struct RematPass : public loom::impl::RematBase<RematPass> {
   using RematBase::RematBase;
 
   void runOnOperation() override {
-    std::optional<Policy> chosen =
-        llvm::StringSwitch<std::optional<Policy>>(policy)
-            .Case("none", Policy::None)
-            .Case("selective", Policy::Selective)
-            .Case("full", Policy::Full)
-            .Default(std::nullopt);
+    std::optional<Policy> chosen;
+    std::string valid;
+    for (auto [name, value] : kPolicies) {
+      if (name == policy)
+        chosen = value;
+      valid += (valid.empty() ? "" : ", ") + name.str();
+    }
     if (!chosen) {
       getOperation().emitError() << "unknown rematerialisation policy '"
-                                 << policy
-                                 << "' (valid: none, selective, full)";
+                                 << policy << "' (valid: " << valid << ")";
       return signalPassFailure();
     }
     bool any = false;
@@ -56,7 +141,7 @@ struct RematPass : public loom::impl::RematBase<RematPass> {
 
   static void mark(Operation &op, Policy policy) {
     UnitAttr unit = UnitAttr::get(op.getContext());
-    bool recompute = policy == Policy::Full || isa<AllGatherOp>(op);
+    bool recompute = isa<AllGatherOp>(op) || !saves(policy, op);
     op.removeAttr(recompute ? kKeptAttrName : kRecomputeAttrName);
     op.setAttr(recompute ? kRecomputeAttrName : kKeptAttrName, unit);
     if (auto attention = dyn_cast<AttentionOp>(op))

@@ -271,7 +271,7 @@ static LogicalResult shardExpertsData(ModuleOp module, int64_t ep,
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(), ep, 1, 1,
-                                    false, /*epData=*/true));
+                                    false, /*epData=*/true, 1, 0));
   return success();
 }
 
@@ -323,7 +323,8 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep, bool data) {
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(), ep,
                                     parallel.getSp(), parallel.getTpX(),
-                                    parallel.getWeightGathered(), false));
+                                    parallel.getWeightGathered(), false, 1,
+                                    0));
   return success();
 }
 

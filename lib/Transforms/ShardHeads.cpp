@@ -794,7 +794,7 @@ static LogicalResult shardTwoD(ModuleOp module,
   TwoDSharder(module, x).run();
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, 1, sp, 1, 1, x,
-                                    false, false));
+                                    false, false, 1, 0));
   return success();
 }
 
@@ -907,7 +907,8 @@ static LogicalResult shardWeightGathered(ModuleOp module,
     }
   }
   module->setAttr(kParallelAttrName,
-                  ParallelAttr::get(context, tp, 1, false, 1, 1, 1, true, false));
+                  ParallelAttr::get(context, tp, 1, false, 1, 1, 1, true, false,
+                                    1, 0));
   return success();
 }
 
@@ -1009,7 +1010,7 @@ LogicalResult loom::shardHeads(ModuleOp module,
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), options.tp, 1,
                                     options.sequenceParallel, 1, 1, 1, false,
-                                    false));
+                                    false, 1, 0));
   return success();
 }
 

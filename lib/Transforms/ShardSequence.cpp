@@ -493,7 +493,7 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
                                     parallel.getSequenceParallel(),
                                     parallel.getEp(), sp, parallel.getTpX(),
                                     parallel.getWeightGathered(),
-                                    parallel.getEpData()));
+                                    parallel.getEpData(), 1, 0));
   return success();
 }
 

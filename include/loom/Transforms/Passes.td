@@ -417,7 +417,8 @@ def DeriveTrainingStep : Pass<"loom-derive-training-step", "mlir::ModuleOp"> {
     Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
            "Microbatches whose gradients are accumulated before the update "
            "(each runs the forward and backward pass on its share of the "
-           "batch)">,
+           "batch); a planned function's #loom.pipeline microbatches when "
+           "left at 1">,
   ];
   let dependentDialects = ["::loom::LoomDialect"];
 }
@@ -438,13 +439,56 @@ def Remat : Pass<"loom-remat", "mlir::ModuleOp"> {
       backward pass computes the scores and softmax again;
     - `full`: every forward op runs again; only each layer's inputs are
       kept.
+    - MaxText's named policies (MaxText/layers/decoders.py), each keeping
+      only the results it names and recomputing every other forward op:
+      `minimal` (every projection's output: jax's
+      checkpoint_dots_with_no_batch_dims), `save_dot_with_context_except_mlp`
+      (q, k, v and out projections and the attention's output),
+      `save_dot_except_mlpwi` (q, k, v, out and the MLP's down
+      projection), `save_dot_except_mlp` (q, k, v and out),
+      `save_qkv_proj` (q, k and v).
     LayerGradOp::getKeptBytes gives what each layer keeps per microbatch.
 
     Example: `loom-opt --loom-derive-training-step --loom-remat=policy=full`.
   }];
   let options = [
     Option<"policy", "policy", "std::string", /*default=*/"\"none\"",
-           "none, selective or full">,
+           "none, selective, full, or one of MaxText's: minimal, "
+           "save_dot_with_context_except_mlp, save_dot_except_mlpwi, "
+           "save_dot_except_mlp, save_qkv_proj">,
+  ];
+}
+
+def ShardZero : Pass<"loom-shard-zero", "mlir::ModuleOp"> {
+  let summary = "Split a training step's model states over data-parallel replicas (ZeRO, FSDP)";
+  let description = [{
+    Splits the model states of a training step (made by
+    loom-derive-training-step) within groups of `fsdp` consecutive
+    data-parallel replicas, at ZeRO stage `stage` (Rajbhandari et al.,
+    "ZeRO: Memory Optimizations Toward Training Trillion Parameter
+    Models", SC 2020, section 5):
+    - `1`: the optimizer state and the master copy of the weights. Each
+      replica updates its 1/fsdp of the parameters, after the gradients are
+      reduce-scattered to it, and the updated weights are all-gathered.
+    - `2`: also the gradients: each layer's are reduce-scattered as the
+      backward pass produces them, every microbatch.
+    - `3` (FSDP): also the weights. Each layer's are all-gathered before its
+      forward pass and again before its backward pass, the next layer's
+      gather prefetched under the layer before.
+    With dp replicas in all, dp / fsdp groups hold the same states and the
+    gradients of each shard are all-reduced between them (hybrid sharding).
+    Records `fsdp` and `zero` on `#loom.parallel`; the lowering builds the
+    collectives, and loom-check-memory counts what each chip keeps.
+
+    Example: `loom-opt --loom-derive-training-step --loom-shard-zero="fsdp=8 stage=3"`.
+  }];
+  let options = [
+    Option<"fsdp", "fsdp", "int64_t", /*default=*/"0",
+           "Data-parallel replicas that split the model states between "
+           "them; must divide dp (0: all dp replicas)">,
+    Option<"stage", "stage", "int64_t", /*default=*/"3",
+           "ZeRO stage: 1 optimizer state, 2 and gradients, 3 and weights "
+           "(FSDP)">,
   ];
 }
 

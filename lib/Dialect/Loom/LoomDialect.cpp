@@ -428,7 +428,7 @@ LogicalResult
 ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
                      int64_t dp, bool sequenceParallel, int64_t ep,
                      int64_t sp, int64_t tpX, bool weightGathered,
-                     bool epData) {
+                     bool epData, int64_t fsdp, int64_t zero) {
   if (tp < 1 || dp < 1)
     return emitError() << "tp and dp must be positive, got " << tp << " and "
                        << dp;
@@ -463,6 +463,15 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
                           "and gathers whole layers' weights: it needs tp >= 2 "
                           "and no tp_x, sp, ep or sequence_parallel, got tp = "
                        << tp;
+  if (fsdp < 1 || dp % fsdp != 0)
+    return emitError() << "fsdp " << fsdp << " must divide dp " << dp
+                       << ": the model states are split within groups of "
+                          "fsdp data-parallel replicas";
+  if (zero < 0 || zero > 3 || (fsdp > 1) != (zero > 0))
+    return emitError() << "zero " << zero << " with fsdp " << fsdp
+                       << ": a group of fsdp > 1 replicas splits the model "
+                          "states at ZeRO stage 1, 2 or 3; fsdp 1 has "
+                          "zero 0";
   return success();
 }
 
@@ -479,7 +488,7 @@ ParallelAttr loom::getParallelOrDefault(Operation *module) {
   if (ParallelAttr parallel = getParallel(module))
     return parallel;
   return ParallelAttr::get(module->getContext(), 1, 1, false, 1, 1, 1,
-                           false, false);
+                           false, false, 1, 0);
 }
 PipelineAttr loom::getPipeline(Operation *func) {
   return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);

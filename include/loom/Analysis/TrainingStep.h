@@ -1,0 +1,126 @@
+//===- TrainingStep.h - a training step as the lowering reads it -*- C++ -*-===//
+//
+// A model function after loom-derive-training-step, in the parts that run
+// one after another: the forward pass (the ops before the layers, the
+// layers, the ops after them through the loss), the backward pass (the
+// gradients of the ops after the layers, one loom.layer_grad per layer in
+// reverse, the gradients of the ops before them) and the optimizer's
+// updates. And what one chip keeps in HBM for it, item by item, with the
+// model states split by ZeRO (Rajbhandari et al., SC 2020) as
+// #loom.parallel's fsdp and zero say.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_ANALYSIS_TRAININGSTEP_H
+#define LOOM_ANALYSIS_TRAININGSTEP_H
+
+#include "loom/Dialect/Loom/LoomOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace loom {
+
+/// The parts of a training step's model function, in program order.
+struct TrainingView {
+  mlir::func::FuncOp func;
+  /// The forward pass: the ops before the first layer, the layers, and
+  /// the ops after the last layer up to and including the loss.
+  llvm::SmallVector<mlir::Operation *> forwardPrologue;
+  llvm::SmallVector<LayerOp> layers;
+  llvm::SmallVector<mlir::Operation *> forwardEpilogue;
+  /// The backward pass: the gradients of the forward epilogue's ops, the
+  /// layers' backward passes (last layer first), then the gradients of
+  /// the forward prologue's ops.
+  llvm::SmallVector<mlir::Operation *> backwardEpilogue;
+  llvm::SmallVector<LayerGradOp> layerGrads;
+  llvm::SmallVector<mlir::Operation *> backwardPrologue;
+  /// One per layer (by its `layer`) and one for the parameters outside the
+  /// layers (without).
+  llvm::SmallVector<OptimizerUpdateOp> updates;
+
+  /// The update of layer `index`'s parameters, or (nullopt) of those
+  /// outside the layers; null when there is none.
+  OptimizerUpdateOp updateOf(std::optional<int64_t> index) const;
+};
+
+/// Whether `func` holds a training step (a loom.layer_grad or a
+/// loom.optimizer_update).
+bool isTrainingStep(mlir::func::FuncOp func);
+
+/// The parts of `func`, a training step. Emits an error naming `passName`
+/// at the op out of place when the function is not in the order
+/// loom-derive-training-step builds.
+mlir::FailureOr<TrainingView> getTrainingView(mlir::func::FuncOp func,
+                                              llvm::StringRef passName);
+
+/// How the data-parallel replicas split the model states (#loom.parallel's
+/// fsdp and zero): which of them each chip holds 1/fsdp of.
+struct ZeroSplit {
+  int64_t fsdp = 1;
+  int64_t stage = 0;
+  double weightsShare() const { return stage >= 3 ? 1.0 / fsdp : 1.0; }
+  double gradientsShare() const { return stage >= 2 ? 1.0 / fsdp : 1.0; }
+  double statesShare() const { return stage >= 1 ? 1.0 / fsdp : 1.0; }
+};
+ZeroSplit getZeroSplit(mlir::ModuleOp module);
+
+/// The model states of one optimizer update's parameters on one chip:
+/// the compute copy of the weights, the gradients, and the optimizer's
+/// state with the master copy of the weights. Mixed-precision AdamW is
+/// 2 + 2 + 12 bytes per parameter (Rajbhandari et al., section 3.1), so
+/// with ZeRO over N replicas: 16 psi at stage 0, 4 psi + 12 psi / N at 1,
+/// 2 psi + 14 psi / N at 2, 16 psi / N at 3 (their figure 1).
+struct ModelStateBytes {
+  double weights = 0, gradients = 0, optimizerState = 0;
+  double total() const { return weights + gradients + optimizerState; }
+  ModelStateBytes &operator+=(const ModelStateBytes &other);
+};
+ModelStateBytes modelStateBytes(OptimizerUpdateOp update,
+                                const ZeroSplit &split);
+
+/// What one chip of a training step holds at its peak, item by item
+/// (bytes): an upper bound of the lowered step's peak, which it reaches
+/// but for what the schedule's timing frees early (a gradient bucket
+/// whose reduce-scatter ends before the next one fills). The activations
+/// are those the forward pass keeps for the backward pass, `inFlight`
+/// microbatches of them; the transient items are the largest any one part
+/// of the step holds at once.
+struct TrainingMemory {
+  ModelStateBytes states;
+  /// Kept from the forward pass for the backward pass, per microbatch in
+  /// flight, every layer's and the ops' outside them.
+  double activations = 0;
+  /// The largest layer's values recomputed (and held) during its backward
+  /// pass.
+  double recompute = 0;
+  /// Collective buffers: FSDP's gathered weights of two layers (one
+  /// running, one prefetched) and of the parameters outside the layers;
+  /// under ZeRO-2 and 3 two layers' whole gradients (one layer's filling,
+  /// the layer's before being reduce-scattered).
+  double buffers = 0;
+  double total() const {
+    return states.total() + activations + recompute + buffers;
+  }
+};
+
+/// The memory of `view`'s step on one chip, with `microbatches`
+/// microbatches per step (each keeps 1/microbatches of the function's
+/// batch) of which `inFlight` are between their forward and backward
+/// passes at once (1 without a pipeline).
+TrainingMemory trainingMemory(const TrainingView &view, const ZeroSplit &split,
+                              int64_t microbatches, int64_t inFlight = 1);
+
+/// Bytes the forward ops in `ops` (outside the layers) keep for their
+/// gradients in `grads`: each forward value a gradient part reads, once.
+double keptOutsideLayers(llvm::ArrayRef<mlir::Operation *> grads);
+
+/// Bytes a layer's backward pass holds of values it recomputes: the
+/// results of its ops marked loom.recompute.
+double recomputedBytes(LayerGradOp layer);
+
+} // namespace loom
+
+#endif // LOOM_ANALYSIS_TRAININGSTEP_H
