@@ -14,12 +14,13 @@ corpus = os.path.join(root, "fuzz", "corpus")
 def put(target, name, data):
     folder = os.path.join(corpus, target)
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, name), "w") as f:
+    # Bytes that are not UTF-8 (a test of a bad config) are kept as they are.
+    with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write(data)
 
 
 def read(path):
-    with open(path) as f:
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
         return f.read()
 
 
@@ -28,7 +29,13 @@ def tool(*args, stdin=None):
                           capture_output=True, text=True, check=True).stdout
 
 
+# Seeds made by hand, kept across a rebuild: a planned module and a plan
+# file with an expert-parallel group of its own beside tp.
+by_hand = ["ir/planned-moe-ep-data.mlir", "plan/mixtral-decode-ep-data.json"]
+kept = {name: read(os.path.join(corpus, name)) for name in by_hand}
 shutil.rmtree(corpus, ignore_errors=True)
+for name, data in kept.items():
+    put(os.path.dirname(name), os.path.basename(name), data)
 # config: the bundled models and the importer's test inputs.
 for f in sorted(glob.glob(f"{root}/models/*.json")):
     put("config", "models-" + os.path.basename(f), read(f))
@@ -62,6 +69,8 @@ put("ir", "import-dit-xl-2-64px-v5e-4.mlir",
     tool("loom-import", "dit-xl-2", "--target", "v5e-4", "--resolution", "64"))
 planned = tool("loom-opt", "--loom-plan-pipeline=tp=2 stages=2", stdin=imported)
 put("ir", "planned-mini-llama-tp2-stages2.mlir", planned)
+# A training step of the same model, for the passes after it.
+put("ir", "training-mini-llama.mlir", tool("loom-opt", "--loom-derive-training-step", stdin=imported))
 lowered = tool("loom-opt", "--convert-loom-to-sched", stdin=planned)
 put("schedule", "lowered-mini-llama-tp2-stages2.json",
     tool("loom-translate", "--sched-to-json", stdin=lowered))

@@ -44,3 +44,14 @@ func.func @tiny_mla(%h: tensor<2x1x64xbf16>) -> tensor<2x1x64xbf16> {
   %o = loom.linear o %a : tensor<2x1x64xbf16> -> tensor<2x1x64xbf16>
   return %o : tensor<2x1x64xbf16>
 }
+
+// int8 experts (weights and matmuls) and MLA with an int8 kv_b_proj and an
+// int8 latent cache (loom-import --weights-dtype/--activations-dtype/--kv-dtype int8).
+// CHECK-LABEL: func.func @int8_mixture
+// CHECK:         loom.moe_experts %{{.*}} {compute_type = i8, expert_inter = 224 : i64, experts = 8 : i64, tokens = 16 : i64, top_k = 2 : i64, weight_type = i8} : tensor<1x32x64xbf16>
+// CHECK:         loom.latent_attention %{{.*}}, %{{.*}} {cached = 128 : i64, causal, heads = 4 : i64, kv_lora_rank = 32 : i64, kv_type = i8, qk_nope_head_dim = 16 : i64, qk_rope_head_dim = 8 : i64, v_head_dim = 16 : i64, weight_type = i8}
+func.func @int8_mixture(%b: tensor<1x32x64xbf16>, %q: tensor<2x1x96xbf16>, %c: tensor<2x1x40xbf16>) {
+  %y = loom.moe_experts %b {experts = 8, top_k = 2, expert_inter = 224, tokens = 16, weight_type = i8, compute_type = i8} : tensor<1x32x64xbf16>
+  %a = loom.latent_attention %q, %c {heads = 4, kv_lora_rank = 32, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, causal, cached = 128, weight_type = i8, kv_type = i8} : tensor<2x1x96xbf16>, tensor<2x1x40xbf16> -> tensor<2x1x64xbf16>
+  return
+}

@@ -7,3 +7,4 @@ module attributes {loom.model = #loom.model<name = "dit", family = "dit", mode =
     return
   }
 }
+

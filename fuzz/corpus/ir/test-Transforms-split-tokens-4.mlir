@@ -21,20 +21,20 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2], calibra
 }
 
 // A causal model (Inputs/causal-2-stages.mlir): per stage, two 128 x 128
-// linears and a causal attention of 4 heads of 32 (padded to the MXU's 128:
-// 2048 FLOPs per query/key pair). A slice of l tokens after c others:
+// linears and a causal attention of 4 heads of 32, run as the TPU's flash
+// kernels do (flashAttentionWork: blocks of up to 512 queries and 512 keys,
+// head_dim padded to 128). A slice of l tokens after c others:
 //   linear     (32768 + 512 l) B                       HBM-bound
-//   attention  2048 (l c + l (l + 1) / 2) FLOPs against (1024 l + 512 c) B
-//              (q, k, v, out, and the cached K/V of the c tokens before)
-// (attention at 197e12 x 0.9568 FLOP/s, the fitted MXU fraction, which the
-// nominal calibration keeps). The later slice sees more context, so it is
-// cut shorter:
-//   144 + 112: t = 0.4889 + 0.5000 us, T = 1.4889 us (best of all 2- and
-//              3-slice cuts, at any granularity)
-//   136 + 120: T = 1.5000 us;  152 + 104: 1.5056 us;  128 + 128: 1.5132 us
-//   (the best equal slicing; 1.5132 / 1.4889 is 1.6% better); 256: 1.6037
-// CAUSAL: remark: TeraPipe: 2 slices [144, 112] on 2 stages, predicted 0.001 ms (sum 0.001 ms + 1 x max 0.001 ms); best equal slicing: 2 x 128 tokens, 0.002 ms; 1.6% better
-// CAUSAL: loom.pipeline = #loom.pipeline<stages = 2, slices = [144, 112]>
+//   attention  q and out, 512 l B, plus a K and a V block of (c + l) keys
+//              x 128 x 2 B per head, once per query block: HBM-bound here
+//              (the MXU's 2048 FLOPs a pair and the VPU's work take less)
+// (HBM at 819.2e9 x 0.9 B/s; the nominal calibration has no kernel step).
+// Unsliced, the 256 tokens are one query block that reads each key once:
+// t = 2 x 0.222 + 0.889 = 1.333 us a stage, T = 2 x 1.333 = 2.667 us, the
+// best. Cut, the second slice's block reads the first slice's keys again:
+// 128 + 128 takes 2.844 us, 144 + 112 2.856 us.
+// CAUSAL: remark: TeraPipe: 1 slices [256] on 2 stages, predicted 0.003 ms (sum 0.001 ms + 1 x max 0.001 ms); best equal slicing: 1 x 256 tokens, 0.003 ms; 0.0% better
+// CAUSAL: loom.pipeline = #loom.pipeline<stages = 2, slices = [256]>
 
 // A DiT (Inputs/dit-2-stages.mlir), 64 tokens, 4 steps, 2 stages. A patch
 // of l tokens takes on each stage two 256 x 256 linears, (131072 + 1024 l)

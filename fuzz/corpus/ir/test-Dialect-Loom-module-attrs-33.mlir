@@ -1,0 +1,4 @@
+
+
+// expected-error @+1 {{ep_data gives the ep chips a group of their own beside tp; it needs ep >= 2 and no sp, got ep = 1 and sp = 1}}
+module attributes {loom.parallel = #loom.parallel<tp = 4, ep_data = true>} {}

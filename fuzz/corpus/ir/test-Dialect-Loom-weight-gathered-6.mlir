@@ -1,0 +1,15 @@
+
+
+module {
+  func.func @f(%x: tensor<1x8x64xbf16>) -> tensor<1x8x64xbf16> {
+    %y = loom.layer 0 (%x) : (tensor<1x8x64xbf16>) -> tensor<1x8x64xbf16> {
+    ^bb0(%in: tensor<1x8x64xbf16>):
+      // expected-error @+1 {{'loom.gather_weights' op gathers over the tensor-parallel group "tp", got group "sp"}}
+      loom.gather_weights {bytes = 8192 : i64, group = "sp", group_size = 2 : i64}
+      %u = loom.linear up %in : tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
+      loom.yield %u : tensor<1x8x64xbf16>
+    }
+    return %y : tensor<1x8x64xbf16>
+  }
+}
+

@@ -1,0 +1,8 @@
+
+
+func.func @kept_outside(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{'loom.kept' belongs on a forward op in a loom.layer_grad}}
+  %y = loom.linear o %x {loom.kept} : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+  return %y : tensor<1x16x64xbf16>
+}
+

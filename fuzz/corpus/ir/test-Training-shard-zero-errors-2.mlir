@@ -1,0 +1,10 @@
+
+
+// expected-error @+1 {{loom-shard-zero: the model states are split already (fsdp 2, zero 1)}}
+module attributes {loom.parallel = #loom.parallel<dp = 2, fsdp = 2, zero = 1>} {
+  func.func @step() {
+    loom.optimizer_update {grad_type = bf16, layer = 0 : i64, master_type = f32, optimizer = #loom<optimizer adamw>, parameters = 64 : i64, state_elements = 128 : i64, state_type = f32, vector_ops_per_parameter = 16 : i64, weight_type = bf16}
+    return
+  }
+}
+
