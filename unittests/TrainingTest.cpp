@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/ShardHeads.h"
@@ -118,6 +119,51 @@ TEST_F(TrainingTest, ADenseLayerBackwardIsTwiceItsForward) {
     ++parts;
   });
   EXPECT_EQ(parts, 4); // two projections, an input and a weight part each
+}
+
+// A head tied to the embedding has no parameters of its own, but its
+// backward pass is still two matmuls of its size on the MXU (dX = dY E and
+// dE += dY^T X, added to the embedding table's gradient), and an int8
+// projection's run at the int8 rate as its forward does.
+TEST_F(TrainingTest, ATiedHeadAndAnInt8ProjectionKeepTheirMatmuls) {
+  auto module = parse(R"mlir(
+    func.func @lm(%ids: tensor<2x128xi32>) -> tensor<2x128x1000xbf16> {
+      %e = loom.embed %ids {vocab = 1000 : i64} : tensor<2x128xi32> -> tensor<2x128x256xbf16>
+      %0 = loom.layer 0 (%e) : (tensor<2x128x256xbf16>) -> tensor<2x128x256xbf16> {
+      ^bb0(%in: tensor<2x128x256xbf16>):
+        %y = loom.linear up %in {compute_type = i8, weight_type = i8} : tensor<2x128x256xbf16> -> tensor<2x128x256xbf16>
+        loom.yield %y : tensor<2x128x256xbf16>
+      }
+      %logits = loom.linear lm_head %0 {tied} : tensor<2x128x256xbf16> -> tensor<2x128x1000xbf16>
+      return %logits : tensor<2x128x1000xbf16>
+    })mlir");
+  ASSERT_TRUE(module);
+  ASSERT_TRUE(succeeded(derive(*module)));
+  ASSERT_TRUE(succeeded(verify(*module)));
+  LinearOp head, up;
+  module->walk([&](LinearOp linear) {
+    if (linear->getParentOfType<LayerGradOp>())
+      return;
+    (linear.getTied() ? head : up) = linear;
+  });
+  ASSERT_TRUE(head && up);
+  EXPECT_EQ(head.getParameterCount(), 0);
+  auto [input, weight] = gradientFlops(*module, head);
+  EXPECT_EQ(input, head.getFlops());
+  EXPECT_EQ(weight, head.getFlops());
+  module->walk([&](GradOp grad) {
+    Operation *forward = grad.getForwardOp().getOperation();
+    if (forward == head.getOperation()) {
+      // On the MXU, not the vector unit; the weight part writes the whole
+      // table's gradient (1000 x 256 bf16).
+      EXPECT_EQ(getVectorOps(grad), 0);
+      if (grad.getPart() == GradientPart::Weight)
+        EXPECT_EQ(grad.getBytesWritten(), 1000 * 256 * 2);
+    }
+    if (auto linear = dyn_cast<LinearOp>(forward);
+        linear && linear.getRole() == LinearRole::up)
+      EXPECT_EQ(grad.getComputeBits(), 8u);
+  });
 }
 
 TEST_F(TrainingTest, FlashAttentionBackwardIsTwoAndAHalfTimesItsForward) {

@@ -290,10 +290,8 @@ struct DeriveTrainingStepPass
     SmallVector<Operation *> copies;
     for (Operation &op : forwardBody.without_terminator()) {
       Operation *copy = inner.clone(op, mapping);
-      // A gathered tensor is gathered again rather than kept: the forward
-      // keeps its sequence-parallel shard (Korthikanti et al., MLSys 2023,
-      // section 4.2.3).
-      copy->setAttr(isa<AllGatherOp>(op) ? kRecomputeAttrName : kKeptAttrName,
+      copy->setAttr(isAlwaysRecomputed(&op) ? kRecomputeAttrName
+                                            : kKeptAttrName,
                     inner.getUnitAttr());
       copies.push_back(copy);
     }

@@ -141,7 +141,7 @@ struct RematPass : public loom::impl::RematBase<RematPass> {
 
   static void mark(Operation &op, Policy policy) {
     UnitAttr unit = UnitAttr::get(op.getContext());
-    bool recompute = isa<AllGatherOp>(op) || !saves(policy, op);
+    bool recompute = isAlwaysRecomputed(&op) || !saves(policy, op);
     op.removeAttr(recompute ? kKeptAttrName : kRecomputeAttrName);
     op.setAttr(recompute ? kRecomputeAttrName : kKeptAttrName, unit);
     if (auto attention = dyn_cast<AttentionOp>(op))

@@ -62,12 +62,33 @@ static SmallVector<unsigned, 4> differentiableOperands(Operation *op) {
   return indices;
 }
 
-/// Whether `op` is a matmul with weights of its own: its gradient is two
-/// matmuls of its size.
+/// A tied projection (a language model's head sharing the embedding's
+/// table): no parameters of its own, but a matmul by weights all the same,
+/// whose weight gradient adds to the table's.
+static bool isTiedLinear(Operation *op) {
+  auto linear = dyn_cast<LinearOp>(op);
+  return linear && linear.getTied();
+}
+
+/// Bytes of the weights `op` multiplies by: its parameters', or a tied
+/// projection's shared table.
+static int64_t weightBytes(Operation *op) {
+  if (auto linear = dyn_cast<LinearOp>(op); linear && linear.getTied())
+    return (Count(linear.getInFeatures()) * linear.getOutFeatures() *
+            linear.getWeightElementBytes())
+        .get();
+  return cast<CostOpInterface>(op).getParameterBytes();
+}
+
+/// Whether `op` is a matmul by weights (its own, or tied): its gradient is
+/// two matmuls of its size.
 static bool isWeightedMatmul(Operation *op) {
   return !op->hasTrait<TokenWise>() &&
-         cast<CostOpInterface>(op).getParameterCount() > 0;
+         (cast<CostOpInterface>(op).getParameterCount() > 0 ||
+          isTiedLinear(op));
 }
+
+bool loom::isAlwaysRecomputed(Operation *op) { return isa<AllGatherOp>(op); }
 
 GradientWork loom::getDefaultGradientWork(Operation *op, GradientPart part,
                                           int64_t tile) {
@@ -75,7 +96,7 @@ GradientWork loom::getDefaultGradientWork(Operation *op, GradientPart part,
   GradientWork work;
   work.computeBits = cost.getComputeBits();
   bool matmul = isWeightedMatmul(op);
-  int64_t parameters = cost.getParameterBytes();
+  int64_t parameters = weightBytes(op);
   // Every part reads the cotangents of the op's results.
   Count read = getTensorBytes(op->getResultTypes());
   if (part == GradientPart::Input) {
@@ -105,9 +126,10 @@ GradientWork loom::getDefaultGradientWork(Operation *op, GradientPart part,
     work.bytesRead = read.get();
     return work;
   }
-  if (cost.getParameterCount() == 0)
+  if (cost.getParameterCount() == 0 && !isTiedLinear(op))
     return work;
-  // The parameters' cotangents: a reduction over the tokens of the
+  // The parameters' cotangents (a tied projection's added to the shared
+  // table's): a reduction over the tokens of the
   // forward's operands times the cotangent (dW = X^T dY for a matmul).
   work.exists = true;
   work.keptOperands = allIndices(op->getNumOperands());

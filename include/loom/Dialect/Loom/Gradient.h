@@ -93,6 +93,12 @@ constexpr int64_t kAdafactorMinFactorDim = 128;
 int64_t getOptimizerStateElements(Optimizer optimizer,
                                   llvm::ArrayRef<WeightShape> weights);
 
+/// Whether the backward pass runs `op` again under every rematerialisation
+/// policy rather than keeping its results: an all-gather's, gathered again
+/// from the shard the forward pass keeps (Korthikanti et al., MLSys 2023,
+/// section 4.2.3).
+bool isAlwaysRecomputed(mlir::Operation *op);
+
 /// Whether an operand of `type` can have a cotangent: a floating-point
 /// tensor (token ids, labels and other integers cannot).
 bool isDifferentiable(mlir::Type type);
