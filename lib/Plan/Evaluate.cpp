@@ -685,14 +685,43 @@ void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
     out.failure = out.simulated->failure;
 }
 
-double loom::finishUnproven(Planned &planned, bool trace) {
+double loom::finishUnproven(Planned &planned, bool trace, bool generate) {
   PlanOutcome &out = planned.outcome;
-  out.schedule = {};
-  if (!planned.module || out.estimatedTasks > kSimulationBudget) {
+  if (!planned.module || out.estimatedTasks > kProgramBudget ||
+      (!generate && out.estimatedTasks > kSimulationBudget)) {
     // out.unproven stays: the plan cannot be simulated.
+    out.schedule = {};
     planned.module = nullptr;
     return 0;
   }
+  if (out.estimatedTasks > kSimulationBudget) {
+    // Its whole program generated from its first steps, which the
+    // schedule holds (or holds again), as the simulator runs it.
+    TargetDesc desc = getTarget(*planned.module).getDesc();
+    if (out.schedule.chips.empty()) {
+      std::optional<TargetDesc> lowered = lower(planned);
+      if (!lowered)
+        return 0;
+    }
+    planned.module = nullptr;
+    llvm::Expected<sim::SimResult> result =
+        sim::simulateProgram(desc, out.schedule, out.steps);
+    if (!result) {
+      out.failure = llvm::toString(result.takeError());
+      return 0;
+    }
+    if (result->unproven) {
+      // Its steps are not alike: it stays unsimulated.
+      out.schedule = {};
+      return 0;
+    }
+    out.unproven = false;
+    out.simulated = std::move(*result);
+    if (!out.simulated->failure.empty())
+      out.failure = out.simulated->failure;
+    return out.estimatedTasks;
+  }
+  out.schedule = {};
   std::optional<TargetDesc> desc = lower(planned, /*whole=*/true);
   if (!desc)
     return 0;

@@ -142,9 +142,14 @@ std::optional<TargetDesc> lower(Planned &planned, bool whole = false);
 /// finishUnproven).
 void simulateSchedule(PlanOutcome &out, const TargetDesc &desc, bool trace);
 /// After simulateSchedule found no repetition: the whole program lowered
-/// and simulated when it is within kSimulationBudget, else the plan stays
-/// unsimulated. Needs the module lower kept. Returns the tasks it ran.
-double finishUnproven(Planned &planned, bool trace);
+/// and simulated when it is within kSimulationBudget, else, within
+/// kProgramBudget, simulated whole from the schedule of its first steps
+/// (sim::simulateProgram; the schedule is lowered again if it was freed,
+/// and kept); else the plan stays unsimulated. Needs the module lower
+/// kept. Returns the tasks it ran. With `generate` false, a program over
+/// kSimulationBudget stays unsimulated (a search generates its winner's
+/// alone).
+double finishUnproven(Planned &planned, bool trace, bool generate = true);
 
 /// The cost model's order, made total by the layouts.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b);

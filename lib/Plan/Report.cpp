@@ -238,6 +238,10 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                                           "before,",
                                           s.periodSteps, s.periodSteps),
                         s.period * 1e3);
+    if (s.generatedFrom > 0)
+      os << fmt::format("              every task of its {} steps, generated "
+                        "from its first {} (which did not repeat)\n",
+                        s.programSteps, s.generatedFrom);
     os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
                       100 * meanMFU(s), s.chips.size(),
                       s.chips.size() == 1 ? "" : "s");
@@ -458,6 +462,9 @@ std::string loom::checkPlanFiles(const PlanResult &result, bool trace,
   const PlanOutcome &plan = result.chosen;
   if (!plan.simulated)
     return "no --trace or --svg: the plan is too large to simulate";
+  if (plan.simulated->generatedFrom > 0)
+    return "no --trace or --svg: the plan's whole program was simulated "
+           "generated from its first steps, which record no trace";
   return trace ? traceFilter.check(sim::inferRoles(plan.schedule), "plan")
                : "";
 }

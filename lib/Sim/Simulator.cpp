@@ -36,7 +36,6 @@ struct Task {
   /// A receive counts as communication only while its data is in flight,
   /// not while it waits for the sender (a pipeline bubble, not a transfer).
   bool inFlight = false;
-  double start = -1;
   int32_t partner = kNone;    ///< send <-> recv (always matched)
   int32_t collective = kNone; ///< instance
 };
@@ -65,7 +64,7 @@ struct Link {
 
 struct Instance {
   llvm::SmallVector<int32_t, 8> members; ///< tasks, in group order
-  llvm::SmallVector<int64_t, 8> group;   ///< chip ids
+  llvm::ArrayRef<int64_t> group;         ///< chip ids (the schedule's)
   CollectiveKind kind;
   double bytes;
   /// Members whose start has been issued; steps; flows still to arrive of
@@ -78,7 +77,7 @@ struct Instance {
   /// Per member and direction (Engine::stepSlot): steps it has started
   /// sending, its sends that have left, and chunks arrived from the member
   /// behind it.
-  llvm::SmallVector<int32_t, 16> started, sent, received;
+  llvm::SmallVector<int32_t, 0> started, sent, received;
 };
 
 struct ChipState {
@@ -119,6 +118,10 @@ public:
 
   /// Builds the run's state from a schedule that passed checkSchedule.
   void load();
+  /// Builds the run's state for the whole program of `programSteps` steps
+  /// that `schedule`'s first steps stand for (simulateProgram); false, with
+  /// the state of load(), when its steps are not alike.
+  bool loadProgram();
   SimResult run();
   const std::string &brokenAccounting() const { return accounting; }
 
@@ -264,6 +267,8 @@ private:
   std::optional<Snapshot> proofFrom, proofTo;
   /// The tasks ready from the start are being made ready.
   bool starting = false;
+  /// The run is of the whole program loadProgram generated.
+  bool generated = false;
 
   std::vector<Task> tasks;
   std::vector<int32_t> dependentsStart, dependents; // CSR
@@ -293,7 +298,26 @@ private:
   /// A broken invariant of the run itself: the result is refused.
   std::string accounting;
   std::vector<TraceEvent> trace;
+  /// Per task, when it started (traces only).
+  std::vector<double> starts;
   size_t finished = 0;
+
+  // The whole program generated from its first steps (loadProgram).
+  /// The copied step's first task and the end of it, per chip; the first
+  /// task of the first alike step; the step's length.
+  std::vector<int64_t> copyBegin, copyEnd, alikeBegin, stepLength;
+  /// Steps added after the copied one (0: the schedule as it is).
+  int64_t added = 0;
+  /// Where a task of the generated program stands (mapTask).
+  struct Origin {
+    int64_t local; ///< its task in the schedule (the template)
+    int64_t level; ///< the copies of the step before it
+    bool after;    ///< past the copies: the last step and the end
+  };
+  Origin mapTask(int32_t chip, int64_t v) const;
+  /// The task of chip `to` that `schedule` index `index` names, seen from a
+  /// task at `from` (see loadProgram).
+  int64_t refer(const Origin &from, int32_t to, int64_t index) const;
 };
 
 void Engine::route(int64_t from, int64_t to,
@@ -335,7 +359,7 @@ void Engine::load() {
         auto [it, fresh] = instanceOf.try_emplace(spec.tag, instances.size());
         if (fresh) {
           Instance instance;
-          instance.group.assign(spec.group.begin(), spec.group.end());
+          instance.group = spec.group;
           instance.kind = spec.collective;
           instance.bytes = spec.bytes;
           instances.push_back(std::move(instance));
@@ -414,6 +438,175 @@ void Engine::load() {
     }
     base += chip.tasks.size();
   }
+  if (recordTrace)
+    starts.assign(total, -1);
+}
+
+//===----------------------------------------------------------------------===//
+// The whole program generated from its first steps
+//===----------------------------------------------------------------------===//
+
+Engine::Origin Engine::mapTask(int32_t c, int64_t v) const {
+  if (v < copyEnd[c])
+    return {v, 0, false};
+  int64_t length = stepLength[c], gap = added * length;
+  if (v < copyEnd[c] + gap) {
+    int64_t q = v - copyEnd[c];
+    return {copyBegin[c] + q % length, q / length + 1, false};
+  }
+  return {v - gap, added, true};
+}
+
+int64_t Engine::refer(const Origin &from, int32_t to, int64_t index) const {
+  // A copy `level` steps on names the tasks its step names, `level` steps
+  // on (the steps are alike, so is what they name); a task before the
+  // copies names the tasks the schedule has. The last step and the end
+  // name the alike steps' tasks and later `added` steps on, and the ones
+  // before the alike steps (the whole run's allocations, the warm-up) where
+  // they are.
+  if (from.after)
+    return index >= alikeBegin[to] ? index + added * stepLength[to] : index;
+  return index + from.level * stepLength[to];
+}
+
+bool Engine::loadProgram() {
+  // The schedule as it is first: its steps compared, its messages paired
+  // and its collectives found, to be copied.
+  load();
+  findAlikeSteps();
+  if (alike < 0)
+    return false;
+  // Steps [alike, lowered - 2] are each the one before shifted; the last
+  // of them is copied `added` times, the last step and the end follow.
+  int64_t copied = lowered - 2;
+  added = programSteps - lowered;
+  const auto &steps = schedule.stepStarts;
+  size_t numChips = chips.size();
+  std::vector<int32_t> shortBase = chipBase;
+  size_t total = 0;
+  chipBase.clear();
+  for (size_t c = 0; c < numChips; ++c) {
+    copyBegin.push_back(steps[c][copied]);
+    copyEnd.push_back(steps[c][copied + 1]);
+    alikeBegin.push_back(steps[c][alike]);
+    stepLength.push_back(copyEnd[c] - copyBegin[c]);
+    chipBase.push_back(total);
+    total += schedule.chips[c].tasks.size() + added * stepLength[c];
+  }
+  if (total >= size_t(std::numeric_limits<int32_t>::max()))
+    return false;
+  std::vector<Task> pattern = std::move(tasks);
+  std::vector<Instance> patternInstances = std::move(instances);
+  tasks = {};
+  instances = {};
+  sends.clear();
+  for (ChipState &chip : chips)
+    chip.computes.clear();
+  // Each task as its template in the schedule, what it names placed by
+  // refer(); its dependents counted, then laid out as compressed rows.
+  tasks.reserve(total);
+  dependentsStart.assign(total + 1, 0);
+  llvm::DenseMap<int32_t, int32_t> instanceOf; // by its first member
+  auto named = [&](const Origin &from, int32_t c, int64_t index,
+                   int64_t self) -> std::optional<int32_t> {
+    int64_t v = refer(from, c, index);
+    int64_t size = (c + 1 < int64_t(numChips) ? chipBase[c + 1] : total) -
+                   chipBase[c];
+    if (v < 0 || v >= size || (self >= 0 && v >= self))
+      return std::nullopt;
+    return chipBase[c] + v;
+  };
+  for (size_t c = 0; c < numChips; ++c) {
+    int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
+    for (int64_t v = 0; v < size; ++v) {
+      Origin origin = mapTask(c, v);
+      const Task &from = pattern[shortBase[c] + origin.local];
+      const schedule::Task &spec = *from.spec;
+      Task task{from.spec, int32_t(c), int32_t(v), from.waiting};
+      int32_t self = tasks.size();
+      auto depend = [&](int64_t index) {
+        std::optional<int32_t> t = named(origin, c, index, v);
+        if (t)
+          ++dependentsStart[*t + 1];
+        return bool(t);
+      };
+      for (int64_t dep : spec.deps)
+        if (!depend(dep))
+          return false;
+      if ((spec.kind == TaskKind::Free && !depend(spec.alloc)) ||
+          (spec.kind == TaskKind::CollectiveDone && !depend(spec.start)))
+        return false;
+      if (from.partner != kNone) {
+        const Task &peer = pattern[from.partner];
+        std::optional<int32_t> t = named(origin, peer.chip, peer.local, -1);
+        if (!t)
+          return false;
+        task.partner = *t;
+      }
+      if (from.collective != kNone) {
+        const Instance &pat = patternInstances[from.collective];
+        const Task &first = pattern[pat.members.front()];
+        std::optional<int32_t> key =
+            named(origin, first.chip, first.local, -1);
+        if (!key)
+          return false;
+        auto [it, fresh] = instanceOf.try_emplace(*key, instances.size());
+        if (fresh) {
+          Instance instance;
+          instance.group = pat.group;
+          instance.kind = pat.kind;
+          instance.bytes = pat.bytes;
+          instance.ring = pat.ring;
+          instance.chained = pat.chained;
+          instance.steps = pat.steps;
+          instances.push_back(std::move(instance));
+        }
+        instances[it->second].members.push_back(self);
+        task.collective = it->second;
+      }
+      if (spec.kind == TaskKind::Compute)
+        chips[c].computes.push_back(self);
+      tasks.push_back(task);
+    }
+  }
+  // Every message paired both ways, every collective whole: else the steps
+  // were not what refer() takes them for.
+  for (size_t t = 0; t < total; ++t)
+    if (tasks[t].partner != kNone && tasks[tasks[t].partner].partner != int32_t(t))
+      return false;
+  for (const Instance &instance : instances)
+    if (instance.members.size() != instance.group.size())
+      return false;
+  instanceOf.shrink_and_clear();
+  for (size_t t = 0; t < total; ++t)
+    dependentsStart[t + 1] += dependentsStart[t];
+  dependents.assign(dependentsStart.back(), 0);
+  // Filled in the order load() fills them (the order dependents are made
+  // ready in): each task's start advances to its end, then moves back.
+  for (size_t c = 0; c < numChips; ++c) {
+    int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
+    for (int64_t v = 0; v < size; ++v) {
+      Origin origin = mapTask(c, v);
+      const schedule::Task &spec = *pattern[shortBase[c] + origin.local].spec;
+      int32_t self = chipBase[c] + v;
+      auto depend = [&](int64_t index) {
+        int32_t t = chipBase[c] + refer(origin, c, index);
+        dependents[dependentsStart[t]++] = self;
+      };
+      for (int64_t dep : spec.deps)
+        depend(dep);
+      if (spec.kind == TaskKind::Free)
+        depend(spec.alloc);
+      if (spec.kind == TaskKind::CollectiveDone)
+        depend(spec.start);
+    }
+  }
+  for (size_t t = total; t > 0; --t)
+    dependentsStart[t] = dependentsStart[t - 1];
+  dependentsStart[0] = 0;
+  generated = true;
+  alike = -1;
+  return true;
 }
 
 void Engine::startFlow(int64_t from, int64_t to, double bytes,
@@ -620,7 +813,8 @@ void Engine::onReady(int32_t t) {
   // Ready from the start (a receive, say) is every step's first state.
   if (!starting)
     touchTask(t);
-  task.start = now;
+  if (recordTrace)
+    starts[t] = now;
   const schedule::Task &spec = *task.spec;
   ChipState &chip = chips[task.chip];
   switch (spec.kind) {
@@ -684,8 +878,8 @@ void Engine::onReady(int32_t t) {
     finish(t, 0);
     return;
   case TaskKind::Free: {
-    int32_t base = t - task.local;
-    chip.hbm -= tasks[base + spec.alloc].spec->bytes;
+    // (Its allocation's, alike in a generated step: Engine::loadProgram.)
+    chip.hbm -= schedule.chips[task.chip].tasks[spec.alloc].bytes;
     // The checker lets each allocation be freed once, after it is made; a
     // negative balance would make every figure after it wrong.
     if (chip.hbm < 0 && accounting.empty())
@@ -708,7 +902,8 @@ void Engine::advance(int32_t c) {
   touch(chip);
   chip.busy = true;
   ++chip.next;
-  tasks[t].start = now;
+  if (recordTrace)
+    starts[t] = now;
   const schedule::Task &spec = *tasks[t].spec;
   double seconds = model.taskTime(spec.flops, spec.bytes, spec.bits,
                                   spec.vectorOps, spec.steps);
@@ -727,7 +922,7 @@ void Engine::finish(int32_t t, uint8_t engine) {
       task.spec->kind != TaskKind::Free &&
       task.spec->kind != TaskKind::CollectiveDone)
     trace.push_back({int32_t(chips[task.chip].id), task.local, engine,
-                     task.start, now});
+                     starts[t], now});
   for (int32_t i = dependentsStart[t]; i < dependentsStart[t + 1]; ++i) {
     touchTask(dependents[i]);
     if (--tasks[dependents[i]].waiting == 0)
@@ -737,7 +932,8 @@ void Engine::finish(int32_t t, uint8_t engine) {
 
 std::string Engine::describe(int32_t t) const {
   const Task &task = tasks[t];
-  std::string text = schedule::describeTask(schedule, task.chip, task.local);
+  int64_t local = generated ? mapTask(task.chip, task.local).local : task.local;
+  std::string text = schedule::describeTask(schedule, task.chip, local);
   if (task.spec->kind == TaskKind::Recv)
     text += ": its send never runs";
   if (task.spec->kind == TaskKind::Collective)
@@ -758,7 +954,7 @@ SimResult Engine::run() {
     if (tasks[t].waiting == 0 && !tasks[t].ready)
       onReady(t);
   starting = false;
-  if (programSteps > 0)
+  if (programSteps > 0 && !generated)
     findAlikeSteps();
   while ((!queue.empty() || !dirtyLinks.empty()) && failure.empty()) {
     if (!dirtyLinks.empty() && (queue.empty() || queue.top().time > now)) {
@@ -817,7 +1013,7 @@ SimResult Engine::run() {
     touch(chip);
     result.chips.push_back(chip.stats);
   }
-  if (programSteps > 0)
+  if (programSteps > 0 && !generated)
     extrapolateLinks();
   // In link order, so that links equally busy keep one order.
   llvm::sort(links, [](const Link &a, const Link &b) { return a.id < b.id; });
@@ -837,8 +1033,12 @@ SimResult Engine::run() {
     return a.busy > b.busy;
   });
   result.trace = std::move(trace);
-  if (programSteps > 0)
+  if (programSteps > 0 && !generated)
     extrapolate(result);
+  if (generated) {
+    result.programSteps = programSteps;
+    result.generatedFrom = lowered;
+  }
   return result;
 }
 
@@ -1196,16 +1396,9 @@ static std::string nonFinite(const SimResult &result) {
   return "";
 }
 
-llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
-                                        const schedule::Schedule &schedule,
-                                        bool recordTrace,
-                                        int64_t programSteps) {
-  if (llvm::Error error = checkSchedule(target, schedule).takeError())
-    return std::move(error);
-  Engine engine(target, *target.findTopology(schedule.shape), schedule,
-                recordTrace, programSteps);
-  engine.load();
-  SimResult result = engine.run();
+/// A result to trust, or the error saying why not.
+static llvm::Expected<SimResult> trusted(const Engine &engine,
+                                         SimResult result) {
   auto refuse = [](const llvm::Twine &why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "refusing the result: " + why);
@@ -1215,5 +1408,33 @@ llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
   if (std::string what = nonFinite(result); !what.empty())
     return refuse(what + " is not a finite number; the target's figures or "
                          "the schedule's sizes are out of range");
-  return result;
+  return std::move(result);
+}
+
+llvm::Expected<SimResult> sim::simulateProgram(
+    const TargetDesc &target, const schedule::Schedule &schedule,
+    int64_t programSteps) {
+  if (llvm::Error error = checkSchedule(target, schedule).takeError())
+    return std::move(error);
+  Engine engine(target, *target.findTopology(schedule.shape), schedule,
+                /*recordTrace=*/false, programSteps);
+  if (!engine.loadProgram()) {
+    SimResult result;
+    result.programSteps = programSteps;
+    result.unproven = true;
+    return result;
+  }
+  return trusted(engine, engine.run());
+}
+
+llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
+                                        const schedule::Schedule &schedule,
+                                        bool recordTrace,
+                                        int64_t programSteps) {
+  if (llvm::Error error = checkSchedule(target, schedule).takeError())
+    return std::move(error);
+  Engine engine(target, *target.findTopology(schedule.shape), schedule,
+                recordTrace, programSteps);
+  engine.load();
+  return trusted(engine, engine.run());
 }

@@ -125,6 +125,14 @@ struct PlanOutcome {
 /// and seconds than a planning run should.
 constexpr double kSimulationBudget = 4e6;
 
+/// A plan whose first steps do not repeat, its whole program over
+/// kSimulationBudget, is simulated whole from the schedule of its first
+/// steps (sim::simulateProgram: a run's state of some 40 bytes a task
+/// beside that schedule, not a schedule of every task) when its program
+/// has at most this many tasks: the largest bundled video DiT at 720p on
+/// v5e-256 has 22.9 million.
+constexpr double kProgramBudget = 25e6;
+
 /// The denoising steps past the warm-up a plan of more steps is simulated
 /// for before the simulator's repetition proof extrapolates the rest
 /// (sim::simulate's programSteps): the proof compares two consecutive
