@@ -685,16 +685,17 @@ void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
     out.failure = out.simulated->failure;
 }
 
-double loom::finishUnproven(Planned &planned, bool trace, bool generate) {
+double loom::finishUnproven(Planned &planned, bool trace, bool generate,
+                            double lowerWhole) {
   PlanOutcome &out = planned.outcome;
   if (!planned.module || out.estimatedTasks > kProgramBudget ||
-      (!generate && out.estimatedTasks > kSimulationBudget)) {
+      (!generate && out.estimatedTasks > lowerWhole)) {
     // out.unproven stays: the plan cannot be simulated.
     out.schedule = {};
     planned.module = nullptr;
     return 0;
   }
-  if (out.estimatedTasks > kSimulationBudget) {
+  if (out.estimatedTasks > lowerWhole) {
     // Its whole program generated from its first steps, which the
     // schedule holds (or holds again), as the simulator runs it.
     TargetDesc desc = getTarget(*planned.module).getDesc();

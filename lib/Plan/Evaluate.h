@@ -149,7 +149,8 @@ void simulateSchedule(PlanOutcome &out, const TargetDesc &desc, bool trace);
 /// kept. Returns the tasks it ran. With `generate` false, a program over
 /// kSimulationBudget stays unsimulated (a search generates its winner's
 /// alone).
-double finishUnproven(Planned &planned, bool trace, bool generate = true);
+double finishUnproven(Planned &planned, bool trace, bool generate = true,
+                      double lowerWhole = kSimulationBudget);
 
 /// The cost model's order, made total by the layouts.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b);

@@ -172,6 +172,11 @@ struct PlanOptions {
   /// Search: the tasks of the plans it simulates add up to at most this,
   /// so a search costs about one large simulation at most.
   double searchSimulationBudget = kSimulationBudget;
+  /// A plan whose first steps do not repeat is lowered and simulated whole
+  /// when its program has at most this many tasks, and above it (within
+  /// kProgramBudget) generated from its first steps (finishUnproven); the
+  /// figures are the same (tests set 0 to generate small programs).
+  double lowerWholeBudget = kSimulationBudget;
   /// Search: stop at the ranking (no winner's report, no simulation beyond
   /// the top).
   bool rankOnly = false;
