@@ -643,9 +643,10 @@ int64_t loom::repetitionSteps(const PlanOutcome &outcome) {
              : 0;
 }
 
-std::optional<TargetDesc> loom::lower(Planned &planned, bool whole) {
+std::optional<TargetDesc> loom::lower(Planned &planned, bool whole,
+                                      int64_t firstSteps) {
   PlanOutcome &out = planned.outcome;
-  int64_t steps = whole ? 0 : repetitionSteps(out);
+  int64_t steps = whole ? 0 : firstSteps > 0 ? firstSteps : repetitionSteps(out);
   OwningOpRef<ModuleOp> module = std::move(planned.module);
   Captured diagnostics(*module->getContext());
   TargetDesc desc = getTarget(*module).getDesc();
@@ -696,15 +697,16 @@ double loom::finishUnproven(Planned &planned, bool trace, bool generate,
     return 0;
   }
   if (out.estimatedTasks > lowerWhole) {
-    // Its whole program generated from its first steps, which the
-    // schedule holds (or holds again), as the simulator runs it.
-    TargetDesc desc = getTarget(*planned.module).getDesc();
-    if (out.schedule.chips.empty()) {
-      std::optional<TargetDesc> lowered = lower(planned);
-      if (!lowered)
-        return 0;
-    }
+    // Its whole program generated from its first steps: its warm-up and
+    // kGeneratedSteps, lowered again (fewer than the proof ran, and the
+    // schedule the report keeps).
+    out.schedule = {};
+    std::optional<TargetDesc> lowered =
+        lower(planned, /*whole=*/false, out.warmup + kGeneratedSteps);
     planned.module = nullptr;
+    if (!lowered)
+      return 0;
+    TargetDesc desc = *lowered;
     llvm::Expected<sim::SimResult> result =
         sim::simulateProgram(desc, out.schedule, out.steps);
     if (!result) {

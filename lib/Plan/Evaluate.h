@@ -134,7 +134,10 @@ bool shouldSimulate(const PlanOutcome &outcome, Simulation policy);
 /// the target to simulate it on, or sets `failure`. The module is consumed
 /// unless the schedule holds only the first repetitionSteps steps (`whole`
 /// false): it stays for lowerWhole, should the proof fail.
-std::optional<TargetDesc> lower(Planned &planned, bool whole = false);
+/// `firstSteps` above 0 lowers that many steps rather than
+/// repetitionSteps (finishUnproven's generated program).
+std::optional<TargetDesc> lower(Planned &planned, bool whole = false,
+                                int64_t firstSteps = 0);
 /// Simulates a lowered plan's schedule, into `out`. Plain data, no IR: a
 /// search runs several at once. A schedule of the first steps is simulated
 /// with the repetition proof; when it finds none, `out.simulated` is left

@@ -27,18 +27,20 @@ namespace {
 
 constexpr int32_t kNone = -1;
 
+/// 24 bytes: a generated program holds one per task (tens of millions).
+/// Its index within its chip is Engine::localOf.
 struct Task {
   const schedule::Task *spec;
-  int32_t chip;      ///< index into chips
-  int32_t local;     ///< index within its chip
-  int32_t waiting;   ///< unfinished dependencies
-  bool ready = false, done = false;
-  /// A receive counts as communication only while its data is in flight,
-  /// not while it waits for the sender (a pipeline bubble, not a transfer).
-  bool inFlight = false;
+  int32_t chip; ///< index into chips
   int32_t partner = kNone;    ///< send <-> recv (always matched)
   int32_t collective = kNone; ///< instance
+  uint32_t waiting : 29;      ///< unfinished dependencies
+  uint32_t ready : 1, done : 1;
+  /// A receive counts as communication only while its data is in flight,
+  /// not while it waits for the sender (a pipeline bubble, not a transfer).
+  uint32_t inFlight : 1;
 };
+static_assert(sizeof(Task) <= 24, "a task's state is kept small");
 
 struct Flow {
   llvm::SmallVector<int32_t, 4> links;
@@ -118,6 +120,13 @@ public:
 
   /// Builds the run's state from a schedule that passed checkSchedule.
   void load();
+  static Task makeTask(const schedule::Task *spec, size_t chip,
+                       uint32_t waiting) {
+    Task task{spec, int32_t(chip)};
+    task.waiting = waiting;
+    task.ready = task.done = task.inFlight = false;
+    return task;
+  }
   /// Builds the run's state for the whole program of `programSteps` steps
   /// that `schedule`'s first steps stand for (simulateProgram); false, with
   /// the state of load(), when its steps are not alike.
@@ -246,8 +255,9 @@ private:
   void extrapolateLinks();
   void touchTask(int32_t t) {
     ChipState &chip = chips[tasks[t].chip];
-    chip.maxTouched = std::max(chip.maxTouched, tasks[t].local);
+    chip.maxTouched = std::max(chip.maxTouched, localOf(t));
   }
+  int32_t localOf(int32_t t) const { return t - chipBase[tasks[t].chip]; }
 
   const TargetDesc &target;
   CostModel model;
@@ -299,7 +309,7 @@ private:
   std::string accounting;
   std::vector<TraceEvent> trace;
   /// Per task, when it started (traces only).
-  std::vector<double> starts;
+  std::vector<double> startTimes;
   size_t finished = 0;
 
   // The whole program generated from its first steps (loadProgram).
@@ -343,8 +353,7 @@ void Engine::load() {
     int32_t base = tasks.size();
     chipBase.push_back(base);
     for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
-      Task task{&spec, int32_t(chips.size()), int32_t(i),
-                int32_t(spec.deps.size())};
+      Task task = makeTask(&spec, chips.size(), spec.deps.size());
       int32_t self = tasks.size();
       for (int64_t dep : spec.deps)
         ++counts[base + dep];
@@ -439,7 +448,7 @@ void Engine::load() {
     base += chip.tasks.size();
   }
   if (recordTrace)
-    starts.assign(total, -1);
+    startTimes.assign(total, -1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -522,7 +531,7 @@ bool Engine::loadProgram() {
       Origin origin = mapTask(c, v);
       const Task &from = pattern[shortBase[c] + origin.local];
       const schedule::Task &spec = *from.spec;
-      Task task{from.spec, int32_t(c), int32_t(v), from.waiting};
+      Task task = makeTask(from.spec, c, from.waiting);
       int32_t self = tasks.size();
       auto depend = [&](int64_t index) {
         std::optional<int32_t> t = named(origin, c, index, v);
@@ -538,7 +547,8 @@ bool Engine::loadProgram() {
         return false;
       if (from.partner != kNone) {
         const Task &peer = pattern[from.partner];
-        std::optional<int32_t> t = named(origin, peer.chip, peer.local, -1);
+        std::optional<int32_t> t = named(
+            origin, peer.chip, from.partner - shortBase[peer.chip], -1);
         if (!t)
           return false;
         task.partner = *t;
@@ -546,8 +556,9 @@ bool Engine::loadProgram() {
       if (from.collective != kNone) {
         const Instance &pat = patternInstances[from.collective];
         const Task &first = pattern[pat.members.front()];
-        std::optional<int32_t> key =
-            named(origin, first.chip, first.local, -1);
+        std::optional<int32_t> key = named(
+            origin, first.chip, pat.members.front() - shortBase[first.chip],
+            -1);
         if (!key)
           return false;
         auto [it, fresh] = instanceOf.try_emplace(*key, instances.size());
@@ -814,7 +825,7 @@ void Engine::onReady(int32_t t) {
   if (!starting)
     touchTask(t);
   if (recordTrace)
-    starts[t] = now;
+    startTimes[t] = now;
   const schedule::Task &spec = *task.spec;
   ChipState &chip = chips[task.chip];
   switch (spec.kind) {
@@ -868,7 +879,7 @@ void Engine::onReady(int32_t t) {
       failure = llvm::formatv(
           "HBM overflow on chip {0} at task {1} (alloc {2} \"{3}\", {4} "
           "bytes) at t = {5:f3} ms: {6} bytes in use, capacity {7:f0}",
-          chip.id, task.local, schedule::name(spec.what), spec.name,
+          chip.id, localOf(t), schedule::name(spec.what), spec.name,
           spec.bytes, now * 1e3, chip.hbm, target.hbmBytes);
     finish(t, 0);
     return;
@@ -885,7 +896,7 @@ void Engine::onReady(int32_t t) {
     if (chip.hbm < 0 && accounting.empty())
       accounting = llvm::formatv("chip {0} task {1}: HBM in use went "
                                  "negative ({2} bytes)",
-                                 chip.id, task.local, chip.hbm);
+                                 chip.id, localOf(t), chip.hbm);
     finish(t, 0);
     return;
   }
@@ -903,7 +914,7 @@ void Engine::advance(int32_t c) {
   chip.busy = true;
   ++chip.next;
   if (recordTrace)
-    starts[t] = now;
+    startTimes[t] = now;
   const schedule::Task &spec = *tasks[t].spec;
   double seconds = model.taskTime(spec.flops, spec.bytes, spec.bits,
                                   spec.vectorOps, spec.steps);
@@ -921,8 +932,8 @@ void Engine::finish(int32_t t, uint8_t engine) {
   if (recordTrace && task.spec->kind != TaskKind::Alloc &&
       task.spec->kind != TaskKind::Free &&
       task.spec->kind != TaskKind::CollectiveDone)
-    trace.push_back({int32_t(chips[task.chip].id), task.local, engine,
-                     starts[t], now});
+    trace.push_back({int32_t(chips[task.chip].id), localOf(t), engine,
+                     startTimes[t], now});
   for (int32_t i = dependentsStart[t]; i < dependentsStart[t + 1]; ++i) {
     touchTask(dependents[i]);
     if (--tasks[dependents[i]].waiting == 0)
@@ -932,7 +943,7 @@ void Engine::finish(int32_t t, uint8_t engine) {
 
 std::string Engine::describe(int32_t t) const {
   const Task &task = tasks[t];
-  int64_t local = generated ? mapTask(task.chip, task.local).local : task.local;
+  int64_t local = generated ? mapTask(task.chip, localOf(t)).local : localOf(t);
   std::string text = schedule::describeTask(schedule, task.chip, local);
   if (task.spec->kind == TaskKind::Recv)
     text += ": its send never runs";
@@ -942,7 +953,9 @@ std::string Engine::describe(int32_t t) const {
                           instances[task.collective].group.size())
                 .str();
   if (task.waiting > 0)
-    text += llvm::formatv(", waiting on {0} dependencies", task.waiting).str();
+    text += llvm::formatv(", waiting on {0} dependencies",
+                          uint32_t(task.waiting))
+                .str();
   return text;
 }
 
@@ -1150,7 +1163,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   // A task as its chip and its index relative to the step's start.
   auto taskRef = [&](int32_t t) {
     int32_t c = tasks[t].chip;
-    int64_t i = tasks[t].local;
+    int64_t i = localOf(t);
     int64_t in = std::upper_bound(starts[c].begin(), starts[c].end(), i) -
                  starts[c].begin() - 1;
     snap.minStep = std::min(snap.minStep, in);
@@ -1207,7 +1220,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   auto instanceKey = [&](int32_t i, std::vector<int64_t> &key) {
     int32_t first = instances[i].members.front();
     key.push_back(tasks[first].chip);
-    key.push_back(tasks[first].local - starts[tasks[first].chip][step]);
+    key.push_back(localOf(first) - starts[tasks[first].chip][step]);
   };
   for (size_t f = 0; f < flows.size(); ++f) {
     if (free[f])
@@ -1217,7 +1230,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
     if (flow.owner == Flow::Owner::Message) {
       int32_t t = flow.id;
       l.key.push_back(tasks[t].chip);
-      l.key.push_back(tasks[t].local - starts[tasks[t].chip][step]);
+      l.key.push_back(localOf(t) - starts[tasks[t].chip][step]);
       taskRef(t);
       snap.ints.pop_back();
       snap.ints.pop_back();

@@ -133,6 +133,12 @@ constexpr double kSimulationBudget = 4e6;
 /// v5e-256 has 22.9 million.
 constexpr double kProgramBudget = 25e6;
 
+/// The steps past the warm-up whose schedule a generated program is made
+/// from (finishUnproven): sim::simulateProgram needs three alike steps
+/// before the last (the first after the warm-up may differ), so four;
+/// fewer steps lowered are fewer bytes held (a schedule's task is 264).
+constexpr int64_t kGeneratedSteps = 5;
+
 /// The denoising steps past the warm-up a plan of more steps is simulated
 /// for before the simulator's repetition proof extrapolates the rest
 /// (sim::simulate's programSteps): the proof compares two consecutive
