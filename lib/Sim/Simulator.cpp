@@ -27,20 +27,29 @@ namespace {
 
 constexpr int32_t kNone = -1;
 
-/// 24 bytes: a generated program holds one per task (tens of millions).
-/// Its index within its chip is Engine::localOf.
+/// 16 bytes: a generated program holds one per task (tens of millions).
+/// Its index within its chip is Engine::localOf, its schedule task
+/// Engine::specOf.
 struct Task {
-  const schedule::Task *spec;
+  int32_t spec; ///< index into Engine::specs
   int32_t chip; ///< index into chips
-  int32_t partner = kNone;    ///< send <-> recv (always matched)
-  int32_t collective = kNone; ///< instance
-  uint32_t waiting : 29;      ///< unfinished dependencies
+  union {
+    int32_t partner;    ///< a send's or receive's: recv <-> send
+    int32_t collective; ///< a collective start's: its instance
+  };
+  uint32_t waiting : 26; ///< unfinished dependencies
+  uint32_t kind : 3;     ///< its schedule::TaskKind
   uint32_t ready : 1, done : 1;
   /// A receive counts as communication only while its data is in flight,
   /// not while it waits for the sender (a pipeline bubble, not a transfer).
   uint32_t inFlight : 1;
+  TaskKind taskKind() const { return TaskKind(kind); }
+  bool isMessage() const {
+    return taskKind() == TaskKind::Send || taskKind() == TaskKind::Recv;
+  }
+  bool isCollective() const { return taskKind() == TaskKind::Collective; }
 };
-static_assert(sizeof(Task) <= 24, "a task's state is kept small");
+static_assert(sizeof(Task) == 16, "a task's state is kept small");
 
 struct Flow {
   llvm::SmallVector<int32_t, 4> links;
@@ -120,12 +129,19 @@ public:
 
   /// Builds the run's state from a schedule that passed checkSchedule.
   void load();
-  static Task makeTask(const schedule::Task *spec, size_t chip,
+  static Task makeTask(int32_t spec, TaskKind kind, size_t chip,
                        uint32_t waiting) {
-    Task task{spec, int32_t(chip)};
+    Task task;
+    task.spec = spec;
+    task.chip = chip;
+    task.partner = kNone;
     task.waiting = waiting;
+    task.kind = uint32_t(kind);
     task.ready = task.done = task.inFlight = false;
     return task;
+  }
+  const schedule::Task &specOf(const Task &task) const {
+    return *specs[task.spec];
   }
   /// Builds the run's state for the whole program of `programSteps` steps
   /// that `schedule`'s first steps stand for (simulateProgram); false, with
@@ -245,8 +261,9 @@ private:
     uint64_t events = 0;
   };
   /// Sets `alike`: the first step from which every step up to the
-  /// lowered last but one is its predecessor's task for task; -1 if none.
-  void findAlikeSteps();
+  /// lowered last but one is its predecessor's task for task, with at
+  /// least `compared` such steps after it; -1 if none.
+  void findAlikeSteps(int64_t compared = 3);
   bool stepsAlike(int64_t t) const;
   Snapshot snapshot(int64_t step);
   bool sameState(const Snapshot &a, const Snapshot &b) const;
@@ -281,6 +298,9 @@ private:
   bool generated = false;
 
   std::vector<Task> tasks;
+  /// The schedule's tasks, in chip order (a generated program's tasks name
+  /// their template's).
+  std::vector<const schedule::Task *> specs;
   std::vector<int32_t> dependentsStart, dependents; // CSR
   std::vector<ChipState> chips;
   std::vector<Flow> flows;
@@ -343,6 +363,7 @@ void Engine::load() {
   for (const schedule::Chip &chip : schedule.chips)
     total += chip.tasks.size();
   tasks.reserve(total);
+  specs.reserve(total);
   // Dependents per task, counted, then laid out as compressed rows.
   std::vector<int32_t> counts(total, 0);
   std::map<int64_t, int32_t> instanceOf;
@@ -353,7 +374,10 @@ void Engine::load() {
     int32_t base = tasks.size();
     chipBase.push_back(base);
     for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
-      Task task = makeTask(&spec, chips.size(), spec.deps.size());
+      // (More dependencies than 2^26 would not fit in memory.)
+      Task task =
+          makeTask(specs.size(), spec.kind, chips.size(), spec.deps.size());
+      specs.push_back(&spec);
       int32_t self = tasks.size();
       for (int64_t dep : spec.deps)
         ++counts[base + dep];
@@ -397,10 +421,10 @@ void Engine::load() {
     chips.push_back(std::move(state));
   }
   for (auto [t, task] : llvm::enumerate(tasks))
-    if (task.spec->kind == TaskKind::Recv) {
-      int32_t send = sends.at(std::make_tuple(task.spec->peer,
+    if (task.taskKind() == TaskKind::Recv) {
+      int32_t send = sends.at(std::make_tuple(specOf(task).peer,
                                               chips[task.chip].id,
-                                              task.spec->tag));
+                                              specOf(task).tag));
       task.partner = send;
       tasks[send].partner = t;
     }
@@ -482,9 +506,13 @@ bool Engine::loadProgram() {
   // The schedule as it is first: its steps compared, its messages paired
   // and its collectives found, to be copied.
   load();
-  findAlikeSteps();
+  // The copied step alike its predecessor (the proof compares more).
+  findAlikeSteps(/*compared=*/2);
   if (alike < 0)
     return false;
+  dependents = {};
+  dependentsStart = {};
+  sends.clear();
   // Steps [alike, lowered - 2] are each the one before shifted; the last
   // of them is copied `added` times, the last step and the end follow.
   int64_t copied = lowered - 2;
@@ -530,8 +558,8 @@ bool Engine::loadProgram() {
     for (int64_t v = 0; v < size; ++v) {
       Origin origin = mapTask(c, v);
       const Task &from = pattern[shortBase[c] + origin.local];
-      const schedule::Task &spec = *from.spec;
-      Task task = makeTask(from.spec, c, from.waiting);
+      const schedule::Task &spec = specOf(from);
+      Task task = makeTask(from.spec, spec.kind, c, from.waiting);
       int32_t self = tasks.size();
       auto depend = [&](int64_t index) {
         std::optional<int32_t> t = named(origin, c, index, v);
@@ -545,7 +573,7 @@ bool Engine::loadProgram() {
       if ((spec.kind == TaskKind::Free && !depend(spec.alloc)) ||
           (spec.kind == TaskKind::CollectiveDone && !depend(spec.start)))
         return false;
-      if (from.partner != kNone) {
+      if (from.isMessage()) {
         const Task &peer = pattern[from.partner];
         std::optional<int32_t> t = named(
             origin, peer.chip, from.partner - shortBase[peer.chip], -1);
@@ -553,7 +581,7 @@ bool Engine::loadProgram() {
           return false;
         task.partner = *t;
       }
-      if (from.collective != kNone) {
+      if (from.isCollective()) {
         const Instance &pat = patternInstances[from.collective];
         const Task &first = pattern[pat.members.front()];
         std::optional<int32_t> key = named(
@@ -583,7 +611,7 @@ bool Engine::loadProgram() {
   // Every message paired both ways, every collective whole: else the steps
   // were not what refer() takes them for.
   for (size_t t = 0; t < total; ++t)
-    if (tasks[t].partner != kNone && tasks[tasks[t].partner].partner != int32_t(t))
+    if (tasks[t].isMessage() && tasks[tasks[t].partner].partner != int32_t(t))
       return false;
   for (const Instance &instance : instances)
     if (instance.members.size() != instance.group.size())
@@ -598,7 +626,7 @@ bool Engine::loadProgram() {
     int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
     for (int64_t v = 0; v < size; ++v) {
       Origin origin = mapTask(c, v);
-      const schedule::Task &spec = *pattern[shortBase[c] + origin.local].spec;
+      const schedule::Task &spec = specOf(pattern[shortBase[c] + origin.local]);
       int32_t self = chipBase[c] + v;
       auto depend = [&](int64_t index) {
         int32_t t = chipBase[c] + refer(origin, c, index);
@@ -826,7 +854,7 @@ void Engine::onReady(int32_t t) {
     touchTask(t);
   if (recordTrace)
     startTimes[t] = now;
-  const schedule::Task &spec = *task.spec;
+  const schedule::Task &spec = specOf(task);
   ChipState &chip = chips[task.chip];
   switch (spec.kind) {
   case TaskKind::Compute:
@@ -915,7 +943,7 @@ void Engine::advance(int32_t c) {
   ++chip.next;
   if (recordTrace)
     startTimes[t] = now;
-  const schedule::Task &spec = *tasks[t].spec;
+  const schedule::Task &spec = specOf(tasks[t]);
   double seconds = model.taskTime(spec.flops, spec.bytes, spec.bits,
                                   spec.vectorOps, spec.steps);
   chip.stats.computeBusy += seconds;
@@ -929,9 +957,9 @@ void Engine::finish(int32_t t, uint8_t engine) {
   touchTask(t);
   ++finished;
   ++chips[task.chip].stats.tasks;
-  if (recordTrace && task.spec->kind != TaskKind::Alloc &&
-      task.spec->kind != TaskKind::Free &&
-      task.spec->kind != TaskKind::CollectiveDone)
+  if (recordTrace && task.taskKind() != TaskKind::Alloc &&
+      task.taskKind() != TaskKind::Free &&
+      task.taskKind() != TaskKind::CollectiveDone)
     trace.push_back({int32_t(chips[task.chip].id), localOf(t), engine,
                      startTimes[t], now});
   for (int32_t i = dependentsStart[t]; i < dependentsStart[t + 1]; ++i) {
@@ -945,9 +973,9 @@ std::string Engine::describe(int32_t t) const {
   const Task &task = tasks[t];
   int64_t local = generated ? mapTask(task.chip, localOf(t)).local : localOf(t);
   std::string text = schedule::describeTask(schedule, task.chip, local);
-  if (task.spec->kind == TaskKind::Recv)
+  if (task.taskKind() == TaskKind::Recv)
     text += ": its send never runs";
-  if (task.spec->kind == TaskKind::Collective)
+  if (task.taskKind() == TaskKind::Collective)
     text += llvm::formatv(": {0} of {1} chips arrived",
                           instances[task.collective].arrived,
                           instances[task.collective].group.size())
@@ -1069,7 +1097,7 @@ bool Engine::stepsAlike(int64_t t) const {
       return false;
     for (int64_t i = starts[c][t + 1]; i < starts[c][t + 2]; ++i) {
       const Task &x = tasks[chipBase[c] + i], &y = tasks[chipBase[c] + i - p];
-      const schedule::Task &a = *x.spec, &b = *y.spec;
+      const schedule::Task &a = specOf(x), &b = specOf(y);
       if (a.kind != b.kind || a.bytes != b.bytes || a.flops != b.flops ||
           a.bits != b.bits || a.vectorOps != b.vectorOps ||
           a.steps != b.steps || a.peer != b.peer || a.what != b.what ||
@@ -1088,9 +1116,9 @@ bool Engine::stepsAlike(int64_t t) const {
         return lc == tasks[earlier].chip &&
                later - earlier == starts[lc][t + 1] - starts[lc][t];
       };
-      if (x.partner != kNone && !oneOn(x.partner, y.partner))
+      if (x.isMessage() && !oneOn(x.partner, y.partner))
         return false;
-      if (x.collective != kNone) {
+      if (x.isCollective()) {
         const Instance &u = instances[x.collective],
                        &v = instances[y.collective];
         if (u.members.front() == int32_t(chipBase[c] + i)) {
@@ -1106,7 +1134,7 @@ bool Engine::stepsAlike(int64_t t) const {
   return true;
 }
 
-void Engine::findAlikeSteps() {
+void Engine::findAlikeSteps(int64_t compared) {
   const auto &starts = schedule.stepStarts;
   if (starts.size() != chips.size() || starts.empty())
     return;
@@ -1114,13 +1142,13 @@ void Engine::findAlikeSteps() {
   for (const auto &chip : starts)
     if (int64_t(chip.size()) != lowered)
       return;
-  if (lowered >= programSteps || lowered < 4)
+  if (lowered >= programSteps || lowered < compared + 1)
     return;
   // Steps [alike, lowered - 2] are each the one before shifted.
   int64_t t = lowered - 3;
   while (t >= 0 && stepsAlike(t))
     --t;
-  if (t + 1 <= lowered - 4)
+  if (t + 1 <= lowered - 1 - compared)
     alike = t + 1;
 }
 
@@ -1192,7 +1220,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
       const Task &task = tasks[chipBase[c] + i];
       snap.ints.push_back(task.waiting * 8 + task.ready * 4 + task.done * 2 +
                           task.inFlight);
-      if (task.collective != kNone && !task.done)
+      if (task.isCollective() && !task.done)
         used.push_back(task.collective);
     }
     if (chip.next < chip.computes.size())

@@ -134,10 +134,11 @@ constexpr double kSimulationBudget = 4e6;
 constexpr double kProgramBudget = 25e6;
 
 /// The steps past the warm-up whose schedule a generated program is made
-/// from (finishUnproven): sim::simulateProgram needs three alike steps
-/// before the last (the first after the warm-up may differ), so four;
-/// fewer steps lowered are fewer bytes held (a schedule's task is 264).
-constexpr int64_t kGeneratedSteps = 5;
+/// from (finishUnproven): sim::simulateProgram copies the last but one,
+/// alike the one before it, and the first after the warm-up may differ
+/// from the second, so four; fewer steps lowered are fewer bytes held (a
+/// schedule's task is 264).
+constexpr int64_t kGeneratedSteps = 4;
 
 /// The denoising steps past the warm-up a plan of more steps is simulated
 /// for before the simulator's repetition proof extrapolates the rest
