@@ -88,7 +88,14 @@ struct Instance {
   /// Per member and direction (Engine::stepSlot): steps it has started
   /// sending, its sends that have left, and chunks arrived from the member
   /// behind it.
-  llvm::SmallVector<int32_t, 0> started, sent, received;
+  /// (One vector of 3 x 2n, a chained ring's alone: a generated program
+  /// holds millions of instances.)
+  llvm::SmallVector<int32_t, 0> chain;
+  int32_t &started(int32_t slot) { return chain[slot]; }
+  int32_t &sent(int32_t slot) { return chain[chain.size() / 3 + slot]; }
+  int32_t &received(int32_t slot) {
+    return chain[2 * (chain.size() / 3) + slot];
+  }
 };
 
 struct ChipState {
@@ -536,9 +543,25 @@ bool Engine::loadProgram() {
   std::vector<Instance> patternInstances = std::move(instances);
   tasks = {};
   instances = {};
-  sends.clear();
-  for (ChipState &chip : chips)
-    chip.computes.clear();
+  // Reserved exactly (a vector that grows holds twice as much a while):
+  // a task of the copied step is there added + 1 times.
+  size_t firstMembers = 0;
+  for (size_t c = 0; c < numChips; ++c) {
+    size_t computes = 0;
+    for (int64_t i = 0, e = schedule.chips[c].tasks.size(); i < e; ++i) {
+      const Task &task = pattern[shortBase[c] + i];
+      size_t times = i >= copyBegin[c] && i < copyEnd[c] ? added + 1 : 1;
+      if (task.taskKind() == TaskKind::Compute)
+        computes += times;
+      if (task.isCollective() &&
+          patternInstances[task.collective].members.front() ==
+              int32_t(shortBase[c] + i))
+        firstMembers += times;
+    }
+    chips[c].computes = {};
+    chips[c].computes.reserve(computes);
+  }
+  instances.reserve(firstMembers);
   // Each task as its template in the schedule, what it names placed by
   // refer(); its dependents counted, then laid out as compressed rows.
   tasks.reserve(total);
@@ -772,7 +795,7 @@ void Engine::arrive(const Flow &flow) {
     return;
   }
   int32_t n = instance.group.size(), receiver = (sender + dir + n) % n;
-  ++instance.received[stepSlot(receiver, dir)];
+  ++instance.received(stepSlot(receiver, dir));
   sendNextStep(id, receiver, dir);
 }
 
@@ -782,7 +805,7 @@ void Engine::stepSent(const Flow &flow) {
     return;
   int32_t id = flow.id, sender = flow.sender;
   int8_t dir = flow.dir;
-  ++instance.sent[stepSlot(sender, dir)];
+  ++instance.sent(stepSlot(sender, dir));
   sendNextStep(id, sender, dir);
 }
 
@@ -796,10 +819,10 @@ void Engine::stepSent(const Flow &flow) {
 // step by step, as their closed forms have it.)
 void Engine::sendNextStep(int32_t i, int32_t member, int8_t dir) {
   Instance &instance = instances[i];
-  int32_t slot = stepSlot(member, dir), k = instance.started[slot];
-  if (k < instance.steps && instance.sent[slot] >= k &&
-      instance.received[slot] >= k) {
-    ++instance.started[slot];
+  int32_t slot = stepSlot(member, dir), k = instance.started(slot);
+  if (k < instance.steps && instance.sent(slot) >= k &&
+      instance.received(slot) >= k) {
+    ++instance.started(slot);
     startStepFlow(i, k, member, dir);
   }
 }
@@ -827,9 +850,8 @@ void Engine::startCollective(int32_t i) {
     return;
   }
   if (instance.chained) {
-    instance.started.assign(2 * n, 1);
-    instance.sent.assign(2 * n, 0);
-    instance.received.assign(2 * n, 0);
+    instance.chain.assign(6 * n, 0);
+    std::fill_n(instance.chain.begin(), 2 * n, 1);
   }
   startStep(i, 0);
 }
@@ -1303,10 +1325,12 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
     snap.ints.insert(snap.ints.end(), key.begin(), key.end());
     snap.ints.insert(snap.ints.end(),
                      {instance.arrived, instance.pending,
-                      int64_t(instance.started.size())});
-    for (size_t k = 0; k < instance.started.size(); ++k)
-      snap.ints.insert(snap.ints.end(), {instance.started[k], instance.sent[k],
-                                         instance.received[k]});
+                      int64_t(instance.chain.size() / 3)});
+    int32_t n = instance.chain.size() / 3;
+    for (int32_t k = 0; k < n; ++k)
+      snap.ints.insert(snap.ints.end(),
+                       {instance.chain[k], instance.chain[n + k],
+                        instance.chain[2 * n + k]});
   }
   // The links carrying flows, and every link's figures so far.
   for (size_t l = 0; l < links.size(); ++l) {
