@@ -212,11 +212,18 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                     "{:.1f}%)\n",
                     p.predicted * 1e3, 100 * p.bubble);
   if (!p.simulated && p.unproven) {
+    // Over the tasks a generated program may have, or its steps not alike
+    // (finishUnproven).
     os << fmt::format("  simulated:  no: its first {} steps did not repeat "
                       "and its whole program has about {:.1f} million tasks, "
-                      "over the {:.0f} million Loom simulates\n",
+                      "{}\n",
                       repetitionSteps(p), p.estimatedTasks / 1e6,
-                      kSimulationBudget / 1e6);
+                      p.estimatedTasks > kProgramBudget
+                          ? fmt::format("over the {:.0f} million Loom "
+                                        "simulates",
+                                        kProgramBudget / 1e6)
+                          : std::string("whose steps are not alike enough "
+                                        "to be generated from them"));
   } else if (!p.simulated) {
     os << fmt::format("  simulated:  no: its program has about {:.1f} million "
                       "tasks, over the {:.0f} million Loom simulates; fewer "
