@@ -376,12 +376,15 @@ void SearchRunner::simulateBest() {
     front.module = nullptr;
     progress();
     std::vector<bool> gone(plans.size(), false);
+    bool unsimulated = false;
     if (!front.outcome.failure.empty()) {
       gone[0] = true;
       ++result.rejected;
     } else if (!front.outcome.simulated) {
-      // Unproven and too large: it stays where its prediction puts it
-      // and the rounds end (cannotSimulate).
+      // Unproven and too large (cannotSimulate), or its steps not alike
+      // enough to generate its program from: it stays where its
+      // prediction puts it and the rounds end.
+      unsimulated = true;
     } else if (bestSimulated) {
       // Only the best simulated plan keeps its schedule.
       auto best = std::find_if(plans.begin() + 1, plans.end(),
@@ -398,6 +401,8 @@ void SearchRunner::simulateBest() {
     }
     dropRefused(gone);
     rankByBestEstimate();
+    if (unsimulated)
+      break;
   }
 }
 
