@@ -127,7 +127,7 @@ constexpr double kSimulationBudget = 4e6;
 
 /// A plan whose first steps do not repeat, its whole program over
 /// kSimulationBudget, is simulated whole from the schedule of its first
-/// steps (sim::simulateProgram: a run's state of some 40 bytes a task
+/// steps (sim::simulateProgram: a run's state of 16 bytes a task
 /// beside that schedule, not a schedule of every task) when its program
 /// has at most this many tasks: the largest bundled video DiT at 720p on
 /// v5e-256 has 22.9 million.
