@@ -3,6 +3,7 @@
 #include "loom/Plan/Planner.h"
 #include "loom/Plan/Report.h"
 #include "loom/InitAll.h"
+#include "loom/Sim/Simulator.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassInstrumentation.h"
@@ -90,16 +91,19 @@ TEST(PlannerLibrary, PlansInABareContext) {
   EXPECT_GT(plan.simulated->makespan, 0);
 }
 
+// (Its first steps do not repeat, and its whole program is over the tasks
+// a generated program may have.)
 TEST_F(Planner, APlanOverTheBudgetIsPredictedNotSimulated) {
   PlanRequest request;
   request.problem.model = "dit-xl-2";
   request.problem.topology = "v5e-4";
+  request.problem.import.steps = 400;
   request.layout.tp = 2;
   request.layout.stages = 2;
   request.layout.slices = SliceSpec::count(256);
   PlanOutcome plan = planAndSimulate(request.problem, request.layout.complete(), context, counted());
   ASSERT_EQ(plan.failure, "");
-  EXPECT_GT(plan.estimatedTasks, kSimulationBudget);
+  EXPECT_GT(plan.estimatedTasks, kProgramBudget);
   EXPECT_FALSE(plan.simulated.has_value());
   EXPECT_GT(plan.predicted, 0);
   EXPECT_EQ(runs.lookup("loom-check-memory"), 1);
@@ -421,4 +425,111 @@ TEST_F(Planner, ARepeatedRunReportsWhatTheWholeRunReports) {
       EXPECT_NEAR(l.busy, o->busy, 1e-9 * w.makespan) << name;
     }
   }
+}
+
+namespace {
+
+/// Every figure of `g` is `w`'s, to the bit.
+void expectSameRun(const sim::SimResult &g, const sim::SimResult &w,
+                   const std::string &name) {
+  EXPECT_EQ(g.failure, "") << name;
+  EXPECT_EQ(g.stepsRun, 0) << name;
+  EXPECT_EQ(g.makespan, w.makespan) << name;
+  EXPECT_EQ(g.events, w.events) << name;
+  ASSERT_EQ(g.chips.size(), w.chips.size()) << name;
+  for (size_t i = 0; i < g.chips.size(); ++i) {
+    EXPECT_EQ(g.chips[i].id, w.chips[i].id) << name;
+    EXPECT_EQ(g.chips[i].computeBusy, w.chips[i].computeBusy) << name;
+    EXPECT_EQ(g.chips[i].flops, w.chips[i].flops) << name;
+    EXPECT_EQ(g.chips[i].exposedComm, w.chips[i].exposedComm) << name;
+    EXPECT_EQ(g.chips[i].peakHbm, w.chips[i].peakHbm) << name;
+    EXPECT_EQ(g.chips[i].tasks, w.chips[i].tasks) << name;
+  }
+  ASSERT_EQ(g.links.size(), w.links.size()) << name;
+  for (size_t i = 0; i < g.links.size(); ++i) {
+    EXPECT_EQ(g.links[i].from, w.links[i].from) << name;
+    EXPECT_EQ(g.links[i].to, w.links[i].to) << name;
+    EXPECT_EQ(g.links[i].bytes, w.links[i].bytes) << name;
+    EXPECT_EQ(g.links[i].busy, w.links[i].busy) << name;
+  }
+}
+
+} // namespace
+
+// The whole program generated from its first steps (sim::simulateProgram)
+// is the run of the whole program lowered, event for event: every figure
+// the same to the bit, on PipeFusion pipelines whose steps repeat (the
+// proof shortens them; the generated run does not).
+TEST_F(Planner, AGeneratedProgramRunsWhatTheWholeProgramRuns) {
+  struct Case {
+    int64_t tp, stages, dp;
+  };
+  for (Case c : {Case{2, 2, 1}, Case{1, 4, 2}, Case{1, 8, 1}}) {
+    PlanRequest request;
+    request.problem.model = "dit-xl-2";
+    request.problem.topology = "v5e-8";
+    request.layout.tp = c.tp;
+    request.layout.stages = c.stages;
+    request.layout.dataParallel = c.dp;
+    std::string name = "tp " + std::to_string(c.tp) + " x " +
+                       std::to_string(c.stages) + " stages x dp " +
+                       std::to_string(c.dp);
+    PlanOptions options;
+    PlanOutcome first = planAndSimulate(
+        request.problem, request.layout.complete(), context, options);
+    options.repetition = false;
+    PlanOutcome whole = planAndSimulate(
+        request.problem, request.layout.complete(), context, options);
+    ASSERT_EQ(first.failure, "") << name;
+    ASSERT_EQ(whole.failure, "") << name;
+    ASSERT_TRUE(whole.simulated) << name;
+    // `first` holds its first steps.
+    ASSERT_FALSE(first.schedule.stepStarts.empty()) << name;
+    int64_t lowered = first.schedule.stepStarts.front().size();
+    ASSERT_LT(lowered, first.steps) << name;
+    llvm::Expected<TargetDesc> target =
+        schedule::getScheduleTarget(first.schedule);
+    ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+    llvm::Expected<sim::SimResult> generated =
+        sim::simulateProgram(*target, first.schedule, first.steps);
+    ASSERT_TRUE(bool(generated)) << llvm::toString(generated.takeError());
+    ASSERT_FALSE(generated->unproven) << name;
+    EXPECT_EQ(generated->generatedFrom, lowered) << name;
+    EXPECT_EQ(generated->programSteps, whole.steps) << name;
+    expectSameRun(*generated, *whole.simulated, name);
+  }
+}
+
+// A plan whose steps never repeat (DiT-XL/2 on 2 stages of unequal work,
+// 16 patches: the first stage gains on the second every step, so no two
+// step starts have the same state; docs/planning.md) is simulated whole,
+// generated from its first steps once its program is over the tasks
+// lowered whole (here 0), with the figures of the program lowered whole.
+TEST_F(Planner, AProgramThatNeverRepeatsIsGeneratedWhole) {
+  PlanRequest request;
+  request.problem.model = "dit-xl-2";
+  request.problem.topology = "v5e-4";
+  request.layout.tp = 1;
+  request.layout.stages = 2;
+  request.layout.slices = SliceSpec::count(16);
+  PlanOptions options;
+  options.lowerWholeBudget = 0;
+  PlanOutcome generated = planAndSimulate(
+      request.problem, request.layout.complete(), context, options);
+  options.repetition = false;
+  options.lowerWholeBudget = kSimulationBudget;
+  PlanOutcome whole = planAndSimulate(
+      request.problem, request.layout.complete(), context, options);
+  ASSERT_EQ(generated.failure, "");
+  ASSERT_EQ(whole.failure, "");
+  ASSERT_TRUE(generated.simulated && whole.simulated);
+  EXPECT_FALSE(generated.unproven);
+  // Its first steps ran and did not repeat; then every step, generated
+  // from its warm-up and kGeneratedSteps.
+  EXPECT_GT(repetitionSteps(generated), 0);
+  EXPECT_EQ(generated.simulated->generatedFrom,
+            generated.warmup + kGeneratedSteps);
+  EXPECT_EQ(generated.simulated->programSteps, generated.steps);
+  EXPECT_EQ(whole.simulated->generatedFrom, 0);
+  expectSameRun(*generated.simulated, *whole.simulated, "16 patches");
 }

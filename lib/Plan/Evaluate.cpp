@@ -16,7 +16,9 @@
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/DeviceMesh.h"
+#include "loom/Partition/PartitionLayers.h"
 #include "loom/Transforms/PlanPipeline.h"
+#include "loom/Support/Quantity.h"
 #include "loom/Transforms/SplitBatch.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -467,6 +469,61 @@ static bool predict(const TargetDesc &desc, const TopologyDesc &topology,
   return true;
 }
 
+/// Why no cut of `module`'s layers into `layout`'s stages can fit, from a
+/// lower bound on each stage's memory: "" when the bound fits. The sharding
+/// passes split each parameter and the replica's K/V cache over at most a
+/// stage's chips (heads and d_ff over tp, experts over ep, none over sp; a
+/// weight-gathered layer keeps 1/tp of its weights besides the gathered
+/// copy), so a chip holds at least each of its layers' weights and K/V (as
+/// imported, the replica's batch) over the stage's chips, activations
+/// besides. partitionLayers (loom-partition-layers) finds a cut whenever
+/// one fits, and a cut that fits the real bytes fits these smaller ones:
+/// when none fits these, the pipeline fails, in its partition or its
+/// memory check, whatever it does.
+static std::string weightsCannotFit(ModuleOp module,
+                                    const ParallelLayout &layout,
+                                    const TargetDesc &desc) {
+  double chips = double(layout.chipsPerStage());
+  if (chips <= 0 || layout.stages < 1)
+    return "";
+  PartitionProblem problem;
+  problem.stages = layout.stages;
+  problem.virtualStages = std::max<int64_t>(layout.virtualStages, 1);
+  problem.capacity = desc.hbmBytes;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    // As getModelView reads it: the layers, the ops before and after them.
+    PartitionProblem ops = problem;
+    for (Operation &op : func.getBody().front()) {
+      auto cost = dyn_cast<CostOpInterface>(op);
+      if (!cost)
+        continue;
+      double bytes = double(cost.getParameterBytes()) / chips;
+      if (isa<LayerOp>(op))
+        ops.layers.push_back(
+            {0, bytes + double(cost.getKVCacheBytes()) / chips});
+      else
+        (ops.layers.empty() ? ops.prologue : ops.epilogue).bytes += bytes;
+    }
+    if (!ops.layers.empty()) {
+      problem = std::move(ops);
+      break;
+    }
+  }
+  if (problem.layers.empty() || partitionLayers(problem))
+    return "";
+  return fmt::format("no cut of {} layers into {} fits in {} of HBM per "
+                     "chip even with only their weights and K/V, each split "
+                     "over the {} chips of its stage",
+                     problem.layers.size(),
+                     layout.stages == 1
+                         ? std::string("1 stage")
+                         : fmt::format("{} stages", layout.stages),
+                     formatQuantity(desc.hbmBytes, "B"),
+                     layout.chipsPerStage());
+}
+
 //===----------------------------------------------------------------------===//
 // One plan
 //===----------------------------------------------------------------------===//
@@ -515,6 +572,13 @@ Planned loom::planModule(const PlanProblem &problem,
   workloadBounds(*module, desc, out.layout, out);
   if (std::string why = checkSchedule(out.layout); !why.empty())
     return fail(why);
+  // A search's candidate whose stages cannot hold their weights fails
+  // here, before the pipeline (most of a batched search's candidates do;
+  // a single plan runs the pipeline, whose message itemises the memory).
+  if (options.shared)
+    if (std::string why = weightsCannotFit(*module, out.layout, desc);
+        !why.empty())
+      return fail(why);
 
   PlanPipelineSettings settings;
   // The only remarks the pipeline emits, then, are the memory check's.
@@ -579,9 +643,10 @@ int64_t loom::repetitionSteps(const PlanOutcome &outcome) {
              : 0;
 }
 
-std::optional<TargetDesc> loom::lower(Planned &planned, bool whole) {
+std::optional<TargetDesc> loom::lower(Planned &planned, bool whole,
+                                      int64_t firstSteps) {
   PlanOutcome &out = planned.outcome;
-  int64_t steps = whole ? 0 : repetitionSteps(out);
+  int64_t steps = whole ? 0 : firstSteps > 0 ? firstSteps : repetitionSteps(out);
   OwningOpRef<ModuleOp> module = std::move(planned.module);
   Captured diagnostics(*module->getContext());
   TargetDesc desc = getTarget(*module).getDesc();
@@ -621,14 +686,45 @@ void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
     out.failure = out.simulated->failure;
 }
 
-double loom::finishUnproven(Planned &planned, bool trace) {
+double loom::finishUnproven(Planned &planned, bool trace, bool generate,
+                            double lowerWhole) {
   PlanOutcome &out = planned.outcome;
-  out.schedule = {};
-  if (!planned.module || out.estimatedTasks > kSimulationBudget) {
+  if (!planned.module || out.estimatedTasks > kProgramBudget ||
+      (!generate && out.estimatedTasks > lowerWhole)) {
     // out.unproven stays: the plan cannot be simulated.
+    out.schedule = {};
     planned.module = nullptr;
     return 0;
   }
+  if (out.estimatedTasks > lowerWhole) {
+    // Its whole program generated from its first steps: its warm-up and
+    // kGeneratedSteps, lowered again (fewer than the proof ran, and the
+    // schedule the report keeps).
+    out.schedule = {};
+    std::optional<TargetDesc> lowered =
+        lower(planned, /*whole=*/false, out.warmup + kGeneratedSteps);
+    planned.module = nullptr;
+    if (!lowered)
+      return 0;
+    TargetDesc desc = *lowered;
+    llvm::Expected<sim::SimResult> result =
+        sim::simulateProgram(desc, out.schedule, out.steps);
+    if (!result) {
+      out.failure = llvm::toString(result.takeError());
+      return 0;
+    }
+    if (result->unproven) {
+      // Its steps are not alike: it stays unsimulated.
+      out.schedule = {};
+      return 0;
+    }
+    out.unproven = false;
+    out.simulated = std::move(*result);
+    if (!out.simulated->failure.empty())
+      out.failure = out.simulated->failure;
+    return out.estimatedTasks;
+  }
+  out.schedule = {};
   std::optional<TargetDesc> desc = lower(planned, /*whole=*/true);
   if (!desc)
     return 0;

@@ -134,7 +134,10 @@ bool shouldSimulate(const PlanOutcome &outcome, Simulation policy);
 /// the target to simulate it on, or sets `failure`. The module is consumed
 /// unless the schedule holds only the first repetitionSteps steps (`whole`
 /// false): it stays for lowerWhole, should the proof fail.
-std::optional<TargetDesc> lower(Planned &planned, bool whole = false);
+/// `firstSteps` above 0 lowers that many steps rather than
+/// repetitionSteps (finishUnproven's generated program).
+std::optional<TargetDesc> lower(Planned &planned, bool whole = false,
+                                int64_t firstSteps = 0);
 /// Simulates a lowered plan's schedule, into `out`. Plain data, no IR: a
 /// search runs several at once. A schedule of the first steps is simulated
 /// with the repetition proof; when it finds none, `out.simulated` is left
@@ -142,9 +145,15 @@ std::optional<TargetDesc> lower(Planned &planned, bool whole = false);
 /// finishUnproven).
 void simulateSchedule(PlanOutcome &out, const TargetDesc &desc, bool trace);
 /// After simulateSchedule found no repetition: the whole program lowered
-/// and simulated when it is within kSimulationBudget, else the plan stays
-/// unsimulated. Needs the module lower kept. Returns the tasks it ran.
-double finishUnproven(Planned &planned, bool trace);
+/// and simulated when it is within kSimulationBudget, else, within
+/// kProgramBudget, simulated whole from the schedule of its first steps
+/// (sim::simulateProgram; the schedule is lowered again if it was freed,
+/// and kept); else the plan stays unsimulated. Needs the module lower
+/// kept. Returns the tasks it ran. With `generate` false, a program over
+/// kSimulationBudget stays unsimulated (a search generates its winner's
+/// alone).
+double finishUnproven(Planned &planned, bool trace, bool generate = true,
+                      double lowerWhole = kSimulationBudget);
 
 /// The cost model's order, made total by the layouts.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b);

@@ -37,7 +37,8 @@ PlanOutcome loom::planAndSimulate(const PlanProblem &problem,
     if (std::optional<TargetDesc> desc = lower(planned)) {
       simulateSchedule(planned.outcome, *desc, options.trace);
       if (planned.outcome.unproven)
-        finishUnproven(planned, options.trace);
+        finishUnproven(planned, options.trace, /*generate=*/true,
+                       options.lowerWholeBudget);
     }
   return std::move(planned.outcome);
 }

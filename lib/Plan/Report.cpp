@@ -212,11 +212,18 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                     "{:.1f}%)\n",
                     p.predicted * 1e3, 100 * p.bubble);
   if (!p.simulated && p.unproven) {
+    // Over the tasks a generated program may have, or its steps not alike
+    // (finishUnproven).
     os << fmt::format("  simulated:  no: its first {} steps did not repeat "
                       "and its whole program has about {:.1f} million tasks, "
-                      "over the {:.0f} million Loom simulates\n",
+                      "{}\n",
                       repetitionSteps(p), p.estimatedTasks / 1e6,
-                      kSimulationBudget / 1e6);
+                      p.estimatedTasks > kProgramBudget
+                          ? fmt::format("over the {:.0f} million Loom "
+                                        "simulates",
+                                        kProgramBudget / 1e6)
+                          : std::string("whose steps are not alike enough "
+                                        "to be generated from them"));
   } else if (!p.simulated) {
     os << fmt::format("  simulated:  no: its program has about {:.1f} million "
                       "tasks, over the {:.0f} million Loom simulates; fewer "
@@ -238,6 +245,10 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                                           "before,",
                                           s.periodSteps, s.periodSteps),
                         s.period * 1e3);
+    if (s.generatedFrom > 0)
+      os << fmt::format("              every task of its {} steps, generated "
+                        "from its first {} (which did not repeat)\n",
+                        s.programSteps, s.generatedFrom);
     os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
                       100 * meanMFU(s), s.chips.size(),
                       s.chips.size() == 1 ? "" : "s");
@@ -458,6 +469,9 @@ std::string loom::checkPlanFiles(const PlanResult &result, bool trace,
   const PlanOutcome &plan = result.chosen;
   if (!plan.simulated)
     return "no --trace or --svg: the plan is too large to simulate";
+  if (plan.simulated->generatedFrom > 0)
+    return "no --trace or --svg: the plan's whole program was simulated "
+           "generated from its first steps, which record no trace";
   return trace ? traceFilter.check(sim::inferRoles(plan.schedule), "plan")
                : "";
 }

@@ -26,11 +26,11 @@ namespace {
 
 /// A plan the simulator cannot run: its program, or the first steps of it
 /// the repetition proof runs, is over kSimulationBudget tasks, or the
-/// proof found no repetition and the whole program is over it.
+/// proof found no repetition and the whole program is over kProgramBudget.
 bool cannotSimulate(const PlanOutcome &p) {
   return !p.simulated &&
          (p.simulatedTasks > kSimulationBudget ||
-          (p.unproven && p.estimatedTasks > kSimulationBudget));
+          (p.unproven && p.estimatedTasks > kProgramBudget));
 }
 
 /// The other placements of the expert-group layouts that predict best
@@ -79,6 +79,9 @@ private:
   /// (the kept ones ran out); the target to simulate it on, or none with
   /// `failure` set.
   std::optional<TargetDesc> lowerPlan(Planned &planned);
+  /// Its module, planned again if it was not kept; false, with `failure`
+  /// set, if it cannot be.
+  bool planAgain(Planned &planned);
 
   SearchSpace &space;
   MLIRContext &context;
@@ -225,16 +228,22 @@ void SearchRunner::refine(const Candidates &candidates,
   planRound(round);
 }
 
-std::optional<TargetDesc> SearchRunner::lowerPlan(Planned &planned) {
-  if (!planned.module) {
-    Planned again = planModule(planned.outcome.problem, planned.outcome.layout,
-                               context, shared);
-    if (!again.module) {
-      planned.outcome.failure = again.outcome.failure;
-      return std::nullopt;
-    }
-    planned.module = std::move(again.module);
+bool SearchRunner::planAgain(Planned &planned) {
+  if (planned.module)
+    return true;
+  Planned again = planModule(planned.outcome.problem, planned.outcome.layout,
+                             context, shared);
+  if (!again.module) {
+    planned.outcome.failure = again.outcome.failure;
+    return false;
   }
+  planned.module = std::move(again.module);
+  return true;
+}
+
+std::optional<TargetDesc> SearchRunner::lowerPlan(Planned &planned) {
+  if (!planAgain(planned))
+    return std::nullopt;
   return lower(planned);
 }
 
@@ -309,9 +318,11 @@ void SearchRunner::simulateBest() {
     for (size_t k : order) {
       budgetLeft -= plans[k].outcome.simulatedTasks;
       // No repetition found in the first steps: the whole program, when
-      // it is within the per-plan limit.
+      // it is within the per-plan limit (one over it waits: it runs
+      // generated from its first steps when it leads the ranking, below).
       if (plans[k].outcome.unproven)
-        budgetLeft -= finishUnproven(plans[k], /*trace=*/false);
+        budgetLeft -= finishUnproven(plans[k], /*trace=*/false,
+                                     /*generate=*/false);
       plans[k].module = nullptr;
       progress();
       if (!plans[k].outcome.simulated && plans[k].outcome.failure.empty())
@@ -353,8 +364,11 @@ void SearchRunner::simulateBest() {
          plans.front().outcome.simulatedTasks <=
              options.searchSimulationBudget) {
     Planned &front = plans.front();
-    std::optional<TargetDesc> desc = lowerPlan(front);
-    if (desc) {
+    if (front.outcome.unproven) {
+      // Its first steps ran and did not repeat: its whole program.
+      if (planAgain(front))
+        finishUnproven(front, /*trace=*/false);
+    } else if (std::optional<TargetDesc> desc = lowerPlan(front)) {
       simulateSchedule(front.outcome, *desc, /*trace=*/false);
       if (front.outcome.unproven)
         finishUnproven(front, /*trace=*/false);
@@ -362,12 +376,15 @@ void SearchRunner::simulateBest() {
     front.module = nullptr;
     progress();
     std::vector<bool> gone(plans.size(), false);
+    bool unsimulated = false;
     if (!front.outcome.failure.empty()) {
       gone[0] = true;
       ++result.rejected;
     } else if (!front.outcome.simulated) {
-      // Unproven and too large: it stays where its prediction puts it
-      // and the rounds end (cannotSimulate).
+      // Unproven and too large (cannotSimulate), or its steps not alike
+      // enough to generate its program from: it stays where its
+      // prediction puts it and the rounds end.
+      unsimulated = true;
     } else if (bestSimulated) {
       // Only the best simulated plan keeps its schedule.
       auto best = std::find_if(plans.begin() + 1, plans.end(),
@@ -384,6 +401,8 @@ void SearchRunner::simulateBest() {
     }
     dropRefused(gone);
     rankByBestEstimate();
+    if (unsimulated)
+      break;
   }
 }
 

@@ -27,19 +27,29 @@ namespace {
 
 constexpr int32_t kNone = -1;
 
+/// 16 bytes: a generated program holds one per task (tens of millions).
+/// Its index within its chip is Engine::localOf, its schedule task
+/// Engine::specOf.
 struct Task {
-  const schedule::Task *spec;
-  int32_t chip;      ///< index into chips
-  int32_t local;     ///< index within its chip
-  int32_t waiting;   ///< unfinished dependencies
-  bool ready = false, done = false;
+  int32_t spec; ///< index into Engine::specs
+  int32_t chip; ///< index into chips
+  union {
+    int32_t partner;    ///< a send's or receive's: recv <-> send
+    int32_t collective; ///< a collective start's: its instance
+  };
+  uint32_t waiting : 26; ///< unfinished dependencies
+  uint32_t kind : 3;     ///< its schedule::TaskKind
+  uint32_t ready : 1, done : 1;
   /// A receive counts as communication only while its data is in flight,
   /// not while it waits for the sender (a pipeline bubble, not a transfer).
-  bool inFlight = false;
-  double start = -1;
-  int32_t partner = kNone;    ///< send <-> recv (always matched)
-  int32_t collective = kNone; ///< instance
+  uint32_t inFlight : 1;
+  TaskKind taskKind() const { return TaskKind(kind); }
+  bool isMessage() const {
+    return taskKind() == TaskKind::Send || taskKind() == TaskKind::Recv;
+  }
+  bool isCollective() const { return taskKind() == TaskKind::Collective; }
 };
+static_assert(sizeof(Task) == 16, "a task's state is kept small");
 
 struct Flow {
   llvm::SmallVector<int32_t, 4> links;
@@ -65,7 +75,7 @@ struct Link {
 
 struct Instance {
   llvm::SmallVector<int32_t, 8> members; ///< tasks, in group order
-  llvm::SmallVector<int64_t, 8> group;   ///< chip ids
+  llvm::ArrayRef<int64_t> group;         ///< chip ids (the schedule's)
   CollectiveKind kind;
   double bytes;
   /// Members whose start has been issued; steps; flows still to arrive of
@@ -78,7 +88,14 @@ struct Instance {
   /// Per member and direction (Engine::stepSlot): steps it has started
   /// sending, its sends that have left, and chunks arrived from the member
   /// behind it.
-  llvm::SmallVector<int32_t, 16> started, sent, received;
+  /// (One vector of 3 x 2n, a chained ring's alone: a generated program
+  /// holds millions of instances.)
+  llvm::SmallVector<int32_t, 0> chain;
+  int32_t &started(int32_t slot) { return chain[slot]; }
+  int32_t &sent(int32_t slot) { return chain[chain.size() / 3 + slot]; }
+  int32_t &received(int32_t slot) {
+    return chain[2 * (chain.size() / 3) + slot];
+  }
 };
 
 struct ChipState {
@@ -119,6 +136,24 @@ public:
 
   /// Builds the run's state from a schedule that passed checkSchedule.
   void load();
+  static Task makeTask(int32_t spec, TaskKind kind, size_t chip,
+                       uint32_t waiting) {
+    Task task;
+    task.spec = spec;
+    task.chip = chip;
+    task.partner = kNone;
+    task.waiting = waiting;
+    task.kind = uint32_t(kind);
+    task.ready = task.done = task.inFlight = false;
+    return task;
+  }
+  const schedule::Task &specOf(const Task &task) const {
+    return *specs[task.spec];
+  }
+  /// Builds the run's state for the whole program of `programSteps` steps
+  /// that `schedule`'s first steps stand for (simulateProgram); false, with
+  /// the state of load(), when its steps are not alike.
+  bool loadProgram();
   SimResult run();
   const std::string &brokenAccounting() const { return accounting; }
 
@@ -233,8 +268,9 @@ private:
     uint64_t events = 0;
   };
   /// Sets `alike`: the first step from which every step up to the
-  /// lowered last but one is its predecessor's task for task; -1 if none.
-  void findAlikeSteps();
+  /// lowered last but one is its predecessor's task for task, with at
+  /// least `compared` such steps after it; -1 if none.
+  void findAlikeSteps(int64_t compared = 3);
   bool stepsAlike(int64_t t) const;
   Snapshot snapshot(int64_t step);
   bool sameState(const Snapshot &a, const Snapshot &b) const;
@@ -243,8 +279,9 @@ private:
   void extrapolateLinks();
   void touchTask(int32_t t) {
     ChipState &chip = chips[tasks[t].chip];
-    chip.maxTouched = std::max(chip.maxTouched, tasks[t].local);
+    chip.maxTouched = std::max(chip.maxTouched, localOf(t));
   }
+  int32_t localOf(int32_t t) const { return t - chipBase[tasks[t].chip]; }
 
   const TargetDesc &target;
   CostModel model;
@@ -264,8 +301,17 @@ private:
   std::optional<Snapshot> proofFrom, proofTo;
   /// The tasks ready from the start are being made ready.
   bool starting = false;
+  /// The run is of the whole program loadProgram generated.
+  bool generated = false;
 
   std::vector<Task> tasks;
+  /// The schedule's tasks, in chip order (a generated program's tasks name
+  /// their template's).
+  std::vector<const schedule::Task *> specs;
+  /// A generated program's: each compute task's seconds and FLOPs, by its
+  /// schedule task (the copies read the copied step's over and over, from
+  /// a table a sixteenth of its tasks' size).
+  std::vector<std::pair<double, double>> computeCosts;
   std::vector<int32_t> dependentsStart, dependents; // CSR
   std::vector<ChipState> chips;
   std::vector<Flow> flows;
@@ -293,7 +339,26 @@ private:
   /// A broken invariant of the run itself: the result is refused.
   std::string accounting;
   std::vector<TraceEvent> trace;
+  /// Per task, when it started (traces only).
+  std::vector<double> startTimes;
   size_t finished = 0;
+
+  // The whole program generated from its first steps (loadProgram).
+  /// The copied step's first task and the end of it, per chip; the first
+  /// task of the first alike step; the step's length.
+  std::vector<int64_t> copyBegin, copyEnd, alikeBegin, stepLength;
+  /// Steps added after the copied one (0: the schedule as it is).
+  int64_t added = 0;
+  /// Where a task of the generated program stands (mapTask).
+  struct Origin {
+    int64_t local; ///< its task in the schedule (the template)
+    int64_t level; ///< the copies of the step before it
+    bool after;    ///< past the copies: the last step and the end
+  };
+  Origin mapTask(int32_t chip, int64_t v) const;
+  /// The task of chip `to` that `schedule` index `index` names, seen from a
+  /// task at `from` (see loadProgram).
+  int64_t refer(const Origin &from, int32_t to, int64_t index) const;
 };
 
 void Engine::route(int64_t from, int64_t to,
@@ -309,6 +374,7 @@ void Engine::load() {
   for (const schedule::Chip &chip : schedule.chips)
     total += chip.tasks.size();
   tasks.reserve(total);
+  specs.reserve(total);
   // Dependents per task, counted, then laid out as compressed rows.
   std::vector<int32_t> counts(total, 0);
   std::map<int64_t, int32_t> instanceOf;
@@ -319,8 +385,10 @@ void Engine::load() {
     int32_t base = tasks.size();
     chipBase.push_back(base);
     for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
-      Task task{&spec, int32_t(chips.size()), int32_t(i),
-                int32_t(spec.deps.size())};
+      // (More dependencies than 2^26 would not fit in memory.)
+      Task task =
+          makeTask(specs.size(), spec.kind, chips.size(), spec.deps.size());
+      specs.push_back(&spec);
       int32_t self = tasks.size();
       for (int64_t dep : spec.deps)
         ++counts[base + dep];
@@ -335,7 +403,7 @@ void Engine::load() {
         auto [it, fresh] = instanceOf.try_emplace(spec.tag, instances.size());
         if (fresh) {
           Instance instance;
-          instance.group.assign(spec.group.begin(), spec.group.end());
+          instance.group = spec.group;
           instance.kind = spec.collective;
           instance.bytes = spec.bytes;
           instances.push_back(std::move(instance));
@@ -364,10 +432,10 @@ void Engine::load() {
     chips.push_back(std::move(state));
   }
   for (auto [t, task] : llvm::enumerate(tasks))
-    if (task.spec->kind == TaskKind::Recv) {
-      int32_t send = sends.at(std::make_tuple(task.spec->peer,
+    if (task.taskKind() == TaskKind::Recv) {
+      int32_t send = sends.at(std::make_tuple(specOf(task).peer,
                                               chips[task.chip].id,
-                                              task.spec->tag));
+                                              specOf(task).tag));
       task.partner = send;
       tasks[send].partner = t;
     }
@@ -414,6 +482,203 @@ void Engine::load() {
     }
     base += chip.tasks.size();
   }
+  if (recordTrace)
+    startTimes.assign(total, -1);
+}
+
+//===----------------------------------------------------------------------===//
+// The whole program generated from its first steps
+//===----------------------------------------------------------------------===//
+
+Engine::Origin Engine::mapTask(int32_t c, int64_t v) const {
+  if (v < copyEnd[c])
+    return {v, 0, false};
+  int64_t length = stepLength[c], gap = added * length;
+  if (v < copyEnd[c] + gap) {
+    int64_t q = v - copyEnd[c];
+    return {copyBegin[c] + q % length, q / length + 1, false};
+  }
+  return {v - gap, added, true};
+}
+
+int64_t Engine::refer(const Origin &from, int32_t to, int64_t index) const {
+  // A copy `level` steps on names the tasks its step names, `level` steps
+  // on (the steps are alike, so is what they name); a task before the
+  // copies names the tasks the schedule has. The last step and the end
+  // name the alike steps' tasks and later `added` steps on, and the ones
+  // before the alike steps (the whole run's allocations, the warm-up) where
+  // they are.
+  if (from.after)
+    return index >= alikeBegin[to] ? index + added * stepLength[to] : index;
+  return index + from.level * stepLength[to];
+}
+
+bool Engine::loadProgram() {
+  // The schedule as it is first: its steps compared, its messages paired
+  // and its collectives found, to be copied.
+  load();
+  // The copied step alike its predecessor (the proof compares more).
+  findAlikeSteps(/*compared=*/2);
+  if (alike < 0)
+    return false;
+  dependents = {};
+  dependentsStart = {};
+  sends.clear();
+  // Steps [alike, lowered - 2] are each the one before shifted; the last
+  // of them is copied `added` times, the last step and the end follow.
+  int64_t copied = lowered - 2;
+  added = programSteps - lowered;
+  const auto &steps = schedule.stepStarts;
+  size_t numChips = chips.size();
+  std::vector<int32_t> shortBase = chipBase;
+  size_t total = 0;
+  chipBase.clear();
+  for (size_t c = 0; c < numChips; ++c) {
+    copyBegin.push_back(steps[c][copied]);
+    copyEnd.push_back(steps[c][copied + 1]);
+    alikeBegin.push_back(steps[c][alike]);
+    stepLength.push_back(copyEnd[c] - copyBegin[c]);
+    chipBase.push_back(total);
+    total += schedule.chips[c].tasks.size() + added * stepLength[c];
+  }
+  if (total >= size_t(std::numeric_limits<int32_t>::max()))
+    return false;
+  std::vector<Task> pattern = std::move(tasks);
+  std::vector<Instance> patternInstances = std::move(instances);
+  tasks = {};
+  instances = {};
+  // Reserved exactly (a vector that grows holds twice as much a while):
+  // a task of the copied step is there added + 1 times.
+  size_t firstMembers = 0;
+  for (size_t c = 0; c < numChips; ++c) {
+    size_t computes = 0;
+    for (int64_t i = 0, e = schedule.chips[c].tasks.size(); i < e; ++i) {
+      const Task &task = pattern[shortBase[c] + i];
+      size_t times = i >= copyBegin[c] && i < copyEnd[c] ? added + 1 : 1;
+      if (task.taskKind() == TaskKind::Compute)
+        computes += times;
+      if (task.isCollective() &&
+          patternInstances[task.collective].members.front() ==
+              int32_t(shortBase[c] + i))
+        firstMembers += times;
+    }
+    chips[c].computes = {};
+    chips[c].computes.reserve(computes);
+  }
+  instances.reserve(firstMembers);
+  // Each task as its template in the schedule, what it names placed by
+  // refer(); its dependents counted, then laid out as compressed rows.
+  tasks.reserve(total);
+  dependentsStart.assign(total + 1, 0);
+  llvm::DenseMap<int32_t, int32_t> instanceOf; // by its first member
+  auto named = [&](const Origin &from, int32_t c, int64_t index,
+                   int64_t self) -> std::optional<int32_t> {
+    int64_t v = refer(from, c, index);
+    int64_t size = (c + 1 < int64_t(numChips) ? chipBase[c + 1] : total) -
+                   chipBase[c];
+    if (v < 0 || v >= size || (self >= 0 && v >= self))
+      return std::nullopt;
+    return chipBase[c] + v;
+  };
+  for (size_t c = 0; c < numChips; ++c) {
+    int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
+    for (int64_t v = 0; v < size; ++v) {
+      Origin origin = mapTask(c, v);
+      const Task &from = pattern[shortBase[c] + origin.local];
+      const schedule::Task &spec = specOf(from);
+      Task task = makeTask(from.spec, spec.kind, c, from.waiting);
+      int32_t self = tasks.size();
+      auto depend = [&](int64_t index) {
+        std::optional<int32_t> t = named(origin, c, index, v);
+        if (t)
+          ++dependentsStart[*t + 1];
+        return bool(t);
+      };
+      for (int64_t dep : spec.deps)
+        if (!depend(dep))
+          return false;
+      if ((spec.kind == TaskKind::Free && !depend(spec.alloc)) ||
+          (spec.kind == TaskKind::CollectiveDone && !depend(spec.start)))
+        return false;
+      if (from.isMessage()) {
+        const Task &peer = pattern[from.partner];
+        std::optional<int32_t> t = named(
+            origin, peer.chip, from.partner - shortBase[peer.chip], -1);
+        if (!t)
+          return false;
+        task.partner = *t;
+      }
+      if (from.isCollective()) {
+        const Instance &pat = patternInstances[from.collective];
+        const Task &first = pattern[pat.members.front()];
+        std::optional<int32_t> key = named(
+            origin, first.chip, pat.members.front() - shortBase[first.chip],
+            -1);
+        if (!key)
+          return false;
+        auto [it, fresh] = instanceOf.try_emplace(*key, instances.size());
+        if (fresh) {
+          Instance instance;
+          instance.group = pat.group;
+          instance.kind = pat.kind;
+          instance.bytes = pat.bytes;
+          instance.ring = pat.ring;
+          instance.chained = pat.chained;
+          instance.steps = pat.steps;
+          instances.push_back(std::move(instance));
+        }
+        instances[it->second].members.push_back(self);
+        task.collective = it->second;
+      }
+      if (spec.kind == TaskKind::Compute)
+        chips[c].computes.push_back(self);
+      tasks.push_back(task);
+    }
+  }
+  // Every message paired both ways, every collective whole: else the steps
+  // were not what refer() takes them for.
+  for (size_t t = 0; t < total; ++t)
+    if (tasks[t].isMessage() && tasks[tasks[t].partner].partner != int32_t(t))
+      return false;
+  for (const Instance &instance : instances)
+    if (instance.members.size() != instance.group.size())
+      return false;
+  instanceOf.shrink_and_clear();
+  for (size_t t = 0; t < total; ++t)
+    dependentsStart[t + 1] += dependentsStart[t];
+  dependents.assign(dependentsStart.back(), 0);
+  // Filled in the order load() fills them (the order dependents are made
+  // ready in): each task's start advances to its end, then moves back.
+  for (size_t c = 0; c < numChips; ++c) {
+    int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
+    for (int64_t v = 0; v < size; ++v) {
+      Origin origin = mapTask(c, v);
+      const schedule::Task &spec = specOf(pattern[shortBase[c] + origin.local]);
+      int32_t self = chipBase[c] + v;
+      auto depend = [&](int64_t index) {
+        int32_t t = chipBase[c] + refer(origin, c, index);
+        dependents[dependentsStart[t]++] = self;
+      };
+      for (int64_t dep : spec.deps)
+        depend(dep);
+      if (spec.kind == TaskKind::Free)
+        depend(spec.alloc);
+      if (spec.kind == TaskKind::CollectiveDone)
+        depend(spec.start);
+    }
+  }
+  for (size_t t = total; t > 0; --t)
+    dependentsStart[t] = dependentsStart[t - 1];
+  dependentsStart[0] = 0;
+  computeCosts.assign(specs.size(), {0.0, 0.0});
+  for (auto [i, spec] : llvm::enumerate(specs))
+    if (spec->kind == TaskKind::Compute)
+      computeCosts[i] = {model.taskTime(spec->flops, spec->bytes, spec->bits,
+                                        spec->vectorOps, spec->steps),
+                         double(spec->flops)};
+  generated = true;
+  alike = -1;
+  return true;
 }
 
 void Engine::startFlow(int64_t from, int64_t to, double bytes,
@@ -540,7 +805,7 @@ void Engine::arrive(const Flow &flow) {
     return;
   }
   int32_t n = instance.group.size(), receiver = (sender + dir + n) % n;
-  ++instance.received[stepSlot(receiver, dir)];
+  ++instance.received(stepSlot(receiver, dir));
   sendNextStep(id, receiver, dir);
 }
 
@@ -550,7 +815,7 @@ void Engine::stepSent(const Flow &flow) {
     return;
   int32_t id = flow.id, sender = flow.sender;
   int8_t dir = flow.dir;
-  ++instance.sent[stepSlot(sender, dir)];
+  ++instance.sent(stepSlot(sender, dir));
   sendNextStep(id, sender, dir);
 }
 
@@ -564,10 +829,10 @@ void Engine::stepSent(const Flow &flow) {
 // step by step, as their closed forms have it.)
 void Engine::sendNextStep(int32_t i, int32_t member, int8_t dir) {
   Instance &instance = instances[i];
-  int32_t slot = stepSlot(member, dir), k = instance.started[slot];
-  if (k < instance.steps && instance.sent[slot] >= k &&
-      instance.received[slot] >= k) {
-    ++instance.started[slot];
+  int32_t slot = stepSlot(member, dir), k = instance.started(slot);
+  if (k < instance.steps && instance.sent(slot) >= k &&
+      instance.received(slot) >= k) {
+    ++instance.started(slot);
     startStepFlow(i, k, member, dir);
   }
 }
@@ -595,9 +860,8 @@ void Engine::startCollective(int32_t i) {
     return;
   }
   if (instance.chained) {
-    instance.started.assign(2 * n, 1);
-    instance.sent.assign(2 * n, 0);
-    instance.received.assign(2 * n, 0);
+    instance.chain.assign(6 * n, 0);
+    std::fill_n(instance.chain.begin(), 2 * n, 1);
   }
   startStep(i, 0);
 }
@@ -620,10 +884,12 @@ void Engine::onReady(int32_t t) {
   // Ready from the start (a receive, say) is every step's first state.
   if (!starting)
     touchTask(t);
-  task.start = now;
-  const schedule::Task &spec = *task.spec;
+  if (recordTrace)
+    startTimes[t] = now;
+  const schedule::Task &spec = specOf(task);
   ChipState &chip = chips[task.chip];
-  switch (spec.kind) {
+  // (By the task's own kind: its schedule task is read only where needed.)
+  switch (task.taskKind()) {
   case TaskKind::Compute:
     advance(task.chip);
     return;
@@ -674,7 +940,7 @@ void Engine::onReady(int32_t t) {
       failure = llvm::formatv(
           "HBM overflow on chip {0} at task {1} (alloc {2} \"{3}\", {4} "
           "bytes) at t = {5:f3} ms: {6} bytes in use, capacity {7:f0}",
-          chip.id, task.local, schedule::name(spec.what), spec.name,
+          chip.id, localOf(t), schedule::name(spec.what), spec.name,
           spec.bytes, now * 1e3, chip.hbm, target.hbmBytes);
     finish(t, 0);
     return;
@@ -684,14 +950,14 @@ void Engine::onReady(int32_t t) {
     finish(t, 0);
     return;
   case TaskKind::Free: {
-    int32_t base = t - task.local;
-    chip.hbm -= tasks[base + spec.alloc].spec->bytes;
+    // (Its allocation's, alike in a generated step: Engine::loadProgram.)
+    chip.hbm -= schedule.chips[task.chip].tasks[spec.alloc].bytes;
     // The checker lets each allocation be freed once, after it is made; a
     // negative balance would make every figure after it wrong.
     if (chip.hbm < 0 && accounting.empty())
       accounting = llvm::formatv("chip {0} task {1}: HBM in use went "
                                  "negative ({2} bytes)",
-                                 chip.id, task.local, chip.hbm);
+                                 chip.id, localOf(t), chip.hbm);
     finish(t, 0);
     return;
   }
@@ -708,12 +974,19 @@ void Engine::advance(int32_t c) {
   touch(chip);
   chip.busy = true;
   ++chip.next;
-  tasks[t].start = now;
-  const schedule::Task &spec = *tasks[t].spec;
-  double seconds = model.taskTime(spec.flops, spec.bytes, spec.bits,
-                                  spec.vectorOps, spec.steps);
+  if (recordTrace)
+    startTimes[t] = now;
+  double seconds, flops;
+  if (!computeCosts.empty()) {
+    std::tie(seconds, flops) = computeCosts[tasks[t].spec];
+  } else {
+    const schedule::Task &spec = specOf(tasks[t]);
+    seconds = model.taskTime(spec.flops, spec.bytes, spec.bits,
+                             spec.vectorOps, spec.steps);
+    flops = spec.flops;
+  }
   chip.stats.computeBusy += seconds;
-  chip.stats.flops += spec.flops;
+  chip.stats.flops += flops;
   push(now + seconds, Event::Kind::ComputeDone, t);
 }
 
@@ -723,11 +996,11 @@ void Engine::finish(int32_t t, uint8_t engine) {
   touchTask(t);
   ++finished;
   ++chips[task.chip].stats.tasks;
-  if (recordTrace && task.spec->kind != TaskKind::Alloc &&
-      task.spec->kind != TaskKind::Free &&
-      task.spec->kind != TaskKind::CollectiveDone)
-    trace.push_back({int32_t(chips[task.chip].id), task.local, engine,
-                     task.start, now});
+  if (recordTrace && task.taskKind() != TaskKind::Alloc &&
+      task.taskKind() != TaskKind::Free &&
+      task.taskKind() != TaskKind::CollectiveDone)
+    trace.push_back({int32_t(chips[task.chip].id), localOf(t), engine,
+                     startTimes[t], now});
   for (int32_t i = dependentsStart[t]; i < dependentsStart[t + 1]; ++i) {
     touchTask(dependents[i]);
     if (--tasks[dependents[i]].waiting == 0)
@@ -737,16 +1010,19 @@ void Engine::finish(int32_t t, uint8_t engine) {
 
 std::string Engine::describe(int32_t t) const {
   const Task &task = tasks[t];
-  std::string text = schedule::describeTask(schedule, task.chip, task.local);
-  if (task.spec->kind == TaskKind::Recv)
+  int64_t local = generated ? mapTask(task.chip, localOf(t)).local : localOf(t);
+  std::string text = schedule::describeTask(schedule, task.chip, local);
+  if (task.taskKind() == TaskKind::Recv)
     text += ": its send never runs";
-  if (task.spec->kind == TaskKind::Collective)
+  if (task.taskKind() == TaskKind::Collective)
     text += llvm::formatv(": {0} of {1} chips arrived",
                           instances[task.collective].arrived,
                           instances[task.collective].group.size())
                 .str();
   if (task.waiting > 0)
-    text += llvm::formatv(", waiting on {0} dependencies", task.waiting).str();
+    text += llvm::formatv(", waiting on {0} dependencies",
+                          uint32_t(task.waiting))
+                .str();
   return text;
 }
 
@@ -758,7 +1034,7 @@ SimResult Engine::run() {
     if (tasks[t].waiting == 0 && !tasks[t].ready)
       onReady(t);
   starting = false;
-  if (programSteps > 0)
+  if (programSteps > 0 && !generated)
     findAlikeSteps();
   while ((!queue.empty() || !dirtyLinks.empty()) && failure.empty()) {
     if (!dirtyLinks.empty() && (queue.empty() || queue.top().time > now)) {
@@ -817,7 +1093,7 @@ SimResult Engine::run() {
     touch(chip);
     result.chips.push_back(chip.stats);
   }
-  if (programSteps > 0)
+  if (programSteps > 0 && !generated)
     extrapolateLinks();
   // In link order, so that links equally busy keep one order.
   llvm::sort(links, [](const Link &a, const Link &b) { return a.id < b.id; });
@@ -837,8 +1113,12 @@ SimResult Engine::run() {
     return a.busy > b.busy;
   });
   result.trace = std::move(trace);
-  if (programSteps > 0)
+  if (programSteps > 0 && !generated)
     extrapolate(result);
+  if (generated) {
+    result.programSteps = programSteps;
+    result.generatedFrom = lowered;
+  }
   return result;
 }
 
@@ -856,7 +1136,7 @@ bool Engine::stepsAlike(int64_t t) const {
       return false;
     for (int64_t i = starts[c][t + 1]; i < starts[c][t + 2]; ++i) {
       const Task &x = tasks[chipBase[c] + i], &y = tasks[chipBase[c] + i - p];
-      const schedule::Task &a = *x.spec, &b = *y.spec;
+      const schedule::Task &a = specOf(x), &b = specOf(y);
       if (a.kind != b.kind || a.bytes != b.bytes || a.flops != b.flops ||
           a.bits != b.bits || a.vectorOps != b.vectorOps ||
           a.steps != b.steps || a.peer != b.peer || a.what != b.what ||
@@ -875,9 +1155,9 @@ bool Engine::stepsAlike(int64_t t) const {
         return lc == tasks[earlier].chip &&
                later - earlier == starts[lc][t + 1] - starts[lc][t];
       };
-      if (x.partner != kNone && !oneOn(x.partner, y.partner))
+      if (x.isMessage() && !oneOn(x.partner, y.partner))
         return false;
-      if (x.collective != kNone) {
+      if (x.isCollective()) {
         const Instance &u = instances[x.collective],
                        &v = instances[y.collective];
         if (u.members.front() == int32_t(chipBase[c] + i)) {
@@ -893,7 +1173,7 @@ bool Engine::stepsAlike(int64_t t) const {
   return true;
 }
 
-void Engine::findAlikeSteps() {
+void Engine::findAlikeSteps(int64_t compared) {
   const auto &starts = schedule.stepStarts;
   if (starts.size() != chips.size() || starts.empty())
     return;
@@ -901,13 +1181,13 @@ void Engine::findAlikeSteps() {
   for (const auto &chip : starts)
     if (int64_t(chip.size()) != lowered)
       return;
-  if (lowered >= programSteps || lowered < 4)
+  if (lowered >= programSteps || lowered < compared + 1)
     return;
   // Steps [alike, lowered - 2] are each the one before shifted.
   int64_t t = lowered - 3;
   while (t >= 0 && stepsAlike(t))
     --t;
-  if (t + 1 <= lowered - 4)
+  if (t + 1 <= lowered - 1 - compared)
     alike = t + 1;
 }
 
@@ -950,7 +1230,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   // A task as its chip and its index relative to the step's start.
   auto taskRef = [&](int32_t t) {
     int32_t c = tasks[t].chip;
-    int64_t i = tasks[t].local;
+    int64_t i = localOf(t);
     int64_t in = std::upper_bound(starts[c].begin(), starts[c].end(), i) -
                  starts[c].begin() - 1;
     snap.minStep = std::min(snap.minStep, in);
@@ -979,7 +1259,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
       const Task &task = tasks[chipBase[c] + i];
       snap.ints.push_back(task.waiting * 8 + task.ready * 4 + task.done * 2 +
                           task.inFlight);
-      if (task.collective != kNone && !task.done)
+      if (task.isCollective() && !task.done)
         used.push_back(task.collective);
     }
     if (chip.next < chip.computes.size())
@@ -1007,7 +1287,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   auto instanceKey = [&](int32_t i, std::vector<int64_t> &key) {
     int32_t first = instances[i].members.front();
     key.push_back(tasks[first].chip);
-    key.push_back(tasks[first].local - starts[tasks[first].chip][step]);
+    key.push_back(localOf(first) - starts[tasks[first].chip][step]);
   };
   for (size_t f = 0; f < flows.size(); ++f) {
     if (free[f])
@@ -1017,7 +1297,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
     if (flow.owner == Flow::Owner::Message) {
       int32_t t = flow.id;
       l.key.push_back(tasks[t].chip);
-      l.key.push_back(tasks[t].local - starts[tasks[t].chip][step]);
+      l.key.push_back(localOf(t) - starts[tasks[t].chip][step]);
       taskRef(t);
       snap.ints.pop_back();
       snap.ints.pop_back();
@@ -1062,10 +1342,12 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
     snap.ints.insert(snap.ints.end(), key.begin(), key.end());
     snap.ints.insert(snap.ints.end(),
                      {instance.arrived, instance.pending,
-                      int64_t(instance.started.size())});
-    for (size_t k = 0; k < instance.started.size(); ++k)
-      snap.ints.insert(snap.ints.end(), {instance.started[k], instance.sent[k],
-                                         instance.received[k]});
+                      int64_t(instance.chain.size() / 3)});
+    int32_t n = instance.chain.size() / 3;
+    for (int32_t k = 0; k < n; ++k)
+      snap.ints.insert(snap.ints.end(),
+                       {instance.chain[k], instance.chain[n + k],
+                        instance.chain[2 * n + k]});
   }
   // The links carrying flows, and every link's figures so far.
   for (size_t l = 0; l < links.size(); ++l) {
@@ -1196,16 +1478,9 @@ static std::string nonFinite(const SimResult &result) {
   return "";
 }
 
-llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
-                                        const schedule::Schedule &schedule,
-                                        bool recordTrace,
-                                        int64_t programSteps) {
-  if (llvm::Error error = checkSchedule(target, schedule).takeError())
-    return std::move(error);
-  Engine engine(target, *target.findTopology(schedule.shape), schedule,
-                recordTrace, programSteps);
-  engine.load();
-  SimResult result = engine.run();
+/// A result to trust, or the error saying why not.
+static llvm::Expected<SimResult> trusted(const Engine &engine,
+                                         SimResult result) {
   auto refuse = [](const llvm::Twine &why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "refusing the result: " + why);
@@ -1215,5 +1490,33 @@ llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
   if (std::string what = nonFinite(result); !what.empty())
     return refuse(what + " is not a finite number; the target's figures or "
                          "the schedule's sizes are out of range");
-  return result;
+  return std::move(result);
+}
+
+llvm::Expected<SimResult> sim::simulateProgram(
+    const TargetDesc &target, const schedule::Schedule &schedule,
+    int64_t programSteps) {
+  if (llvm::Error error = checkSchedule(target, schedule).takeError())
+    return std::move(error);
+  Engine engine(target, *target.findTopology(schedule.shape), schedule,
+                /*recordTrace=*/false, programSteps);
+  if (!engine.loadProgram()) {
+    SimResult result;
+    result.programSteps = programSteps;
+    result.unproven = true;
+    return result;
+  }
+  return trusted(engine, engine.run());
+}
+
+llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
+                                        const schedule::Schedule &schedule,
+                                        bool recordTrace,
+                                        int64_t programSteps) {
+  if (llvm::Error error = checkSchedule(target, schedule).takeError())
+    return std::move(error);
+  Engine engine(target, *target.findTopology(schedule.shape), schedule,
+                recordTrace, programSteps);
+  engine.load();
+  return trusted(engine, engine.run());
 }

@@ -125,6 +125,21 @@ struct PlanOutcome {
 /// and seconds than a planning run should.
 constexpr double kSimulationBudget = 4e6;
 
+/// A plan whose first steps do not repeat, its whole program over
+/// kSimulationBudget, is simulated whole from the schedule of its first
+/// steps (sim::simulateProgram: a run's state of 16 bytes a task
+/// beside that schedule, not a schedule of every task) when its program
+/// has at most this many tasks: the largest bundled video DiT at 720p on
+/// v5e-256 has 22.9 million.
+constexpr double kProgramBudget = 25e6;
+
+/// The steps past the warm-up whose schedule a generated program is made
+/// from (finishUnproven): sim::simulateProgram copies the last but one,
+/// alike the one before it, and the first after the warm-up may differ
+/// from the second, so four; fewer steps lowered are fewer bytes held (a
+/// schedule's task is 264).
+constexpr int64_t kGeneratedSteps = 4;
+
 /// The denoising steps past the warm-up a plan of more steps is simulated
 /// for before the simulator's repetition proof extrapolates the rest
 /// (sim::simulate's programSteps): the proof compares two consecutive
@@ -164,6 +179,11 @@ struct PlanOptions {
   /// Search: the tasks of the plans it simulates add up to at most this,
   /// so a search costs about one large simulation at most.
   double searchSimulationBudget = kSimulationBudget;
+  /// A plan whose first steps do not repeat is lowered and simulated whole
+  /// when its program has at most this many tasks, and above it (within
+  /// kProgramBudget) generated from its first steps (finishUnproven); the
+  /// figures are the same (tests set 0 to generate small programs).
+  double lowerWholeBudget = kSimulationBudget;
   /// Search: stop at the ranking (no winner's report, no simulation beyond
   /// the top).
   bool rankOnly = false;

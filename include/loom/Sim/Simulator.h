@@ -88,6 +88,10 @@ struct SimResult {
   /// same state (or the schedule's steps are not alike): nothing is
   /// extrapolated, the figures are the shorter program's.
   bool unproven = false;
+  /// A whole program simulateProgram generated from the schedule's first
+  /// `generatedFrom` steps (0: the schedule's own tasks); `programSteps`
+  /// steps ran, every task of each.
+  int64_t generatedFrom = 0;
 };
 
 /// Every check a run makes before it starts: `target` has the schedule's
@@ -122,6 +126,25 @@ checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule);
 llvm::Expected<SimResult> simulate(const TargetDesc &target,
                                    const schedule::Schedule &schedule,
                                    bool recordTrace, int64_t programSteps = 0);
+
+/// Simulates the whole denoising program of `programSteps` steps that
+/// `schedule`, its first steps as the lowering builds them (stepStarts),
+/// stands for, every task of every step, without building it: the steps
+/// from the first alike one to the last but one lowered are each the one
+/// before shifted (as simulate's proof checks them), so the program is the
+/// schedule with the last of them copied programSteps - lowered times after
+/// it, each copy naming the tasks its step names that many steps on, and
+/// the last step and the end naming the alike steps' tasks that many steps
+/// on and those before them (the run's allocations, the warm-up) where they
+/// are. The run holds a small state per task and the schedule's tasks once
+/// (not a schedule of every step), and is the run simulate would make of
+/// the whole program lowered: the same events in the same order. Every
+/// message must pair both ways and every collective have its group, else
+/// (or with steps that are not alike) nothing runs and `unproven` is set.
+/// No trace.
+llvm::Expected<SimResult> simulateProgram(const TargetDesc &target,
+                                          const schedule::Schedule &schedule,
+                                          int64_t programSteps);
 
 } // namespace loom::sim
 
