@@ -101,6 +101,19 @@ FailureOr<TrainingView> loom::getTrainingView(func::FuncOp func,
            << passName
            << ": not a training step with layers: derive one with "
               "loom-derive-training-step from a forward graph";
+  // One backward pass per layer, last layer first.
+  bool paired = view.layerGrads.size() == view.layers.size();
+  for (size_t i = 0; paired && i < view.layers.size(); ++i)
+    paired = view.layerGrads[i].getIndex() ==
+             view.layers[view.layers.size() - 1 - i].getIndex();
+  if (!paired)
+    return func.emitError()
+           << passName
+           << ": a training step has one loom.layer_grad per loom.layer, "
+              "in reverse order of the layers (as "
+              "loom-derive-training-step builds them); this one has "
+           << view.layerGrads.size() << " for " << view.layers.size()
+           << " layers, or another order";
   return view;
 }
 

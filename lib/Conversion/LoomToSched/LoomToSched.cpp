@@ -1239,7 +1239,6 @@ private:
 
   void emitTraining() {
     const TrainingView &t = *train;
-    int64_t layers = t.layers.size();
     // The model states, held all step.
     for (OptimizerUpdateOp update : t.updates) {
       ModelStateBytes bytes = modelStateBytes(update, split);
@@ -1400,6 +1399,10 @@ private:
       if (i >= n)
         return;
       double bytes = layerWeightBytes(order[i]);
+      if (bytes <= 0) {
+        allocs[i] = done[i] = noTasks();
+        return;
+      }
       std::vector<ReplicaTasks> deps{last};
       if (i > 0)
         deps.push_back(done[i - 1]);
