@@ -25,6 +25,7 @@
 #include "loom/InitAll.h"
 #include "loom/Sim/Simulator.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -233,6 +234,55 @@ TEST_F(TrainingStepTest, SimulatedPeakMemoryIsTheItemisedAccounting) {
           EXPECT_GE(chip.peakHbm, memory.total() - slack - 16);
         }
       }
+}
+
+// Every bundled model's training step (a small workload of its kind, on
+// one chip) lowers and runs: to its end within the itemised memory, or to
+// the HBM overflow the accounting foresaw.
+TEST_F(TrainingStepTest, EveryBundledModelsStepLowersAndRuns) {
+  for (const BundledModel &bundled : getBundledModels()) {
+    SCOPED_TRACE(bundled.name.str());
+    ImportOptions llm, image, video;
+    llm.batch = image.batch = video.batch = 2;
+    llm.seqLen = 128;
+    image.resolution = 256;
+    video.height = video.width = 256;
+    video.frames = 5;
+    OwningOpRef<ModuleOp> module;
+    {
+      // The kinds the model is not are refused; only the last error shows.
+      ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
+        return success();
+      });
+      for (const ImportOptions &options : {llm, image, video})
+        if (!module)
+          module = importModel(bundled.name, options, &context);
+    }
+    ASSERT_TRUE(module);
+    ASSERT_TRUE(succeeded(run(*module, "loom-set-target{topology=v5e-1},"
+                                       "loom-derive-training-step,"
+                                       "loom-remat{policy=selective}")));
+    func::FuncOp func;
+    for (func::FuncOp f : module->getOps<func::FuncOp>())
+      if (isTrainingStep(f))
+        func = f;
+    ASSERT_TRUE(func);
+    FailureOr<TrainingView> view = getTrainingView(func, "test");
+    ASSERT_TRUE(succeeded(view));
+    TrainingMemory memory = trainingMemory(*view, getZeroSplit(*module), 1);
+    FailureOr<schedule::Schedule> schedule =
+        lowerToScheduleFile(*module, /*interleave=*/1, /*decompose=*/false);
+    ASSERT_TRUE(succeeded(schedule));
+    TargetDesc target = cantFail(schedule::getScheduleTarget(*schedule));
+    auto result = sim::simulate(target, *schedule, /*recordTrace=*/false);
+    ASSERT_TRUE(bool(result));
+    if (memory.total() <= target.hbmBytes) {
+      EXPECT_EQ(result->failure, "");
+      EXPECT_LE(result->chips.front().peakHbm, memory.total() + 16);
+    } else {
+      EXPECT_NE(result->failure.find("HBM overflow"), std::string::npos);
+    }
+  }
 }
 
 TEST_F(TrainingStepTest, TheGradientAllReduceRunsUnderTheBackwardPass) {

@@ -46,6 +46,8 @@ FailureOr<TrainingView> loom::getTrainingView(func::FuncOp func,
                              "loom-derive-training-step builds it)";
   };
   bool sawLoss = false;
+  // Ops after a layer (a layer_grad) go to the epilogue (the backward
+  // prologue), and move between it and the next when one follows.
   for (Operation &op : func.getBody().front()) {
     if (op.hasTrait<OpTrait::IsTerminator>())
       continue;
@@ -62,6 +64,19 @@ FailureOr<TrainingView> loom::getTrainingView(func::FuncOp func,
       next = Part::BackwardEpilogue;
     else if (part == Part::LayerGrads)
       next = Part::BackwardPrologue;
+    if (next == Part::Layers && part == Part::ForwardEpilogue && !sawLoss &&
+        !view.layers.empty()) {
+      // Ops between two layers.
+      view.afterLayer.back().append(view.forwardEpilogue);
+      view.forwardEpilogue.clear();
+      part = Part::Layers;
+    }
+    if (next == Part::LayerGrads && part == Part::BackwardPrologue &&
+        !view.layerGrads.empty()) {
+      view.afterLayerGrad.back().append(view.backwardPrologue);
+      view.backwardPrologue.clear();
+      part = Part::LayerGrads;
+    }
     if (next < part)
       return outOfPlace(op);
     // The loss ends the forward pass.
@@ -78,6 +93,7 @@ FailureOr<TrainingView> loom::getTrainingView(func::FuncOp func,
       break;
     case Part::Layers:
       view.layers.push_back(cast<LayerOp>(op));
+      view.afterLayer.emplace_back();
       break;
     case Part::ForwardEpilogue:
       view.forwardEpilogue.push_back(&op);
@@ -87,6 +103,7 @@ FailureOr<TrainingView> loom::getTrainingView(func::FuncOp func,
       break;
     case Part::LayerGrads:
       view.layerGrads.push_back(cast<LayerGradOp>(op));
+      view.afterLayerGrad.emplace_back();
       break;
     case Part::BackwardPrologue:
       view.backwardPrologue.push_back(&op);
@@ -166,6 +183,14 @@ double loom::keptOutsideLayers(ArrayRef<Operation *> grads) {
   return bytes;
 }
 
+double loom::keptOutsideLayers(const TrainingView &view) {
+  double kept = keptOutsideLayers(view.backwardEpilogue) +
+                keptOutsideLayers(view.backwardPrologue);
+  for (ArrayRef<Operation *> between : view.afterLayerGrad)
+    kept += keptOutsideLayers(between);
+  return kept;
+}
+
 double loom::recomputedBytes(LayerGradOp layer) {
   double bytes = 0;
   for (Operation &op : layer.getBody().front())
@@ -191,8 +216,7 @@ TrainingMemory loom::trainingMemory(const TrainingView &view,
     }
   }
   double share = 1.0 / double(microbatches);
-  double kept = keptOutsideLayers(view.backwardEpilogue) +
-                keptOutsideLayers(view.backwardPrologue);
+  double kept = keptOutsideLayers(view);
   for (LayerGradOp layer : view.layerGrads) {
     kept += double(layer.getKeptBytes());
     memory.recompute =

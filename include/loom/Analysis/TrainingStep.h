@@ -37,6 +37,12 @@ struct TrainingView {
   llvm::SmallVector<mlir::Operation *> backwardEpilogue;
   llvm::SmallVector<LayerGradOp> layerGrads;
   llvm::SmallVector<mlir::Operation *> backwardPrologue;
+  /// The ops between one layer (or layer_grad) and the next, by the
+  /// position of the one before them: a DiT's conditioning is read by every
+  /// layer, so the backward pass sums its cotangents between the
+  /// layer_grads.
+  llvm::SmallVector<llvm::SmallVector<mlir::Operation *>> afterLayer,
+      afterLayerGrad;
   /// One per layer (by its `layer`) and one for the parameters outside the
   /// layers (without).
   llvm::SmallVector<OptimizerUpdateOp> updates;
@@ -116,6 +122,10 @@ TrainingMemory trainingMemory(const TrainingView &view, const ZeroSplit &split,
 /// Bytes the forward ops in `ops` (outside the layers) keep for their
 /// gradients in `grads`: each forward value a gradient part reads, once.
 double keptOutsideLayers(llvm::ArrayRef<mlir::Operation *> grads);
+
+/// Bytes the forward ops outside the layers of `view` keep for the backward
+/// pass (keptOutsideLayers of every backward op outside the layer_grads).
+double keptOutsideLayers(const TrainingView &view);
 
 /// Bytes a layer's backward pass holds of values it recomputes: the
 /// results of its ops marked loom.recompute.

@@ -1068,6 +1068,10 @@ private:
     for (LayerOp layer : train->layers)
       forwardCosts.emplace_back(layer, model, axes, tokens,
                                 ArrayRef<GroupAxis>(), m);
+    for (ArrayRef<Operation *> ops : train->afterLayer)
+      afterForward.push_back(runOf(ops));
+    for (ArrayRef<Operation *> ops : train->afterLayerGrad)
+      afterBackward.push_back(runOf(ops));
     for (LayerGradOp layer : train->layerGrads) {
       // What the backward pass runs: the recomputed forward ops and the
       // gradients; the kept ops ran in the forward pass.
@@ -1255,9 +1259,7 @@ private:
     };
     ModelStateBytes outside = whole(std::nullopt);
     double share = 1.0 / double(microbatches());
-    double outsideKept = (keptOutsideLayers(t.backwardEpilogue) +
-                          keptOutsideLayers(t.backwardPrologue)) *
-                         share;
+    double outsideKept = keptOutsideLayers(t) * share;
     std::map<int64_t, LayerGradOp> gradOf;
     for (LayerGradOp grad : t.layerGrads)
       gradOf[grad.getIndex()] = grad;
@@ -1294,6 +1296,7 @@ private:
             double(gradOf[index].getKeptBytes()) * share,
             prefix + ".kept" + mbName, {last});
         emitRun(forwardCosts[i], prefix, index, unit, last, gathered);
+        emitRun(afterForward[i], prefix + ".after", -1, unit, last);
       });
       emitRun(*forwardEpilogue, "epilogue", -1, unit, last);
 
@@ -1319,6 +1322,7 @@ private:
                      prefix + ".recomputed" + mbName, {last});
         emitRun(backwardCosts[i], prefix + ".backward", index, unit, last,
                 gathered);
+        emitRun(afterBackward[i], prefix + ".backward.after", -1, unit, last);
         freeAll(recomputed, {last});
         freeAll(kept[index], {last});
         Reduction reduction = reduceGradients(gradients, mb, last);
@@ -1463,6 +1467,8 @@ private:
   std::optional<LayerSliceCost> forwardPrologue, forwardEpilogue,
       backwardEpilogue, backwardPrologue;
   std::vector<LayerSliceCost> forwardCosts, backwardCosts;
+  /// The ops between one layer (layer_grad) and the next.
+  std::vector<LayerSliceCost> afterForward, afterBackward;
   /// The schedule being built, and each chip's place in it by chip id.
   file::Schedule out;
   llvm::DenseMap<int64_t, size_t> slot;
