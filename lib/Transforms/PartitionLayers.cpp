@@ -3,6 +3,7 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Partition/PartitionLayers.h"
 #include "loom/Support/Quantity.h"
+#include "loom/Analysis/TrainingStep.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"
 
@@ -146,7 +147,12 @@ struct PartitionLayersPass
     SmallVector<double> staleKV;
     problem.stages = stages;
     problem.virtualStages = v;
-    problem.capacity = desc.hbmBytes;
+    // A training step's memory is loom-check-memory's: the model states as
+    // loom-shard-zero splits them and the activations the step keeps
+    // (TrainingStep.h), not a forward pass's weights and working set.
+    problem.capacity = isTrainingStep(view->func)
+                           ? std::numeric_limits<double>::infinity()
+                           : desc.hbmBytes;
     for (LayerOp layer : view->layers) {
       LayerFootprint footprint = layerFootprint(layer, view->diffusion);
       double seconds = LayerSliceCost(layer, model, axes, tokens, spAxes)
