@@ -25,6 +25,8 @@
 #include "loom/InitAll.h"
 #include "loom/Sim/Simulator.h"
 
+#include "SmallWorkload.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -133,10 +135,19 @@ protected:
     return bytes;
   }
 
+  /// The training step of `module` as the lowering reads it.
+  static FailureOr<TrainingView> viewOf(ModuleOp module) {
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (isTrainingStep(func))
+        return getTrainingView(func, "test");
+    return failure();
+  }
+
   static TrainingMemory memoryOf(ModuleOp module, int64_t microbatches) {
-    func::FuncOp func = *module.getOps<func::FuncOp>().begin();
-    FailureOr<TrainingView> view = getTrainingView(func, "test");
+    FailureOr<TrainingView> view = viewOf(module);
     EXPECT_TRUE(succeeded(view));
+    if (failed(view))
+      return {};
     return trainingMemory(*view, getZeroSplit(module), microbatches);
   }
 
@@ -150,12 +161,7 @@ TEST_F(TrainingStepTest, ModelStatesFollowZeRO) {
   OwningOpRef<ModuleOp> module = importModel("llama-7b", options, &context);
   ASSERT_TRUE(module);
   ASSERT_TRUE(succeeded(run(*module, "loom-derive-training-step")));
-  func::FuncOp func;
-  for (func::FuncOp f : module->getOps<func::FuncOp>())
-    if (isTrainingStep(f))
-      func = f;
-  ASSERT_TRUE(func);
-  FailureOr<TrainingView> view = getTrainingView(func, "test");
+  FailureOr<TrainingView> view = viewOf(*module);
   ASSERT_TRUE(succeeded(view));
   double psi = 0;
   for (OptimizerUpdateOp update : view->updates)
@@ -242,34 +248,13 @@ TEST_F(TrainingStepTest, SimulatedPeakMemoryIsTheItemisedAccounting) {
 TEST_F(TrainingStepTest, EveryBundledModelsStepLowersAndRuns) {
   for (const BundledModel &bundled : getBundledModels()) {
     SCOPED_TRACE(bundled.name.str());
-    ImportOptions llm, image, video;
-    llm.batch = image.batch = video.batch = 2;
-    llm.seqLen = 128;
-    image.resolution = 256;
-    video.height = video.width = 256;
-    video.frames = 5;
-    OwningOpRef<ModuleOp> module;
-    {
-      // The kinds the model is not are refused; only the last error shows.
-      ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
-        return success();
-      });
-      for (const ImportOptions &options : {llm, image, video})
-        if (!module)
-          module = importModel(bundled.name, options, &context);
-    }
+    OwningOpRef<ModuleOp> module =
+        test::importSmallWorkload(bundled.name, context);
     ASSERT_TRUE(module);
     ASSERT_TRUE(succeeded(run(*module, "loom-set-target{topology=v5e-1},"
                                        "loom-derive-training-step,"
                                        "loom-remat{policy=selective}")));
-    func::FuncOp func;
-    for (func::FuncOp f : module->getOps<func::FuncOp>())
-      if (isTrainingStep(f))
-        func = f;
-    ASSERT_TRUE(func);
-    FailureOr<TrainingView> view = getTrainingView(func, "test");
-    ASSERT_TRUE(succeeded(view));
-    TrainingMemory memory = trainingMemory(*view, getZeroSplit(*module), 1);
+    TrainingMemory memory = memoryOf(*module, 1);
     FailureOr<schedule::Schedule> schedule =
         lowerToScheduleFile(*module, /*interleave=*/1, /*decompose=*/false);
     ASSERT_TRUE(succeeded(schedule));

@@ -17,6 +17,8 @@
 #include "loom/Transforms/Passes.h"
 #include "loom/Transforms/ShardHeads.h"
 
+#include "SmallWorkload.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -192,23 +194,8 @@ TEST_F(TrainingTest, FlashAttentionBackwardIsTwoAndAHalfTimesItsForward) {
 TEST_F(TrainingTest, EveryBundledModelDerivesItsTrainingStep) {
   for (const BundledModel &bundled : getBundledModels()) {
     SCOPED_TRACE(bundled.name.str());
-    // A small workload of each kind: a prompt, an image, a video.
-    ImportOptions llm, image, video;
-    llm.batch = image.batch = video.batch = 2;
-    llm.seqLen = 128;
-    image.resolution = 256;
-    video.height = video.width = 256;
-    video.frames = 5;
-    OwningOpRef<ModuleOp> module;
-    {
-      // The kinds the model is not are refused; only the last error shows.
-      ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
-        return success();
-      });
-      for (const ImportOptions &options : {llm, image, video})
-        if (!module)
-          module = importModel(bundled.name, options, &context);
-    }
+    OwningOpRef<ModuleOp> module =
+        test::importSmallWorkload(bundled.name, context);
     ASSERT_TRUE(module);
     int64_t forward = 0;
     for (auto func : module->getOps<func::FuncOp>())

@@ -2,7 +2,7 @@
 
 #include "loom/Analysis/TrainingStep.h"
 
-#include "loom/Dialect/Loom/Gradient.h"
+#include "loom/Dialect/Loom/KeptValues.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -165,18 +165,10 @@ ModelStateBytes loom::modelStateBytes(OptimizerUpdateOp update,
 double loom::keptOutsideLayers(ArrayRef<Operation *> grads) {
   llvm::SetVector<Value> kept;
   double internal = 0;
-  for (Operation *op : grads) {
-    auto grad = dyn_cast<GradOp>(op);
-    if (!grad || !grad.getForwardOp())
-      continue;
-    Operation *forward = grad.getForwardOp();
-    GradientWork work = grad.getWork();
-    for (unsigned i : work.keptOperands)
-      kept.insert(forward->getOperand(i));
-    for (unsigned i : work.keptResults)
-      kept.insert(forward->getResult(i));
-    internal += work.internalBytes;
-  }
+  for (Operation *op : grads)
+    if (auto grad = dyn_cast<GradOp>(op))
+      internal += double(forEachForwardValueRead(
+          grad, [&](Value value) { kept.insert(value); }));
   double bytes = internal;
   for (Value value : kept)
     bytes += getTensorBytes(value.getType());

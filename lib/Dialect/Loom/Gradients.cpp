@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Loom/Gradient.h"
+#include "loom/Dialect/Loom/KeptValues.h"
 
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModelCost.h"
@@ -603,6 +604,19 @@ static int64_t sumRun(LayerGradOp layer,
   return total.get();
 }
 
+int64_t loom::forEachForwardValueRead(GradOp grad,
+                                      function_ref<void(Value)> read) {
+  Operation *forward = grad.getForwardOp();
+  if (!forward)
+    return 0;
+  GradientWork work = grad.getWork();
+  for (unsigned i : work.keptOperands)
+    read(forward->getOperand(i));
+  for (unsigned i : work.keptResults)
+    read(forward->getResult(i));
+  return work.internalBytes;
+}
+
 int64_t LayerGradOp::getKeptBytes() {
   // The values the backward pass reads that the forward pass made: the
   // layer's inputs and the results of kept ops, read by a gradient part
@@ -626,16 +640,11 @@ int64_t LayerGradOp::getKeptBytes() {
       continue;
     }
     auto grad = dyn_cast<GradOp>(op);
-    if (!grad || !grad.getForwardOp())
+    if (!grad)
       continue;
-    Operation *forward = grad.getForwardOp();
-    GradientWork work = grad.getWork();
-    for (unsigned i : work.keptOperands)
-      keep(forward->getOperand(i));
-    for (unsigned i : work.keptResults)
-      keep(forward->getResult(i));
-    if (isKept(*forward))
-      internal += work.internalBytes;
+    int64_t inside = forEachForwardValueRead(grad, keep);
+    if (grad.getForwardOp() && isKept(*grad.getForwardOp()))
+      internal += inside;
   }
   Count total = internal;
   for (Value value : kept)
