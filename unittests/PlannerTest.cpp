@@ -359,30 +359,47 @@ TEST(RuntimePlacement, CreateDeviceMeshByHand) {
 
 } // namespace
 
+namespace {
+/// A DiT-XL/2 PipeFusion pipeline on v5e-8.
+struct DiTPipeline {
+  int64_t tp, stages, dp;
+  std::string name() const {
+    return "tp " + std::to_string(tp) + " x " + std::to_string(stages) +
+           " stages x dp " + std::to_string(dp);
+  }
+};
+constexpr DiTPipeline kDiTPipelines[] = {{1, 4, 2}, {2, 2, 1}, {1, 8, 1}};
+
+/// `c` planned and simulated by its first steps (the repetition proof's or
+/// the generated program's schedule) and with every step lowered.
+std::pair<PlanOutcome, PlanOutcome> planBothWays(const DiTPipeline &c,
+                                                 MLIRContext &context) {
+  PlanRequest request;
+  request.problem.model = "dit-xl-2";
+  request.problem.topology = "v5e-8";
+  request.layout.tp = c.tp;
+  request.layout.stages = c.stages;
+  request.layout.dataParallel = c.dp;
+  PlanOptions options;
+  PlanOutcome first = planAndSimulate(request.problem,
+                                      request.layout.complete(), context,
+                                      options);
+  options.repetition = false;
+  PlanOutcome whole = planAndSimulate(request.problem,
+                                      request.layout.complete(), context,
+                                      options);
+  return {std::move(first), std::move(whole)};
+}
+} // namespace
+
 // A denoising program simulated by its first steps and the repetition
 // proof reports what simulating every step reports, figure for figure, to
 // rounding: PipeFusion pipelines whose steps overlap, with and without
 // tensor parallelism and data parallelism.
 TEST_F(Planner, ARepeatedRunReportsWhatTheWholeRunReports) {
-  struct Case {
-    int64_t tp, stages, dp;
-  };
-  for (Case c : {Case{1, 4, 2}, Case{2, 2, 1}, Case{1, 8, 1}}) {
-    PlanRequest request;
-    request.problem.model = "dit-xl-2";
-    request.problem.topology = "v5e-8";
-    request.layout.tp = c.tp;
-    request.layout.stages = c.stages;
-    request.layout.dataParallel = c.dp;
-    PlanOptions options;
-    PlanOutcome repeated = planAndSimulate(
-        request.problem, request.layout.complete(), context, options);
-    options.repetition = false;
-    PlanOutcome whole = planAndSimulate(
-        request.problem, request.layout.complete(), context, options);
-    std::string name = "tp " + std::to_string(c.tp) + " x " +
-                       std::to_string(c.stages) + " stages x dp " +
-                       std::to_string(c.dp);
+  for (const DiTPipeline &c : kDiTPipelines) {
+    auto [repeated, whole] = planBothWays(c, context);
+    std::string name = c.name();
     ASSERT_EQ(repeated.failure, "") << name;
     ASSERT_EQ(whole.failure, "") << name;
     ASSERT_TRUE(repeated.simulated && whole.simulated) << name;
@@ -461,25 +478,9 @@ void expectSameRun(const sim::SimResult &g, const sim::SimResult &w,
 // the same to the bit, on PipeFusion pipelines whose steps repeat (the
 // proof shortens them; the generated run does not).
 TEST_F(Planner, AGeneratedProgramRunsWhatTheWholeProgramRuns) {
-  struct Case {
-    int64_t tp, stages, dp;
-  };
-  for (Case c : {Case{2, 2, 1}, Case{1, 4, 2}, Case{1, 8, 1}}) {
-    PlanRequest request;
-    request.problem.model = "dit-xl-2";
-    request.problem.topology = "v5e-8";
-    request.layout.tp = c.tp;
-    request.layout.stages = c.stages;
-    request.layout.dataParallel = c.dp;
-    std::string name = "tp " + std::to_string(c.tp) + " x " +
-                       std::to_string(c.stages) + " stages x dp " +
-                       std::to_string(c.dp);
-    PlanOptions options;
-    PlanOutcome first = planAndSimulate(
-        request.problem, request.layout.complete(), context, options);
-    options.repetition = false;
-    PlanOutcome whole = planAndSimulate(
-        request.problem, request.layout.complete(), context, options);
+  for (const DiTPipeline &c : kDiTPipelines) {
+    auto [first, whole] = planBothWays(c, context);
+    std::string name = c.name();
     ASSERT_EQ(first.failure, "") << name;
     ASSERT_EQ(whole.failure, "") << name;
     ASSERT_TRUE(whole.simulated) << name;

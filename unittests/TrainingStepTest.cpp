@@ -27,7 +27,6 @@
 
 #include "SmallWorkload.h"
 
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -268,6 +267,35 @@ TEST_F(TrainingStepTest, EveryBundledModelsStepLowersAndRuns) {
       EXPECT_NE(result->failure.find("HBM overflow"), std::string::npos);
     }
   }
+}
+
+// One pass instance over two modules (as a search's pass managers run):
+// the first's #loom.pipeline microbatches do not carry over to the next.
+TEST_F(TrainingStepTest, APlanMicrobatchesStayWithItsModule) {
+  PassManager pm(&context);
+  ASSERT_TRUE(succeeded(parsePassPipeline("loom-derive-training-step", pm)));
+  OwningOpRef<ModuleOp> planned = twoLayers();
+  ASSERT_TRUE(planned);
+  ASSERT_TRUE(succeeded(run(*planned, "loom-set-target{topology=v5e-4},"
+                                      "loom-partition-layers,"
+                                      "loom-split-tokens{slices=1 "
+                                      "microbatches=2}")));
+  ASSERT_TRUE(succeeded(pm.run(*planned)));
+  // A batch of 3, unplanned: one microbatch, nothing accumulated.
+  OwningOpRef<ModuleOp> odd = parseSourceString<ModuleOp>(R"mlir(
+    func.func @f(%x: tensor<3x8x64xbf16>) -> tensor<3x8x64xbf16> {
+      %0 = loom.layer 0 (%x) : (tensor<3x8x64xbf16>) -> tensor<3x8x64xbf16> {
+      ^bb0(%in: tensor<3x8x64xbf16>):
+        %u = loom.linear up %in : tensor<3x8x64xbf16> -> tensor<3x8x64xbf16>
+        loom.yield %u : tensor<3x8x64xbf16>
+      }
+      return %0 : tensor<3x8x64xbf16>
+    })mlir", &context);
+  ASSERT_TRUE(odd);
+  ASSERT_TRUE(succeeded(pm.run(*odd)));
+  bool accumulates = false;
+  odd->walk([&](GradOp grad) { accumulates |= grad.getAccumulate(); });
+  EXPECT_FALSE(accumulates);
 }
 
 TEST_F(TrainingStepTest, TheGradientAllReduceRunsUnderTheBackwardPass) {

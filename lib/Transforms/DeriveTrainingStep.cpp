@@ -158,20 +158,23 @@ struct DeriveTrainingStepPass
       if (isa<LossOp, LayerGradOp, GradOp, OptimizerUpdateOp>(op))
         return op.emitError() << "the function already has a training step";
     // A planned function's #loom.pipeline says how many microbatches run
-    // (loom-split-tokens' microbatches=): the step accumulates theirs.
+    // (loom-split-tokens' microbatches=): the step accumulates theirs. (The
+    // option itself is left as given: a pass instance runs on many
+    // modules.)
+    int64_t count = microbatches;
     if (PipelineAttr pipeline = getPipeline(func);
         pipeline && pipeline.getMicrobatches() > 1) {
-      if (microbatches != 1 && microbatches != pipeline.getMicrobatches())
+      if (count != 1 && count != pipeline.getMicrobatches())
         return func.emitError()
-               << "microbatches=" << int64_t(microbatches)
+               << "microbatches=" << count
                << " disagrees with the plan's #loom.pipeline, which runs "
                << pipeline.getMicrobatches()
                << " microbatches; give the same number or leave it out";
-      microbatches = pipeline.getMicrobatches();
+      count = pipeline.getMicrobatches();
     }
-    if (int64_t batch = getPipelineBatch(func); batch % microbatches != 0)
+    if (int64_t batch = getPipelineBatch(func); batch % count != 0)
       return func.emitError()
-             << int64_t(microbatches) << " microbatches do not divide the "
+             << count << " microbatches do not divide the "
              << "batch of " << batch << " (valid: " << validMicrobatches(batch)
              << ")";
 
@@ -210,7 +213,7 @@ struct DeriveTrainingStepPass
           })))
         return failure();
     }
-    markAccumulation(func);
+    markAccumulation(func, count);
     addUpdates(func, builder, settings);
     return success();
   }
@@ -324,8 +327,8 @@ struct DeriveTrainingStepPass
 
   /// With several microbatches, every weight part adds to the gradients of
   /// the ones before.
-  void markAccumulation(func::FuncOp func) {
-    if (microbatches == 1)
+  void markAccumulation(func::FuncOp func, int64_t count) {
+    if (count == 1)
       return;
     func.walk([](GradOp grad) {
       if (grad.getPart() == GradientPart::Weight)
