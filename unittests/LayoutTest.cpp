@@ -37,6 +37,9 @@ ParallelLayout everyDimension() {
   l.decompose = true;
   l.scatterHandover = true;
   l.placement = cantFail(parsePlacement("4x4, tp 2x4 inside sp"));
+  l.fsdp = 2;
+  l.zero = 2;
+  l.remat = RematPolicy::SaveQkvProj;
   return l;
 }
 
@@ -51,7 +54,7 @@ TEST(Layout, EveryDimensionIsDeclaredOnceWithItsOwnNames) {
         EXPECT_NE(std::string(d.help), "") << d.name.str();
       },
       layoutDimensions());
-  EXPECT_EQ(count, 17);
+  EXPECT_EQ(count, 20);
   // The defaults: one chip, one stage, the rule's placement.
   ParallelLayout defaults;
   EXPECT_EQ(defaults.str(), "");

@@ -90,6 +90,7 @@ WorkloadFigures loom::importedWorkload(ModuleOp module,
   given.activations = request.activations;
   given.expertImbalance = request.expertImbalance;
   given.attention = request.attention;
+  given.training = request.training;
   given.mode = imported.isDiffusion() ? ImportOptions::Mode::Diffusion
                : imported.getMode() == ModelMode::decode
                    ? ImportOptions::Mode::Decode
@@ -469,6 +470,33 @@ static bool predict(const TargetDesc &desc, const TopologyDesc &topology,
   return true;
 }
 
+/// The cost model's prediction of a planned training step, into `out`:
+/// its time and parts, the recomputed FLOPs and the task count. False when
+/// the module holds no step it can read.
+static bool predictTraining(ModuleOp module, const TargetDesc &desc,
+                            const TopologyDesc &topology,
+                            const Placement &placement, PlanOutcome &out) {
+  std::optional<TrainingStepPrediction> step =
+      predictTrainingStep(module, desc, topology, out.layout, placement);
+  if (!step)
+    return false;
+  out.predicted = step->seconds;
+  out.predictedOptimizer = step->optimizer;
+  out.predictedExposed = step->exposed;
+  out.bubble = 0;
+  const ParallelLayout &l = out.layout;
+  out.estimatedTasks =
+      step->tasksPerRank * double(l.chipsPerStage() * l.dataParallel);
+  out.simulatedTasks = out.estimatedTasks;
+  module.walk([&](LayerGradOp grad) {
+    for (Operation &op : grad.getBody().front())
+      if (op.hasAttr(kRecomputeAttrName))
+        if (auto cost = dyn_cast<CostOpInterface>(op))
+          out.recomputeFlopsPerChip += double(cost.getFlops());
+  });
+  return true;
+}
+
 /// Why no cut of `module`'s layers into `layout`'s stages can fit, from a
 /// lower bound on each stage's memory: "" when the bound fits. The sharding
 /// passes split each parameter and the replica's K/V cache over at most a
@@ -542,6 +570,9 @@ Planned loom::planModule(const PlanProblem &problem,
   // The degrees are user input; check them before any arithmetic uses them.
   if (std::string why = checkLayout(layout); !why.empty())
     return fail(why);
+  out.training = problem.import.training.has_value();
+  if (std::string why = checkTraining(layout, out.training); !why.empty())
+    return fail(why);
   Captured diagnostics(context);
   llvm::Expected<TargetAttr> targetAttr =
       materializeTarget(&context, problem.topology, problem.targetFile);
@@ -566,16 +597,30 @@ Planned loom::planModule(const PlanProblem &problem,
     return planned;
   (*module)->setAttr(kTargetAttrName, *targetAttr);
   ModelAttr modelInfo = getModel(*module);
-  if (modelInfo.isDiffusion())
+  // (A DiT is trained one denoising step at a time.)
+  if (modelInfo.isDiffusion() && !out.training)
     out.steps = modelInfo.getSteps();
   out.repetition = options.repetition;
   workloadBounds(*module, desc, out.layout, out);
+  if (out.training) {
+    // A training step's model FLOPs, as MaxText counts them
+    // (maxtext_utils.calculate_tflops_training_per_device): the forward
+    // pass's matmul and attention FLOPs (causal attention its visited
+    // half) three times, for the forward pass and the backward pass's two
+    // gradients. The ideal is that work at peak on every chip, so the
+    // efficiency is the MFU.
+    out.modelFlops *= 3;
+    out.ideal = out.modelFlops / (double(out.chips) * desc.peakFlopsBf16);
+    out.roofline = std::max(out.roofline, out.ideal);
+    out.stepTokens = double(modelInfo.getBatch()) * out.layout.dataParallel *
+                     (modelInfo.isDiffusion() ? 1 : modelInfo.getSeq());
+  }
   if (std::string why = checkSchedule(out.layout); !why.empty())
     return fail(why);
   // A search's candidate whose stages cannot hold their weights fails
   // here, before the pipeline (most of a batched search's candidates do;
   // a single plan runs the pipeline, whose message itemises the memory).
-  if (options.shared)
+  if (options.shared && !out.training)
     if (std::string why = weightsCannotFit(*module, out.layout, desc);
         !why.empty())
       return fail(why);
@@ -583,6 +628,7 @@ Planned loom::planModule(const PlanProblem &problem,
   PlanPipelineSettings settings;
   // The only remarks the pipeline emits, then, are the memory check's.
   settings.memoryRemarks = true;
+  settings.training = problem.import.training;
   if (out.layout.decompose) {
     auto granularity = decomposedGranularity(modelInfo, out.layout);
     if (auto *why = std::get_if<std::string>(&granularity))
@@ -613,8 +659,13 @@ Planned loom::planModule(const PlanProblem &problem,
   Placement placement = getPlacementOrDefault(*module);
   resolvePlacement(desc, topology, *view, pipeline.getStages(), placement,
                    out);
-  if (!predict(desc, topology, *view, pipeline, placement, options, out))
+  if (out.training) {
+    if (!predictTraining(*module, desc, topology, placement, out))
+      return fail(diagnostics.errorText());
+  } else if (!predict(desc, topology, *view, pipeline, placement, options,
+                      out)) {
     return planned;
+  }
   if (std::string why = verifyPlan(out); !why.empty())
     return fail(why);
   planned.module = std::move(module);

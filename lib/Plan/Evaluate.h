@@ -155,6 +155,27 @@ void simulateSchedule(PlanOutcome &out, const TargetDesc &desc, bool trace);
 double finishUnproven(Planned &planned, bool trace, bool generate = true,
                       double lowerWhole = kSimulationBudget);
 
+/// The cost model's time of a planned training step (TrainingPrediction.cpp)
+/// and its parts, for one replica (all run alike).
+struct TrainingStepPrediction {
+  double seconds = 0;
+  /// The TensorCore's forward and backward work, the optimizer's updates,
+  /// and the time it waits for collectives between replicas.
+  double compute = 0, optimizer = 0, exposed = 0;
+  /// About how many tasks one rank's program has.
+  double tasksPerRank = 0;
+};
+/// None when `module` holds no training step.
+std::optional<TrainingStepPrediction>
+predictTrainingStep(mlir::ModuleOp module, const TargetDesc &desc,
+                    const TopologyDesc &topology, const ParallelLayout &layout,
+                    const Placement &placement);
+
+/// Why `layout` cannot plan the problem's step: a training layout (fsdp,
+/// zero, remat) for a forward pass, or for a training step a dimension its
+/// lowering does not build. Empty when it can.
+std::string checkTraining(const ParallelLayout &layout, bool training);
+
 /// The cost model's order, made total by the layouts.
 bool byPrediction(const PlanOutcome &a, const PlanOutcome &b);
 

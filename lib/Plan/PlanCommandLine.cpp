@@ -65,7 +65,9 @@ using DimensionPointer = DimensionOption<T> *;
 
 /// Every option loom-plan takes.
 struct PlanCLOptions {
-  PlanCLOptions() : workload(planCLCategory()), trace(planCLCategory()) {
+  PlanCLOptions()
+      : workload(planCLCategory(), /*training=*/true),
+        training(planCLCategory()), trace(planCLCategory()) {
     forEachDimension(
         [&](const auto &d, auto &slot) {
           using T = std::decay_t<decltype(d.defaultValue)>;
@@ -99,6 +101,7 @@ struct PlanCLOptions {
       cl::desc("Read --target's topology from this target file (format: "
                "targets/README.md) instead of the bundled ones")};
   WorkloadOptions workload;
+  TrainingWorkloadOptions training;
   /// One option per layout dimension (layoutDimensions()).
   LayoutOf<DimensionPointer> layout;
   std::vector<std::shared_ptr<void>> dimensions;
@@ -177,6 +180,7 @@ static Expected<LayoutRequest> givenLayout(const PlanCLOptions &o) {
 /// target's figures may change).
 static Expected<SavedPlan> readSavedPlan(const PlanCLOptions &o) {
   SmallVector<const cl::Option *> given = o.workload.all();
+  given.append(o.training.all());
   given.append(o.layoutOptions.begin(), o.layoutOptions.end());
   given.append({&o.model, &o.topology, &o.search, &o.top});
   for (const cl::Option *option : given)
@@ -256,7 +260,8 @@ Expected<PlanCommand> loom::getPlanCommand() {
   request.problem.model = o.model;
   request.problem.topology = o.topology;
   request.problem.targetFile = o.targetFile;
-  if (std::string bad = o.workload.get(request.problem.import); !bad.empty())
+  if (std::string bad = o.workload.get(request.problem.import, &o.training);
+      !bad.empty())
     return createStringError(bad);
   // A layout given by hand is planned as given; none at all is searched.
   const LayoutRequest &l = request.layout;

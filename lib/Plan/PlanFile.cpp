@@ -57,7 +57,10 @@ void loom::writePlanFile(const PlanOutcome &p, raw_ostream &os) {
     j.attribute("model", problem.model);
     j.attributeObject("workload", [&] {
       const ImportOptions &w = p.imported;
-      j.attribute("mode", modeName(w.mode));
+      j.attribute("mode", w.training ? "train" : modeName(w.mode));
+      if (w.training)
+        for (const TrainingSettingField &field : kTrainingSettingFields)
+          j.attribute(field.key, (*w.training).*field.member);
       for (auto [key, member] : kWorkloadIntegers)
         if (w.*member)
           j.attribute(key, *(w.*member));
@@ -133,6 +136,8 @@ struct PlanFileReader {
   void workload(const json::Object &o, const JsonPath &path,
                 ImportOptions &w) {
     SmallVector<StringRef> known = {"mode", "expert_imbalance", "attention"};
+    for (const TrainingSettingField &field : kTrainingSettingFields)
+      known.push_back(field.key);
     for (auto [key, member] : kWorkloadIntegers)
       known.push_back(key);
     for (auto [key, member] : kWorkloadPrecisions)
@@ -167,13 +172,36 @@ struct PlanFileReader {
                       text + "\"");
     }
     std::string mode = json.string(o, "mode", path);
-    if (std::optional<ImportOptions::Mode> parsed = parseImportMode(mode))
+    if (mode == "train")
+      w.training = training(o, path);
+    else if (std::optional<ImportOptions::Mode> parsed = parseImportMode(mode))
       w.mode = *parsed;
     else if (!json.failed())
       json.fail(JsonReader::at(path, "mode"),
-                "must be prefill, decode or diffusion, got \"" + mode + "\"");
+                "must be prefill, decode, diffusion or train, got \"" +
+                    mode + "\"");
+    if (mode != "train")
+      for (const TrainingSettingField &field : kTrainingSettingFields)
+        if (o.get(field.key) && !json.failed())
+          json.fail(JsonReader::at(path, field.key),
+                    "applies to a training step (\"mode\": \"train\")");
     for (auto [key, member] : kWorkloadIntegers)
       w.*member = optionalInteger(o, key, path);
+  }
+
+  /// A training step's settings, each required and checked as
+  /// loom-plan's options are.
+  TrainingSettings training(const json::Object &o, const JsonPath &path) {
+    TrainingSettings t;
+    for (const TrainingSettingField &field : kTrainingSettingFields) {
+      if (json.failed())
+        break;
+      std::string &value = t.*field.member;
+      value = json.string(o, field.key, path);
+      if (std::string bad = field.check(value); !json.failed() && !bad.empty())
+        json.fail(JsonReader::at(path, field.key), bad);
+    }
+    return t;
   }
 
   void result(const json::Object &o, const JsonPath &path, SavedPlan &saved) {

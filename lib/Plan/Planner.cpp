@@ -96,6 +96,8 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
   layout.decompose = layout.scatterHandover = std::nullopt;
   layout.placement = std::nullopt;
   layout.slices = std::nullopt;
+  layout.fsdp = layout.zero = std::nullopt;
+  layout.remat = std::nullopt;
   SearchResult fits = searchPlans(free, context, rank);
   result.fitting = fits.ranked.size();
   if (!fits.ranked.empty())

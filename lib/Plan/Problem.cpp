@@ -97,6 +97,42 @@ std::string loom::checkLayout(const ParallelLayout &layout) {
   return "";
 }
 
+std::string loom::checkTraining(const ParallelLayout &layout, bool training) {
+  const LayoutDimensions &d = layoutDimensions();
+  if (!training) {
+    for (auto [name, changed] :
+         {std::pair{d.fsdp.name, layout.fsdp != d.fsdp.defaultValue},
+          {d.zero.name, layout.zero != d.zero.defaultValue},
+          {d.remat.name, layout.remat != d.remat.defaultValue}})
+      if (changed)
+        return "--" + name.str() +
+               " applies to a training step; give --mode train";
+    return "";
+  }
+  if (layout.fsdp < 1)
+    return fmt::format("--fsdp must be at least 1, got {}", layout.fsdp);
+  if (layout.dataParallel % layout.fsdp != 0)
+    return fmt::format("--fsdp {} must divide --data-parallel {}: each "
+                       "group of fsdp replicas splits the model states",
+                       layout.fsdp, layout.dataParallel);
+  if (layout.fsdp == 1 && layout.zero != d.zero.defaultValue)
+    return "--zero sets the stage of the split --fsdp makes; give --fsdp 2 "
+           "or more";
+  if (layout.zero < 1 || layout.zero > 3)
+    return fmt::format("--zero must be 1, 2 or 3, got {}", layout.zero);
+  // What the training step's lowering builds (docs/training.md).
+  if (layout.stages > 1 || layout.virtualStages > 1)
+    return "a training step is planned on one pipeline stage; give --stages "
+           "1 (and no --virtual-stages)";
+  if (layout.tpLayout != TensorLayout::OneD)
+    return "a training step's tensor parallelism is 1-D (Megatron); give "
+           "--tp-layout 1d";
+  if (layout.interleave > 1 || layout.decompose || layout.scatterHandover)
+    return "a training step is lowered with interleave 1, without decompose "
+           "and without scatter-handover";
+  return "";
+}
+
 std::string loom::checkSchedule(const ParallelLayout &layout) {
   if (layout.virtualStages > 1 && layout.interleave > 1)
     return "virtual stages run each stage's units in Megatron's order, not "

@@ -45,10 +45,11 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
   double all = s.makespan * p.chips;
   if (all <= 0)
     return e;
-  double compute = 0, exposed = 0;
+  double compute = 0, exposed = 0, flops = 0;
   for (const auto &chip : s.chips) {
     compute += chip.computeBusy;
     exposed += chip.exposedComm;
+    flops += chip.flops;
   }
   // Chip-seconds: each simulated chip's run is compute, exposed
   // communication and idle; the ideal is the part of the compute a perfect
@@ -60,7 +61,12 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
   e.efficiency = p.ideal / s.makespan;
   e.bubble = std::max(0.0, idle) / all;
   e.exposed = exposed / all;
-  e.other = 1 - e.efficiency - e.bubble - e.exposed;
+  // The recomputed forward ops' share of the chips' compute, by FLOPs.
+  if (flops > 0)
+    e.recompute = std::min(1.0, p.recomputeFlopsPerChip *
+                                    double(s.chips.size()) / flops) *
+                  compute / all;
+  e.other = 1 - e.efficiency - e.bubble - e.exposed - e.recompute;
   e.unusedChips = double(p.chips - int64_t(s.chips.size())) / p.chips;
   return e;
 }
@@ -68,8 +74,20 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 /// The default block order, left out of plan names.
 static constexpr StringLiteral kStagesInsideReplicas = ", stages inside replicas";
 
+/// A training step's own dimensions: ", fsdp 16 (ZeRO-3), remat full".
+static std::string trainingName(const PlanOutcome &p) {
+  if (!p.training)
+    return "";
+  const ParallelLayout &l = p.layout;
+  return fmt::format("{}, remat {}",
+                     l.fsdp > 1 ? fmt::format(", fsdp {} (ZeRO-{})", l.fsdp,
+                                              l.zero)
+                                : std::string(),
+                     formatDimension(l.remat));
+}
+
 std::string loom::planName(const PlanOutcome &p) {
-  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}{}{}", p.layout.tp,
+  return fmt::format("tp {}{}{} x {} stage{} x dp {}{}{}{}{}{}{}{}{}{}", p.layout.tp,
                      p.layout.isTwoD()
                          ? fmt::format(" (2-D {} x {})", p.layout.tpX,
                                        p.layout.tp / p.layout.tpX)
@@ -110,7 +128,8 @@ std::string loom::planName(const PlanOutcome &p) {
                                                    kStagesInsideReplicas)
                                                    ? kStagesInsideReplicas.size()
                                                    : 0)
-                                           .str()));
+                                           .str()),
+                     trainingName(p));
 }
 
 /// The precision the user chose (Loom never changes it).
@@ -124,7 +143,13 @@ static std::string precisionName(const ImportOptions &o) {
       : o.attention == ImportOptions::AttentionKernel::JetStreamPyTorch
           ? "; attention as jetstream-pytorch's einsums, scores in HBM, "
             "a decode query run as 2 rows"
-          : "");
+          : "") +
+         (o.training ? fmt::format("; a training step: {}, master weights "
+                                   "{}, optimizer state {}",
+                                   o.training->optimizer,
+                                   o.training->masterType,
+                                   o.training->stateType)
+                     : std::string());
 }
 
 void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
@@ -249,25 +274,38 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
       os << fmt::format("              every task of its {} steps, generated "
                         "from its first {} (which did not repeat)\n",
                         s.programSteps, s.generatedFrom);
-    os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
-                      100 * meanMFU(s), s.chips.size(),
-                      s.chips.size() == 1 ? "" : "s");
+    if (p.training)
+      os << fmt::format("  step:       {:.0f} tokens/s per chip; MFU {:.1f}% "
+                        "(3 x the forward pass's FLOPs, MaxText's count); "
+                        "HFU {:.1f}% (every FLOP run, recompute included)\n",
+                        p.stepTokens / s.makespan / p.chips,
+                        100 * p.ideal / s.makespan, 100 * meanMFU(s));
+    else
+      os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
+                        100 * meanMFU(s), s.chips.size(),
+                        s.chips.size() == 1 ? "" : "s");
     os << fmt::format("  exposed communication: {:.3f} ms per chip ({:.1f}% "
                       "of the run)\n",
                       meanExposed(s) * 1e3,
                       100 * meanExposed(s) / std::max(s.makespan, 1e-30));
   }
   PlanEfficiency e = getEfficiency(p);
-  os << fmt::format("  efficiency: {:.1f}% of the ideal {:.3f} ms (the "
-                    "model's one-chip time over {} chip{})",
-                    100 * e.efficiency, p.ideal * 1e3, p.chips,
-                    p.chips == 1 ? "" : "s");
+  os << fmt::format("  efficiency: {:.1f}% of the ideal {:.3f} ms ({} over "
+                    "{} chip{})",
+                    100 * e.efficiency, p.ideal * 1e3,
+                    p.training ? "the step's model FLOPs at peak"
+                               : "the model's one-chip time",
+                    p.chips, p.chips == 1 ? "" : "s");
   if (!e.measured)
     os << ", predicted\n";
   else
     os << fmt::format("; the rest: pipeline bubble {:.1f}%, exposed "
-                      "communication {:.1f}%, other {:.1f}%{}\n",
-                      100 * e.bubble, 100 * e.exposed, 100 * e.other,
+                      "communication {:.1f}%,{} other {:.1f}%{}\n",
+                      100 * e.bubble, 100 * e.exposed,
+                      p.training ? fmt::format(" recompute {:.1f}%,",
+                                               100 * e.recompute)
+                                 : std::string(),
+                      100 * e.other,
                       e.unusedChips > 0
                           ? fmt::format(" ({:.1f}% idle chips)",
                                         100 * e.unusedChips)
@@ -306,6 +344,25 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
         j.attribute("exposed_comm", e.exposed);
         j.attribute("other", e.other);
         j.attribute("unused_chips", e.unusedChips);
+        if (p.training)
+          j.attribute("recompute", e.recompute);
+      });
+    if (p.training)
+      j.attributeObject("training", [&] {
+        for (const TrainingSettingField &field : kTrainingSettingFields)
+          j.attribute(field.key, (*p.problem.import.training).*field.member);
+        j.attribute("step_tokens", p.stepTokens);
+        j.attribute("model_flops", p.modelFlops);
+        j.attribute("recompute_flops_per_chip", p.recomputeFlopsPerChip);
+        j.attribute("predicted_optimizer_s", p.predictedOptimizer);
+        j.attribute("predicted_exposed_s", p.predictedExposed);
+        if (p.simulated) {
+          double time = p.simulated->makespan;
+          j.attribute("tokens_per_s_per_chip",
+                      p.stepTokens / time / double(p.chips));
+          j.attribute("mfu", p.ideal / time);
+          j.attribute("hfu", meanMFU(*p.simulated));
+        }
       });
     if (p.simulated) {
       j.attribute("simulated_s", p.simulated->makespan);
@@ -348,9 +405,13 @@ void loom::printSearchTable(const SearchResult &search, raw_ostream &os) {
   size_t width = 26;
   for (const PlanOutcome &p : plans)
     width = std::max(width, planName(p).size());
+  // A training step's efficiency is its MFU (model FLOPs), and the FLOPs
+  // its chips run, recompute included, its HFU.
+  bool training = plans.front().training;
   os << fmt::format("{:>4}  {:<{}} {:>7} {:>13} {:>13} {:>7} {:>11} {:>8}\n",
                     "rank", "plan", width, "slices", "predicted ms",
-                    "simulated ms", "MFU", "efficiency", "x bound");
+                    "simulated ms", training ? "HFU" : "MFU",
+                    training ? "MFU" : "efficiency", "x bound");
   for (auto [i, p] : enumerate(plans)) {
     double time = p.simulated ? p.simulated->makespan : p.predicted;
     os << fmt::format(

@@ -33,6 +33,7 @@ std::optional<SearchSpace> SearchSpace::build(const PlanRequest &request,
   module->walk([&](LayerOp) { ++space.layers; });
   space.batch = model.getBatch();
   space.diffusion = model.isDiffusion();
+  space.training = request.problem.import.training.has_value();
   // A decode step has one token, which no ring splits: no decomposed
   // variants to plan.
   space.decode = model.getMode() == ModelMode::decode;
@@ -348,7 +349,95 @@ void SearchSpace::addVariants(const TensorChoice &t, int64_t stages,
   }
 }
 
+/// Every degree that divides the replicas, from none (1) to all of them:
+/// fewer replicas per group hold more of the states each but gather and
+/// reduce over a shorter ring (hybrid sharding), which pays when the
+/// replicas' links are slow.
+SmallVector<int64_t> SearchSpace::fsdpDegrees(int64_t dp) const {
+  if (given.fsdp)
+    return {*given.fsdp};
+  SmallVector<int64_t> degrees;
+  for (int64_t f = 1; f <= dp; ++f)
+    if (dp % f == 0)
+      degrees.push_back(f);
+  return degrees;
+}
+
+/// Without a split, none; with one, each stage: ZeRO-1 and 2 keep every
+/// weight on every chip and gather none, ZeRO-3 gathers each layer's twice
+/// a microbatch for the least memory.
+SmallVector<int64_t> SearchSpace::zeroStages(int64_t fsdp) const {
+  if (fsdp == 1)
+    return {given.zero.value_or(layoutDimensions().zero.defaultValue)};
+  if (given.zero)
+    return {*given.zero};
+  return {1, 2, 3};
+}
+
+/// Every policy: each trades memory for recomputation differently (the
+/// search keeps those that fit and ranks them by time).
+SmallVector<RematPolicy> SearchSpace::rematPolicies() const {
+  if (given.remat)
+    return {*given.remat};
+  SmallVector<RematPolicy> policies;
+  for (const EnumSpelling<RematPolicy> &s : enumSpellings(RematPolicy()))
+    policies.push_back(s.value);
+  return policies;
+}
+
+/// Gradient accumulation: each count that divides the replica's sequences,
+/// up to 8 (each microbatch keeps 1/M of the activations; more pay each
+/// layer's FSDP gathers and fixed kernel costs again for no memory they
+/// need).
+SmallVector<int64_t> SearchSpace::accumulationCounts(int64_t share) const {
+  if (given.microbatches)
+    return {*given.microbatches};
+  SmallVector<int64_t> counts;
+  for (int64_t m = 1; m <= share && m <= 8; m *= 2)
+    if (share % m == 0)
+      counts.push_back(m);
+  return counts;
+}
+
+/// A training step runs on one stage, 1-D tensor parallelism over every
+/// valid degree and data parallelism over the rest of the chips (a
+/// replica's chips idle would only slow the step), with every split of
+/// the states, remat policy and microbatch count the rules above allow.
+Candidates SearchSpace::trainingCandidates() const {
+  Candidates out;
+  for (const TensorChoice &t : tensor) {
+    if (t.tpX > 1 || t.gathered || (given.stages && *given.stages != 1))
+      continue;
+    int64_t dp = chips / t.tp;
+    if (chips % t.tp != 0 || batch % dp != 0 ||
+        (given.dataParallel && dp != *given.dataParallel))
+      continue;
+    for (int64_t fsdp : fsdpDegrees(dp)) {
+      if (dp % fsdp != 0)
+        continue;
+      for (int64_t zero : zeroStages(fsdp))
+        for (RematPolicy remat : rematPolicies())
+          for (int64_t m : accumulationCounts(batch / dp)) {
+            ParallelLayout candidate;
+            candidate.tp = t.tp;
+            candidate.sequenceParallel = given.sequenceParallel.value_or(false);
+            candidate.dataParallel = dp;
+            candidate.fsdp = fsdp;
+            candidate.zero = zero;
+            candidate.remat = remat;
+            candidate.microbatches = m;
+            if (given.placement)
+              candidate.placement = *given.placement;
+            out.layouts.push_back(candidate);
+          }
+    }
+  }
+  return out;
+}
+
 Candidates SearchSpace::candidates() {
+  if (training)
+    return trainingCandidates();
   Candidates out;
   for (const TensorChoice &t : tensor)
     for (int64_t stages : stageCounts(t.tp))

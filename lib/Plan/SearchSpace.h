@@ -86,6 +86,13 @@ public:
                                                 int64_t interleave) const;
   const std::vector<Placement> &placements(int64_t tp, int64_t beside,
                                            int64_t stages, bool expertGroup);
+  /// A training step's: the replicas that split the model states, the
+  /// ZeRO stages of that split, the rematerialisation policies and the
+  /// microbatches each replica accumulates.
+  llvm::SmallVector<int64_t> fsdpDegrees(int64_t dp) const;
+  llvm::SmallVector<int64_t> zeroStages(int64_t fsdp) const;
+  llvm::SmallVector<RematPolicy> rematPolicies() const;
+  llvm::SmallVector<int64_t> accumulationCounts(int64_t share) const;
   std::optional<Placement> stagesInRing(const Placement &placement,
                                         int64_t tp, int64_t beside,
                                         int64_t stages, int64_t tpX,
@@ -103,6 +110,8 @@ private:
   void addVariants(const TensorChoice &t, int64_t stages, int64_t dp,
                    const ExpertChoice &e, int64_t sp, bool ring,
                    Candidates &out);
+  /// A training step's candidates.
+  Candidates trainingCandidates() const;
 
   LayoutRequest given;
   PlanProblem problem;
@@ -110,7 +119,7 @@ private:
   TopologyDesc topology;
   WorkloadFigures workload;
   int64_t chips = 0, layers = 0, batch = 1;
-  bool diffusion = false, decode = false;
+  bool diffusion = false, decode = false, training = false;
   bool givenSequenceParallel = false;
   llvm::SmallVector<TensorChoice> tensor;
   std::map<int64_t, llvm::SmallVector<ExpertChoice>> expertLayoutsOf;

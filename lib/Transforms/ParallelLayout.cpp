@@ -47,6 +47,32 @@ static const EnumSpelling<ExpertLayout> kExpertLayouts[] = {
      "(DeepSeek-V3's serving layout); ep divides the batch"},
 };
 
+static const EnumSpelling<RematPolicy> kRematPolicies[] = {
+    {RematPolicy::None, "none",
+     "every value the backward pass reads stays in HBM from the forward "
+     "pass"},
+    {RematPolicy::Selective, "selective",
+     "as none, but attention's score-sized tensors are recomputed "
+     "(Korthikanti et al., MLSys 2023)"},
+    {RematPolicy::Full, "full",
+     "every forward op runs again; only each layer's input is kept"},
+    {RematPolicy::Minimal, "minimal",
+     "MaxText's: every projection's output kept, the rest recomputed"},
+    {RematPolicy::SaveDotWithContextExceptMlp,
+     "save_dot_with_context_except_mlp",
+     "MaxText's: q, k, v, out projections and attention's output kept"},
+    {RematPolicy::SaveDotExceptMlpwi, "save_dot_except_mlpwi",
+     "MaxText's: q, k, v, out projections and the MLP's down projection "
+     "kept"},
+    {RematPolicy::SaveDotExceptMlp, "save_dot_except_mlp",
+     "MaxText's: q, k, v and out projections kept"},
+    {RematPolicy::SaveQkvProj, "save_qkv_proj",
+     "MaxText's: q, k and v projections kept"},
+};
+
+ArrayRef<EnumSpelling<RematPolicy>> loom::enumSpellings(RematPolicy) {
+  return kRematPolicies;
+}
 ArrayRef<EnumSpelling<TensorLayout>> loom::enumSpellings(TensorLayout) {
   return kTensorLayouts;
 }
@@ -139,6 +165,19 @@ const LayoutDimensions &loom::layoutDimensions() {
         "replica's stage blocks a closed cycle, so the last stage is beside "
         "the first) (docs/placement.md; default: the rule, or the search's "
         "choice)"};
+    d.fsdp = {"fsdp", "fsdp", 1,
+              "A training step: data-parallel replicas of each group that "
+              "split the model states between them (ZeRO; stage 3 is FSDP, "
+              "MaxText's ici_fsdp_parallelism); divides --data-parallel "
+              "(1: none; a search chooses unless given)"};
+    d.zero = {"zero", "zero", 3,
+              "With --fsdp: the ZeRO stage of the split: 1 the optimizer "
+              "state and master weights, 2 and the gradients, 3 and the "
+              "weights (FSDP: each layer's gathered before use)"};
+    d.remat = {"remat", "remat", RematPolicy::None,
+               "A training step: what the forward pass keeps for the "
+               "backward pass (loom-remat's policies; a search chooses "
+               "unless given)"};
     return d;
   }();
   return dimensions;
@@ -256,23 +295,24 @@ bool LayoutRequest::anyGiven() const {
   return any;
 }
 
-template <typename T>
-static std::string spell(T value) {
-  for (const EnumSpelling<T> &s : enumSpellings(value))
-    if (s.value == value)
-      return s.name.str();
-  llvm_unreachable("an enum value without a spelling");
-}
-
 std::string loom::formatDimension(int64_t value) {
   return std::to_string(value);
 }
 std::string loom::formatDimension(bool value) {
   return value ? "true" : "false";
 }
-std::string loom::formatDimension(TensorLayout value) { return spell(value); }
-std::string loom::formatDimension(SequenceMode value) { return spell(value); }
-std::string loom::formatDimension(ExpertLayout value) { return spell(value); }
+std::string loom::formatDimension(TensorLayout value) {
+  return spellingOf(value).str();
+}
+std::string loom::formatDimension(SequenceMode value) {
+  return spellingOf(value).str();
+}
+std::string loom::formatDimension(ExpertLayout value) {
+  return spellingOf(value).str();
+}
+std::string loom::formatDimension(RematPolicy value) {
+  return spellingOf(value).str();
+}
 std::string loom::formatDimension(const SliceSpec &value) {
   return value.str();
 }
@@ -553,6 +593,9 @@ ParallelLayout loom::layoutOf(mlir::ModuleOp module, ParallelLayout base) {
   layout.sp = parallel.getSp();
   layout.sequenceParallel = parallel.getSequenceParallel();
   layout.dataParallel = parallel.getDp();
+  layout.fsdp = parallel.getFsdp();
+  if (parallel.getZero() > 0)
+    layout.zero = parallel.getZero();
   if (auto placement = module->getAttrOfType<PlacementAttr>(kPlacementAttrName))
     layout.placement = placement.getPlacement();
   for (auto func : module.getOps<mlir::func::FuncOp>())

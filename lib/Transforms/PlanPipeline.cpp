@@ -41,6 +41,24 @@ static void addPlanPasses(OpPassManager &pm, const ParallelLayout &layout,
     experts.data = layout.hasExpertGroup();
     pm.addPass(createShardExperts(experts));
   }
+  // A training step is derived from the sharded forward pass, before the
+  // layers are cut (whose memory loom-check-memory then counts, model
+  // states split as loom-shard-zero says).
+  if (settings.training) {
+    DeriveTrainingStepOptions derive;
+    derive.optimizer = settings.training->optimizer;
+    derive.masterType = settings.training->masterType;
+    derive.stateType = settings.training->stateType;
+    derive.microbatches = layout.microbatches;
+    pm.addPass(createDeriveTrainingStep(derive));
+  }
+  // A training layout's dimensions on a forward pass reach their passes,
+  // which refuse them for want of a training step.
+  if (settings.training || layout.remat != RematPolicy::None) {
+    RematOptions remat;
+    remat.policy = formatDimension(layout.remat);
+    pm.addPass(createRemat(remat));
+  }
   PartitionLayersOptions partition;
   partition.stages = layout.stages;
   partition.virtualStages = layout.virtualStages;
@@ -48,10 +66,19 @@ static void addPlanPasses(OpPassManager &pm, const ParallelLayout &layout,
   partition.placement = placement.str();
   pm.addPass(createPartitionLayers(partition));
   SplitTokensOptions split;
-  split.slices = slices.str();
+  // A training step runs each microbatch's sequence whole unless the
+  // layout gives slices (which the lowering refuses, with its reason).
+  split.slices = settings.training && slices == "auto" ? "1" : slices.str();
   split.microbatches = layout.microbatches;
   split.granularity = settings.granularity;
   pm.addPass(createSplitTokens(split));
+  const LayoutDimensions &d = layoutDimensions();
+  if (layout.fsdp != d.fsdp.defaultValue || layout.zero != d.zero.defaultValue) {
+    ShardZeroOptions zero;
+    zero.fsdp = layout.fsdp;
+    zero.stage = layout.zero;
+    pm.addPass(createShardZero(zero));
+  }
   CheckMemoryOptions memory;
   memory.remarks = settings.memoryRemarks;
   pm.addPass(createCheckMemory(memory));
@@ -99,6 +126,8 @@ void PlanPipelineOptions::build(OpPassManager &pm) const {
       layout);
   PlanPipelineSettings settings{topology, targetFile, granularity,
                                 memoryRemarks};
+  if (train)
+    settings.training = TrainingSettings{optimizer, masterType, stateType};
   addPlanPasses(pm, layout, slices, placement, settings);
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Transforms/ParallelLayout.h"
 #include "loom/Transforms/Passes.h"
 
 namespace loom {
@@ -19,36 +20,7 @@ using namespace loom;
 
 namespace {
 
-/// loom-remat's policies: the three of Korthikanti et al. and the named
-/// policies of MaxText that map onto loom ops (MaxText/layers/decoders.py,
-/// get_remat_policy: jax.checkpoint_policies.save_only_these_names over the
-/// names its layers give their matmul outputs).
-enum class Policy {
-  None,
-  Selective,
-  Full,
-  /// checkpoint_dots_with_no_batch_dims: every projection's output.
-  Minimal,
-  /// query_proj, key_proj, value_proj, qkv_proj, context, out_proj.
-  SaveDotWithContextExceptMlp,
-  /// query_proj, key_proj, value_proj, qkv_proj, out_proj, mlpwo.
-  SaveDotExceptMlpwi,
-  /// query_proj, key_proj, value_proj, qkv_proj, out_proj.
-  SaveDotExceptMlp,
-  /// query_proj, key_proj, value_proj, qkv_proj.
-  SaveQkvProj,
-};
-
-constexpr std::pair<llvm::StringLiteral, Policy> kPolicies[] = {
-    {"none", Policy::None},
-    {"selective", Policy::Selective},
-    {"full", Policy::Full},
-    {"minimal", Policy::Minimal},
-    {"save_dot_with_context_except_mlp", Policy::SaveDotWithContextExceptMlp},
-    {"save_dot_except_mlpwi", Policy::SaveDotExceptMlpwi},
-    {"save_dot_except_mlp", Policy::SaveDotExceptMlp},
-    {"save_qkv_proj", Policy::SaveQkvProj},
-};
+using Policy = RematPolicy;
 
 /// MaxText's names for what loom ops compute.
 enum class Saved { QkvProj, OutProj, MlpWi, MlpWo, Context, OtherDot, None };
@@ -110,16 +82,11 @@ struct RematPass : public loom::impl::RematBase<RematPass> {
   using RematBase::RematBase;
 
   void runOnOperation() override {
-    std::optional<Policy> chosen;
-    std::string valid;
-    for (auto [name, value] : kPolicies) {
-      if (name == policy)
-        chosen = value;
-      valid += (valid.empty() ? "" : ", ") + name.str();
-    }
+    std::optional<Policy> chosen = parseSpelling<Policy>(policy);
     if (!chosen) {
       getOperation().emitError() << "unknown rematerialisation policy '"
-                                 << policy << "' (valid: " << valid << ")";
+                                 << policy << "' (valid: "
+                                 << validSpellings<Policy>() << ")";
       return signalPassFailure();
     }
     bool any = false;

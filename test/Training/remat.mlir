@@ -48,7 +48,7 @@
 // QKV: loom.linear o {{.*}} {loom.recompute}
 // QKV-NOT: loom.kept
 
-// UNKNOWN: error: unknown rematerialisation policy 'some' (valid: none, selective, full, minimal, save_dot_with_context_except_mlp, save_dot_except_mlpwi, save_dot_except_mlp, save_qkv_proj)
+// UNKNOWN: error: unknown rematerialisation policy 'some' (valid: none, selective, full, minimal, save_dot_with_context_except_mlp, save_dot_except_mlpwi, save_dot_except_mlp or save_qkv_proj)
 // FORWARD: error: has no backward pass to rematerialise: run loom-derive-training-step first
 
 func.func @block(%x: tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {

@@ -10,6 +10,8 @@
 #ifndef LOOM_IMPORT_MODELIMPORTER_H
 #define LOOM_IMPORT_MODELIMPORTER_H
 
+#include "loom/Support/TrainingSettings.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -64,6 +66,10 @@ struct ImportOptions {
   /// (`decode_query_rows`).
   enum class AttentionKernel { Flash, Materialized, JetStreamPyTorch };
   AttentionKernel attention = AttentionKernel::Flash;
+  /// loom-plan --mode train: a training step of this forward pass (the
+  /// whole sequence of an LLM, one denoising step of a DiT). The importer
+  /// builds the forward pass alone; the planner derives the step.
+  std::optional<TrainingSettings> training;
 };
 
 /// Parses an --attention value: "flash", "materialized" or

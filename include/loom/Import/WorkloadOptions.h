@@ -15,6 +15,7 @@
 #include "loom/Import/ModelImporter.h"
 #include "loom/Support/CommandLine.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -22,15 +23,72 @@
 
 namespace loom {
 
+/// A training step's options (loom-plan): with `--mode train`, the
+/// optimizer and the types of its states.
+struct TrainingWorkloadOptions {
+  explicit TrainingWorkloadOptions(llvm::cl::OptionCategory &category)
+      : optimizer("optimizer", llvm::cl::cat(category),
+                  llvm::cl::value_desc("adamw|adafactor|sgd"),
+                  llvm::cl::desc("--mode train: the optimizer (default "
+                                 "adamw; sgd is SGD with momentum)")),
+        masterType("master-dtype", llvm::cl::cat(category),
+                   llvm::cl::value_desc("f32|bf16|none"),
+                   llvm::cl::desc("--mode train: the master copy of the "
+                                  "weights beside their bf16 compute copy "
+                                  "(default f32; none: the update writes "
+                                  "the bf16 weights)")),
+        stateType("optimizer-dtype", llvm::cl::cat(category),
+                  llvm::cl::value_desc("f32|bf16"),
+                  llvm::cl::desc("--mode train: the optimizer state's type "
+                                 "(default f32)")) {}
+
+  /// The training step the options give, or a message naming a bad one.
+  std::string get(TrainingSettings &training) const {
+    for (auto [option, field] : llvm::zip(all(), kTrainingSettingFields)) {
+      std::string &value = training.*field.member;
+      if (option->getNumOccurrences())
+        value = static_cast<const llvm::cl::opt<std::string> *>(option)
+                    ->getValue();
+      if (std::string bad = field.check(value); !bad.empty())
+        return "--" + std::string(field.option) + " " + bad;
+    }
+    return "";
+  }
+  /// The first option given, or null.
+  const llvm::cl::Option *anyGiven() const {
+    for (const llvm::cl::Option *o : all())
+      if (o->getNumOccurrences())
+        return o;
+    return nullptr;
+  }
+  llvm::SmallVector<const llvm::cl::Option *> all() const {
+    return {&optimizer, &masterType, &stateType};
+  }
+
+  llvm::cl::opt<std::string> optimizer, masterType, stateType;
+};
+
 struct WorkloadOptions {
-  explicit WorkloadOptions(llvm::cl::OptionCategory &category)
+  /// `training`: the options of a training step (loom-plan's), which
+  /// `--mode train` asks for.
+  explicit WorkloadOptions(llvm::cl::OptionCategory &category,
+                           bool training = false)
       : mode("mode", llvm::cl::cat(category),
-             llvm::cl::value_desc("prefill|decode|diffusion"),
-             llvm::cl::desc("prefill: the whole prompt (LLM) or one "
-                            "denoising step (DiT), the default; decode: one "
-                            "new token per sequence after --seq cached "
-                            "tokens (LLMs); diffusion: prefill, refusing "
-                            "LLMs")),
+             llvm::cl::value_desc(training ? "prefill|decode|diffusion|train"
+                                           : "prefill|decode|diffusion"),
+             llvm::cl::desc(
+                 training
+                     ? "prefill: the whole prompt (LLM) or one denoising "
+                       "step (DiT), the default; decode: one new token per "
+                       "sequence after --seq cached tokens (LLMs); "
+                       "diffusion: prefill, refusing LLMs; train: one "
+                       "training step of --batch sequences (a DiT: "
+                       "latents of one denoising step) with its backward "
+                       "pass and optimizer update (docs/training.md)"
+                     : "prefill: the whole prompt (LLM) or one denoising "
+                       "step (DiT), the default; decode: one new token per "
+                       "sequence after --seq cached tokens (LLMs); "
+                       "diffusion: prefill, refusing LLMs")),
         batch("batch", llvm::cl::cat(category),
               llvm::cl::desc("Batch size (default: 1 for LLMs and Flux, 2 "
                              "for guided DiT, PixArt, SD3)")),
@@ -90,12 +148,24 @@ struct WorkloadOptions {
 
   /// Fills `options` from the options given (the rest keep the model's
   /// defaults); returns a message naming a bad value, or "".
-  std::string get(ImportOptions &options) const {
-    if (!mode.empty()) {
+  std::string get(ImportOptions &options,
+                  const TrainingWorkloadOptions *training = nullptr) const {
+    if (training) {
+      if (mode == "train") {
+        options.training.emplace();
+        if (std::string bad = training->get(*options.training); !bad.empty())
+          return bad;
+      } else if (const llvm::cl::Option *given = training->anyGiven()) {
+        return "--" + given->ArgStr.str() +
+               " applies to a training step; give --mode train";
+      }
+    }
+    if (!mode.empty() && !options.training) {
       std::optional<ImportOptions::Mode> parsed = parseImportMode(mode);
       if (!parsed)
-        return "--mode must be prefill, decode or diffusion, got '" + mode +
-               "'";
+        return "--mode must be prefill, decode" +
+               std::string(training ? ", diffusion or train" : " or diffusion") +
+               ", got '" + mode + "'";
       options.mode = *parsed;
     }
     options.batch = givenOption(batch);

@@ -35,10 +35,13 @@ namespace loom {
 ///   (`unusedChips`, a part of `other`).
 /// Without a simulation only the efficiency against the prediction is
 /// known.
+/// A training step's ideal is its model FLOPs at every chip's peak, so its
+/// efficiency is the MFU; of its "other", `recompute` is the TensorCore's
+/// time on the forward ops the backward pass runs again.
 struct PlanEfficiency {
   double efficiency = 0;
   bool measured = false;
-  double bubble = 0, exposed = 0, other = 0, unusedChips = 0;
+  double bubble = 0, exposed = 0, other = 0, unusedChips = 0, recompute = 0;
 };
 PlanEfficiency getEfficiency(const PlanOutcome &plan);
 

@@ -61,6 +61,26 @@ enum class ExpertLayout {
   Data,
 };
 
+/// What a training step's forward pass keeps for its backward pass
+/// (loom-remat): Korthikanti et al.'s three (MLSys 2023) and MaxText's
+/// named policies that map onto loom ops (MaxText/layers/decoders.py,
+/// get_remat_policy).
+enum class RematPolicy {
+  None,
+  Selective,
+  Full,
+  /// checkpoint_dots_with_no_batch_dims: every projection's output.
+  Minimal,
+  /// query_proj, key_proj, value_proj, qkv_proj, context, out_proj.
+  SaveDotWithContextExceptMlp,
+  /// query_proj, key_proj, value_proj, qkv_proj, out_proj, mlpwo.
+  SaveDotExceptMlpwi,
+  /// query_proj, key_proj, value_proj, qkv_proj, out_proj.
+  SaveDotExceptMlp,
+  /// query_proj, key_proj, value_proj, qkv_proj.
+  SaveQkvProj,
+};
+
 /// An enum's spellings: one per value, with its help.
 template <typename T>
 struct EnumSpelling {
@@ -71,6 +91,32 @@ struct EnumSpelling {
 llvm::ArrayRef<EnumSpelling<TensorLayout>> enumSpellings(TensorLayout);
 llvm::ArrayRef<EnumSpelling<SequenceMode>> enumSpellings(SequenceMode);
 llvm::ArrayRef<EnumSpelling<ExpertLayout>> enumSpellings(ExpertLayout);
+llvm::ArrayRef<EnumSpelling<RematPolicy>> enumSpellings(RematPolicy);
+/// An enum value's spelling, and the value of one (none when unknown).
+template <typename T>
+llvm::StringRef spellingOf(T value) {
+  for (const EnumSpelling<T> &s : enumSpellings(value))
+    if (s.value == value)
+      return s.name;
+  return "";
+}
+template <typename T>
+std::optional<T> parseSpelling(llvm::StringRef name) {
+  for (const EnumSpelling<T> &s : enumSpellings(T()))
+    if (s.name == name)
+      return s.value;
+  return std::nullopt;
+}
+/// "a, b or c": the spellings, for a message naming the valid values.
+template <typename T>
+std::string validSpellings() {
+  std::string all;
+  llvm::ArrayRef<EnumSpelling<T>> spellings = enumSpellings(T());
+  for (size_t i = 0; i < spellings.size(); ++i)
+    all += (i == 0 ? "" : i + 1 == spellings.size() ? " or " : ", ") +
+           spellings[i].name.str();
+  return all;
+}
 
 /// The token slices: `auto` (loom-split-tokens chooses), a count of equal
 /// slices, or their lengths. Whether they cut the sequence is
@@ -140,6 +186,12 @@ struct LayoutOf {
   /// Which chips each group occupies; the default value is the rule's.
   F<Placement> placement;
   F<SliceSpec> slices;
+  /// A training step: the data-parallel replicas of a group that split
+  /// the model states (ZeRO, FSDP), the ZeRO stage of that split, and
+  /// what the forward pass keeps for the backward pass.
+  F<int64_t> fsdp;
+  F<int64_t> zero;
+  F<RematPolicy> remat;
 };
 
 /// Calls `fn` with the same dimension of each of `layouts` (any LayoutOf),
@@ -164,6 +216,9 @@ void forEachDimension(Fn &&fn, Layouts &...layouts) {
   fn(layouts.scatterHandover...);
   fn(layouts.placement...);
   fn(layouts.slices...);
+  fn(layouts.fsdp...);
+  fn(layouts.zero...);
+  fn(layouts.remat...);
 }
 
 using LayoutDimensions = LayoutOf<Dimension>;
@@ -211,6 +266,7 @@ std::string formatDimension(bool value);
 std::string formatDimension(TensorLayout value);
 std::string formatDimension(SequenceMode value);
 std::string formatDimension(ExpertLayout value);
+std::string formatDimension(RematPolicy value);
 std::string formatDimension(const SliceSpec &value);
 std::string formatDimension(const Placement &value);
 

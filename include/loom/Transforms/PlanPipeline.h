@@ -3,7 +3,9 @@
 // The planning passes in order, for tools and for compilers that embed
 // Loom: loom-set-target (when a topology is given), loom-shard-heads,
 // loom-shard-sequence, loom-shard-experts, loom-partition-layers,
-// loom-split-tokens, loom-check-memory. The layout is a ParallelLayout;
+// loom-split-tokens, for a training step loom-derive-training-step,
+// loom-remat and loom-shard-zero, then loom-check-memory. The layout is a
+// ParallelLayout;
 // the one place that maps it onto the passes' options is
 // buildPlanPipeline.
 //
@@ -12,12 +14,14 @@
 #ifndef LOOM_TRANSFORMS_PLANPIPELINE_H
 #define LOOM_TRANSFORMS_PLANPIPELINE_H
 
+#include "loom/Support/TrainingSettings.h"
 #include "loom/Transforms/ParallelLayout.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace loom {
@@ -31,6 +35,10 @@ struct PlanPipelineSettings {
   int64_t granularity = 0;
   /// loom-check-memory: a remark per stage with its memory.
   bool memoryRemarks = false;
+  /// Plan a training step of the forward pass, derived with these
+  /// settings (each replica's microbatches accumulate their gradients; the
+  /// sequence runs whole unless the layout gives slices).
+  std::optional<TrainingSettings> training;
 };
 
 /// Adds the planning passes for `layout` to `pm` (on a builtin.module).
@@ -64,6 +72,25 @@ struct PlanPipelineOptions
       *this, "target-file",
       llvm::cl::desc("With topology: the target file to read it from"),
       llvm::cl::init("")};
+  Option<bool> train{
+      *this, "train",
+      llvm::cl::desc("Plan a training step of the forward pass "
+                     "(loom-derive-training-step, loom-remat, "
+                     "loom-shard-zero)"),
+      llvm::cl::init(false)};
+  Option<std::string> optimizer{
+      *this, "optimizer",
+      llvm::cl::desc("With train: adamw, adafactor or sgd"),
+      llvm::cl::init("adamw")};
+  Option<std::string> masterType{
+      *this, "master-type",
+      llvm::cl::desc("With train: the master weights' type (f32, bf16, "
+                     "none)"),
+      llvm::cl::init("f32")};
+  Option<std::string> stateType{
+      *this, "state-type",
+      llvm::cl::desc("With train: the optimizer state's type (f32, bf16)"),
+      llvm::cl::init("f32")};
 
   /// Adds the pipeline these options describe to `pm`.
   void build(mlir::OpPassManager &pm) const;

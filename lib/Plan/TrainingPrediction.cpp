@@ -1,0 +1,256 @@
+//===- TrainingPrediction.cpp - a training step's time, in closed form ----===//
+//
+// The cost model's time of a training step (docs/training.md, "Planning a
+// training step"), for a search to rank layouts before it simulates the
+// best. Two resources run in program order, as the lowering emits the
+// step: each chip's TensorCore (every op priced by the shared CostModel,
+// the tensor-parallel collectives inside a layer's run as LayerSliceCost
+// prices them) and the links between data-parallel replicas, one
+// collective after another. A collective over replicas starts when what it
+// waits for is done and the links are free; a layer waits for its
+// gathered weights. That is the lowering's overlap: FSDP's gather of the
+// next layer under the current one, each layer's gradients reduced under
+// the layers after it, the optimizer's updates after their gradients.
+// All replicas run alike, so one replica's time is the step's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Evaluate.h"
+
+#include "loom/Analysis/LayerSliceCost.h"
+#include "loom/Analysis/TrainingStep.h"
+#include "loom/Hardware/DeviceMesh.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+/// The two resources: the TensorCore and the replicas' links.
+struct Timeline {
+  double core = 0, links = 0;
+  /// Seconds the TensorCore computes.
+  double busy = 0;
+  /// Runs `seconds` of compute once `after` is reached; returns its end.
+  double compute(double seconds, double after = 0) {
+    core = std::max(core, after) + seconds;
+    busy += seconds;
+    return core;
+  }
+  /// Runs a collective of `seconds` once `after` is reached and the links
+  /// are free; returns its end.
+  double collective(double seconds, double after) {
+    if (seconds <= 0)
+      return after;
+    links = std::max(links, after) + seconds;
+    return links;
+  }
+};
+
+/// The time of a collective of `kind` over the replicas `members` (rank 0
+/// of each; every rank's group alike) for `bytes`.
+struct ReplicaGroups {
+  const CostModel &model;
+  llvm::SmallVector<int64_t, 2> shape;
+  std::optional<GroupRoutes> shards, copies;
+
+  double time(CollectiveKind kind, bool shardGroup, double bytes) const {
+    const std::optional<GroupRoutes> &routes = shardGroup ? shards : copies;
+    if (!routes || bytes <= 0)
+      return 0;
+    return model.routedCollectiveTime(kind, *routes, bytes);
+  }
+};
+
+} // namespace
+
+std::optional<TrainingStepPrediction>
+loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
+                          const TopologyDesc &topology,
+                          const ParallelLayout &layout,
+                          const Placement &placement) {
+  func::FuncOp func;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal() && isTrainingStep(f))
+      func = f;
+  if (!func)
+    return std::nullopt;
+  FailureOr<TrainingView> got = getTrainingView(func, "loom-plan");
+  if (failed(got))
+    return std::nullopt;
+  TrainingView &t = *got;
+  ZeroSplit split = getZeroSplit(module);
+  CostModel model(desc);
+  PipelineAttr pipeline = getPipeline(func);
+  int64_t m = pipeline ? pipeline.getMicrobatches() : 1;
+  int64_t tokens = pipeline ? pipeline.getTokens() : getModel(module).getSeq();
+  int64_t dp = layout.dataParallel;
+  StageGroupAxes axes =
+      stageGroupAxes(desc, topology, layout.tp, layout.sp, /*stages=*/1,
+                     /*tpX=*/1, placement);
+  // Each run's seconds, and the tasks it lowers to on one rank.
+  double tasks = 0;
+  auto priced = [&](const LayerSliceCost &cost) {
+    cost.forEachWork(tokens, 0, [&](const SliceWork &work) {
+      tasks += tasksOf(work);
+    });
+    return cost.seconds(tokens, 0);
+  };
+  auto run = [&](ArrayRef<Operation *> ops) {
+    return priced(
+        LayerSliceCost(ops, model, axes.tensor, tokens, axes.sequence, m));
+  };
+  auto runLayer = [&](LayerOp layer) {
+    return priced(
+        LayerSliceCost(layer, model, axes.tensor, tokens, axes.sequence, m));
+  };
+
+  // The replicas' groups: the fsdp replicas that split the states, and
+  // those holding the same shard in the other groups.
+  ReplicaGroups groups{model, {}, {}, {}};
+  groups.shape.assign(topology.shape.begin(), topology.shape.end());
+  if (dp > 1) {
+    MeshShape shape{dp, 1, layout.tp, layout.sp};
+    auto mesh = DeviceMesh::build(desc, topology, shape, placement);
+    if (!mesh) {
+      llvm::consumeError(mesh.takeError());
+      return std::nullopt;
+    }
+    auto routesOf = [&](ArrayRef<int64_t> replicas)
+        -> std::optional<GroupRoutes> {
+      if (replicas.size() < 2)
+        return std::nullopt;
+      SmallVector<SmallVector<int64_t, 3>> coords;
+      for (int64_t d : replicas) {
+        ChipCoord c = mesh->chip(d, 0, 0);
+        coords.push_back({c[0], c[1]});
+      }
+      return model.groupRoutes(groups.shape, coords);
+    };
+    int64_t fsdp = split.fsdp;
+    SmallVector<int64_t> shards, copies;
+    for (int64_t i = 0; i < fsdp; ++i)
+      shards.push_back(i);
+    for (int64_t j = 0; j < dp / fsdp; ++j)
+      copies.push_back(j * fsdp);
+    groups.shards = routesOf(shards);
+    groups.copies = routesOf(copies);
+  }
+
+  TrainingStepPrediction out;
+  auto whole = [&](std::optional<int64_t> layer) {
+    OptimizerUpdateOp update = t.updateOf(layer);
+    return update ? modelStateBytes(update, {}) : ModelStateBytes();
+  };
+  // A layer's gradients once made: all-reduced over all replicas without
+  // ZeRO, reduce-scattered in the shard group (every microbatch at ZeRO-2
+  // and 3, after the last at ZeRO-1), the shard then all-reduced between
+  // groups; returns when they are ready for the update.
+  auto reduce = [&](Timeline &time, double bytes, bool last, double after) {
+    if (dp == 1 || bytes <= 0 || (split.stage < 2 && !last))
+      return after;
+    if (split.stage == 0)
+      return time.collective(
+          groups.time(CollectiveKind::AllReduce, /*shardGroup=*/false, bytes),
+          after);
+    double done = time.collective(
+        groups.time(CollectiveKind::ReduceScatter, true, bytes), after);
+    if (last && dp > split.fsdp)
+      done = time.collective(groups.time(CollectiveKind::AllReduce, false,
+                                         bytes / split.fsdp),
+                             done);
+    return done;
+  };
+  auto gatherTime = [&](double bytes) {
+    return split.stage >= 3
+               ? groups.time(CollectiveKind::AllGather, true, bytes)
+               : 0.0;
+  };
+
+  Timeline time;
+  std::map<std::optional<int64_t>, double> ready;
+  double forwardPrologue = run(t.forwardPrologue),
+         forwardEpilogue = run(t.forwardEpilogue),
+         backwardEpilogue = run(t.backwardEpilogue),
+         backwardPrologue = run(t.backwardPrologue);
+  SmallVector<double> forward, backward, between, betweenGrads;
+  for (auto [i, layer] : llvm::enumerate(t.layers)) {
+    forward.push_back(runLayer(layer));
+    between.push_back(run(t.afterLayer[i]));
+  }
+  for (auto [i, grad] : llvm::enumerate(got->layerGrads)) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : grad.getBody().front().without_terminator())
+      if (!op.hasAttr(kKeptAttrName))
+        ops.push_back(&op);
+    backward.push_back(run(ops));
+    betweenGrads.push_back(run(t.afterLayerGrad[i]));
+  }
+  // The layers in the order of a pass, each after its weights' gather
+  // (prefetched: a layer's starts once the layer before has started).
+  auto pass = [&](ArrayRef<double> seconds, ArrayRef<double> weights,
+                  ArrayRef<double> after, auto &&onDone) {
+    double started = time.core;
+    double gathered = time.collective(gatherTime(weights.front()), started);
+    for (size_t i = 0; i < seconds.size(); ++i) {
+      double start = std::max(time.core, gathered);
+      if (i + 1 < seconds.size())
+        gathered = time.collective(gatherTime(weights[i + 1]), start);
+      double end = time.compute(seconds[i], start);
+      onDone(i, end);
+      time.compute(after[i]);
+    }
+  };
+  SmallVector<double> forwardWeights, backwardWeights;
+  for (LayerOp layer : t.layers)
+    forwardWeights.push_back(whole(layer.getIndex()).weights);
+  for (LayerGradOp grad : t.layerGrads)
+    backwardWeights.push_back(whole(grad.getIndex()).weights);
+  ModelStateBytes outside = whole(std::nullopt);
+  for (int64_t mb = 0; mb < m; ++mb) {
+    bool last = mb + 1 == m;
+    double outsideGathered =
+        time.collective(gatherTime(outside.weights), time.core);
+    time.compute(forwardPrologue, outsideGathered);
+    if (!forward.empty())
+      pass(forward, forwardWeights, between, [](size_t, double) {});
+    time.compute(forwardEpilogue);
+    time.compute(backwardEpilogue);
+    if (!backward.empty())
+      pass(backward, backwardWeights, betweenGrads, [&](size_t i, double end) {
+        int64_t index = got->layerGrads[i].getIndex();
+        ready[index] = reduce(time, whole(index).gradients, last, end);
+      });
+    double end = time.compute(backwardPrologue);
+    ready[std::nullopt] = reduce(time, outside.gradients, last, end);
+  }
+  // The updates, in the order the gradients were made: HBM-bound vector
+  // work on each chip's share of the parameters.
+  for (OptimizerUpdateOp update : t.updates) {
+    std::optional<int64_t> layer = update.getLayer();
+    double part = split.statesShare();
+    double seconds = model.taskTime(
+        0, double(update.getBytesRead() + update.getBytesWritten()) * part,
+        16, double(update.getFlops()) * part);
+    double end = time.compute(seconds, ready[layer]);
+    out.optimizer += seconds;
+    if (split.stage == 1 || split.stage == 2)
+      time.collective(groups.time(CollectiveKind::AllGather, true,
+                                  whole(layer).weights),
+                      end);
+  }
+  out.seconds = std::max(time.core, time.links) + model.programDispatch();
+  out.compute = time.busy - out.optimizer;
+  out.exposed =
+      std::max(0.0, out.seconds - model.programDispatch() - time.busy);
+  // Per microbatch each layer's kept and recomputed values (and a gradient
+  // bucket) allocated and freed, FSDP's gathers (an allocation, a start, a
+  // done and a free, forward and backward), its gradients' collectives;
+  // then the updates and their gathers.
+  double perLayer = 6 + (split.stage >= 3 ? 8 : 0) + (dp > 1 ? 4 : 0);
+  out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size())) +
+                     3 * double(t.updates.size());
+  return out;
+}
