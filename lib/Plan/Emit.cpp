@@ -158,6 +158,85 @@ std::string yamlNumber(double value) {
   return fmt::format("{}", value);
 }
 
+/// MaxText's remat_policy of a Loom policy (src/maxtext/configs/base.yml's
+/// list), or none: MaxText has no policy that keeps everything (its `none`
+/// is no RematPolicy of types.py) or Korthikanti et al.'s selective one.
+std::optional<StringRef> maxTextRemat(RematPolicy policy) {
+  if (policy == RematPolicy::None || policy == RematPolicy::Selective)
+    return std::nullopt;
+  return spellingOf(policy);
+}
+
+/// The best training layout MaxText can run of `plan`'s step: its tp,
+/// microbatches and replicas, the states split as ZeRO-3 over the same
+/// fsdp replicas (or not at all), each remat policy MaxText names, a bf16
+/// master copy dropped; the best by prediction that works, simulated.
+Expected<PlanOutcome> bestExpressibleTraining(const PlanOutcome &plan,
+                                              mlir::MLIRContext &context) {
+  PlanProblem problem = plan.problem;
+  if (problem.import.training->masterType == "bf16")
+    problem.import.training->masterType = "none";
+  // The chips jax's create_device_mesh gives the tensor axis.
+  Placement placement;
+  auto placed = planTopology(plan.problem);
+  if (placed && plan.layout.tp > 1) {
+    std::optional<std::string> chips = runtimeTensorPlacement(
+        plan.targetName, placed->second.shape, plan.layout.tp);
+    if (!chips)
+      return createStringError(
+          inconvertibleErrorCode(),
+          fmt::format("jax's mesh_utils.create_device_mesh lays no tensor "
+                      "axis of {} chips out on {}",
+                      plan.layout.tp, plan.problem.topology));
+    Expected<Placement> parsed = parsePlacement(*chips);
+    if (!parsed)
+      return parsed.takeError();
+    placement = *parsed;
+  }
+  std::vector<ParallelLayout> layouts;
+  for (int64_t fsdp : {plan.layout.fsdp, int64_t(1)})
+    for (const EnumSpelling<RematPolicy> &policy :
+         enumSpellings(RematPolicy())) {
+      if (!maxTextRemat(policy.value))
+        continue;
+      ParallelLayout l = plan.layout;
+      l.fsdp = fsdp;
+      l.zero = 3;
+      l.remat = policy.value;
+      l.placement = placement;
+      layouts.push_back(l);
+    }
+  PlanOptions rank;
+  rank.simulate = Simulation::Never;
+  std::vector<PlanOutcome> fits;
+  std::string reasons;
+  for (const ParallelLayout &l : layouts) {
+    PlanOutcome outcome = planAndSimulate(problem, l, context, rank);
+    if (outcome.failure.empty())
+      fits.push_back(std::move(outcome));
+    else if (reasons.empty())
+      reasons = planName(outcome) + ": " + outcome.failure;
+  }
+  std::stable_sort(fits.begin(), fits.end(),
+                   [](const PlanOutcome &a, const PlanOutcome &b) {
+                     return a.predicted < b.predicted;
+                   });
+  for (const PlanOutcome &fit : fits) {
+    PlanOutcome outcome =
+        planAndSimulate(fit.problem, fit.layout, context, PlanOptions());
+    if (outcome.failure.empty())
+      return outcome;
+  }
+  return createStringError(
+      inconvertibleErrorCode(),
+      fmt::format("no training layout MaxText can express (ZeRO-3 or no "
+                  "split, one of its remat policies) fits {} on {} at tp {} "
+                  "and {} microbatches{}",
+                  plan.modelName, plan.problem.topology, plan.layout.tp,
+                  plan.layout.microbatches,
+                  reasons.empty() ? "" : " (first refusal: " + reasons + ")"));
+}
+
 /// The best layout the runtime can run of `plan`'s workload on the same
 /// target: one stage, one slice (or patch), every chip in the tensor- and
 /// data-parallel degrees; the cost model ranks every such layout and
@@ -258,10 +337,13 @@ void writeHeader(Runtime runtime, const PlanOutcome &plan,
                     plan.modelName, plan.problem.topology, plan.targetName,
                     plan.chips);
   if (maxText)
-    os << "# Keys of src/maxtext/configs/base.yml (AI-Hypercomputer/maxtext), "
-          "inherited through\n# base_config: save this file in "
-          "src/maxtext/configs/ and give it as the config,\n# or pass each "
-          "key as key=value after inference/inference_jetstream.yml.\n";
+    os << fmt::format(
+        "# Keys of src/maxtext/configs/base.yml (AI-Hypercomputer/maxtext), "
+        "inherited through\n# base_config: save this file in "
+        "src/maxtext/configs/ and give it as the config,\n# or pass each "
+        "key as key=value after {}.\n",
+        plan.training ? "base.yml (to the trainer)"
+                      : "inference/inference_jetstream.yml");
   else
     os << fmt::format(
         "# Keys of src/maxdiffusion/configs/{} (AI-Hypercomputer/"
@@ -357,6 +439,63 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
     os << "kv_quant_dtype: \"int8\"\n";
 }
 
+/// A training step's keys (src/maxtext/configs/base.yml): the mesh, the
+/// batch per device of one microbatch (MaxText's global batch is
+/// per_device_batch_size x devices x gradient_accumulation_steps), the
+/// remat policy, the optimizer and the types of its states.
+void writeMaxTextTraining(const PlanOutcome &plan, const PlanOutcome &keys,
+                          ArrayRef<std::string> lost, raw_ostream &os) {
+  writeHeader(Runtime::MaxText, plan, keys, lost, "", os);
+  const ParallelLayout &r = keys.layout;
+  const ImportOptions &w = keys.imported;
+  const TrainingSettings &t = *keys.problem.import.training;
+  os << "base_config: \"base.yml\"\n";
+  if (r.sequenceParallel)
+    os << "# Megatron sequence parallelism is MaxText's tensor_sequence axis: "
+          "heads and MLP\n# split as on the tensor axis, the norms' "
+          "activations split along the sequence.\n";
+  // Each group of fsdp replicas is MaxText's fsdp axis; the groups holding
+  // the same shard are its data axis.
+  for (auto [key, value] :
+       {std::pair<StringRef, int64_t>{"ici_data_parallelism",
+                                      r.dataParallel / r.fsdp},
+        {"ici_fsdp_parallelism", r.fsdp},
+        {"ici_tensor_parallelism", r.sequenceParallel ? 1 : r.tp},
+        {"ici_tensor_sequence_parallelism", r.sequenceParallel ? r.tp : 1},
+        {"ici_sequence_parallelism", 1},
+        {"ici_context_parallelism", 1},
+        {"ici_expert_parallelism", r.hasExpertGroup() ? r.ep : 1},
+        {"ici_pipeline_parallelism", 1},
+        {"dcn_data_parallelism", 1},
+        {"dcn_fsdp_parallelism", 1}})
+    os << key << ": " << value << "\n";
+  int64_t batch = w.batch.value_or(1);
+  os << fmt::format("# {} sequences a step over {} chips, in {} "
+                    "microbatch{} accumulated\n",
+                    batch, keys.chips, r.microbatches,
+                    r.microbatches == 1 ? "" : "es");
+  os << "per_device_batch_size: "
+     << yamlNumber(double(batch) / double(keys.chips * r.microbatches))
+     << "\n";
+  os << "gradient_accumulation_steps: " << r.microbatches << "\n";
+  os << "max_target_length: " << w.seqLen.value_or(0) << "\n";
+  os << "remat_policy: \"" << maxTextRemat(r.remat).value_or("full")
+     << "\"\n";
+  os << "opt_type: \"" << t.optimizer << "\"\n";
+  // weight_dtype is the stored (master) weights' type; the matmuls run in
+  // dtype; mu_dtype the first moment's (nu follows weight_dtype in optax).
+  auto yamlType = [](StringRef type) {
+    return type == "f32" ? "float32" : "bfloat16";
+  };
+  os << "dtype: \"bfloat16\"\n";
+  os << "weight_dtype: \"" << yamlType(t.masterType) << "\"\n";
+  os << "mu_dtype: \"" << yamlType(t.stateType) << "\"\n";
+  using P = ImportOptions::Precision;
+  bool int8 = plan.problem.import.weights == P::Int8 &&
+              plan.problem.import.activations == P::Int8;
+  os << "quantization: \"" << (int8 ? "int8" : "") << "\"\n";
+}
+
 void writeMaxDiffusion(const PlanOutcome &plan, const PlanOutcome &keys,
                        ArrayRef<std::string> lost, raw_ostream &os) {
   StringRef configFile = maxDiffusionConfig(plan);
@@ -408,14 +547,22 @@ void writeMaxDiffusion(const PlanOutcome &plan, const PlanOutcome &keys,
 } // namespace
 
 std::string loom::checkRuntimeModel(Runtime runtime, const PlanOutcome &p) {
+  const std::optional<TrainingSettings> &training = p.problem.import.training;
   if (runtime == Runtime::MaxText) {
     if (isDiffusion(p))
       return fmt::format("--emit maxtext: {} is a diffusion transformer; "
                          "MaxText runs decoder LLMs (use --emit "
                          "maxdiffusion)",
                          p.modelName);
+    // (MaxText's optimizers.get_optimizer: adamw, adam_pax, sgd, muon.)
+    if (training && training->optimizer == "adafactor")
+      return "--emit maxtext: MaxText's opt_type has no adafactor (adamw, "
+             "adam_pax, sgd or muon); plan with --optimizer adamw or sgd";
     return "";
   }
+  if (training)
+    return "--emit maxdiffusion writes MaxDiffusion's inference keys; Loom "
+           "does not map a training step onto them";
   if (!isDiffusion(p))
     return fmt::format("--emit maxdiffusion: {} is a decoder LLM; "
                        "MaxDiffusion runs diffusion models (use --emit "
@@ -448,6 +595,28 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
   std::vector<std::string> lost;
   const ParallelLayout &r = p.layout;
   size_t units = p.sliceLengths.size();
+  if (runtime == Runtime::MaxText && p.training) {
+    if (r.fsdp > 1 && r.zero < 3)
+      lost.push_back(fmt::format(
+          "ZeRO-{} over {} replicas (the {} split, the weights whole on "
+          "every chip): MaxText's fsdp axis splits the weights too, as "
+          "ZeRO-3 does",
+          r.zero, r.fsdp,
+          r.zero == 1 ? "optimizer state" : "optimizer state and gradients"));
+    if (!maxTextRemat(r.remat))
+      lost.push_back(fmt::format(
+          "the remat policy {}: MaxText's remat_policy has no policy that "
+          "keeps {}",
+          formatDimension(r.remat),
+          r.remat == RematPolicy::None
+              ? "every value the backward pass reads"
+              : "all but attention's score-sized tensors (Korthikanti et "
+                "al.'s selective recomputation)"));
+    if (p.problem.import.training->masterType == "bf16")
+      lost.push_back("a bf16 master copy beside the bf16 weights: MaxText's "
+                     "weight_dtype \"bfloat16\" keeps the weights alone "
+                     "(Loom's --master-dtype none)");
+  }
   if (runtime == Runtime::MaxText) {
     if (units > 1)
       lost.push_back(fmt::format(
@@ -608,7 +777,9 @@ Error loom::emitRuntimeConfig(Runtime runtime, const PlanOutcome &plan,
   std::vector<std::string> lost = inexpressible(runtime, plan);
   std::optional<PlanOutcome> restricted;
   if (!lost.empty()) {
-    Expected<PlanOutcome> best = bestExpressible(runtime, plan, context);
+    Expected<PlanOutcome> best =
+        plan.training ? bestExpressibleTraining(plan, context)
+                      : bestExpressible(runtime, plan, context);
     if (!best)
       return createStringError(
           inconvertibleErrorCode(),
@@ -618,7 +789,9 @@ Error loom::emitRuntimeConfig(Runtime runtime, const PlanOutcome &plan,
     restricted = std::move(*best);
   }
   const PlanOutcome &keys = restricted ? *restricted : plan;
-  if (runtime == Runtime::MaxText)
+  if (runtime == Runtime::MaxText && plan.training)
+    writeMaxTextTraining(plan, keys, lost, os);
+  else if (runtime == Runtime::MaxText)
     writeMaxText(plan, keys, lost, os);
   else
     writeMaxDiffusion(plan, keys, lost, os);
