@@ -406,7 +406,8 @@ SmallVector<int64_t> SearchSpace::accumulationCounts(int64_t share) const {
 Candidates SearchSpace::trainingCandidates() const {
   Candidates out;
   for (const TensorChoice &t : tensor) {
-    if (t.tpX > 1 || t.gathered || (given.stages && *given.stages != 1))
+    if (t.tpX > 1 || t.gathered || (given.tp && t.tp != *given.tp) ||
+        (given.stages && *given.stages != 1))
       continue;
     int64_t dp = chips / t.tp;
     if (chips % t.tp != 0 || batch % dp != 0 ||

@@ -22,6 +22,8 @@
 #include "loom/Hardware/DeviceMesh.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace loom;
@@ -51,18 +53,50 @@ struct Timeline {
 
 /// The time of a collective of `kind` over the replicas `members` (rank 0
 /// of each; every rank's group alike) for `bytes`.
+/// Every rank of a replica runs its own collective over the replicas at
+/// once (the lowering's groups are per rank), so the groups of a tp x sp
+/// stage share links: each group's time is stretched by how many more
+/// messages its busiest link carries with all of them than with its own.
 struct ReplicaGroups {
   const CostModel &model;
   llvm::SmallVector<int64_t, 2> shape;
   std::optional<GroupRoutes> shards, copies;
+  double shardsShare = 1, copiesShare = 1;
 
   double time(CollectiveKind kind, bool shardGroup, double bytes) const {
     const std::optional<GroupRoutes> &routes = shardGroup ? shards : copies;
     if (!routes || bytes <= 0)
       return 0;
-    return model.routedCollectiveTime(kind, *routes, bytes);
+    return model.routedCollectiveTime(kind, *routes, bytes) *
+           (shardGroup ? shardsShare : copiesShare);
   }
 };
+
+/// The most messages one step of the groups' rings puts on a link, over
+/// `groups` (each a list of chips in ring order) together.
+int64_t busiestLink(const CostModel &model, ArrayRef<int64_t> shape,
+                    ArrayRef<SmallVector<SmallVector<int64_t, 3>>> groups) {
+  std::map<std::tuple<SmallVector<int64_t, 3>, unsigned, int>, int64_t> load;
+  int64_t most = 0;
+  for (const auto &group : groups) {
+    size_t n = group.size();
+    if (n < 2)
+      continue;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j : {(i + 1) % n, (i + n - 1) % n}) {
+        if (n == 2 && j < i)
+          continue;
+        model.route(shape, group[i], group[j],
+                    [&](ArrayRef<int64_t> at, unsigned axis, int dir) {
+                      int64_t &l = load[{SmallVector<int64_t, 3>(at.begin(),
+                                                                  at.end()),
+                                         axis, dir}];
+                      most = std::max(most, ++l);
+                    });
+      }
+  }
+  return most;
+}
 
 } // namespace
 
@@ -118,16 +152,26 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
       llvm::consumeError(mesh.takeError());
       return std::nullopt;
     }
-    auto routesOf = [&](ArrayRef<int64_t> replicas)
+    int64_t ranks = layout.tp * layout.sp;
+    auto coordsOf = [&](ArrayRef<int64_t> replicas, int64_t rank) {
+      SmallVector<SmallVector<int64_t, 3>> coords;
+      for (int64_t d : replicas) {
+        ChipCoord c = mesh->chip(d, 0, rank);
+        coords.push_back({c[0], c[1]});
+      }
+      return coords;
+    };
+    auto routesOf = [&](ArrayRef<int64_t> replicas, double &share)
         -> std::optional<GroupRoutes> {
       if (replicas.size() < 2)
         return std::nullopt;
-      SmallVector<SmallVector<int64_t, 3>> coords;
-      for (int64_t d : replicas) {
-        ChipCoord c = mesh->chip(d, 0, 0);
-        coords.push_back({c[0], c[1]});
-      }
-      return model.groupRoutes(groups.shape, coords);
+      SmallVector<SmallVector<SmallVector<int64_t, 3>>> all;
+      for (int64_t r = 0; r < ranks; ++r)
+        all.push_back(coordsOf(replicas, r));
+      int64_t alone = busiestLink(model, groups.shape, {all.front()});
+      if (alone > 0)
+        share = double(busiestLink(model, groups.shape, all)) / double(alone);
+      return model.groupRoutes(groups.shape, all.front());
     };
     int64_t fsdp = split.fsdp;
     SmallVector<int64_t> shards, copies;
@@ -135,8 +179,8 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
       shards.push_back(i);
     for (int64_t j = 0; j < dp / fsdp; ++j)
       copies.push_back(j * fsdp);
-    groups.shards = routesOf(shards);
-    groups.copies = routesOf(copies);
+    groups.shards = routesOf(shards, groups.shardsShare);
+    groups.copies = routesOf(copies, groups.copiesShare);
   }
 
   TrainingStepPrediction out;
