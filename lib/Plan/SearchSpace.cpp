@@ -402,8 +402,10 @@ SmallVector<int64_t> SearchSpace::accumulationCounts(int64_t share) const {
 /// A training step runs on one stage, 1-D tensor parallelism over every
 /// valid degree and data parallelism over the rest of the chips (a
 /// replica's chips idle would only slow the step), with every split of
-/// the states, remat policy and microbatch count the rules above allow.
-Candidates SearchSpace::trainingCandidates() const {
+/// the states, remat policy and microbatch count the rules above allow,
+/// each at the rule's placement; the other placements of the tp group
+/// refine the best of them.
+Candidates SearchSpace::trainingCandidates() {
   Candidates out;
   for (const TensorChoice &t : tensor) {
     if (t.tpX > 1 || t.gathered || (given.tp && t.tp != *given.tp) ||
@@ -429,6 +431,16 @@ Candidates SearchSpace::trainingCandidates() const {
             candidate.microbatches = m;
             if (given.placement)
               candidate.placement = *given.placement;
+            // The tp group's other placements (each moves the replicas'
+            // rings too) refine the best layouts, as the expert groups'.
+            const std::vector<Placement> &placed =
+                given.placement || t.tp == 1
+                    ? std::vector<Placement>{}
+                    : placements(t.tp, 1, 1, false);
+            if (placed.size() > 1)
+              out.refinements.emplace_back(
+                  out.layouts.size(),
+                  std::vector<Placement>(placed.begin() + 1, placed.end()));
             out.layouts.push_back(candidate);
           }
     }

@@ -111,7 +111,7 @@ private:
                    const ExpertChoice &e, int64_t sp, bool ring,
                    Candidates &out);
   /// A training step's candidates.
-  Candidates trainingCandidates() const;
+  Candidates trainingCandidates();
 
   LayoutRequest given;
   PlanProblem problem;
