@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 using namespace mlir;
 using namespace loom;
@@ -134,6 +135,40 @@ TEST_F(TrainingPlan, TheSearchWinnerIsTheFastestSimulatedAndFits) {
   for (const PlanOutcome &p : search.ranked)
     if (p.simulated)
       EXPECT_LE(best, p.simulated->makespan * (1 + 1e-12)) << planName(p);
+}
+
+TEST_F(TrainingPlan, TheSearchKeepsEveryLayoutThatFits) {
+  // The search rejects a layout whose model states alone cannot fit before
+  // it plans it (a lower bound): every layout it leaves out fails when
+  // planned in full, and every one it keeps fits.
+  PlanRequest request;
+  request.problem = problem();
+  request.layout.tp = 4;
+  request.layout.remat = RematPolicy::Full;
+  PlanOptions rank;
+  rank.rankOnly = true;
+  rank.simulateTop = 0;
+  SearchResult search = searchPlans(request, context, rank);
+  std::set<std::string> kept;
+  for (const PlanOutcome &p : search.ranked)
+    kept.insert(p.layout.str());
+  PlanOptions alone;
+  alone.simulate = Simulation::Never;
+  int64_t fits = 0;
+  for (int64_t fsdp : {1, 2, 4})
+    for (int64_t zero : {1, 2, 3}) {
+      if (fsdp == 1 && zero != 3)
+        continue;
+      for (int64_t m : {1, 2, 4, 8}) {
+        ParallelLayout l = layout(4, fsdp, zero, RematPolicy::Full, m);
+        PlanOutcome plan = planAndSimulate(problem(), l, context, alone);
+        fits += plan.failure.empty();
+        EXPECT_EQ(plan.failure.empty(), kept.count(l.str()) > 0)
+            << l.str() << ": " << plan.failure;
+      }
+    }
+  EXPECT_GT(fits, 0);
+  EXPECT_LT(fits, 28);
 }
 
 } // namespace

@@ -552,6 +552,40 @@ static std::string weightsCannotFit(ModuleOp module,
                      layout.chipsPerStage());
 }
 
+/// Why a training layout's model states alone cannot fit a chip, from a
+/// lower bound: the parameters (the workload's weights, one copy) split
+/// over tp (every split parameter is; a replicated one only adds), each
+/// with its bf16 weight and gradient and its master copy and optimizer
+/// state, split over the fsdp replicas as the ZeRO stage says
+/// (loom-check-memory's items, modelStateBytes). "" when the bound fits.
+static std::string statesCannotFit(const PlanOutcome &out,
+                                   const TargetDesc &desc) {
+  const ParallelLayout &l = out.layout;
+  const TrainingSettings &t = *out.problem.import.training;
+  double parameters =
+      out.weightBytes /
+      (out.problem.import.weights == ImportOptions::Precision::Int8 ? 1 : 2) /
+      double(l.tp);
+  auto bytesOf = [](StringRef type) {
+    return type == "f32" ? 4.0 : type == "bf16" ? 2.0 : 0.0;
+  };
+  // (Adafactor's factored moments are a row and a column: counted as none.)
+  double stateElements = t.optimizer == "adamw" ? 2 : t.optimizer == "sgd" ? 1 : 0;
+  double split = l.fsdp > 1 ? 1.0 / double(l.fsdp) : 1.0;
+  double perParameter =
+      2 * (l.zero >= 3 ? split : 1) + 2 * (l.zero >= 2 ? split : 1) +
+      (bytesOf(t.masterType) + stateElements * bytesOf(t.stateType)) * split;
+  double bytes = parameters * perParameter;
+  if (bytes <= desc.hbmBytes)
+    return "";
+  return fmt::format("its model states need at least {} per chip (the "
+                     "parameters over tp {}, ZeRO-{} over {} replicas), more "
+                     "than the {} of HBM",
+                     formatQuantity(bytes, "B"), l.tp,
+                     l.fsdp > 1 ? l.zero : 0, l.fsdp,
+                     formatQuantity(desc.hbmBytes, "B"));
+}
+
 //===----------------------------------------------------------------------===//
 // One plan
 //===----------------------------------------------------------------------===//
@@ -623,6 +657,9 @@ Planned loom::planModule(const PlanProblem &problem,
   if (options.shared && !out.training)
     if (std::string why = weightsCannotFit(*module, out.layout, desc);
         !why.empty())
+      return fail(why);
+  if (options.shared && out.training)
+    if (std::string why = statesCannotFit(out, desc); !why.empty())
       return fail(why);
 
   PlanPipelineSettings settings;
