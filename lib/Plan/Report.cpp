@@ -252,8 +252,9 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   } else if (!p.simulated) {
     os << fmt::format("  simulated:  no: its program has about {:.1f} million "
                       "tasks, over the {:.0f} million Loom simulates; fewer "
-                      "slices or steps shrink it\n",
-                      p.simulatedTasks / 1e6, kSimulationBudget / 1e6);
+                      "{} shrink it\n",
+                      p.simulatedTasks / 1e6, kSimulationBudget / 1e6,
+                      p.training ? "microbatches" : "slices or steps");
   } else {
     const sim::SimResult &s = *p.simulated;
     os << fmt::format("  simulated:  {:.3f} ms ({:+.1f}% against the "

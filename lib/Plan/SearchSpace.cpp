@@ -415,6 +415,14 @@ Candidates SearchSpace::trainingCandidates() {
     if (chips % t.tp != 0 || batch % dp != 0 ||
         (given.dataParallel && dp != *given.dataParallel))
       continue;
+    // Megatron's sequence parallelism keeps 1/tp of the activations
+    // between the matmuls (Korthikanti et al.: 34sbh/t rather than
+    // 10sbh + 24sbh/t per layer) for the same link traffic.
+    SmallVector<bool, 2> sequenceSplits =
+        given.sequenceParallel ? SmallVector<bool, 2>{*given.sequenceParallel}
+        : t.tp > 1             ? SmallVector<bool, 2>{false, true}
+                               : SmallVector<bool, 2>{false};
+    for (bool sequenceParallel : sequenceSplits)
     for (int64_t fsdp : fsdpDegrees(dp)) {
       if (dp % fsdp != 0)
         continue;
@@ -423,7 +431,7 @@ Candidates SearchSpace::trainingCandidates() {
           for (int64_t m : accumulationCounts(batch / dp)) {
             ParallelLayout candidate;
             candidate.tp = t.tp;
-            candidate.sequenceParallel = given.sequenceParallel.value_or(false);
+            candidate.sequenceParallel = sequenceParallel;
             candidate.dataParallel = dp;
             candidate.fsdp = fsdp;
             candidate.zero = zero;

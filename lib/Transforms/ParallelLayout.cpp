@@ -132,8 +132,9 @@ const LayoutDimensions &loom::layoutDimensions() {
         "microbatches", "microbatches", 1,
         "Batched prefill on a pipeline: run each replica's sequences as "
         "this many microbatches, each cut into the token slices, so more "
-        "units fill the pipeline at the same slice length (must divide the "
-        "replica's batch; a search chooses unless given)"};
+        "units fill the pipeline at the same slice length; a training "
+        "step: the microbatches whose gradients each replica accumulates "
+        "(must divide the replica's batch; a search chooses unless given)"};
     d.interleave = {"interleave", "interleave", 1,
                     "Units (slices, patches) of a stage whose ops run "
                     "zipped, so that one's collectives overlap the others' "
