@@ -158,6 +158,41 @@ std::string yamlNumber(double value) {
   return fmt::format("{}", value);
 }
 
+/// Of `layouts` for `problem`: each planned and predicted, then the best
+/// by prediction that works, simulated; none, with the first refusal in
+/// `reasons`, when none does.
+std::optional<PlanOutcome> bestOf(const PlanProblem &problem,
+                                  ArrayRef<ParallelLayout> layouts,
+                                  mlir::MLIRContext &context,
+                                  std::string &reasons) {
+  PlanOptions rank;
+  rank.simulate = Simulation::Never;
+  std::vector<PlanOutcome> fits;
+  auto refused = [&](const PlanOutcome &outcome) {
+    if (reasons.empty())
+      reasons = planName(outcome) + ": " + outcome.failure;
+  };
+  for (const ParallelLayout &l : layouts) {
+    PlanOutcome outcome = planAndSimulate(problem, l, context, rank);
+    if (outcome.failure.empty())
+      fits.push_back(std::move(outcome));
+    else
+      refused(outcome);
+  }
+  std::stable_sort(fits.begin(), fits.end(),
+                   [](const PlanOutcome &a, const PlanOutcome &b) {
+                     return a.predicted < b.predicted;
+                   });
+  for (const PlanOutcome &fit : fits) {
+    PlanOutcome outcome =
+        planAndSimulate(fit.problem, fit.layout, context, PlanOptions());
+    if (outcome.failure.empty())
+      return outcome;
+    refused(outcome);
+  }
+  return std::nullopt;
+}
+
 /// MaxText's remat_policy of a Loom policy (src/maxtext/configs/base.yml's
 /// list), or none: MaxText has no policy that keeps everything (its `none`
 /// is no RematPolicy of types.py) or Korthikanti et al.'s selective one.
@@ -206,27 +241,10 @@ Expected<PlanOutcome> bestExpressibleTraining(const PlanOutcome &plan,
       l.placement = placement;
       layouts.push_back(l);
     }
-  PlanOptions rank;
-  rank.simulate = Simulation::Never;
-  std::vector<PlanOutcome> fits;
   std::string reasons;
-  for (const ParallelLayout &l : layouts) {
-    PlanOutcome outcome = planAndSimulate(problem, l, context, rank);
-    if (outcome.failure.empty())
-      fits.push_back(std::move(outcome));
-    else if (reasons.empty())
-      reasons = planName(outcome) + ": " + outcome.failure;
-  }
-  std::stable_sort(fits.begin(), fits.end(),
-                   [](const PlanOutcome &a, const PlanOutcome &b) {
-                     return a.predicted < b.predicted;
-                   });
-  for (const PlanOutcome &fit : fits) {
-    PlanOutcome outcome =
-        planAndSimulate(fit.problem, fit.layout, context, PlanOptions());
-    if (outcome.failure.empty())
-      return outcome;
-  }
+  if (std::optional<PlanOutcome> best =
+          bestOf(problem, layouts, context, reasons))
+    return std::move(*best);
   return createStringError(
       inconvertibleErrorCode(),
       fmt::format("no training layout MaxText can express (ZeRO-3 or no "
@@ -270,10 +288,7 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
       base.tpLayout = TensorLayout::OneD;
   }
   int64_t batch = plan.imported.batch.value_or(1);
-  PlanOptions rank;
-  rank.simulate = Simulation::Never;
-  std::vector<PlanOutcome> fits;
-  std::string reasons;
+  std::vector<ParallelLayout> layouts;
   auto placed = planTopology(plan.problem);
   for (int64_t tp = 1; tp <= plan.chips; ++tp) {
     if (plan.chips % (tp * besideTp) != 0 ||
@@ -294,26 +309,12 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
         return parsed.takeError();
       candidate.placement = *parsed;
     }
-    PlanOutcome outcome =
-        planAndSimulate(plan.problem, candidate, context, rank);
-    if (outcome.failure.empty())
-      fits.push_back(std::move(outcome));
-    else if (reasons.empty())
-      reasons = planName(outcome) + ": " + outcome.failure;
+    layouts.push_back(candidate);
   }
-  std::stable_sort(fits.begin(), fits.end(),
-                   [](const PlanOutcome &a, const PlanOutcome &b) {
-                     return a.predicted < b.predicted;
-                   });
-  PlanOptions run;
-  for (const PlanOutcome &fit : fits) {
-    PlanOutcome outcome =
-        planAndSimulate(fit.problem, fit.layout, context, run);
-    if (outcome.failure.empty())
-      return outcome;
-    if (reasons.empty())
-      reasons = planName(outcome) + ": " + outcome.failure;
-  }
+  std::string reasons;
+  if (std::optional<PlanOutcome> best =
+          bestOf(plan.problem, layouts, context, reasons))
+    return std::move(*best);
   return createStringError(
       inconvertibleErrorCode(),
       fmt::format("no layout {} can express (one stage, one {}, the tensor- "
