@@ -100,7 +100,7 @@ TEST_F(TrainingPlan, TheModelFlopsAreThreeForwardPasses) {
         problem(), layout(4, 4, 3, remat, 2), context, PlanOptions());
     ASSERT_EQ(plan.failure, "");
     EXPECT_NEAR(plan.modelFlops / (3 * flops), 1.0, 1e-12);
-    EXPECT_DOUBLE_EQ(plan.stepTokens, 32 * 512);
+    EXPECT_DOUBLE_EQ(plan.stepTokens(), 32 * 512);
     // Full recomputation runs the forward pass twice: its recomputed
     // FLOPs are most of a forward pass per chip; none recomputes nothing.
     double perChipForward = flops / 16;

@@ -646,8 +646,7 @@ Planned loom::planModule(const PlanProblem &problem,
     out.modelFlops *= 3;
     out.ideal = out.modelFlops / (double(out.chips) * desc.peakFlopsBf16);
     out.roofline = std::max(out.roofline, out.ideal);
-    out.stepTokens = double(modelInfo.getBatch()) * out.layout.dataParallel *
-                     (modelInfo.isDiffusion() ? 1 : modelInfo.getSeq());
+    out.stepSequences = double(modelInfo.getBatch()) * out.layout.dataParallel;
   }
   if (std::string why = checkSchedule(out.layout); !why.empty())
     return fail(why);

@@ -170,8 +170,9 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                         r.microbatches,
                         sequences, sequences == 1 ? "sequence" : "sequences")
           : "",
-      p.patches ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
-                : "",
+      p.patches && !p.training
+          ? fmt::format(", {} steps ({} warm-up)", p.steps, p.warmup)
+          : "",
       // Weight-gathered: each chip runs its share of the replica's batch.
       r.isWeightGathered()
           ? fmt::format(", {} of the {} sequences a chip",
@@ -276,10 +277,14 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                         "from its first {} (which did not repeat)\n",
                         s.programSteps, s.generatedFrom);
     if (p.training)
-      os << fmt::format("  step:       {:.0f} tokens/s per chip; MFU {:.1f}% "
+      os << fmt::format("  step:       {:.0f} tokens/s per chip{}; MFU {:.1f}% "
                         "(3 x the forward pass's FLOPs, MaxText's count); "
                         "HFU {:.1f}% (every FLOP run, recompute included)\n",
-                        p.stepTokens / s.makespan / p.chips,
+                        p.stepTokens() / s.makespan / p.chips,
+                        p.patches ? fmt::format(" ({:.2f} images/s)",
+                                                p.stepSequences / s.makespan /
+                                                    p.chips)
+                                  : std::string(),
                         100 * p.ideal / s.makespan, 100 * meanMFU(s));
     else
       os << fmt::format("  MFU:        {:.1f}% mean over {} chip{}\n",
@@ -352,7 +357,8 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
       j.attributeObject("training", [&] {
         for (const TrainingSettingField &field : kTrainingSettingFields)
           j.attribute(field.key, (*p.problem.import.training).*field.member);
-        j.attribute("step_tokens", p.stepTokens);
+        j.attribute("step_sequences", p.stepSequences);
+        j.attribute("step_tokens", p.stepTokens());
         j.attribute("model_flops", p.modelFlops);
         j.attribute("recompute_flops_per_chip", p.recomputeFlopsPerChip);
         j.attribute("predicted_optimizer_s", p.predictedOptimizer);
@@ -360,7 +366,7 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
         if (p.simulated) {
           double time = p.simulated->makespan;
           j.attribute("tokens_per_s_per_chip",
-                      p.stepTokens / time / double(p.chips));
+                      p.stepTokens() / time / double(p.chips));
           j.attribute("mfu", p.ideal / time);
           j.attribute("hfu", meanMFU(*p.simulated));
         }

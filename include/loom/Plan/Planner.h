@@ -107,13 +107,15 @@ struct PlanOutcome {
   /// The stage those are counted on: the first with MoE layers.
   int64_t expertStage = 0;
   double expertBytesPerChip = 0;
-  /// A training step (the problem's workload has `training`): the tokens
-  /// one step trains on (all replicas), the FLOPs each chip runs again for
+  /// A training step (the problem's workload has `training`): the
+  /// sequences (a DiT: images) one step trains on, all replicas, each of
+  /// `tokens`; the FLOPs each chip runs again for
   /// the backward pass (its recomputed forward ops), and of the
   /// prediction, the seconds of the optimizer's updates and those the
   /// TensorCore waits for collectives between replicas.
   bool training = false;
-  double stepTokens = 0, recomputeFlopsPerChip = 0;
+  double stepSequences = 0, recomputeFlopsPerChip = 0;
+  double stepTokens() const { return stepSequences * double(tokens); }
   double predictedOptimizer = 0, predictedExposed = 0;
   std::optional<sim::SimResult> simulated;
   /// Its first steps were simulated but the simulator found no repetition
