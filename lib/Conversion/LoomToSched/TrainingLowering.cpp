@@ -178,27 +178,106 @@ private:
     });
   }
 
-  /// The work of `cost` on microbatch `unit` after `last`, on every chip;
-  /// its first task waits for `first` too (a gather's done) when given.
+  /// The parameters the ops of `item` read and make gradients of.
+  static ParameterUse parameterUse(const Item &item) {
+    ParameterUse use = getParameterUse(item.work.op);
+    for (Operation *fused : item.work.fused)
+      use += getParameterUse(fused);
+    return use;
+  }
+  /// Bytes of one parameter's weights or gradient of `layer`'s parameters
+  /// (those outside the layers for -1).
+  double bytesPerParameter(int64_t layer, bool weights) const {
+    OptimizerUpdateOp update =
+        train->updateOf(layer >= 0 ? std::optional<int64_t>(layer)
+                                   : std::nullopt);
+    if (!update)
+      update = train->updates.front();
+    return double(getElementBytes(weights ? update.getWeightType()
+                                          : update.getGradType()));
+  }
+
+  /// The work of `cost` on microbatch `mb` after `last`, on every chip.
+  /// Under FSDP an op that reads weights waits for their all-gather into a
+  /// buffer of their own (freed after it), which starts as the read before
+  /// it does: one read ahead, two buffers at most. Under ZeRO-2 and 3 an op
+  /// that makes gradients fills a bucket of their size, reduce-scattered
+  /// after it and freed when that is done; the bucket waits for the free
+  /// of the one two before it (two at most).
   void emitRun(const LayerSliceCost &cost, const std::string &where,
-               int64_t layer, const Unit &unit, ReplicaTasks &last,
-               const ReplicaTasks *first = nullptr) {
+               int64_t layer, int64_t mb, ReplicaTasks &last) {
+    Unit unit{mb, 0, tokens, 0};
     std::vector<Item> items;
     cost.forEachWork(unit.length, unit.context, [&](const SliceWork &work) {
+      Item item{where, layer, work};
+      ParameterUse use = parameterUse(item);
       // A gradient that moves nothing (an add's, handing its cotangent on)
       // is no kernel.
       if (work.collective || work.flops > 0 || work.bytes > 0 ||
-          work.vectorOps > 0)
-        items.push_back({where, layer, work});
+          work.vectorOps > 0 || use.read > 0 || use.gradient > 0)
+        items.push_back(std::move(item));
     });
-    for (int64_t d = 0; d < dp; ++d) {
-      // Each rank's next task is the run's first.
-      Tasks start = onRanksIndex(d);
-      for (const Item &item : items)
+    for (const Item &item : items) {
+      ParameterUse use = parameterUse(item);
+      std::string name = taskName(item.where, item.work.op);
+      ReplicaTasks before = last;
+      // What the op's first task waits for besides `last`.
+      SmallVector<ReplicaTasks, 2> waits;
+      ReplicaTasks gathered, bucket;
+      // The first op of a microbatch waits for the last one's buckets.
+      waits.append(microbatchWaits.begin(), microbatchWaits.end());
+      microbatchWaits.clear();
+      if (split.stage >= 3 && use.read > 0) {
+        double bytes = double(use.read) * bytesPerParameter(layer, true);
+        SmallVector<ReplicaTasks, 3> deps;
+        if (prefetch.any)
+          deps = {prefetch.start, prefetch.done, prefetch.freedBefore};
+        else
+          deps = {before};
+        gathered = allocAll(MemoryKind::Buffers, bytes,
+                            name + ".gathered_weights", deps);
+        ReplicaTasks done = replicaCollective(
+            CollectiveKind::AllGather, ReplicaGroup::Shards, bytes, gathered);
+        waits.push_back(done);
+        prefetch.any = true;
+        prefetch.start = before;
+        prefetch.done = done;
+      }
+      double gradientBytes = 0;
+      if (split.stage >= 2 && use.gradient > 0) {
+        gradientBytes = double(use.gradient) * bytesPerParameter(layer, false);
+        bucket = allocAll(MemoryKind::Buffers, gradientBytes,
+                          name + ".gradient_bucket",
+                          {before, buckets.freedBefore});
+        waits.push_back(bucket);
+      }
+      for (int64_t d = 0; d < dp; ++d) {
+        Tasks start = onRanksIndex(d);
         last[d] = emitItem(d, 0, item, unit, last[d]);
-      if (first && !items.empty())
-        addDeps(d, 0, start, (*first)[d]);
+        for (const ReplicaTasks &wait : waits)
+          addDeps(d, 0, start, wait[d]);
+      }
+      if (!gathered.empty()) {
+        prefetch.freedBefore = prefetch.freed;
+        prefetch.freed = freeAll(gathered, {last});
+      }
+      if (!bucket.empty()) {
+        Reduction reduction = reduceGradients(gradientBytes, mb, last);
+        buckets.freedBefore = buckets.freed;
+        buckets.freed = freeAll(bucket, {reduction.scattered});
+        reduced[groupOf(layer)].push_back(reduction.ready);
+      }
     }
+  }
+  /// What an allocation at the start of a run waits for: `last`, and at
+  /// a microbatch's start the previous one's buckets.
+  SmallVector<ReplicaTasks, 3> afterLast(const ReplicaTasks &last) const {
+    SmallVector<ReplicaTasks, 3> deps{last};
+    deps.append(microbatchWaits.begin(), microbatchWaits.end());
+    return deps;
+  }
+  static std::optional<int64_t> groupOf(int64_t layer) {
+    return layer >= 0 ? std::optional<int64_t>(layer) : std::nullopt;
   }
   /// The index the next task of each rank of replica d will have.
   Tasks onRanksIndex(int64_t d) const {
@@ -264,78 +343,55 @@ private:
     for (LayerGradOp grad : t.layerGrads)
       gradOf[grad.getIndex()] = grad;
     ReplicaTasks last = noTasks();
-    // Per group of parameters, what its update waits for.
-    std::map<std::optional<int64_t>, ReplicaTasks> reduced;
+    prefetch.freed = prefetch.freedBefore = noTasks();
+    buckets.freed = buckets.freedBefore = noTasks();
     for (int64_t mb = 0; mb < microbatches(); ++mb) {
-      Unit unit{mb, 0, tokens, 0};
       std::string mbName = ".mb" + std::to_string(mb);
-      // The parameters outside the layers, gathered for the whole
-      // microbatch under FSDP.
-      ReplicaTasks outsideBuffer;
-      bool gatherOutside = split.stage >= 3 && outside.weights > 0;
-      if (gatherOutside) {
-        outsideBuffer = allocAll(MemoryKind::Buffers, outside.weights,
-                                 "outside.gathered_weights", {last});
-        last = replicaCollective(CollectiveKind::AllGather,
-                                 ReplicaGroup::Shards, outside.weights,
-                                 outsideBuffer);
-      }
-      ReplicaTasks outsideKeptAlloc = allocAll(
-          MemoryKind::Activations, outsideKept, "outside.kept" + mbName,
-          {last});
-      emitRun(*forwardPrologue, "prologue", -1, unit, last);
+      ReplicaTasks outsideKeptAlloc =
+          allocAll(MemoryKind::Activations, outsideKept,
+                   "outside.kept" + mbName, afterLast(last));
+      emitRun(*forwardPrologue, "prologue", -1, mb, last);
 
       // The forward pass; each layer keeps what its backward pass reads.
       std::map<int64_t, ReplicaTasks> kept;
-      runLayers(t.layers, last, [&](int64_t i, const ReplicaTasks *gathered) {
-        LayerOp layer = t.layers[i];
-        int64_t index = layer.getIndex();
+      for (size_t i = 0; i < t.layers.size(); ++i) {
+        int64_t index = LayerOp(t.layers[i]).getIndex();
         std::string prefix = "layer" + std::to_string(index);
         kept[index] = allocAll(
             MemoryKind::Activations,
             double(gradOf[index].getKeptBytes()) * share,
-            prefix + ".kept" + mbName, {last});
-        emitRun(forwardCosts[i], prefix, index, unit, last, gathered);
-        emitRun(afterForward[i], prefix + ".after", -1, unit, last);
-      });
-      emitRun(*forwardEpilogue, "epilogue", -1, unit, last);
+            prefix + ".kept" + mbName, afterLast(last));
+        emitRun(forwardCosts[i], prefix, index, mb, last);
+        emitRun(afterForward[i], prefix + ".after", -1, mb, last);
+      }
+      emitRun(*forwardEpilogue, "epilogue", -1, mb, last);
 
-      // The backward pass; each layer's gradients reduced as they are made.
-      emitRun(*backwardEpilogue, "epilogue.backward", -1, unit, last);
-      SmallVector<LayerOp> backwardOrder;
-      for (LayerGradOp grad : t.layerGrads)
-        backwardOrder.push_back(layerAt(grad.getIndex()));
-      runLayers(backwardOrder, last, [&](int64_t i,
-                                         const ReplicaTasks *gathered) {
+      // The backward pass; the gradients reduced as they are made: each
+      // op's under ZeRO-2 and 3 (emitRun), each layer's otherwise.
+      emitRun(*backwardEpilogue, "epilogue.backward", -1, mb, last);
+      for (size_t i = 0; i < t.layerGrads.size(); ++i) {
         LayerGradOp grad = t.layerGrads[i];
         int64_t index = grad.getIndex();
         std::string prefix = "layer" + std::to_string(index);
-        double gradients = whole(index).gradients;
-        // Under ZeRO-2 and 3 the layer's whole gradients wait in a bucket
-        // until they are reduce-scattered.
-        ReplicaTasks bucket;
-        if (split.stage >= 2)
-          bucket = allocAll(MemoryKind::Buffers, gradients,
-                            prefix + ".gradient_bucket", {last});
         ReplicaTasks recomputed =
             allocAll(MemoryKind::Activations, recomputedBytes(grad) * share,
                      prefix + ".recomputed" + mbName, {last});
-        emitRun(backwardCosts[i], prefix + ".backward", index, unit, last,
-                gathered);
-        emitRun(afterBackward[i], prefix + ".backward.after", -1, unit, last);
+        emitRun(backwardCosts[i], prefix + ".backward", index, mb, last);
+        emitRun(afterBackward[i], prefix + ".backward.after", -1, mb, last);
         freeAll(recomputed, {last});
         freeAll(kept[index], {last});
-        Reduction reduction = reduceGradients(gradients, mb, last);
-        if (split.stage >= 2)
-          freeAll(bucket, {reduction.scattered});
-        reduced[index] = reduction.ready;
-      });
-      emitRun(*backwardPrologue, "prologue.backward", -1, unit, last);
+        if (split.stage < 2)
+          reduced[index].push_back(
+              reduceGradients(whole(index).gradients, mb, last).ready);
+      }
+      emitRun(*backwardPrologue, "prologue.backward", -1, mb, last);
       freeAll(outsideKeptAlloc, {last});
-      reduced[std::nullopt] =
-          reduceGradients(outside.gradients, mb, last).ready;
-      if (gatherOutside)
-        freeAll(outsideBuffer, {last});
+      // A microbatch is one iteration of the accumulation loop: its
+      // reduce-scatters end before the next one runs.
+      microbatchWaits = {buckets.freed, buckets.freedBefore};
+      if (split.stage < 2)
+        reduced[std::nullopt].push_back(
+            reduceGradients(outside.gradients, mb, last).ready);
     }
 
     // The optimizer's updates, each once its gradients are reduced (in the
@@ -351,7 +407,7 @@ private:
     for (OptimizerUpdateOp update : updates) {
       std::optional<int64_t> layer = update.getLayer();
       double part = split.statesShare();
-      const ReplicaTasks &waits = reduced[layer];
+      const std::vector<ReplicaTasks> &waits = reduced[layer];
       last = onReplicas([&](int64_t d) {
         return onRanks(d, 0, [&](int64_t r) {
           file::Task task;
@@ -359,7 +415,10 @@ private:
           task.name = groupName(layer) + ".optimizer_update";
           task.op = update->getName().getStringRef().str();
           task.layer = layer.value_or(-1);
-          task.deps = depsOf({last[d][r], waits[d][r]});
+          SmallVector<int64_t> on{last[d][r]};
+          for (const ReplicaTasks &wait : waits)
+            on.push_back(wait[d][r]);
+          task.deps = depsOf(on);
           task.vectorOps = toInt(double(update.getFlops()) * part);
           task.bytes =
               toInt(double(update.getBytesRead() + update.getBytesWritten()) *
@@ -376,64 +435,6 @@ private:
   static std::string groupName(std::optional<int64_t> layer) {
     return layer ? "layer" + std::to_string(*layer) : std::string("outside");
   }
-  LayerOp layerAt(int64_t index) const {
-    for (LayerOp layer : train->layers)
-      if (int64_t(layer.getIndex()) == index)
-        return layer;
-    return {};
-  }
-
-  /// Runs `body(i, gathered)` for each layer of `order` (a pass over the
-  /// layers). Under FSDP (ZeRO-3) each layer's weights are all-gathered
-  /// into a buffer first (`gathered`: the gather's done, which the layer's
-  /// first task waits for), prefetched: layer i + 1's gather starts as
-  /// layer i does, once layer i's gather is done and layer i - 1's buffer
-  /// is freed, so two buffers at most are live (as emitGathered does for
-  /// weight-gathered inference).
-  template <typename Body>
-  void runLayers(ArrayRef<LayerOp> order, ReplicaTasks &last, Body body) {
-    int64_t n = order.size();
-    if (split.stage < 3) {
-      for (int64_t i = 0; i < n; ++i)
-        body(i, nullptr);
-      return;
-    }
-    std::vector<ReplicaTasks> allocs(n), done(n), freed(n);
-    auto gather = [&](int64_t i) {
-      if (i >= n)
-        return;
-      double bytes = layerWeightBytes(order[i]);
-      if (bytes <= 0) {
-        allocs[i] = done[i] = noTasks();
-        return;
-      }
-      std::vector<ReplicaTasks> deps{last};
-      if (i > 0)
-        deps.push_back(done[i - 1]);
-      if (i > 1)
-        deps.push_back(freed[i - 2]);
-      allocs[i] = allocAll(MemoryKind::Buffers, bytes,
-                           "layer" +
-                               std::to_string(LayerOp(order[i]).getIndex()) +
-                               ".gathered_weights",
-                           deps);
-      done[i] = replicaCollective(CollectiveKind::AllGather,
-                                  ReplicaGroup::Shards, bytes, allocs[i]);
-    };
-    gather(0);
-    for (int64_t i = 0; i < n; ++i) {
-      gather(i + 1);
-      body(i, &done[i]);
-      freed[i] = freeAll(allocs[i], {last});
-    }
-  }
-
-  /// The whole weights of a layer (its update's parameters), which FSDP
-  /// gathers.
-  double layerWeightBytes(LayerOp layer) const {
-    OptimizerUpdateOp update = train->updateOf(layer.getIndex());
-    return update ? modelStateBytes(update, {}).weights : 0;
-  }
 
   int64_t interleave;
   bool decompose, scatterHandover;
@@ -447,6 +448,22 @@ private:
   std::vector<LayerSliceCost> forwardCosts, backwardCosts;
   /// The ops between one layer (layer_grad) and the next.
   std::vector<LayerSliceCost> afterForward, afterBackward;
+  /// FSDP's gathers, one weight read ahead across the whole step: what the
+  /// last read's first task waited for besides its gather (`start`), its
+  /// gather's done, and the frees of its buffer and of the one before.
+  struct {
+    ReplicaTasks start, done, freed, freedBefore;
+    bool any = false;
+  } prefetch;
+  /// The frees of the last two gradient buckets (ZeRO-2 and 3).
+  struct {
+    ReplicaTasks freed, freedBefore;
+  } buckets;
+  /// What the next op emitted waits for besides the op before it.
+  SmallVector<ReplicaTasks, 2> microbatchWaits;
+  /// Per group of parameters (a layer's, or those outside the layers),
+  /// the reductions its update waits for.
+  std::map<std::optional<int64_t>, std::vector<ReplicaTasks>> reduced;
 };
 
 } // namespace
