@@ -246,9 +246,10 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
                         // states between them, ZeRO stage `zero`
                         // (Rajbhandari et al., SC 2020): 1 the optimizer
                         // state and master weights, 2 also the gradients,
-                        // 3 also the weights (FSDP: each layer's weights
-                        // all-gathered before its forward and its backward
-                        // pass). fsdp 1 (zero 0): every replica holds all.
+                        // 3 also the weights (FSDP: each weight
+                        // all-gathered before the ops that read it, in the
+                        // forward and the backward pass). fsdp 1 (zero 0):
+                        // every replica holds all.
                         DefaultValuedParameter<"int64_t", "1">:$fsdp,
                         DefaultValuedParameter<"int64_t", "0">:$zero);
   let assemblyFormat = "`<` struct(params) `>`";

@@ -3,8 +3,11 @@
 #include "loom/Analysis/TrainingStep.h"
 
 #include "loom/Dialect/Loom/KeptValues.h"
+#include "loom/Dialect/Loom/LoomAttributes.h"
 
 #include "llvm/ADT/SetVector.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace loom;
@@ -191,38 +194,158 @@ double loom::recomputedBytes(LayerGradOp layer) {
   return bytes;
 }
 
+/// The parameters `op` holds, or a tied projection multiplies by.
+static int64_t parametersOf(Operation *op) {
+  if (auto linear = dyn_cast<LinearOp>(op); linear && linear.getTied())
+    return (Count(linear.getInFeatures()) * linear.getOutFeatures()).get();
+  auto cost = dyn_cast<CostOpInterface>(op);
+  return cost ? cost.getParameterCount() : 0;
+}
+
+ParameterUse loom::getParameterUse(Operation *op) {
+  ParameterUse use;
+  if (auto grad = dyn_cast<GradOp>(op)) {
+    Operation *forward = grad.getForward().getDefiningOp();
+    if (!forward)
+      return use;
+    (grad.getPart() == GradientPart::Input ? use.read : use.gradient) =
+        parametersOf(forward);
+    return use;
+  }
+  if (isa<LayerOp, LayerGradOp, OptimizerUpdateOp>(op))
+    return use;
+  use.read = parametersOf(op);
+  return use;
+}
+
+namespace {
+
+/// Walks a training step in the order the lowering runs it, holding what
+/// the lowering allocates (TrainingMemory says what), and keeps the items
+/// at the largest total.
+class MemoryWalk {
+public:
+  MemoryWalk(const TrainingView &view, const ZeroSplit &split,
+             int64_t microbatches, int64_t inFlight)
+      : view(view), split(split), microbatches(microbatches),
+        share(1.0 / double(microbatches)), inFlight(double(inFlight)) {
+    for (OptimizerUpdateOp update : view.updates)
+      peak.states += modelStateBytes(update, split);
+  }
+
+  TrainingMemory run() {
+    // Every weight read, in order, for the gathers' prefetch.
+    if (split.stage >= 3)
+      forEachOp([&](Operation *op, std::optional<int64_t> group) {
+        if (int64_t read = getParameterUse(op).read)
+          reads.push_back(double(read) * bytesPer(group, /*weights=*/true));
+      });
+    best = -1;
+    forEachOp([&](Operation *op, std::optional<int64_t> group) {
+      visit(op, group);
+    });
+    return peak;
+  }
+
+private:
+  /// Calls `fn(op, group)` on each op the step runs, in order, and moves
+  /// the activations' allocations between them as the lowering does
+  /// (`group`: the layer whose parameters the op uses, none outside).
+  template <typename Fn>
+  void forEachOp(Fn fn) {
+    std::map<int64_t, double> keptOf;
+    for (LayerGradOp grad : view.layerGrads)
+      keptOf[grad.getIndex()] = double(grad.getKeptBytes()) * share * inFlight;
+    double outside = keptOutsideLayers(view) * share * inFlight;
+    auto runs = [&](ArrayRef<Operation *> ops, std::optional<int64_t> group) {
+      for (Operation *op : ops)
+        fn(op, group);
+    };
+    for (int64_t mb = 0; mb < microbatches; ++mb) {
+      kept = outside;
+      runs(view.forwardPrologue, std::nullopt);
+      for (size_t i = 0; i < view.layers.size(); ++i) {
+        LayerOp layer = view.layers[i];
+        kept += keptOf[layer.getIndex()];
+        for (Operation &op : layer.getBody().front().without_terminator())
+          fn(&op, int64_t(layer.getIndex()));
+        runs(view.afterLayer[i], std::nullopt);
+      }
+      runs(view.forwardEpilogue, std::nullopt);
+      runs(view.backwardEpilogue, std::nullopt);
+      for (size_t i = 0; i < view.layerGrads.size(); ++i) {
+        LayerGradOp grad = view.layerGrads[i];
+        recomputed = recomputedBytes(grad) * share;
+        for (Operation &op : grad.getBody().front().without_terminator())
+          if (!op.hasAttr(kKeptAttrName))
+            fn(&op, int64_t(grad.getIndex()));
+        runs(view.afterLayerGrad[i], std::nullopt);
+        recomputed = 0;
+        kept -= keptOf[grad.getIndex()];
+      }
+      runs(view.backwardPrologue, std::nullopt);
+      // The lowering runs the next microbatch once these reduce-scatters
+      // are done.
+      kept = bucket = previousBucket = 0;
+    }
+  }
+
+  /// Bytes of one parameter's weights or gradient in `group`.
+  double bytesPer(std::optional<int64_t> group, bool weights) const {
+    OptimizerUpdateOp update = view.updateOf(group);
+    if (!update)
+      update = view.updates.front();
+    return double(getElementBytes(weights ? update.getWeightType()
+                                          : update.getGradType()));
+  }
+
+  /// What is held while `op` runs.
+  void visit(Operation *op, std::optional<int64_t> group) {
+    ParameterUse use = getParameterUse(op);
+    double gathered = 0;
+    if (split.stage >= 3) {
+      // The op's gathered weights and the next read's, prefetched; between
+      // two reads, the next one's.
+      if (use.read > 0) {
+        gathered = reads[nextRead] +
+                   (nextRead + 1 < reads.size() ? reads[nextRead + 1] : 0);
+        ++nextRead;
+      } else if (nextRead > 0 && nextRead < reads.size()) {
+        gathered = reads[nextRead];
+      }
+    }
+    if (split.stage >= 2 && use.gradient > 0) {
+      // A third bucket waits for the first's reduce-scatter.
+      previousBucket = bucket;
+      bucket = double(use.gradient) * bytesPer(group, /*weights=*/false);
+    }
+    double buffers = gathered + bucket + previousBucket;
+    double total = kept + recomputed + buffers;
+    if (total > best) {
+      best = total;
+      peak.activations = kept;
+      peak.recompute = recomputed;
+      peak.buffers = buffers;
+    }
+  }
+
+  const TrainingView &view;
+  ZeroSplit split;
+  int64_t microbatches;
+  double share, inFlight;
+  /// Held at the op being visited.
+  double kept = 0, recomputed = 0, bucket = 0, previousBucket = 0;
+  std::vector<double> reads;
+  size_t nextRead = 0;
+  double best = -1;
+  TrainingMemory peak;
+};
+
+} // namespace
+
 TrainingMemory loom::trainingMemory(const TrainingView &view,
                                     const ZeroSplit &split,
                                     int64_t microbatches, int64_t inFlight) {
-  TrainingMemory memory;
-  double gathered = 0, bucket = 0, outside = 0;
-  for (OptimizerUpdateOp update : view.updates) {
-    memory.states += modelStateBytes(update, split);
-    // The whole layer's weights or gradients, as a collective's buffer.
-    ModelStateBytes whole = modelStateBytes(update, {});
-    if (update.getLayer()) {
-      gathered = std::max(gathered, whole.weights);
-      bucket = std::max(bucket, whole.gradients);
-    } else {
-      outside = whole.weights;
-    }
-  }
-  double share = 1.0 / double(microbatches);
-  double kept = keptOutsideLayers(view);
-  for (LayerGradOp layer : view.layerGrads) {
-    kept += double(layer.getKeptBytes());
-    memory.recompute =
-        std::max(memory.recompute, recomputedBytes(layer) * share);
-  }
-  memory.activations = kept * share * double(inFlight);
-  // FSDP holds the parameters outside the layers gathered through each
-  // microbatch, and two layers' (one running, the next prefetched).
-  if (split.stage >= 3)
-    memory.buffers += outside + 2 * gathered;
-  // Under ZeRO-2 and 3 a layer's whole gradients wait in a bucket until
-  // reduce-scattered, which runs under the next layer's backward pass while
-  // that layer fills a bucket of its own: two at most.
-  if (split.stage >= 2)
-    memory.buffers += 2 * bucket;
-  return memory;
+  return MemoryWalk(view, split, std::max<int64_t>(microbatches, 1), inFlight)
+      .run();
 }

@@ -87,25 +87,49 @@ struct ModelStateBytes {
 ModelStateBytes modelStateBytes(OptimizerUpdateOp update,
                                 const ZeroSplit &split);
 
+/// What one op of a training step does with the model's parameters
+/// (elements, whole): a forward op, run or recomputed, and a gradient's
+/// input part (dX = dY W^T) read the op's weights; a gradient's weight part
+/// makes their gradient. A tied projection reads, and makes a gradient of,
+/// the table it shares. Under FSDP (ZeRO-3) each read is all-gathered just
+/// before the op; under ZeRO-2 and 3 each gradient is reduce-scattered
+/// just after it.
+struct ParameterUse {
+  int64_t read = 0, gradient = 0;
+  ParameterUse &operator+=(const ParameterUse &other) {
+    read += other.read;
+    gradient += other.gradient;
+    return *this;
+  }
+};
+ParameterUse getParameterUse(mlir::Operation *op);
+
 /// What one chip of a training step holds at its peak, item by item
-/// (bytes): an upper bound of the lowered step's peak, which it reaches
-/// but for what the schedule's timing frees early (a gradient bucket
-/// whose reduce-scatter ends before the next one fills). The activations
-/// are those the forward pass keeps for the backward pass, `inFlight`
-/// microbatches of them; the transient items are the largest any one part
-/// of the step holds at once.
+/// (bytes), walking the step in the order the lowering runs it
+/// (convert-loom-to-sched) and holding what the lowering allocates:
+/// - the model states, all step;
+/// - per microbatch, each layer's kept activations from its forward pass to
+///   the end of its backward pass, and those the ops outside the layers
+///   keep through the microbatch;
+/// - a layer's recomputed values through its backward pass;
+/// - under FSDP, the gathered copy of the weights of the op running and of
+///   the next op that reads weights (prefetched one op ahead: two at most);
+/// - under ZeRO-2 and 3, the whole gradients of the last two ops of the
+///   microbatch that made gradients (one filling, the other's
+///   reduce-scatter in flight: the lowering frees a bucket when its
+///   reduce-scatter is done, fills a third only once the first is freed,
+///   and starts the next microbatch once the last two are).
+/// The peak is an upper bound of the lowered step's, which it reaches but
+/// for the buckets whose reduce-scatters end early.
 struct TrainingMemory {
   ModelStateBytes states;
-  /// Kept from the forward pass for the backward pass, per microbatch in
-  /// flight, every layer's and the ops' outside them.
+  /// Kept from the forward pass for the backward pass at the peak, per
+  /// microbatch in flight.
   double activations = 0;
-  /// The largest layer's values recomputed (and held) during its backward
-  /// pass.
+  /// Values recomputed (and held) by the backward pass at the peak.
   double recompute = 0;
-  /// Collective buffers: FSDP's gathered weights of two layers (one
-  /// running, one prefetched) and of the parameters outside the layers;
-  /// under ZeRO-2 and 3 two layers' whole gradients (one layer's filling,
-  /// the layer's before being reduce-scattered).
+  /// Collective buffers at the peak: FSDP's gathered weights and the
+  /// gradient buckets.
   double buffers = 0;
   double total() const {
     return states.total() + activations + recompute + buffers;

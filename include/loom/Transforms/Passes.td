@@ -470,11 +470,12 @@ def ShardZero : Pass<"loom-shard-zero", "mlir::ModuleOp"> {
     - `1`: the optimizer state and the master copy of the weights. Each
       replica updates its 1/fsdp of the parameters, after the gradients are
       reduce-scattered to it, and the updated weights are all-gathered.
-    - `2`: also the gradients: each layer's are reduce-scattered as the
-      backward pass produces them, every microbatch.
-    - `3` (FSDP): also the weights. Each layer's are all-gathered before its
-      forward pass and again before its backward pass, the next layer's
-      gather prefetched under the layer before.
+    - `2`: also the gradients: each weight's are reduce-scattered as soon
+      as the backward pass makes them, every microbatch.
+    - `3` (FSDP): also the weights. Each weight is all-gathered just before
+      the op that reads it (in the forward pass, and again for a
+      recomputed op and for its gradient's input part), the next weight's
+      gather prefetched under the op before.
     With dp replicas in all, dp / fsdp groups hold the same states and the
     gradients of each shard are all-reduced between them (hybrid sharding).
     Records `fsdp` and `zero` on `#loom.parallel`; the lowering builds the

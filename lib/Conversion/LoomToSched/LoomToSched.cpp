@@ -11,10 +11,9 @@
 
 #include "loom/Conversion/Passes.h"
 
-#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "ChipPrograms.h"
+
 #include "loom/Dialect/Sched/ScheduleIR.h"
-#include "loom/Hardware/DeviceMesh.h"
-#include "loom/Analysis/StageCost.h"
 #include "loom/Analysis/TrainingStep.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,37 +30,9 @@ namespace loom {
 using namespace mlir;
 using namespace loom;
 using namespace loom::sched;
-namespace file = loom::schedule;
+using namespace loom::lowering;
 
 namespace {
-
-int64_t toInt(double value) { return static_cast<int64_t>(std::llround(value)); }
-
-/// "layer3.linear.q": where a compute task came from.
-std::string taskName(StringRef where, Operation *op) {
-  std::string name = (where + "." + op->getName().stripDialect()).str();
-  // A gradient part is named by its part and the op it differentiates:
-  // "layer3.grad.weight.linear.q".
-  if (auto grad = dyn_cast<GradOp>(op)) {
-    name += "." + stringifyGradientPart(grad.getPart()).str();
-    if (Operation *forward = grad.getForward().getDefiningOp())
-      return taskName(name, forward);
-  }
-  if (auto linear = dyn_cast<LinearOp>(op))
-    name += "." + stringifyLinearRole(linear.getRole()).str();
-  return name;
-}
-
-/// One work unit flowing through the pipeline: a token slice, or a patch of
-/// a denoising step.
-struct Unit {
-  /// The slice or patch; a slice of a later microbatch counts on from the
-  /// slices of the ones before it (the n-th slice the pipeline runs).
-  int64_t index;
-  int64_t step;    ///< diffusion step (0 for tokens)
-  int64_t length;  ///< tokens
-  int64_t context; ///< tokens before it that it attends to causally
-};
 
 /// A stage's work, shared by all its tensor-parallel ranks.
 struct StagePlan {
@@ -71,89 +42,22 @@ struct StagePlan {
   double boundary = 0;    ///< bytes of the last layer's results
 };
 
-/// Each rank's task, by its index in its chip's program.
-using Tasks = SmallVector<int64_t, 8>;
-/// No task: a dependency that is not there.
-constexpr int64_t kNoTask = -1;
-
-/// The dependencies among `tasks` that are there, in order.
-SmallVector<int64_t, 2> depsOf(ArrayRef<int64_t> tasks) {
-  SmallVector<int64_t, 2> deps;
-  for (int64_t t : tasks)
-    if (t != kNoTask)
-      deps.push_back(t);
-  return deps;
-}
-
-file::Task allocTask(MemoryKind what, int64_t bytes, std::string name,
-                     ArrayRef<int64_t> deps) {
-  file::Task t;
-  t.kind = file::TaskKind::Alloc;
-  t.what = what;
-  t.bytes = bytes;
-  t.name = std::move(name);
-  t.deps = depsOf(deps);
-  return t;
-}
-
-/// A send (to `peer`, after `dep`) or a receive (from `peer`).
-file::Task messageTask(file::TaskKind kind, int64_t peer, int64_t dep,
-                       int64_t bytes, int64_t tag) {
-  file::Task t;
-  t.kind = kind;
-  t.peer = peer;
-  t.deps = depsOf({dep});
-  t.bytes = bytes;
-  t.tag = tag;
-  return t;
-}
-
-class Lowering {
+/// The programs of a forward pass (inference, or a denoising step): the
+/// pipeline's units through its stages.
+class Lowering : public ChipPrograms {
 public:
   Lowering(ModuleOp module, TargetAttr target, ModelView view,
            const CostModel &model, int64_t interleave, bool decompose,
            bool scatterHandover, int64_t stepLimit)
-      : module(module), target(target), view(std::move(view)), model(model),
+      : ChipPrograms(module, target, std::move(view), model),
         interleave(interleave), decompose(decompose),
         scatterHandover(scatterHandover), stepLimit(stepLimit) {}
 
   /// The program of the planned module, as a schedule; null after an
   /// error on the module.
   FailureOr<file::Schedule> run() {
-    const TargetDesc &desc = model.getTarget();
-    const TopologyDesc topology = target.getTopologyDesc();
-    tp = view.tp;
-    sp = view.sp;
-    // A stage's ranks: r = u * tp + t (sequence rank u, tensor rank t).
-    ranks = view.chipsPerStage();
-    dp = getParallelOrDefault(module).getDp();
-    pipeline = getPipeline(view.func);
-    stages = pipeline ? pipeline.getStages() : 1;
-    chunks = pipeline ? pipeline.getChunks() : 1;
-    int64_t perReplica = (Count(ranks) * stages).get();
-    if (topology.numChips() % perReplica != 0 ||
-        (Count(dp) * perReplica).get() > topology.numChips())
-      return module.emitError()
-             << "tensor-parallel " << ranks << " x stages " << stages
-             << " x data-parallel " << dp << " does not lay out on "
-             << topology.name << " (" << topology.numChips()
-             << " chips): replicas of tp x stages chips must tile it";
-    MeshShape meshShape{topology.numChips() / perReplica, stages, tp, sp};
-    meshShape.expertGroup = view.expertGroup;
-    // A 2-D group's block has its tp_x rows.
-    if (view.tpX > 1)
-      meshShape.tensorRows = view.tpX;
-    // The chips of each group: the module's loom.placement, or the default
-    // rule (the cost model prices the same one).
-    auto built = DeviceMesh::build(desc, topology, meshShape,
-                                   getPlacementOrDefault(module));
-    if (!built)
-      return module.emitError() << llvm::toString(built.takeError());
-    mesh.emplace(std::move(*built));
-
-    tokens = getPipelineTokens(view.func);
-    if (isTrainingStep(view.func))
-      return runTraining();
+    if (failed(setUp()))
+      return failure();
     int64_t perStep = pipeline ? pipeline.getSlices().size() *
                                      pipeline.getMicrobatches()
                                : 1;
@@ -188,7 +92,7 @@ public:
     }
     planStages();
     buildUnits();
-    if (decompose && failed(checkDecomposition(topology)))
+    if (decompose && failed(checkDecomposition(target.getTopologyDesc())))
       return failure();
 
     addChips();
@@ -203,26 +107,6 @@ public:
   }
 
 private:
-  int64_t chipId(int64_t d, int64_t s, int64_t r) const {
-    return mesh->chipId(mesh->chip(d, s, r));
-  }
-
-  /// Starts the schedule with every chip of the plan, in id order, so the
-  /// program reads and serialises stably.
-  void addChips() {
-    out = emptySchedule(target);
-    std::map<int64_t, size_t> chips;
-    for (int64_t d = 0; d < dp; ++d)
-      for (int64_t s = 0; s < stages; ++s)
-        for (int64_t r = 0; r < ranks; ++r)
-          chips[chipId(d, s, r)];
-    for (auto &[id, slot] : chips) {
-      slot = out.chips.size();
-      out.chips.emplace_back().id = id;
-      this->slot[id] = slot;
-    }
-  }
-
   void planStages() {
     SmallVector<GroupAxis> axes; // pricing is the simulator's job here
     // Per chunk (a layer's stage), which is the stage without virtual
@@ -267,9 +151,6 @@ private:
   int64_t loweredSteps() const {
     int64_t steps = patches() ? std::max<int64_t>(pipeline.getSteps(), 1) : 1;
     return stepLimit > 0 ? std::min(steps, stepLimit) : steps;
-  }
-  int64_t microbatches() const {
-    return pipeline ? pipeline.getMicrobatches() : 1;
   }
   /// A unit's share of the whole batch's sequence: its activations and the
   /// results it hands on.
@@ -409,20 +290,6 @@ private:
         units.push_back({int64_t(i), t, unit.first, unit.second});
   }
 
-  /// Appends the task `fn(rank)` to every rank of (d, s); returns their
-  /// indices.
-  template <typename Fn>
-  Tasks onRanks(int64_t d, int64_t s, Fn fn) {
-    Tasks done;
-    for (int64_t r = 0; r < ranks; ++r) {
-      std::vector<file::Task> &tasks =
-          out.chips[slot.find(chipId(d, s, r))->second].tasks;
-      tasks.push_back(fn(r));
-      done.push_back(tasks.size() - 1);
-    }
-    return done;
-  }
-
   void emitAllocations(int64_t d, int64_t s) {
     auto alloc = [&](MemoryKind what, double bytes, const std::string &name) {
       if (bytes <= 0)
@@ -445,13 +312,6 @@ private:
       alloc(MemoryKind::Weights, view.epilogueWeights, "epilogue.weights");
   }
 
-  /// One op's work on one unit, and where it came from.
-  struct Item {
-    std::string where;
-    int64_t layer;
-    SliceWork work;
-  };
-
   /// The work of stage (chunk) `s` on `unit`, in program order.
   std::vector<Item> stageWork(int64_t s, const Unit &unit) const {
     std::vector<Item> items;
@@ -470,288 +330,6 @@ private:
     if (s == chunks - 1)
       add(*epilogue, "epilogue", -1);
     return items;
-  }
-
-  /// The task of `item` on `unit` on every rank of (d, s), after `last`;
-  /// returns the new last tokens.
-  Tasks emitItem(int64_t d, int64_t s, const Item &item, const Unit &unit,
-                 ArrayRef<int64_t> last) {
-    const SliceWork &work = item.work;
-    // A collective runs in each of the stage's tensor-parallel groups (the
-    // tp ranks of one sequence rank) or sequence-parallel groups (the sp
-    // ranks of one tensor rank), one tag per group.
-    auto members = [&](int64_t r) {
-      SmallVector<int64_t> chips;
-      if (work.subAxis >= 0 && view.tpX > 1) {
-        // One column (tp_x) or row (tp_y) of the 2-D block, in order.
-        for (int64_t m : mesh->tensorParallelSubGroup(r, work.subAxis))
-          chips.push_back(chipId(d, s, m));
-        return chips;
-      }
-      if (work.sequenceGroup)
-        for (int64_t u = 0; u < sp; ++u)
-          chips.push_back(chipId(d, s, u * tp + r % tp));
-      else
-        for (int64_t t = 0; t < tp; ++t)
-          chips.push_back(chipId(d, s, r / tp * tp + t));
-      return chips;
-    };
-    int64_t tag = 0;
-    // A 2-D group's sub-groups are told apart by their first member.
-    bool subGroup = work.subAxis >= 0 && view.tpX > 1;
-    if (work.collective) {
-      tag = nextTag;
-      nextTag += subGroup ? ranks : work.sequenceGroup ? tp : sp;
-    }
-    std::string name = taskName(item.where, work.op);
-    for (Operation *fused : work.fused)
-      name += "+" + fused->getName().stripDialect().str();
-    StringRef opName = work.op->getName().getStringRef();
-    auto compute = [&](const SliceWork &w, std::string taskName, StringRef op,
-                       ArrayRef<int64_t> deps) {
-      file::Task t;
-      t.kind = file::TaskKind::Compute;
-      t.name = std::move(taskName);
-      t.deps = depsOf(deps);
-      t.flops = toInt(w.flops);
-      t.bytes = toInt(w.bytes);
-      t.op = op.str();
-      t.layer = item.layer;
-      t.slice = unit.index;
-      t.step = unit.step;
-      t.bits = w.elementBits;
-      t.vectorOps = toInt(w.vectorOps);
-      t.steps = w.steps;
-      return t;
-    };
-    if (work.decomposed != Decomposed::None)
-      return emitDecomposed(d, s, item, unit, last, compute);
-    if (work.collective) {
-      // A collective is asynchronous: its start, then its done, which the
-      // unit's next task waits for; the TensorCore goes on meanwhile with
-      // the compute tasks emitted after it (another unit's, interleaved).
-      Tasks starts = onRanks(d, s, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::Collective;
-        t.collective = work.kind;
-        t.deps = depsOf({last[r]});
-        SmallVector<int64_t> chips = members(r);
-        t.group.assign(chips.begin(), chips.end());
-        t.bytes = toInt(work.bytes);
-        t.tag = tag + (subGroup ? mesh->tensorParallelSubGroup(
-                                      r, work.subAxis).front()
-                       : work.sequenceGroup ? r % tp
-                                            : r / tp);
-        return t;
-      });
-      return onRanks(d, s, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::CollectiveDone;
-        t.start = starts[r];
-        return t;
-      });
-    }
-    if (work.ringSteps > 1)
-      return emitRing(d, s, item, unit, name, last);
-    return onRanks(d, s, [&](int64_t r) {
-      return compute(work, name, opName, {last[r]});
-    });
-  }
-
-  /// A matmul and its collective as ring steps (docs/overlap.md): n
-  /// partial matmuls of 1/n of the rows and, per step, half a block to
-  /// each ring neighbour (send / recv). Reduce-scatter: partial k's sum,
-  /// plus the one received at step k - 1, goes on at step k; all-gather:
-  /// each block received is forwarded and multiplied. An all-reduce's
-  /// all-gather half follows as a collective.
-  template <typename ComputeFn>
-  Tasks emitDecomposed(int64_t d, int64_t s, const Item &item,
-                       const Unit &unit, ArrayRef<int64_t> last,
-                       ComputeFn compute) {
-    const SliceWork &work = item.work;
-    DecomposedParts parts = decomposeParts(work);
-    int64_t n = tp;
-    auto neighbour = [&](int64_t r, int64_t by) {
-      return chipId(d, s, r / tp * tp + (r % tp + by + n) % n);
-    };
-    int64_t tagBase = nextTag;
-    nextTag += 2 * (n - 1);
-    int64_t bytes = toInt(parts.messageBytes);
-    // Step k's message to the next rank (dir 0) or the previous (dir 1).
-    auto sends = [&](int64_t k, ArrayRef<int64_t> after0,
-                     ArrayRef<int64_t> after1) {
-      onRanks(d, s, [&](int64_t r) {
-        return messageTask(file::TaskKind::Send, neighbour(r, 1), after0[r],
-                           bytes, tagBase + 2 * k);
-      });
-      if (parts.bothWays)
-        onRanks(d, s, [&](int64_t r) {
-          return messageTask(file::TaskKind::Send, neighbour(r, -1),
-                             after1[r], bytes, tagBase + 2 * k + 1);
-        });
-    };
-    // What arrives at step k from the previous rank and, both ways, the
-    // next.
-    auto receives = [&](int64_t k, Tasks &from0, Tasks &from1) {
-      from0 = onRanks(d, s, [&](int64_t r) {
-        return messageTask(file::TaskKind::Recv, neighbour(r, -1), kNoTask,
-                           bytes, tagBase + 2 * k);
-      });
-      from1 = parts.bothWays
-                  ? onRanks(d, s, [&](int64_t r) {
-                      return messageTask(file::TaskKind::Recv,
-                                         neighbour(r, 1), kNoTask, bytes,
-                                         tagBase + 2 * k + 1);
-                    })
-                  : Tasks(ranks, kNoTask);
-    };
-    // Step k's partial matmuls, the first after `deps`, each after the
-    // one before.
-    auto partial = [&](int64_t k, auto deps) {
-      Tasks done;
-      for (auto [j, part] : llvm::enumerate(parts.partials)) {
-        std::string partName = taskName(item.where, part.op);
-        for (Operation *fused : part.fused)
-          partName += "+" + fused->getName().stripDialect().str();
-        partName += ".part" + std::to_string(k);
-        StringRef opName = part.op->getName().getStringRef();
-        Tasks before = done;
-        done = onRanks(d, s, [&](int64_t r) {
-          return compute(part, partName, opName,
-                         j == 0 ? deps(r) : SmallVector<int64_t, 3>{before[r]});
-        });
-      }
-      return done;
-    };
-    if (work.decomposed == Decomposed::AllGather) {
-      sends(0, last, last);
-      Tasks p = partial(0, [&](int64_t r) {
-        return SmallVector<int64_t, 3>{last[r]};
-      });
-      for (int64_t k = 1; k < n; ++k) {
-        Tasks from0, from1;
-        receives(k - 1, from0, from1);
-        if (k + 1 < n)
-          sends(k, from0, from1);
-        p = partial(k, [&](int64_t r) {
-          return SmallVector<int64_t, 3>{p[r], from0[r], from1[r]};
-        });
-      }
-      return p;
-    }
-    Tasks p = partial(0, [&](int64_t r) {
-      return SmallVector<int64_t, 3>{last[r]};
-    });
-    sends(0, p, p);
-    Tasks acc = p;
-    std::string collectiveName =
-        taskName(item.where, work.collectiveOp) + ".accumulate";
-    StringRef collectiveOpName = work.collectiveOp->getName().getStringRef();
-    for (int64_t k = 1; k < n; ++k) {
-      p = partial(k, [&](int64_t r) {
-        return SmallVector<int64_t, 3>{p[r]};
-      });
-      Tasks from0, from1;
-      receives(k - 1, from0, from1);
-      acc = onRanks(d, s, [&](int64_t r) {
-        return compute(parts.accumulate, collectiveName + std::to_string(k),
-                       collectiveOpName, {p[r], from0[r], from1[r]});
-      });
-      if (k + 1 < n)
-        sends(k, acc, acc);
-    }
-    if (work.decomposed == Decomposed::ReduceScatter)
-      return acc;
-    // The all-reduce's all-gather half: the next op (a residual add, a
-    // norm) is no matmul to hide it under.
-    return tensorParallelAllGather(d, s, acc, work.collectiveBytes);
-  }
-
-  /// An all-gather of `bytes` over each tp group of stage `s`, each rank's
-  /// start after `after`; returns the ranks' done tasks.
-  Tasks tensorParallelAllGather(int64_t d, int64_t s, ArrayRef<int64_t> after,
-                                double bytes) {
-    int64_t tag = nextTag;
-    nextTag += sp;
-    Tasks starts = onRanks(d, s, [&](int64_t r) {
-      file::Task t;
-      t.kind = file::TaskKind::Collective;
-      t.collective = CollectiveKind::AllGather;
-      t.deps = depsOf({after[r]});
-      for (int64_t m = 0; m < tp; ++m)
-        t.group.push_back(chipId(d, s, r / tp * tp + m));
-      t.bytes = toInt(bytes);
-      t.tag = tag + r / tp;
-      return t;
-    });
-    return onRanks(d, s, [&](int64_t r) {
-      file::Task t;
-      t.kind = file::TaskKind::CollectiveDone;
-      t.start = starts[r];
-      return t;
-    });
-  }
-
-  /// Ring attention (Liu et al. 2023): `ringSteps` compute blocks, each an
-  /// equal share of the work; before block j each rank sends the K/V block
-  /// it holds to the next rank of its sp group (once its previous send is
-  /// done) and receives the previous rank's (messages, beside the
-  /// TensorCore), and block j + 1 waits for that block.
-  /// LayerSliceCost::computeSeconds prices this closed form.
-  Tasks emitRing(int64_t d, int64_t s, const Item &item, const Unit &unit,
-                 const std::string &name, ArrayRef<int64_t> last) {
-    const SliceWork &work = item.work;
-    int64_t n = work.ringSteps;
-    auto peer = [&](int64_t r, int64_t shift) {
-      int64_t u = r / tp, t = r % tp;
-      return chipId(d, s, (u + shift + sp) % sp * tp + t);
-    };
-    Tasks prev(last.begin(), last.end()), received(ranks, kNoTask),
-        sent(ranks, kNoTask);
-    int64_t blockSteps =
-        std::max<int64_t>(std::llround(double(work.steps) / n), 1);
-    for (int64_t j = 0; j < n; ++j) {
-      Tasks arrived = received;
-      if (j + 1 < n) {
-        // Pass the block in hand on (the own block first, then each one
-        // received), and receive the next.
-        int64_t tag = nextTag;
-        nextTag += ranks;
-        int64_t bytes = toInt(work.ringBytes);
-        // A chip's sends go one after another, as a ring's steps do (one
-        // ppermute a step): a chip that starts its ring late, with the
-        // next block already in, does not split its link between two.
-        sent = onRanks(d, s, [&](int64_t r) {
-          file::Task t = messageTask(file::TaskKind::Send, peer(r, 1),
-                                     j == 0 ? last[r] : arrived[r], bytes,
-                                     tag + r);
-          t.deps = depsOf({j == 0 ? last[r] : arrived[r], sent[r]});
-          return t;
-        });
-        received = onRanks(d, s, [&](int64_t r) {
-          return messageTask(file::TaskKind::Recv, peer(r, -1),
-                             j == 0 ? last[r] : arrived[r], bytes,
-                             tag + (r / tp + sp - 1) % sp * tp + r % tp);
-        });
-      }
-      prev = onRanks(d, s, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::Compute;
-        t.name = name + ".ring" + std::to_string(j);
-        t.deps = depsOf({prev[r], arrived[r]});
-        t.flops = toInt(work.flops / n);
-        t.bytes = toInt(work.bytes / n);
-        t.op = work.op->getName().getStringRef().str();
-        t.layer = item.layer;
-        t.slice = unit.index;
-        t.step = unit.step;
-        t.bits = work.elementBits;
-        t.vectorOps = toInt(work.vectorOps / n);
-        t.steps = blockSteps;
-        return t;
-      });
-    }
-    return prev;
   }
 
   void emitReplica(int64_t d) {
@@ -871,16 +449,6 @@ private:
         }
       }
     }
-  }
-
-  /// Adds `extra[r]` to the dependencies of task `tasks[r]` on each rank.
-  void addDeps(int64_t d, int64_t s, ArrayRef<int64_t> tasks,
-               ArrayRef<int64_t> extra) {
-    for (int64_t r = 0; r < ranks; ++r)
-      if (tasks[r] != kNoTask && extra[r] != kNoTask)
-        out.chips[slot.find(chipId(d, s, r))->second]
-            .tasks[tasks[r]]
-            .deps.push_back(extra[r]);
   }
 
   /// A weight-gathered stage's unit (Pope et al. 2023, section 3.2.3):
@@ -1025,420 +593,6 @@ private:
     });
   }
 
-  //===--------------------------------------------------------------------===//
-  // A training step (docs/training.md, "Lowering"): per microbatch the
-  // forward pass and the backward pass, each layer's gradients reduced over
-  // the data-parallel replicas as the backward pass produces them, then the
-  // optimizer's updates. The replicas are emitted in lockstep, so that a
-  // collective over replicas gets one tag in all of them.
-  //===--------------------------------------------------------------------===//
-
-  FailureOr<file::Schedule> runTraining() {
-    auto refuse = [&]() {
-      return view.func.emitError()
-             << "convert-loom-to-sched: a training step ";
-    };
-    if (stages > 1 || chunks > stages)
-      return refuse() << "is lowered on one pipeline stage (pipeline "
-                         "schedules for training are not built), got "
-                      << stages << " stages";
-    if (pipeline && pipeline.getSlices().size() > 1)
-      return refuse() << "runs each microbatch's sequence whole (token "
-                         "slices of a training step are not built), got "
-                      << pipeline.getSlices().size() << " slices";
-    if (interleave > 1 || decompose || scatterHandover)
-      return refuse() << "is lowered with interleave 1, without decompose "
-                         "and without scatter-handover";
-    FailureOr<TrainingView> got =
-        getTrainingView(view.func, "convert-loom-to-sched");
-    if (failed(got))
-      return failure();
-    train.emplace(std::move(*got));
-    split = getZeroSplit(module);
-    SmallVector<GroupAxis> axes; // pricing is the simulator's job here
-    int64_t m = microbatches();
-    auto runOf = [&](ArrayRef<Operation *> ops) {
-      return LayerSliceCost(ops, model, axes, tokens, ArrayRef<GroupAxis>(),
-                            m);
-    };
-    forwardPrologue.emplace(runOf(train->forwardPrologue));
-    forwardEpilogue.emplace(runOf(train->forwardEpilogue));
-    backwardEpilogue.emplace(runOf(train->backwardEpilogue));
-    backwardPrologue.emplace(runOf(train->backwardPrologue));
-    for (LayerOp layer : train->layers)
-      forwardCosts.emplace_back(layer, model, axes, tokens,
-                                ArrayRef<GroupAxis>(), m);
-    for (ArrayRef<Operation *> ops : train->afterLayer)
-      afterForward.push_back(runOf(ops));
-    for (ArrayRef<Operation *> ops : train->afterLayerGrad)
-      afterBackward.push_back(runOf(ops));
-    for (LayerGradOp layer : train->layerGrads) {
-      // What the backward pass runs: the recomputed forward ops and the
-      // gradients; the kept ops ran in the forward pass.
-      SmallVector<Operation *> ops;
-      for (Operation &op : layer.getBody().front().without_terminator())
-        if (!op.hasAttr(kKeptAttrName))
-          ops.push_back(&op);
-      backwardCosts.push_back(runOf(ops));
-    }
-    addChips();
-    emitTraining();
-    return std::move(out);
-  }
-
-  /// Each replica's tasks of `fn(d)`: the training step is emitted for all
-  /// replicas at once.
-  using ReplicaTasks = SmallVector<Tasks, 4>;
-  template <typename Fn>
-  ReplicaTasks onReplicas(Fn fn) {
-    ReplicaTasks tasks;
-    for (int64_t d = 0; d < dp; ++d)
-      tasks.push_back(fn(d));
-    return tasks;
-  }
-  ReplicaTasks noTasks() const {
-    return ReplicaTasks(dp, Tasks(ranks, kNoTask));
-  }
-
-  /// An allocation of `bytes` on every chip after `deps` (none of none).
-  ReplicaTasks allocAll(MemoryKind what, double bytes, const std::string &name,
-                        ArrayRef<ReplicaTasks> deps = {}) {
-    if (toInt(bytes) <= 0)
-      return noTasks();
-    return onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
-        SmallVector<int64_t, 2> on;
-        for (const ReplicaTasks &dep : deps)
-          on.push_back(dep[d][r]);
-        return allocTask(what, toInt(bytes), name, on);
-      });
-    });
-  }
-  ReplicaTasks freeAll(const ReplicaTasks &allocs,
-                       ArrayRef<ReplicaTasks> deps) {
-    if (allocs.empty() || allocs.front().front() == kNoTask)
-      return noTasks();
-    return onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::Free;
-        t.alloc = allocs[d][r];
-        SmallVector<int64_t, 2> on;
-        for (const ReplicaTasks &dep : deps)
-          on.push_back(dep[d][r]);
-        t.deps = depsOf(on);
-        return t;
-      });
-    });
-  }
-
-  /// Which data-parallel chips a collective over replicas runs among.
-  enum class ReplicaGroup {
-    /// The fsdp replicas that split the model states (d / fsdp's group).
-    Shards,
-    /// The replicas holding the same shard in the other groups (hybrid
-    /// sharding: d mod fsdp's group).
-    Copies,
-  };
-  /// A collective of `kind` over `bytes` among `group` of every chip's
-  /// replica, after `after`; returns its done tasks. The members of one
-  /// group share a tag: base + (the group's index) * ranks + rank.
-  ReplicaTasks replicaCollective(CollectiveKind kind, ReplicaGroup group,
-                                 double bytes, const ReplicaTasks &after) {
-    int64_t fsdp = split.fsdp, base = nextTag;
-    nextTag += dp * ranks;
-    ReplicaTasks starts = onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::Collective;
-        t.collective = kind;
-        t.deps = depsOf({after[d][r]});
-        int64_t index;
-        if (group == ReplicaGroup::Shards) {
-          index = d / fsdp;
-          for (int64_t i = 0; i < fsdp; ++i)
-            t.group.push_back(chipId(index * fsdp + i, 0, r));
-        } else {
-          index = d % fsdp;
-          for (int64_t j = 0; j < dp / fsdp; ++j)
-            t.group.push_back(chipId(j * fsdp + index, 0, r));
-        }
-        t.bytes = toInt(bytes);
-        t.tag = base + index * ranks + r;
-        return t;
-      });
-    });
-    return onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::CollectiveDone;
-        t.start = starts[d][r];
-        return t;
-      });
-    });
-  }
-
-  /// The work of `cost` on microbatch `unit` after `last`, on every chip;
-  /// its first task waits for `first` too (a gather's done) when given.
-  void emitRun(const LayerSliceCost &cost, const std::string &where,
-               int64_t layer, const Unit &unit, ReplicaTasks &last,
-               const ReplicaTasks *first = nullptr) {
-    std::vector<Item> items;
-    cost.forEachWork(unit.length, unit.context, [&](const SliceWork &work) {
-      // A gradient that moves nothing (an add's, handing its cotangent on)
-      // is no kernel.
-      if (work.collective || work.flops > 0 || work.bytes > 0 ||
-          work.vectorOps > 0)
-        items.push_back({where, layer, work});
-    });
-    for (int64_t d = 0; d < dp; ++d) {
-      // Each rank's next task is the run's first.
-      Tasks start = onRanksIndex(d);
-      for (const Item &item : items)
-        last[d] = emitItem(d, 0, item, unit, last[d]);
-      if (first && !items.empty())
-        addDeps(d, 0, start, (*first)[d]);
-    }
-  }
-  /// The index the next task of each rank of replica d will have.
-  Tasks onRanksIndex(int64_t d) const {
-    Tasks next;
-    for (int64_t r = 0; r < ranks; ++r)
-      next.push_back(
-          out.chips[slot.find(chipId(d, 0, r))->second].tasks.size());
-    return next;
-  }
-
-  /// The gradients of one group of parameters (a layer's, or those outside
-  /// the layers) reduced after the backward pass of microbatch `mb` made
-  /// them (`after`): under ZeRO-2 and 3 reduce-scattered every microbatch,
-  /// otherwise accumulated and reduced after the last; then, with groups
-  /// of fsdp replicas, all-reduced between the groups.
-  struct Reduction {
-    /// When the microbatch's whole gradients are no longer needed (its
-    /// reduce-scatter's done, or `after`).
-    ReplicaTasks scattered;
-    /// What the update waits for (the last microbatch's).
-    ReplicaTasks ready;
-  };
-  Reduction reduceGradients(double bytes, int64_t mb,
-                            const ReplicaTasks &after) {
-    bool last = mb + 1 == microbatches();
-    if (dp == 1 || bytes <= 0 || (split.stage < 2 && !last))
-      return {after, after};
-    if (split.stage == 0) {
-      // Every replica holds the same states: one group of all of them.
-      ReplicaTasks done = replicaCollective(
-          CollectiveKind::AllReduce, ReplicaGroup::Copies, bytes, after);
-      return {done, done};
-    }
-    ReplicaTasks scattered = replicaCollective(
-        CollectiveKind::ReduceScatter, ReplicaGroup::Shards, bytes, after);
-    ReplicaTasks ready = scattered;
-    if (last && dp > split.fsdp)
-      ready = replicaCollective(CollectiveKind::AllReduce, ReplicaGroup::Copies,
-                                bytes / split.fsdp, scattered);
-    return {scattered, ready};
-  }
-
-  void emitTraining() {
-    const TrainingView &t = *train;
-    // The model states, held all step.
-    for (OptimizerUpdateOp update : t.updates) {
-      ModelStateBytes bytes = modelStateBytes(update, split);
-      std::string prefix = groupName(update.getLayer());
-      allocAll(MemoryKind::Weights, bytes.weights, prefix + ".weights");
-      allocAll(MemoryKind::Gradients, bytes.gradients, prefix + ".gradients");
-      allocAll(MemoryKind::OptimizerState, bytes.optimizerState,
-               prefix + ".optimizer_state");
-    }
-    // Whole (unsplit) states of a group of parameters.
-    auto whole = [&](std::optional<int64_t> layer) {
-      OptimizerUpdateOp update = t.updateOf(layer);
-      return update ? modelStateBytes(update, {}) : ModelStateBytes();
-    };
-    ModelStateBytes outside = whole(std::nullopt);
-    double share = 1.0 / double(microbatches());
-    double outsideKept = keptOutsideLayers(t) * share;
-    std::map<int64_t, LayerGradOp> gradOf;
-    for (LayerGradOp grad : t.layerGrads)
-      gradOf[grad.getIndex()] = grad;
-    ReplicaTasks last = noTasks();
-    // Per group of parameters, what its update waits for.
-    std::map<std::optional<int64_t>, ReplicaTasks> reduced;
-    for (int64_t mb = 0; mb < microbatches(); ++mb) {
-      Unit unit{mb, 0, tokens, 0};
-      std::string mbName = ".mb" + std::to_string(mb);
-      // The parameters outside the layers, gathered for the whole
-      // microbatch under FSDP.
-      ReplicaTasks outsideBuffer;
-      bool gatherOutside = split.stage >= 3 && outside.weights > 0;
-      if (gatherOutside) {
-        outsideBuffer = allocAll(MemoryKind::Buffers, outside.weights,
-                                 "outside.gathered_weights", {last});
-        last = replicaCollective(CollectiveKind::AllGather,
-                                 ReplicaGroup::Shards, outside.weights,
-                                 outsideBuffer);
-      }
-      ReplicaTasks outsideKeptAlloc = allocAll(
-          MemoryKind::Activations, outsideKept, "outside.kept" + mbName,
-          {last});
-      emitRun(*forwardPrologue, "prologue", -1, unit, last);
-
-      // The forward pass; each layer keeps what its backward pass reads.
-      std::map<int64_t, ReplicaTasks> kept;
-      runLayers(t.layers, last, [&](int64_t i, const ReplicaTasks *gathered) {
-        LayerOp layer = t.layers[i];
-        int64_t index = layer.getIndex();
-        std::string prefix = "layer" + std::to_string(index);
-        kept[index] = allocAll(
-            MemoryKind::Activations,
-            double(gradOf[index].getKeptBytes()) * share,
-            prefix + ".kept" + mbName, {last});
-        emitRun(forwardCosts[i], prefix, index, unit, last, gathered);
-        emitRun(afterForward[i], prefix + ".after", -1, unit, last);
-      });
-      emitRun(*forwardEpilogue, "epilogue", -1, unit, last);
-
-      // The backward pass; each layer's gradients reduced as they are made.
-      emitRun(*backwardEpilogue, "epilogue.backward", -1, unit, last);
-      SmallVector<LayerOp> backwardOrder;
-      for (LayerGradOp grad : t.layerGrads)
-        backwardOrder.push_back(layerAt(grad.getIndex()));
-      runLayers(backwardOrder, last, [&](int64_t i,
-                                         const ReplicaTasks *gathered) {
-        LayerGradOp grad = t.layerGrads[i];
-        int64_t index = grad.getIndex();
-        std::string prefix = "layer" + std::to_string(index);
-        double gradients = whole(index).gradients;
-        // Under ZeRO-2 and 3 the layer's whole gradients wait in a bucket
-        // until they are reduce-scattered.
-        ReplicaTasks bucket;
-        if (split.stage >= 2)
-          bucket = allocAll(MemoryKind::Buffers, gradients,
-                            prefix + ".gradient_bucket", {last});
-        ReplicaTasks recomputed =
-            allocAll(MemoryKind::Activations, recomputedBytes(grad) * share,
-                     prefix + ".recomputed" + mbName, {last});
-        emitRun(backwardCosts[i], prefix + ".backward", index, unit, last,
-                gathered);
-        emitRun(afterBackward[i], prefix + ".backward.after", -1, unit, last);
-        freeAll(recomputed, {last});
-        freeAll(kept[index], {last});
-        Reduction reduction = reduceGradients(gradients, mb, last);
-        if (split.stage >= 2)
-          freeAll(bucket, {reduction.scattered});
-        reduced[index] = reduction.ready;
-      });
-      emitRun(*backwardPrologue, "prologue.backward", -1, unit, last);
-      freeAll(outsideKeptAlloc, {last});
-      reduced[std::nullopt] =
-          reduceGradients(outside.gradients, mb, last).ready;
-      if (gatherOutside)
-        freeAll(outsideBuffer, {last});
-    }
-
-    // The optimizer's updates, each once its gradients are reduced (in the
-    // order the backward pass made them); under ZeRO each chip updates its
-    // 1/fsdp of the parameters, and under ZeRO-1 and 2 the updated weights
-    // are all-gathered for the next step.
-    SmallVector<OptimizerUpdateOp> updates;
-    for (LayerGradOp grad : t.layerGrads)
-      if (OptimizerUpdateOp update = t.updateOf(grad.getIndex()))
-        updates.push_back(update);
-    if (OptimizerUpdateOp update = t.updateOf(std::nullopt))
-      updates.push_back(update);
-    for (OptimizerUpdateOp update : updates) {
-      std::optional<int64_t> layer = update.getLayer();
-      double part = split.statesShare();
-      const ReplicaTasks &waits = reduced[layer];
-      last = onReplicas([&](int64_t d) {
-        return onRanks(d, 0, [&](int64_t r) {
-          file::Task task;
-          task.kind = file::TaskKind::Compute;
-          task.name = groupName(layer) + ".optimizer_update";
-          task.op = update->getName().getStringRef().str();
-          task.layer = layer.value_or(-1);
-          task.deps = depsOf({last[d][r], waits[d][r]});
-          task.vectorOps = toInt(double(update.getFlops()) * part);
-          task.bytes =
-              toInt(double(update.getBytesRead() + update.getBytesWritten()) *
-                    part);
-          return task;
-        });
-      });
-      if (split.stage == 1 || split.stage == 2)
-        replicaCollective(CollectiveKind::AllGather, ReplicaGroup::Shards,
-                          whole(layer).weights, last);
-    }
-  }
-
-  static std::string groupName(std::optional<int64_t> layer) {
-    return layer ? "layer" + std::to_string(*layer) : std::string("outside");
-  }
-  LayerOp layerAt(int64_t index) const {
-    for (LayerOp layer : train->layers)
-      if (layer.getIndex() == index)
-        return layer;
-    return {};
-  }
-
-  /// Runs `body(i, gathered)` for each layer of `order` (a pass over the
-  /// layers). Under FSDP (ZeRO-3) each layer's weights are all-gathered
-  /// into a buffer first (`gathered`: the gather's done, which the layer's
-  /// first task waits for), prefetched: layer i + 1's gather starts as
-  /// layer i does, once layer i's gather is done and layer i - 1's buffer
-  /// is freed, so two buffers at most are live (as emitGathered does for
-  /// weight-gathered inference).
-  template <typename Body>
-  void runLayers(ArrayRef<LayerOp> order, ReplicaTasks &last, Body body) {
-    int64_t n = order.size();
-    if (split.stage < 3) {
-      for (int64_t i = 0; i < n; ++i)
-        body(i, nullptr);
-      return;
-    }
-    std::vector<ReplicaTasks> allocs(n), done(n), freed(n);
-    auto gather = [&](int64_t i) {
-      if (i >= n)
-        return;
-      double bytes = layerWeightBytes(order[i]);
-      if (bytes <= 0) {
-        allocs[i] = done[i] = noTasks();
-        return;
-      }
-      std::vector<ReplicaTasks> deps{last};
-      if (i > 0)
-        deps.push_back(done[i - 1]);
-      if (i > 1)
-        deps.push_back(freed[i - 2]);
-      allocs[i] = allocAll(MemoryKind::Buffers, bytes,
-                           "layer" +
-                               std::to_string(LayerOp(order[i]).getIndex()) +
-                               ".gathered_weights",
-                           deps);
-      done[i] = replicaCollective(CollectiveKind::AllGather,
-                                  ReplicaGroup::Shards, bytes, allocs[i]);
-    };
-    gather(0);
-    for (int64_t i = 0; i < n; ++i) {
-      gather(i + 1);
-      body(i, &done[i]);
-      freed[i] = freeAll(allocs[i], {last});
-    }
-  }
-
-  /// The whole weights of a layer (its update's parameters), which FSDP
-  /// gathers.
-  double layerWeightBytes(LayerOp layer) const {
-    OptimizerUpdateOp update = train->updateOf(layer.getIndex());
-    return update ? modelStateBytes(update, {}).weights : 0;
-  }
-
-  ModuleOp module;
-  TargetAttr target;
-  ModelView view;
-  const CostModel &model;
   int64_t interleave;
   bool decompose;
   /// Megatron's scatter/gather handover asked for, and in force (a
@@ -1448,30 +602,10 @@ private:
   int64_t stepLimit = 0;
   /// Weight-gathered (#loom.parallel's weight_gathered).
   bool gathered = false;
-  // A stage's ranks: tp x sp chips (r = u * tp + t).
-  int64_t tp = 1, sp = 1, ranks = 1, dp = 1, stages = 1, tokens = 0,
-          nextTag = 0;
-  /// The pipeline's chunks: stages x virtual stages.
-  int64_t chunks = 1;
   double output = 0;
-  PipelineAttr pipeline;
-  std::optional<DeviceMesh> mesh;
   SmallVector<StagePlan> plans;
   std::optional<LayerSliceCost> prologue, epilogue;
   SmallVector<Unit> units;
-  /// A training step's parts, how its model states are split, and the
-  /// costs of its runs of ops (forward and backward per layer, in the
-  /// order of train->layers and train->layerGrads).
-  std::optional<TrainingView> train;
-  ZeroSplit split;
-  std::optional<LayerSliceCost> forwardPrologue, forwardEpilogue,
-      backwardEpilogue, backwardPrologue;
-  std::vector<LayerSliceCost> forwardCosts, backwardCosts;
-  /// The ops between one layer (layer_grad) and the next.
-  std::vector<LayerSliceCost> afterForward, afterBackward;
-  /// The schedule being built, and each chip's place in it by chip id.
-  file::Schedule out;
-  llvm::DenseMap<int64_t, size_t> slot;
 };
 
 } // namespace
@@ -1484,6 +618,10 @@ FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
                                                     int64_t stepLimit) {
   if (failed(analysis.requireModel("convert-loom-to-sched")))
     return failure();
+  if (isTrainingStep(analysis.getView().func))
+    return lowerTrainingStep(module, analysis.getTarget(), analysis.getView(),
+                             analysis.getCostModel(), interleave, decompose,
+                             scatterHandover);
   return Lowering(module, analysis.getTarget(), analysis.getView(),
                   analysis.getCostModel(), interleave, decompose,
                   scatterHandover, stepLimit)
@@ -1535,3 +673,4 @@ struct ConvertLoomToSchedPass
   }
 };
 } // namespace
+
