@@ -3,15 +3,16 @@
 // The cost model's time of a training step (docs/training.md, "Planning a
 // training step"), for a search to rank layouts before it simulates the
 // best. Two resources run in program order, as the lowering emits the
-// step: each chip's TensorCore (every op priced by the shared CostModel,
-// the tensor-parallel collectives inside a layer's run as LayerSliceCost
-// prices them) and the links between data-parallel replicas, one
-// collective after another. A collective over replicas starts when what it
-// waits for is done and the links are free; a layer waits for its
-// gathered weights. That is the lowering's overlap: FSDP's gather of the
-// next layer under the current one, each layer's gradients reduced under
-// the layers after it, the optimizer's updates after their gradients.
-// All replicas run alike, so one replica's time is the step's.
+// step kernel by kernel: each chip's TensorCore (every op priced by the
+// shared CostModel, the tensor-parallel collectives inside a layer's run
+// as LayerSliceCost prices them) and the links between data-parallel
+// replicas, one collective after another. A collective over replicas
+// starts when what it waits for is done and the links are free; a kernel
+// waits for its gathered weights. That is the lowering's overlap: FSDP's
+// gather of the next weight read under the current kernel, each
+// gradient reduced (per kernel under ZeRO-2 and 3, per layer otherwise)
+// under the kernels after it, the optimizer's updates after their
+// gradients. All replicas run alike, so one replica's time is the step's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,8 @@ namespace {
 
 /// The two resources: the TensorCore and the replicas' links.
 struct Timeline {
+  /// The TensorCore and the replicas' links (a gather and a reduction at
+  /// once share them).
   double core = 0, links = 0;
   /// Seconds the TensorCore computes.
   double busy = 0;
@@ -124,21 +127,44 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
   StageGroupAxes axes =
       stageGroupAxes(desc, topology, layout.tp, layout.sp, /*stages=*/1,
                      /*tpX=*/1, placement);
-  // Each run's seconds, and the tasks it lowers to on one rank.
-  double tasks = 0;
-  auto priced = [&](const LayerSliceCost &cost) {
+  // Each run of ops as the lowering emits it: per kernel its seconds, the
+  // weights it reads and the gradients it makes (bytes, whole), and the
+  // tasks it lowers to on one rank.
+  double tasks = 0, reads = 0, gradients = 0;
+  struct Item {
+    double seconds, read, gradient;
+  };
+  using Run = SmallVector<Item>;
+  auto bytesOf = [&](std::optional<int64_t> layer, bool weights) {
+    OptimizerUpdateOp update = t.updateOf(layer);
+    if (!update)
+      update = t.updates.front();
+    return double(getElementBytes(weights ? update.getWeightType()
+                                          : update.getGradType()));
+  };
+  auto items = [&](const LayerSliceCost &cost, std::optional<int64_t> layer) {
+    SmallVector<TaskTime> times;
+    cost.appendTimes(tokens, 0, times);
+    Run run;
+    size_t i = 0;
     cost.forEachWork(tokens, 0, [&](const SliceWork &work) {
       tasks += tasksOf(work);
+      ParameterUse use = getParameterUse(work.op);
+      for (Operation *fused : work.fused)
+        use += getParameterUse(fused);
+      reads += use.read > 0;
+      gradients += use.gradient > 0;
+      run.push_back({i < times.size() ? times[i].seconds : 0.0,
+                     double(use.read) * bytesOf(layer, true),
+                     double(use.gradient) * bytesOf(layer, false)});
+      ++i;
     });
-    return cost.seconds(tokens, 0);
+    return run;
   };
-  auto run = [&](ArrayRef<Operation *> ops) {
-    return priced(
-        LayerSliceCost(ops, model, axes.tensor, tokens, axes.sequence, m));
-  };
-  auto runLayer = [&](LayerOp layer) {
-    return priced(
-        LayerSliceCost(layer, model, axes.tensor, tokens, axes.sequence, m));
+  auto run = [&](ArrayRef<Operation *> ops, std::optional<int64_t> layer) {
+    return items(
+        LayerSliceCost(ops, model, axes.tensor, tokens, axes.sequence, m),
+        layer);
   };
 
   // The replicas' groups: the fsdp replicas that split the states, and
@@ -188,10 +214,10 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
     OptimizerUpdateOp update = t.updateOf(layer);
     return update ? modelStateBytes(update, {}) : ModelStateBytes();
   };
-  // A layer's gradients once made: all-reduced over all replicas without
-  // ZeRO, reduce-scattered in the shard group (every microbatch at ZeRO-2
-  // and 3, after the last at ZeRO-1), the shard then all-reduced between
-  // groups; returns when they are ready for the update.
+  // Gradients once made: all-reduced over all replicas without ZeRO,
+  // reduce-scattered in the shard group (every microbatch at ZeRO-2 and 3,
+  // after the last at ZeRO-1), the shard then all-reduced between groups;
+  // returns when they are ready for the update.
   auto reduce = [&](Timeline &time, double bytes, bool last, double after) {
     if (dp == 1 || bytes <= 0 || (split.stage < 2 && !last))
       return after;
@@ -207,68 +233,84 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
                              done);
     return done;
   };
-  auto gatherTime = [&](double bytes) {
-    return split.stage >= 3
-               ? groups.time(CollectiveKind::AllGather, true, bytes)
-               : 0.0;
-  };
 
-  Timeline time;
-  std::map<std::optional<int64_t>, double> ready;
-  double forwardPrologue = run(t.forwardPrologue),
-         forwardEpilogue = run(t.forwardEpilogue),
-         backwardEpilogue = run(t.backwardEpilogue),
-         backwardPrologue = run(t.backwardPrologue);
-  SmallVector<double> forward, backward, between, betweenGrads;
+  // The step's runs in program order, each with its parameters' group.
+  struct Part {
+    Run run;
+    std::optional<int64_t> layer;
+    /// A layer_grad: its layer's gradients are reduced after it (without
+    /// ZeRO-2 and 3, which reduce each op's).
+    bool layerGradients = false;
+  };
+  std::vector<Part> forwardParts, backwardParts;
+  forwardParts.push_back({run(t.forwardPrologue, std::nullopt), std::nullopt});
   for (auto [i, layer] : llvm::enumerate(t.layers)) {
-    forward.push_back(runLayer(layer));
-    between.push_back(run(t.afterLayer[i]));
+    forwardParts.push_back(
+        {items(LayerSliceCost(layer, model, axes.tensor, tokens,
+                              axes.sequence, m),
+               layer.getIndex()),
+         layer.getIndex()});
+    forwardParts.push_back({run(t.afterLayer[i], std::nullopt), std::nullopt});
   }
+  forwardParts.push_back({run(t.forwardEpilogue, std::nullopt), std::nullopt});
+  backwardParts.push_back({run(t.backwardEpilogue, std::nullopt), std::nullopt});
   for (auto [i, grad] : llvm::enumerate(got->layerGrads)) {
     SmallVector<Operation *> ops;
     for (Operation &op : grad.getBody().front().without_terminator())
       if (!op.hasAttr(kKeptAttrName))
         ops.push_back(&op);
-    backward.push_back(run(ops));
-    betweenGrads.push_back(run(t.afterLayerGrad[i]));
+    int64_t index = grad.getIndex();
+    backwardParts.push_back({run(ops, index), index, true});
+    backwardParts.push_back(
+        {run(t.afterLayerGrad[i], std::nullopt), std::nullopt});
   }
-  // The layers in the order of a pass, each after its weights' gather
-  // (prefetched: a layer's starts once the layer before has started).
-  auto pass = [&](ArrayRef<double> seconds, ArrayRef<double> weights,
-                  ArrayRef<double> after, auto &&onDone) {
-    double started = time.core;
-    double gathered = time.collective(gatherTime(weights.front()), started);
-    for (size_t i = 0; i < seconds.size(); ++i) {
-      double start = std::max(time.core, gathered);
-      if (i + 1 < seconds.size())
-        gathered = time.collective(gatherTime(weights[i + 1]), start);
-      double end = time.compute(seconds[i], start);
-      onDone(i, end);
-      time.compute(after[i]);
+  backwardParts.push_back({run(t.backwardPrologue, std::nullopt), std::nullopt});
+
+  Timeline time;
+  std::map<std::optional<int64_t>, double> ready;
+  // FSDP's gathers, one read ahead (the lowering's emitRun): a kernel that
+  // reads weights waits for their gather, which starts once the kernel of
+  // the read before it could start and that read's gather is done.
+  double readStart = 0, readGathered = 0;
+  auto runPart = [&](const Part &part, bool last) {
+    double end = time.core;
+    for (const Item &item : part.run) {
+      double start = time.core;
+      if (split.stage >= 3 && item.read > 0) {
+        double gathered = time.collective(
+            groups.time(CollectiveKind::AllGather, true, item.read),
+            std::max(readStart, readGathered));
+        readStart = start;
+        readGathered = gathered;
+        start = std::max(start, gathered);
+      }
+      end = time.compute(item.seconds, start);
+      if (split.stage >= 2 && item.gradient > 0)
+        ready[part.layer] = std::max(
+            ready[part.layer], reduce(time, item.gradient, last, end));
     }
+    if (part.layerGradients && split.stage < 2) {
+      OptimizerUpdateOp update = t.updateOf(part.layer);
+      double bytes = update ? modelStateBytes(update, {}).gradients : 0;
+      ready[part.layer] = reduce(time, bytes, last, end);
+    }
+    return end;
   };
-  SmallVector<double> forwardWeights, backwardWeights;
-  for (LayerOp layer : t.layers)
-    forwardWeights.push_back(whole(layer.getIndex()).weights);
-  for (LayerGradOp grad : t.layerGrads)
-    backwardWeights.push_back(whole(grad.getIndex()).weights);
-  ModelStateBytes outside = whole(std::nullopt);
   for (int64_t mb = 0; mb < m; ++mb) {
     bool last = mb + 1 == m;
-    double outsideGathered =
-        time.collective(gatherTime(outside.weights), time.core);
-    time.compute(forwardPrologue, outsideGathered);
-    if (!forward.empty())
-      pass(forward, forwardWeights, between, [](size_t, double) {});
-    time.compute(forwardEpilogue);
-    time.compute(backwardEpilogue);
-    if (!backward.empty())
-      pass(backward, backwardWeights, betweenGrads, [&](size_t i, double end) {
-        int64_t index = got->layerGrads[i].getIndex();
-        ready[index] = reduce(time, whole(index).gradients, last, end);
-      });
-    double end = time.compute(backwardPrologue);
-    ready[std::nullopt] = reduce(time, outside.gradients, last, end);
+    for (const Part &part : forwardParts)
+      runPart(part, last);
+    double end = 0;
+    for (const Part &part : backwardParts)
+      end = runPart(part, last);
+    if (split.stage < 2) {
+      OptimizerUpdateOp update = t.updateOf(std::nullopt);
+      double bytes = update ? modelStateBytes(update, {}).gradients : 0;
+      ready[std::nullopt] = reduce(time, bytes, last, end);
+    } else {
+      // A microbatch's reduce-scatters end before the next one runs.
+      time.core = std::max(time.core, time.links);
+    }
   }
   // The updates, in the order the gradients were made: HBM-bound vector
   // work on each chip's share of the parameters.
@@ -289,12 +331,15 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
   out.compute = time.busy - out.optimizer;
   out.exposed =
       std::max(0.0, out.seconds - model.programDispatch() - time.busy);
-  // Per microbatch each layer's kept and recomputed values (and a gradient
-  // bucket) allocated and freed, FSDP's gathers (an allocation, a start, a
-  // done and a free, forward and backward), its gradients' collectives;
-  // then the updates and their gathers.
-  double perLayer = 6 + (split.stage >= 3 ? 8 : 0) + (dp > 1 ? 4 : 0);
-  out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size())) +
+  // Per microbatch each layer's kept and recomputed values allocated and
+  // freed and its gradients' collectives; FSDP's gathers and ZeRO-2 and
+  // 3's buckets, four tasks a weight read or gradient made (an
+  // allocation, a start, a done and a free); then the updates and their
+  // gathers.
+  double perLayer = 4 + (dp > 1 ? 2 : 0);
+  out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size()) +
+                          4 * ((split.stage >= 3 ? reads : 0) +
+                               (split.stage >= 2 ? gradients : 0))) +
                      3 * double(t.updates.size());
   return out;
 }
