@@ -12,9 +12,10 @@
 // - The simulated peak HBM is the itemised accounting, item for item (an
 //   upper bound under ZeRO-2 and 3, reached but for gradient buckets freed
 //   early).
-// - Under FSDP each weight is gathered just before the op that reads it,
-//   into a buffer of its own size, one read ahead: the gathered buffers
-//   live at once are two weights', the gradient buckets two weights'.
+// - Under FSDP each weight is gathered before the op that reads it, into a
+//   buffer of its own size, prefetched: the gathered buffers live at once
+//   hold at most the two largest weight reads' bytes, the gradient buckets
+//   two weights' gradients.
 // - Data parallelism's gradient all-reduce of a layer runs under the
 //   backward pass of the layer before it: only the last layer's is
 //   exposed, less the update of the layers reduced before it.
@@ -65,7 +66,7 @@ protected:
   /// Two layers of a small MLP block whose output is the logits (no
   /// parameters outside the layers), a replica's batch of 4 x 1024 tokens,
   /// on `chips` chips of v5e, each a data-parallel replica.
-  OwningOpRef<ModuleOp> twoLayers() {
+  OwningOpRef<ModuleOp> twoLayers(bool head = false) {
     std::string layer = R"mlir(
       %L = loom.layer N (%IN) {kind = "mlp"} : (tensor<4x1024x256xbf16>) -> tensor<4x1024x256xbf16> {
       ^bb0(%x: tensor<4x1024x256xbf16>):
@@ -92,14 +93,23 @@ protected:
         "tensor<4x1024x256xbf16> {" +
         block("%0", 0, "%ids") + block("%1", 1, "%0") +
         "\n return %1 : tensor<4x1024x256xbf16>\n}";
+    if (head) {
+      // An LM head of 256 x 2048 outside the layers.
+      text = "func.func @mlp(%ids: tensor<4x1024x256xbf16>) -> "
+             "tensor<4x1024x2048xbf16> {" +
+             block("%0", 0, "%ids") + block("%1", 1, "%0") +
+             "\n %2 = loom.linear lm_head %1 : tensor<4x1024x256xbf16> -> "
+             "tensor<4x1024x2048xbf16>\n return %2 : "
+             "tensor<4x1024x2048xbf16>\n}";
+    }
     return parseSourceString<ModuleOp>(text, &context);
   }
 
   /// The two-layer step on v5e-4 as 4 data-parallel replicas with
   /// `microbatches`, ZeRO `stage` over all of them (0: none) and `remat`.
   OwningOpRef<ModuleOp> step(int64_t stage, int64_t microbatches = 1,
-                             StringRef remat = "none") {
-    OwningOpRef<ModuleOp> module = twoLayers();
+                             StringRef remat = "none", bool head = false) {
+    OwningOpRef<ModuleOp> module = twoLayers(head);
     if (!module)
       return {};
     std::string pipeline =
@@ -355,6 +365,51 @@ TEST_F(TrainingStepTest, FsdpBuffersAreWeightSized) {
   OwningOpRef<ModuleOp> module = step(3);
   ASSERT_TRUE(module);
   EXPECT_EQ(memoryOf(*module, 1).buffers, 3 * matrix + scale);
+}
+
+// The gathered buffers may hold the bytes of the two largest weight reads:
+// here the head's (256 x 2048 x 2 B), read by the forward pass and again,
+// right after, by its gradient's input part, 4 x 524288 B. So a projection
+// after a norm is gathered before the norm runs, under the ops before it:
+// layer 1's up projection while layer 0's runs, the buffers holding more
+// than two weights but never more than the budget. (One read ahead, it
+// would start as layer 1's norm does, after layer 0's down.)
+TEST_F(TrainingStepTest, FsdpPrefetchesWithinTheTwoLargestWeights) {
+  const double matrix = 256 * 1024 * 2;
+  OwningOpRef<ModuleOp> module = step(3, 1, "none", /*head=*/true);
+  ASSERT_TRUE(module);
+  FailureOr<TrainingView> view = viewOf(*module);
+  ASSERT_TRUE(succeeded(view));
+  EXPECT_EQ(fsdpGatherBudget(*view), 4 * matrix);
+  FailureOr<schedule::Schedule> schedule =
+      lowerToScheduleFile(*module, /*interleave=*/1, /*decompose=*/false);
+  ASSERT_TRUE(succeeded(schedule));
+  double gathered = simulatedPeakOf(*schedule, ".gathered_weights");
+  EXPECT_LE(gathered, 4 * matrix);
+  TargetDesc target = cantFail(schedule::getScheduleTarget(*schedule));
+  auto result = sim::simulate(target, *schedule, /*recordTrace=*/true);
+  ASSERT_TRUE(bool(result));
+  const std::vector<schedule::Task> &tasks = schedule->chips.front().tasks;
+  double upGather = -1, downEnd = -1, norm1Start = -1;
+  for (const sim::TraceEvent &event : result->trace) {
+    if (event.chip != 0)
+      continue;
+    const schedule::Task &task = tasks[event.task];
+    StringRef name(task.name);
+    if (task.kind == schedule::TaskKind::Collective && event.task > 0 &&
+        tasks[event.task - 1].name == "layer1.linear.up.gathered_weights")
+      upGather = event.start;
+    if (name.starts_with("layer0.linear.down"))
+      downEnd = event.end;
+    if (name == "layer1.rms_norm")
+      norm1Start = event.start;
+  }
+  ASSERT_GE(upGather, 0);
+  ASSERT_GE(norm1Start, 0);
+  EXPECT_LT(upGather, downEnd);
+  EXPECT_LT(upGather, norm1Start);
+  // The accounting holds it.
+  EXPECT_LE(result->chips.front().peakHbm, memoryOf(*module, 1).total() + 16);
 }
 
 // Every bundled model's training step (a small workload of its kind, on

@@ -234,17 +234,25 @@ public:
   }
 
   TrainingMemory run() {
-    // Every weight read, in order, for the gathers' prefetch.
     if (split.stage >= 3)
-      forEachOp([&](Operation *op, std::optional<int64_t> group) {
-        if (int64_t read = getParameterUse(op).read)
-          reads.push_back(double(read) * bytesPer(group, /*weights=*/true));
-      });
+      planGathers();
     best = -1;
     forEachOp([&](Operation *op, std::optional<int64_t> group) {
       visit(op, group);
     });
     return peak;
+  }
+
+  /// The two largest weights any op reads (bytes).
+  double gatherBudget() {
+    collectReads();
+    double first = 0, second = 0;
+    for (double read : reads) {
+      if (read > first)
+        std::swap(first, read);
+      second = std::max(second, read);
+    }
+    return first + second;
   }
 
 private:
@@ -299,19 +307,53 @@ private:
                                           : update.getGradType()));
   }
 
+  /// Every weight read, in order.
+  void collectReads() {
+    reads.clear();
+    forEachOp([&](Operation *op, std::optional<int64_t> group) {
+      if (int64_t read = getParameterUse(op).read)
+        reads.push_back(double(read) * bytesPer(group, /*weights=*/true));
+    });
+  }
+
+  /// When each read's gather starts, as the lowering starts it (at the
+  /// start of the earliest read from which the buffers up to it fit the
+  /// budget, one read ahead at least): `lastStarted[k]`, the last read
+  /// whose gather has started while read k runs.
+  void planGathers() {
+    double budget = gatherBudget();
+    sums.assign(reads.size() + 1, 0);
+    for (size_t j = 0; j < reads.size(); ++j)
+      sums[j + 1] = sums[j] + reads[j];
+    lastStarted.assign(reads.size(), 0);
+    size_t from = 0;
+    for (size_t j = 0; j < reads.size(); ++j) {
+      while (from + 1 < j && sums[j + 1] - sums[from] > budget)
+        ++from;
+      // Read j's gather starts as read `from` does (the first read's with
+      // the first read).
+      size_t at = j == 0 ? 0 : std::min(from, j - 1);
+      for (size_t k = at; k <= j; ++k)
+        lastStarted[k] = std::max(lastStarted[k], j);
+    }
+  }
+  /// Bytes of the gathered buffers of reads `from` to `to`.
+  double gatheredBetween(size_t from, size_t to) const {
+    return from > to ? 0 : sums[to + 1] - sums[from];
+  }
+
   /// What is held while `op` runs.
   void visit(Operation *op, std::optional<int64_t> group) {
     ParameterUse use = getParameterUse(op);
     double gathered = 0;
     if (split.stage >= 3) {
-      // The op's gathered weights and the next read's, prefetched; between
-      // two reads, the next one's.
+      // The op's gathered weights and the next reads' whose gathers have
+      // started; between two reads, those after the last.
       if (use.read > 0) {
-        gathered = reads[nextRead] +
-                   (nextRead + 1 < reads.size() ? reads[nextRead + 1] : 0);
+        gathered = gatheredBetween(nextRead, lastStarted[nextRead]);
         ++nextRead;
       } else if (nextRead > 0 && nextRead < reads.size()) {
-        gathered = reads[nextRead];
+        gathered = gatheredBetween(nextRead, lastStarted[nextRead - 1]);
       }
     }
     if (split.stage >= 2 && use.gradient > 0) {
@@ -335,13 +377,18 @@ private:
   double share, inFlight;
   /// Held at the op being visited.
   double kept = 0, recomputed = 0, bucket = 0, previousBucket = 0;
-  std::vector<double> reads;
+  std::vector<double> reads, sums;
+  std::vector<size_t> lastStarted;
   size_t nextRead = 0;
   double best = -1;
   TrainingMemory peak;
 };
 
 } // namespace
+
+double loom::fsdpGatherBudget(const TrainingView &view) {
+  return MemoryWalk(view, ZeroSplit{1, 3}, 1, 1).gatherBudget();
+}
 
 TrainingMemory loom::trainingMemory(const TrainingView &view,
                                     const ZeroSplit &split,

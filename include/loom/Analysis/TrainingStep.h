@@ -104,6 +104,12 @@ struct ParameterUse {
 };
 ParameterUse getParameterUse(mlir::Operation *op);
 
+/// What FSDP's gathered buffers hold at most (bytes): the two largest
+/// weights any op of the step reads. The lowering starts a read's gather as
+/// early as the buffers from the read running up to it fit this, and at
+/// least one read ahead.
+double fsdpGatherBudget(const TrainingView &view);
+
 /// What one chip of a training step holds at its peak, item by item
 /// (bytes), walking the step in the order the lowering runs it
 /// (convert-loom-to-sched) and holding what the lowering allocates:
@@ -112,8 +118,9 @@ ParameterUse getParameterUse(mlir::Operation *op);
 ///   the end of its backward pass, and those the ops outside the layers
 ///   keep through the microbatch;
 /// - a layer's recomputed values through its backward pass;
-/// - under FSDP, the gathered copy of the weights of the op running and of
-///   the next op that reads weights (prefetched one op ahead: two at most);
+/// - under FSDP, the gathered copies of the weights of the op running and
+///   of the next ops that read weights whose gathers have started (the
+///   lowering prefetches as far ahead as fsdpGatherBudget allows);
 /// - under ZeRO-2 and 3, the whole gradients of the last two ops of the
 ///   microbatch that made gradients (one filling, the other's
 ///   reduce-scatter in flight: the lowering frees a bucket when its

@@ -13,6 +13,7 @@
 #include "loom/Analysis/TrainingStep.h"
 #include "loom/Dialect/Loom/LoomAttributes.h"
 
+#include <deque>
 #include <map>
 
 using namespace mlir;
@@ -54,6 +55,8 @@ public:
       return failure();
     train.emplace(std::move(*got));
     split = getZeroSplit(module);
+    if (split.stage >= 3)
+      gatherBudget = fsdpGatherBudget(*train);
     SmallVector<GroupAxis> axes; // pricing is the simulator's job here
     int64_t m = microbatches();
     auto runOf = [&](ArrayRef<Operation *> ops) {
@@ -199,11 +202,10 @@ private:
 
   /// The work of `cost` on microbatch `mb` after `last`, on every chip.
   /// Under FSDP an op that reads weights waits for their all-gather into a
-  /// buffer of their own (freed after it), which starts as the read before
-  /// it does: one read ahead, two buffers at most. Under ZeRO-2 and 3 an op
-  /// that makes gradients fills a bucket of their size, reduce-scattered
-  /// after it and freed when that is done; the bucket waits for the free
-  /// of the one two before it (two at most).
+  /// buffer of their own (freed after it), prefetched (gatherAfter). Under
+  /// ZeRO-2 and 3 an op that makes gradients fills a bucket of their size,
+  /// reduce-scattered after it and freed when that is done; the bucket
+  /// waits for the free of the one two before it (two at most).
   void emitRun(const LayerSliceCost &cost, const std::string &where,
                int64_t layer, int64_t mb, ReplicaTasks &last) {
     Unit unit{mb, 0, tokens, 0};
@@ -229,19 +231,13 @@ private:
       microbatchWaits.clear();
       if (split.stage >= 3 && use.read > 0) {
         double bytes = double(use.read) * bytesPerParameter(layer, true);
-        SmallVector<ReplicaTasks, 3> deps;
-        if (prefetch.any)
-          deps = {prefetch.start, prefetch.done, prefetch.freedBefore};
-        else
-          deps = {before};
         gathered = allocAll(MemoryKind::Buffers, bytes,
-                            name + ".gathered_weights", deps);
+                            name + ".gathered_weights",
+                            gatherAfter(bytes, before));
         ReplicaTasks done = replicaCollective(
             CollectiveKind::AllGather, ReplicaGroup::Shards, bytes, gathered);
         waits.push_back(done);
-        prefetch.any = true;
-        prefetch.start = before;
-        prefetch.done = done;
+        gatheredReads.push_back({bytes, before, done, noTasks()});
       }
       double gradientBytes = 0;
       if (split.stage >= 2 && use.gradient > 0) {
@@ -257,10 +253,8 @@ private:
         for (const ReplicaTasks &wait : waits)
           addDeps(d, 0, start, wait[d]);
       }
-      if (!gathered.empty()) {
-        prefetch.freedBefore = prefetch.freed;
-        prefetch.freed = freeAll(gathered, {last});
-      }
+      if (!gathered.empty())
+        gatheredReads.back().freed = freeAll(gathered, {last});
       if (!bucket.empty()) {
         Reduction reduction = reduceGradients(gradientBytes, mb, last);
         buckets.freedBefore = buckets.freed;
@@ -276,6 +270,38 @@ private:
     deps.append(microbatchWaits.begin(), microbatchWaits.end());
     return deps;
   }
+  /// What the gather of the next read (`bytes`, its op after `before`)
+  /// waits for: the start of the earliest read from which the buffers up
+  /// to this one fit the budget (one read ahead at least: the two largest
+  /// weights fit it), the free of the buffer before that read, and the
+  /// gather before (gathers run in order). So the buffers live at once
+  /// never hold more than the budget, and a large weight after a small one
+  /// (a projection after a norm's scale) is gathered under the op before.
+  SmallVector<ReplicaTasks, 3> gatherAfter(double bytes,
+                                           const ReplicaTasks &before) {
+    if (gatheredReads.empty())
+      return {before};
+    size_t last = gatheredReads.size() - 1, from = last;
+    size_t lowest = firstReadKept ? 0 : 1;
+    double held = bytes + gatheredReads[last].bytes;
+    while (from > lowest &&
+           held + gatheredReads[from - 1].bytes <= gatherBudget) {
+      --from;
+      held += gatheredReads[from].bytes;
+    }
+    SmallVector<ReplicaTasks, 3> deps{gatheredReads[from].start,
+                                      gatheredReads[last].done};
+    if (from > 0)
+      deps.push_back(gatheredReads[from - 1].freed);
+    // Later gathers start no earlier: keep the reads from the one before
+    // `from`.
+    for (size_t i = 0; i + 1 < from; ++i) {
+      gatheredReads.pop_front();
+      firstReadKept = false;
+    }
+    return deps;
+  }
+
   static std::optional<int64_t> groupOf(int64_t layer) {
     return layer >= 0 ? std::optional<int64_t>(layer) : std::nullopt;
   }
@@ -288,14 +314,15 @@ private:
     return next;
   }
 
-  /// The gradients of one group of parameters (a layer's, or those outside
-  /// the layers) reduced after the backward pass of microbatch `mb` made
-  /// them (`after`): under ZeRO-2 and 3 reduce-scattered every microbatch,
-  /// otherwise accumulated and reduced after the last; then, with groups
-  /// of fsdp replicas, all-reduced between the groups.
+  /// `bytes` of gradients (one weight's under ZeRO-2 and 3; otherwise a
+  /// layer's, or those of the parameters outside the layers) reduced after
+  /// the backward pass of microbatch `mb` made them (`after`): under ZeRO-2
+  /// and 3 reduce-scattered every microbatch, otherwise accumulated and
+  /// reduced after the last; then, with groups of fsdp replicas,
+  /// all-reduced between the groups.
   struct Reduction {
-    /// When the microbatch's whole gradients are no longer needed (its
-    /// reduce-scatter's done, or `after`).
+    /// When the microbatch's whole gradients (a bucket) are no longer
+    /// needed: its reduce-scatter's done, or `after`.
     ReplicaTasks scattered;
     /// What the update waits for (the last microbatch's).
     ReplicaTasks ready;
@@ -343,7 +370,6 @@ private:
     for (LayerGradOp grad : t.layerGrads)
       gradOf[grad.getIndex()] = grad;
     ReplicaTasks last = noTasks();
-    prefetch.freed = prefetch.freedBefore = noTasks();
     buckets.freed = buckets.freedBefore = noTasks();
     for (int64_t mb = 0; mb < microbatches(); ++mb) {
       std::string mbName = ".mb" + std::to_string(mb);
@@ -448,13 +474,18 @@ private:
   std::vector<LayerSliceCost> forwardCosts, backwardCosts;
   /// The ops between one layer (layer_grad) and the next.
   std::vector<LayerSliceCost> afterForward, afterBackward;
-  /// FSDP's gathers, one weight read ahead across the whole step: what the
-  /// last read's first task waited for besides its gather (`start`), its
-  /// gather's done, and the frees of its buffer and of the one before.
-  struct {
-    ReplicaTasks start, done, freed, freedBefore;
-    bool any = false;
-  } prefetch;
+  /// FSDP's gathers, read by read across the whole step (those a later
+  /// gather may still wait for): the buffer's bytes, what the read's first
+  /// task waited for besides its gather (`start`), the gather's done and
+  /// the buffer's free; and the budget of the buffers (fsdpGatherBudget).
+  struct GatheredRead {
+    double bytes;
+    ReplicaTasks start, done, freed;
+  };
+  std::deque<GatheredRead> gatheredReads;
+  /// Whether gatheredReads starts at the step's first read.
+  bool firstReadKept = true;
+  double gatherBudget = 0;
   /// The frees of the last two gradient buckets (ZeRO-2 and 3).
   struct {
     ReplicaTasks freed, freedBefore;
