@@ -268,23 +268,44 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
 
   Timeline time;
   std::map<std::optional<int64_t>, double> ready;
-  // FSDP's gathers, one read ahead (the lowering's emitRun): a kernel that
-  // reads weights waits for their gather, which starts once the kernel of
-  // the read before it could start and that read's gather is done.
-  double readStart = 0, readGathered = 0;
+  // FSDP's gathers (the lowering's gatherAfter): a read's gather starts
+  // with the earliest read from which the buffers up to it fit the budget
+  // (the step's two largest weight reads; one read ahead at least), once
+  // the read before that one has ended and the gather before is done.
+  struct Read {
+    double bytes, start, end;
+  };
+  std::vector<Read> gatheredReads;
+  double budget = split.stage >= 3 ? fsdpGatherBudget(t) : 0;
+  double lastGathered = 0;
+  auto gatherStart = [&](double bytes, double now) {
+    if (gatheredReads.empty())
+      return now;
+    size_t last = gatheredReads.size() - 1, from = last;
+    double held = bytes + gatheredReads[last].bytes;
+    while (from > 0 && held + gatheredReads[from - 1].bytes <= budget) {
+      --from;
+      held += gatheredReads[from].bytes;
+    }
+    double start = std::max(gatheredReads[from].start, lastGathered);
+    if (from > 0)
+      start = std::max(start, gatheredReads[from - 1].end);
+    return start;
+  };
   auto runPart = [&](const Part &part, bool last) {
     double end = time.core;
     for (const Item &item : part.run) {
       double start = time.core;
-      if (split.stage >= 3 && item.read > 0) {
-        double gathered = time.collective(
+      bool gathers = split.stage >= 3 && item.read > 0;
+      if (gathers) {
+        lastGathered = time.collective(
             groups.time(CollectiveKind::AllGather, true, item.read),
-            std::max(readStart, readGathered));
-        readStart = start;
-        readGathered = gathered;
-        start = std::max(start, gathered);
+            gatherStart(item.read, start));
+        start = std::max(start, lastGathered);
       }
       end = time.compute(item.seconds, start);
+      if (gathers)
+        gatheredReads.push_back({item.read, start, end});
       if (split.stage >= 2 && item.gradient > 0)
         ready[part.layer] = std::max(
             ready[part.layer], reduce(time, item.gradient, last, end));
