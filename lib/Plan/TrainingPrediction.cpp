@@ -66,13 +66,19 @@ struct ReplicaGroups {
   std::optional<GroupRoutes> shards, copies;
   double shardsShare = 1, copiesShare = 1;
 
-  double time(CollectiveKind kind, bool shardGroup, double bytes) const {
+  double time(CollectiveKind kind, bool shardGroup, double bytes) {
     const std::optional<GroupRoutes> &routes = shardGroup ? shards : copies;
     if (!routes || bytes <= 0)
       return 0;
-    return model.routedCollectiveTime(kind, *routes, bytes) *
-           (shardGroup ? shardsShare : copiesShare);
+    // (A model's layers read the same weights' sizes again and again; a
+    // group of 256 replicas is costly to price.)
+    auto [it, fresh] = priced.try_emplace({kind, shardGroup, bytes}, 0.0);
+    if (fresh)
+      it->second = model.routedCollectiveTime(kind, *routes, bytes) *
+                   (shardGroup ? shardsShare : copiesShare);
+    return it->second;
   }
+  std::map<std::tuple<CollectiveKind, bool, double>, double> priced;
 };
 
 /// The most messages one step of the groups' rings puts on a link, over
