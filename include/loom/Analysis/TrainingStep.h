@@ -127,7 +127,9 @@ double fsdpGatherBudget(const TrainingView &view);
 ///   reduce-scatter is done, fills a third only once the first is freed,
 ///   and starts the next microbatch once the last two are).
 /// The peak is an upper bound of the lowered step's, which it reaches but
-/// for the buckets whose reduce-scatters end early.
+/// for what the schedule's timing frees early or allocates late (a bucket
+/// whose reduce-scatter ends early, a gather still waiting for the one
+/// before it).
 struct TrainingMemory {
   ModelStateBytes states;
   /// Kept from the forward pass for the backward pass at the peak, per

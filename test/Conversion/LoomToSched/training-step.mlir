@@ -38,13 +38,15 @@
 // FSDP (ZeRO-3 over the 4): a quarter of every state. Each op that reads
 // weights has them all-gathered just before it into a buffer of their own
 // size (the norm's scale, 64 x 2 B; up's and down's matrices, 64 x 128 x
-// 2 B), freed after it; the next op's gather starts as it starts, once the
-// buffer before it is freed (one read ahead, two buffers at most). The
-// backward pass gathers them again for the gradients' input parts (dX =
-// dY W^T); each weight part fills a bucket of its gradients' size,
-// reduce-scattered after it and freed when that is done, and the third
-// bucket waits for the first's free. Each chip updates its quarter once
-// its layer's reduce-scatters are done, and gathers nothing after.
+// 2 B), freed after it. The gathers run in order, each as early as the
+// buffers allow (at most the two largest reads, up's and down's: here one
+// read ahead, the next op's gather starting as an op starts, once the
+// buffer before it is freed). The backward pass gathers them again for
+// the gradients' input parts (dX = dY W^T); each weight part fills a
+// bucket of its gradients' size, reduce-scattered after it and freed when
+// that is done, and the third bucket waits for the first's free. Each chip
+// updates its quarter once its layer's reduce-scatters are done, and
+// gathers nothing after.
 // FSDP: sched.chip 0 {
 // FSDP-NEXT: sched.alloc weights 8224 "layer0.weights"
 // FSDP-NEXT: sched.alloc gradients 8224 "layer0.gradients"
