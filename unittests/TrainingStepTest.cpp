@@ -413,31 +413,39 @@ TEST_F(TrainingStepTest, FsdpPrefetchesWithinTheTwoLargestWeights) {
 }
 
 // Every bundled model's training step (a small workload of its kind, on
-// one chip) lowers and runs: to its end within the itemised memory, or to
+// one chip, and split over two replicas with FSDP: each weight gathered
+// before the ops that read it, the DiT's conditioning and a tied LM head's
+// table too) lowers and runs: to its end within the itemised memory, or to
 // the HBM overflow the accounting foresaw.
 TEST_F(TrainingStepTest, EveryBundledModelsStepLowersAndRuns) {
-  for (const BundledModel &bundled : getBundledModels()) {
-    SCOPED_TRACE(bundled.name.str());
-    OwningOpRef<ModuleOp> module =
-        test::importSmallWorkload(bundled.name, context);
-    ASSERT_TRUE(module);
-    ASSERT_TRUE(succeeded(run(*module, "loom-set-target{topology=v5e-1},"
-                                       "loom-derive-training-step,"
-                                       "loom-remat{policy=selective}")));
-    TrainingMemory memory = memoryOf(*module, 1);
-    FailureOr<schedule::Schedule> schedule =
-        lowerToScheduleFile(*module, /*interleave=*/1, /*decompose=*/false);
-    ASSERT_TRUE(succeeded(schedule));
-    TargetDesc target = cantFail(schedule::getScheduleTarget(*schedule));
-    auto result = sim::simulate(target, *schedule, /*recordTrace=*/false);
-    ASSERT_TRUE(bool(result));
-    if (memory.total() <= target.hbmBytes) {
-      EXPECT_EQ(result->failure, "");
-      EXPECT_LE(result->chips.front().peakHbm, memory.total() + 16);
-    } else {
-      EXPECT_NE(result->failure.find("HBM overflow"), std::string::npos);
+  for (const BundledModel &bundled : getBundledModels())
+    for (bool fsdp : {false, true}) {
+      SCOPED_TRACE(bundled.name.str() + (fsdp ? ", FSDP" : ""));
+      OwningOpRef<ModuleOp> module =
+          test::importSmallWorkload(bundled.name, context);
+      ASSERT_TRUE(module);
+      std::string pipeline =
+          fsdp ? "loom-set-target{topology=v5e-4},"
+                 "loom-derive-training-step,loom-remat{policy=selective},"
+                 "loom-partition-layers{data-parallel=2},loom-shard-zero"
+               : "loom-set-target{topology=v5e-1},"
+                 "loom-derive-training-step,loom-remat{policy=selective}";
+      ASSERT_TRUE(succeeded(run(*module, pipeline)));
+      TrainingMemory memory = memoryOf(*module, 1);
+      FailureOr<schedule::Schedule> schedule =
+          lowerToScheduleFile(*module, /*interleave=*/1, /*decompose=*/false);
+      ASSERT_TRUE(succeeded(schedule));
+      TargetDesc target = cantFail(schedule::getScheduleTarget(*schedule));
+      auto result = sim::simulate(target, *schedule, /*recordTrace=*/false);
+      ASSERT_TRUE(bool(result));
+      if (memory.total() <= target.hbmBytes) {
+        EXPECT_EQ(result->failure, "");
+        for (const sim::ChipStats &chip : result->chips)
+          EXPECT_LE(chip.peakHbm, memory.total() + 16);
+      } else {
+        EXPECT_NE(result->failure.find("HBM overflow"), std::string::npos);
+      }
     }
-  }
 }
 
 // One pass instance over two modules (as a search's pass managers run):
