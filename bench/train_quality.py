@@ -15,9 +15,13 @@ train` with the same workload and no layout. Nothing is fitted.
 
 A remat policy that offloads to host memory (qkv_proj_offloaded) is not
 modelled by Loom: that row prices MaxText's mesh with save_qkv_proj (the
-same values kept, in HBM instead of the host's), and says so.
+same values kept, in HBM instead of the host's), and says so. MaxText's
+tensor axis also splits the activations' embedding dimension between the
+matmuls (base.yml's activation_embed rule): priced as Megatron sequence
+parallelism (+ sp), which holds the same 1/tp.
 
-usage: bench/train_quality.py BUILD-DIR > bench/train_quality.md
+usage: bench/train_quality.py BUILD-DIR [SCRIPT...] > table.md
+(the rows of the scripts named, e.g. 16b.sh; all of them by default)
 """
 import json, math, os, subprocess, sys, tempfile, time
 
@@ -71,14 +75,17 @@ def plan(args):
 
 
 def figures(p):
+    """The step's seconds (simulated, else predicted), its MFU, and how
+    the time was found."""
     t = p.get("simulated_s", p["predicted_s"])
-    train = p["training"]
-    mfu = train.get("mfu", p["ideal_s"] / t)
-    return t, mfu
+    mfu = p["training"].get("mfu", p["ideal_s"] / t)
+    return t, mfu, "" if "simulated_s" in p else " (predicted: too large to simulate)"
+
 
 
 def layout_name(p):
-    parts = [f"tp {p['tp']}", f"dp {p['data_parallel']}"]
+    parts = [f"tp {p['tp']}" + (" + sp" if p.get("sequence_parallel") else ""),
+             f"dp {p['data_parallel']}"]
     if p.get("fsdp", 1) > 1:
         parts.append(f"fsdp {p['fsdp']} (ZeRO-{p['zero']})")
     parts.append(f"remat {p['remat']}")
@@ -90,8 +97,11 @@ def layout_name(p):
 print("| MaxText script | model | sequences a step | MaxText layout (as configured) | step s | MFU | "
       "Loom's search winner | step s | MFU | winner / MaxText | search s |")
 print("|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|")
+only = set(sys.argv[2:])
 with tempfile.TemporaryDirectory() as tmp:
     for script, model, per_device, remat, tp in CASES:
+        if only and script not in only:
+            continue
         if isinstance(model, dict):
             path = os.path.join(tmp, script + ".json")
             json.dump(model, open(path, "w"))
@@ -104,14 +114,19 @@ with tempfile.TemporaryDirectory() as tmp:
                     "--batch", str(batch), "--seq", str(SEQ)]
         priced = "save_qkv_proj" if remat.endswith("_offloaded") else remat
         dp = CHIPS // tp
+        # base.yml's logical_axis_rules shard activation_embed over the
+        # tensor axis (src/maxtext/configs/base.yml:598): between the
+        # matmuls each chip holds 1/tp of the activations, which Loom
+        # prices as Megatron sequence parallelism.
+        split = ["--sequence-parallel"] if tp > 1 else []
         given, why = plan(workload + ["--tp", str(tp), "--data-parallel", str(dp),
-                                      "--fsdp", str(dp), "--remat", priced])
-        configured = f"tp {tp}, fsdp {dp}, remat {remat}"
+                                      "--fsdp", str(dp), "--remat", priced] + split)
+        configured = f"tp {tp}{' + sp' if split else ''}, fsdp {dp}, remat {remat}"
         if priced != remat:
             configured += f" (priced as {priced}: host offload is not modelled)"
         if given:
-            t0, mfu0 = figures(given)
-            left = f"{configured} | {t0:.2f} | {100 * mfu0:.1f}% |"
+            t0, mfu0, how0 = figures(given)
+            left = f"{configured} | {t0:.2f}{how0} | {100 * mfu0:.1f}% |"
         else:
             t0 = None
             left = f"{configured}: does not fit ({why.split('error: ')[-1][:160]}) | | |"
@@ -124,8 +139,8 @@ with tempfile.TemporaryDirectory() as tmp:
             print(f"| {script} | {name} | {batch} | {left} no plan fits | | | | {seconds:.0f} |")
             continue
         best, _ = plan(["--plan", winner_file])
-        t1, mfu1 = figures(best)
+        t1, mfu1, how1 = figures(best)
         ratio = f"{t0 / t1:.2f}x" if t0 else "-"
-        print(f"| {script} | {name} | {batch} | {left} {layout_name(best)} | {t1:.2f} | "
+        print(f"| {script} | {name} | {batch} | {left} {layout_name(best)} | {t1:.2f}{how1} | "
               f"{100 * mfu1:.1f}% | {ratio} | {seconds:.0f} |")
         sys.stdout.flush()
