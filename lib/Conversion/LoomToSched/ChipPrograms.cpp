@@ -192,12 +192,7 @@ Tasks ChipPrograms::emitItem(int64_t d, int64_t s, const Item &item,
                                           : r / tp);
       return t;
     });
-    return onRanks(d, s, [&](int64_t r) {
-      file::Task t;
-      t.kind = file::TaskKind::CollectiveDone;
-      t.start = starts[r];
-      return t;
-    });
+    return collectiveDone(d, s, starts);
   }
   if (work.ringSteps > 1)
     return emitRing(d, s, item, unit, name, last);
@@ -331,12 +326,7 @@ Tasks ChipPrograms::tensorParallelAllGather(int64_t d, int64_t s,
     t.tag = tag + r / tp;
     return t;
   });
-  return onRanks(d, s, [&](int64_t r) {
-    file::Task t;
-    t.kind = file::TaskKind::CollectiveDone;
-    t.start = starts[r];
-    return t;
-  });
+  return collectiveDone(d, s, starts);
 }
 
 /// Ring attention (Liu et al. 2023): `ringSteps` compute blocks, each an

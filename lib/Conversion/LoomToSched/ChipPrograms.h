@@ -106,6 +106,17 @@ protected:
     return done;
   }
 
+  /// The done of each rank's collective started at `starts[r]` (of (d, s)):
+  /// the point where its result is there for the tasks that use it.
+  Tasks collectiveDone(int64_t d, int64_t s, llvm::ArrayRef<int64_t> starts) {
+    return onRanks(d, s, [&](int64_t r) {
+      file::Task t;
+      t.kind = file::TaskKind::CollectiveDone;
+      t.start = starts[r];
+      return t;
+    });
+  }
+
   /// Adds `extra[r]` to the dependencies of task `tasks[r]` on each rank.
   void addDeps(int64_t d, int64_t s, llvm::ArrayRef<int64_t> tasks,
                llvm::ArrayRef<int64_t> extra);

@@ -171,14 +171,8 @@ private:
         return t;
       });
     });
-    return onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
-        file::Task t;
-        t.kind = file::TaskKind::CollectiveDone;
-        t.start = starts[d][r];
-        return t;
-      });
-    });
+    return onReplicas(
+        [&](int64_t d) { return collectiveDone(d, 0, starts[d]); });
   }
 
   /// The parameters the ops of `item` read and make gradients of.
