@@ -364,8 +364,8 @@ SmallVector<int64_t> SearchSpace::fsdpDegrees(int64_t dp) const {
 }
 
 /// Without a split, none; with one, each stage: ZeRO-1 and 2 keep every
-/// weight on every chip and gather none, ZeRO-3 gathers each layer's twice
-/// a microbatch for the least memory.
+/// weight on every chip and gather none, ZeRO-3 gathers each weight before
+/// each use for the least memory.
 SmallVector<int64_t> SearchSpace::zeroStages(int64_t fsdp) const {
   if (fsdp == 1)
     return {given.zero.value_or(layoutDimensions().zero.defaultValue)};
@@ -422,36 +422,36 @@ Candidates SearchSpace::trainingCandidates() {
         given.sequenceParallel ? SmallVector<bool, 2>{*given.sequenceParallel}
         : t.tp > 1             ? SmallVector<bool, 2>{false, true}
                                : SmallVector<bool, 2>{false};
-    for (bool sequenceParallel : sequenceSplits)
-    for (int64_t fsdp : fsdpDegrees(dp)) {
-      if (dp % fsdp != 0)
-        continue;
-      for (int64_t zero : zeroStages(fsdp))
-        for (RematPolicy remat : rematPolicies())
-          for (int64_t m : accumulationCounts(batch / dp)) {
-            ParallelLayout candidate;
-            candidate.tp = t.tp;
-            candidate.sequenceParallel = sequenceParallel;
-            candidate.dataParallel = dp;
-            candidate.fsdp = fsdp;
-            candidate.zero = zero;
-            candidate.remat = remat;
-            candidate.microbatches = m;
-            if (given.placement)
-              candidate.placement = *given.placement;
-            // The tp group's other placements (each moves the replicas'
-            // rings too) refine the best layouts, as the expert groups'.
-            const std::vector<Placement> &placed =
-                given.placement || t.tp == 1
-                    ? std::vector<Placement>{}
-                    : placements(t.tp, 1, 1, false);
-            if (placed.size() > 1)
-              out.refinements.emplace_back(
-                  out.layouts.size(),
-                  std::vector<Placement>(placed.begin() + 1, placed.end()));
-            out.layouts.push_back(candidate);
-          }
+    // The tp group's other placements (each moves the replicas' rings
+    // too) refine the best layouts, as the expert groups' do.
+    std::vector<Placement> others;
+    if (!given.placement && t.tp > 1) {
+      const std::vector<Placement> &placed = placements(t.tp, 1, 1, false);
+      if (placed.size() > 1)
+        others.assign(placed.begin() + 1, placed.end());
     }
+    for (bool sequenceParallel : sequenceSplits)
+      for (int64_t fsdp : fsdpDegrees(dp)) {
+        if (dp % fsdp != 0)
+          continue;
+        for (int64_t zero : zeroStages(fsdp))
+          for (RematPolicy remat : rematPolicies())
+            for (int64_t m : accumulationCounts(batch / dp)) {
+              ParallelLayout candidate;
+              candidate.tp = t.tp;
+              candidate.sequenceParallel = sequenceParallel;
+              candidate.dataParallel = dp;
+              candidate.fsdp = fsdp;
+              candidate.zero = zero;
+              candidate.remat = remat;
+              candidate.microbatches = m;
+              if (given.placement)
+                candidate.placement = *given.placement;
+              if (!others.empty())
+                out.refinements.emplace_back(out.layouts.size(), others);
+              out.layouts.push_back(candidate);
+            }
+      }
   }
   return out;
 }
