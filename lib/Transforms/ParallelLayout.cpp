@@ -174,7 +174,7 @@ const LayoutDimensions &loom::layoutDimensions() {
     d.zero = {"zero", "zero", 3,
               "With --fsdp: the ZeRO stage of the split: 1 the optimizer "
               "state and master weights, 2 and the gradients, 3 and the "
-              "weights (FSDP: each layer's gathered before use)"};
+              "weights (FSDP: each weight gathered before each use)"};
     d.remat = {"remat", "remat", RematPolicy::None,
                "A training step: what the forward pass keeps for the "
                "backward pass (loom-remat's policies; a search chooses "
