@@ -107,6 +107,57 @@ int64_t busiestLink(const CostModel &model, ArrayRef<int64_t> shape,
   return most;
 }
 
+/// The replicas' groups of a stage's rank 0: the fsdp replicas that split
+/// the states, and those holding the same shard in the other groups; none
+/// when the mesh cannot be laid out.
+std::optional<ReplicaGroups>
+replicaGroups(const CostModel &model, const TargetDesc &desc,
+              const TopologyDesc &topology, const ParallelLayout &layout,
+              const Placement &placement, const ZeroSplit &split) {
+  int64_t dp = layout.dataParallel;
+  ReplicaGroups groups{model, {}, {}, {}};
+  groups.shape.assign(topology.shape.begin(), topology.shape.end());
+  if (dp > 1) {
+    MeshShape shape{dp, 1, layout.tp, layout.sp};
+    auto mesh = DeviceMesh::build(desc, topology, shape, placement);
+    if (!mesh) {
+      llvm::consumeError(mesh.takeError());
+      return std::nullopt;
+    }
+    int64_t ranks = layout.tp * layout.sp;
+    auto coordsOf = [&](ArrayRef<int64_t> replicas, int64_t rank) {
+      SmallVector<SmallVector<int64_t, 3>> coords;
+      for (int64_t d : replicas) {
+        ChipCoord c = mesh->chip(d, 0, rank);
+        coords.push_back({c[0], c[1]});
+      }
+      return coords;
+    };
+    auto routesOf = [&](ArrayRef<int64_t> replicas, double &share)
+        -> std::optional<GroupRoutes> {
+      if (replicas.size() < 2)
+        return std::nullopt;
+      SmallVector<SmallVector<SmallVector<int64_t, 3>>> all;
+      for (int64_t r = 0; r < ranks; ++r)
+        all.push_back(coordsOf(replicas, r));
+      int64_t alone = busiestLink(model, groups.shape, {all.front()});
+      if (alone > 0)
+        share = double(busiestLink(model, groups.shape, all)) / double(alone);
+      return model.groupRoutes(groups.shape, all.front());
+    };
+    int64_t fsdp = split.fsdp;
+    SmallVector<int64_t> shards, copies;
+    for (int64_t i = 0; i < fsdp; ++i)
+      shards.push_back(i);
+    for (int64_t j = 0; j < dp / fsdp; ++j)
+      copies.push_back(j * fsdp);
+    groups.shards = routesOf(shards, groups.shardsShare);
+    groups.copies = routesOf(copies, groups.copiesShare);
+  }
+
+  return groups;
+}
+
 } // namespace
 
 std::optional<TrainingStepPrediction>
@@ -173,47 +224,11 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
         layer);
   };
 
-  // The replicas' groups: the fsdp replicas that split the states, and
-  // those holding the same shard in the other groups.
-  ReplicaGroups groups{model, {}, {}, {}};
-  groups.shape.assign(topology.shape.begin(), topology.shape.end());
-  if (dp > 1) {
-    MeshShape shape{dp, 1, layout.tp, layout.sp};
-    auto mesh = DeviceMesh::build(desc, topology, shape, placement);
-    if (!mesh) {
-      llvm::consumeError(mesh.takeError());
-      return std::nullopt;
-    }
-    int64_t ranks = layout.tp * layout.sp;
-    auto coordsOf = [&](ArrayRef<int64_t> replicas, int64_t rank) {
-      SmallVector<SmallVector<int64_t, 3>> coords;
-      for (int64_t d : replicas) {
-        ChipCoord c = mesh->chip(d, 0, rank);
-        coords.push_back({c[0], c[1]});
-      }
-      return coords;
-    };
-    auto routesOf = [&](ArrayRef<int64_t> replicas, double &share)
-        -> std::optional<GroupRoutes> {
-      if (replicas.size() < 2)
-        return std::nullopt;
-      SmallVector<SmallVector<SmallVector<int64_t, 3>>> all;
-      for (int64_t r = 0; r < ranks; ++r)
-        all.push_back(coordsOf(replicas, r));
-      int64_t alone = busiestLink(model, groups.shape, {all.front()});
-      if (alone > 0)
-        share = double(busiestLink(model, groups.shape, all)) / double(alone);
-      return model.groupRoutes(groups.shape, all.front());
-    };
-    int64_t fsdp = split.fsdp;
-    SmallVector<int64_t> shards, copies;
-    for (int64_t i = 0; i < fsdp; ++i)
-      shards.push_back(i);
-    for (int64_t j = 0; j < dp / fsdp; ++j)
-      copies.push_back(j * fsdp);
-    groups.shards = routesOf(shards, groups.shardsShare);
-    groups.copies = routesOf(copies, groups.copiesShare);
-  }
+  std::optional<ReplicaGroups> built =
+      replicaGroups(model, desc, topology, layout, placement, split);
+  if (!built)
+    return std::nullopt;
+  ReplicaGroups &groups = *built;
 
   TrainingStepPrediction out;
   auto whole = [&](std::optional<int64_t> layer) {
