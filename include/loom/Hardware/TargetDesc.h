@@ -65,6 +65,10 @@ struct TargetDesc {
   double hbmBandwidth = 0;  ///< bytes/s per chip
   double hbmEfficiency = 0; ///< achievable fraction of the bandwidth
 
+  // Host: each chip's PCIe link to its host's memory (activation offload).
+  double hostBandwidth = 0; ///< bytes/s, each direction; 0 when unknown
+  double hostBytes = 0;     ///< host memory one chip may fill; 0 when unknown
+
   // Interconnect.
   double linkBandwidth = 0; ///< bytes/s, one direction of one link
   double hopLatency = 0;    ///< seconds per hop
