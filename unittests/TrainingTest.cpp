@@ -3,10 +3,10 @@
 // - A dense layer's backward pass is twice its forward (dX = dY W^T and
 //   dW = X^T dY, each the forward's matmul: Kaplan et al. 2020, 2N FLOPs
 //   per token forward and 4N backward), split into its input and weight
-//   parts; flash attention's is 2.5 times (FlashAttention-2: five matmuls
-//   to two).
+//   parts; flash attention's is 3.5 times (splash attention's unfused
+//   backward kernels: seven matmuls to two).
 // - Every bundled model's training step derives and verifies, and its
-//   backward pass costs between 2 and 2.5 times its forward.
+//   backward pass costs between 2 and 3.5 times its forward.
 // - The optimizers' state and update traffic follow their update rules.
 //
 //===----------------------------------------------------------------------===//
@@ -168,7 +168,7 @@ TEST_F(TrainingTest, ATiedHeadAndAnInt8ProjectionKeepTheirMatmuls) {
   });
 }
 
-TEST_F(TrainingTest, FlashAttentionBackwardIsTwoAndAHalfTimesItsForward) {
+TEST_F(TrainingTest, FlashAttentionBackwardIsThreeAndAHalfTimesItsForward) {
   auto module = parse(R"mlir(
     func.func @attn(%x: tensor<1x256x512xbf16>) -> tensor<1x256x512xbf16> {
       %0 = loom.layer 0 (%x) : (tensor<1x256x512xbf16>) -> tensor<1x256x512xbf16> {
@@ -188,7 +188,7 @@ TEST_F(TrainingTest, FlashAttentionBackwardIsTwoAndAHalfTimesItsForward) {
     }
   });
   ASSERT_GT(forward, 0);
-  EXPECT_EQ(backward * 2, forward * 5);
+  EXPECT_EQ(backward * 2, forward * 7);
 }
 
 TEST_F(TrainingTest, EveryBundledModelDerivesItsTrainingStep) {
@@ -214,10 +214,10 @@ TEST_F(TrainingTest, EveryBundledModelDerivesItsTrainingStep) {
           backward += cast<CostOpInterface>(op).getFlops();
         updates += isa<OptimizerUpdateOp>(op);
       }
-    // Matmuls twice their forward, flash attention 2.5 times, vector work
+    // Matmuls twice their forward, flash attention 3.5 times, vector work
     // twice; the inputs of the first ops are data, so a little less.
     EXPECT_GT(double(backward), 1.9 * forward);
-    EXPECT_LE(double(backward), 2.5 * forward);
+    EXPECT_LE(double(backward), 3.5 * forward);
     EXPECT_GT(updates, 1);
   }
 }

@@ -10,10 +10,20 @@
 //   al., "Scaling Laws for Neural Language Models", 2020, section 2.1: 2N
 //   FLOPs per token forward, 4N backward; Narayanan et al., SC 2021,
 //   appendix: "the backward pass is twice the forward").
-// - Flash attention's backward pass recomputes the scores and runs five
-//   matmuls to the forward's two: 2.5 times its FLOPs (Dao,
-//   "FlashAttention-2", 2023, section 3.1.2 and Algorithm 2). Attention with
-//   its scores materialised keeps them and runs four: twice.
+// - Flash attention's backward pass recomputes the scores. As the TPU runs
+//   it (JAX's Pallas splash attention kernel, which MaxText and
+//   MaxDiffusion call, with its default unfused backward: MaxText base.yml
+//   `sa_use_fused_bwd_kernel: false`, jax splash_attention_kernel.py
+//   `use_fused_bwd_kernel: bool = False`) it is two kernels: dq recomputes
+//   the scores and runs dP = dO V^T and dQ = dS K (three matmuls), dkv
+//   recomputes them and runs dV, dP and dK (four): seven matmuls to the
+//   forward's two, 3.5 times its FLOPs. (The fused kernel, and
+//   FlashAttention-2 on GPUs, run five: 2.5 times; Dao, "FlashAttention-2",
+//   2023, section 4.1.) Each runs at the forward's MXU efficiency: on TPUs
+//   the backward kernels reach the forward's FLOP rate or more (openxla/tokamax's
+//   splash benchmarks on TPU7x: the fused backward takes 1.9-2.3x the forward's time
+//   for 2.5x its FLOPs). Attention with its scores materialised keeps them
+//   and runs four: twice.
 // - A collective's gradient is its transpose: an all-gather's is a
 //   reduce-scatter and back, an all-reduce's an all-reduce (Megatron's f
 //   and g operators: Shoeybi et al., 2019, figure 3), an all-to-all's the
@@ -289,10 +299,11 @@ static GradientWork attentionGradient(Operation *op, GradientPart part,
   return work;
 }
 
-/// Flash attention's backward pass: five matmuls to the forward's two
-/// (FlashAttention-2); four with the scores kept.
+/// Flash attention's backward pass: seven matmuls to the forward's two
+/// (splash attention's unfused dq and dkv kernels, above); four with the
+/// scores kept.
 static int64_t attentionRatioTimes2(bool materialized) {
-  return materialized ? 4 : 5;
+  return materialized ? 4 : 7;
 }
 
 GradientWork AttentionOp::getGradientWork(GradientPart part, int64_t tile) {
