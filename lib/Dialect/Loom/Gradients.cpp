@@ -20,10 +20,10 @@
 //   forward's two, 3.5 times its FLOPs. (The fused kernel, and
 //   FlashAttention-2 on GPUs, run five: 2.5 times; Dao, "FlashAttention-2",
 //   2023, section 4.1.) Each runs at the forward's MXU efficiency: on TPUs
-//   the backward kernels reach the forward's FLOP rate or more (openxla/tokamax's
-//   splash benchmarks on TPU7x: the fused backward takes 1.9-2.3x the forward's time
-//   for 2.5x its FLOPs). Attention with its scores materialised keeps them
-//   and runs four: twice.
+//   the backward kernels reach the forward's FLOP rate or more
+//   (openxla/tokamax's splash benchmarks on TPU7x: the fused backward takes
+//   1.9-2.3x the forward's time for 2.5x its FLOPs). Attention with its
+//   scores materialised keeps them and runs four: twice.
 // - A collective's gradient is its transpose: an all-gather's is a
 //   reduce-scatter and back, an all-reduce's an all-reduce (Megatron's f
 //   and g operators: Shoeybi et al., 2019, figure 3), an all-to-all's the
