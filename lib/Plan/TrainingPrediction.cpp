@@ -158,48 +158,64 @@ replicaGroups(const CostModel &model, const TargetDesc &desc,
   return groups;
 }
 
-} // namespace
+/// One replica's step, run through the two resources in the lowering's
+/// order (and, with activation offload, each chip's host link).
+class StepPredictor {
+public:
+  StepPredictor(ModuleOp module, TrainingView &view, const TargetDesc &desc,
+                const TopologyDesc &topology, const ParallelLayout &layout,
+                const Placement &placement, func::FuncOp func)
+      : t(view), desc(desc), split(getZeroSplit(module)), model(desc),
+        dp(layout.dataParallel),
+        axes(stageGroupAxes(desc, topology, layout.tp, layout.sp,
+                            /*stages=*/1, /*tpX=*/1, placement)),
+        groups(
+            replicaGroups(model, desc, topology, layout, placement, split)) {
+    PipelineAttr pipeline = getPipeline(func);
+    m = pipeline ? pipeline.getMicrobatches() : 1;
+    tokens = pipeline ? pipeline.getTokens() : getModel(module).getSeq();
+  }
 
-std::optional<TrainingStepPrediction>
-loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
-                          const TopologyDesc &topology,
-                          const ParallelLayout &layout,
-                          const Placement &placement) {
-  func::FuncOp func;
-  for (auto f : module.getOps<func::FuncOp>())
-    if (!f.isExternal() && isTrainingStep(f))
-      func = f;
-  if (!func)
-    return std::nullopt;
-  FailureOr<TrainingView> got = getTrainingView(func, "loom-plan");
-  if (failed(got))
-    return std::nullopt;
-  TrainingView &t = *got;
-  ZeroSplit split = getZeroSplit(module);
-  CostModel model(desc);
-  PipelineAttr pipeline = getPipeline(func);
-  int64_t m = pipeline ? pipeline.getMicrobatches() : 1;
-  int64_t tokens = pipeline ? pipeline.getTokens() : getModel(module).getSeq();
-  int64_t dp = layout.dataParallel;
-  StageGroupAxes axes =
-      stageGroupAxes(desc, topology, layout.tp, layout.sp, /*stages=*/1,
-                     /*tpX=*/1, placement);
-  // Each run of ops as the lowering emits it: per kernel its seconds, the
-  // weights it reads and the gradients it makes (bytes, whole), and the
-  // tasks it lowers to on one rank.
-  double tasks = 0, reads = 0, gradients = 0;
+  std::optional<TrainingStepPrediction> predict() {
+    if (!groups)
+      return std::nullopt;
+    buildParts();
+    if (split.stage >= 3)
+      budget = fsdpGatherBudget(t);
+    for (int64_t mb = 0; mb < m; ++mb)
+      runMicrobatch(mb + 1 == m);
+    runUpdates();
+    return result();
+  }
+
+private:
+  /// A kernel as the lowering emits it: its seconds, the weights it reads
+  /// and the gradients it makes (bytes, whole).
   struct Item {
     double seconds, read, gradient;
   };
   using Run = SmallVector<Item>;
-  auto bytesOf = [&](std::optional<int64_t> layer, bool weights) {
+  /// A run of ops of the step, with its parameters' group.
+  struct Part {
+    Run run;
+    std::optional<int64_t> layer;
+    /// A layer_grad: its layer's gradients are reduced after it (without
+    /// ZeRO-2 and 3, which reduce each op's).
+    bool layerGradients = false;
+    /// A layer's or layer_grad's values kept in host memory (bytes).
+    double offloaded = 0;
+  };
+
+  /// Bytes of one parameter's weights or gradient in `layer`'s group.
+  double bytesOf(std::optional<int64_t> layer, bool weights) {
     OptimizerUpdateOp update = t.updateOf(layer);
     if (!update)
       update = t.updates.front();
     return double(getElementBytes(weights ? update.getWeightType()
                                           : update.getGradType()));
-  };
-  auto items = [&](const LayerSliceCost &cost, std::optional<int64_t> layer) {
+  }
+  /// `cost`'s kernels, counting the tasks they lower to on one rank.
+  Run items(const LayerSliceCost &cost, std::optional<int64_t> layer) {
     SmallVector<TaskTime> times;
     cost.appendTimes(tokens, 0, times);
     Run run;
@@ -217,94 +233,83 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
       ++i;
     });
     return run;
-  };
-  auto run = [&](ArrayRef<Operation *> ops, std::optional<int64_t> layer) {
+  }
+  Run run(ArrayRef<Operation *> ops, std::optional<int64_t> layer) {
     return items(
         LayerSliceCost(ops, model, axes.tensor, tokens, axes.sequence, m),
         layer);
-  };
+  }
 
-  std::optional<ReplicaGroups> built =
-      replicaGroups(model, desc, topology, layout, placement, split);
-  if (!built)
-    return std::nullopt;
-  ReplicaGroups &groups = *built;
+  /// The step's runs in program order.
+  void buildParts() {
+    std::map<int64_t, double> offloadedOf;
+    for (LayerGradOp grad : t.layerGrads)
+      offloadedOf[grad.getIndex()] = double(grad.getOffloadedBytes()) / m;
+    forwardParts.push_back(
+        {run(t.forwardPrologue, std::nullopt), std::nullopt});
+    for (auto [i, layer] : llvm::enumerate(t.layers)) {
+      forwardParts.push_back(
+          {items(LayerSliceCost(layer, model, axes.tensor, tokens,
+                                axes.sequence, m),
+                 layer.getIndex()),
+           layer.getIndex(), false, offloadedOf[layer.getIndex()]});
+      forwardParts.push_back(
+          {run(t.afterLayer[i], std::nullopt), std::nullopt});
+    }
+    forwardParts.push_back(
+        {run(t.forwardEpilogue, std::nullopt), std::nullopt});
+    backwardParts.push_back(
+        {run(t.backwardEpilogue, std::nullopt), std::nullopt});
+    for (auto [i, grad] : llvm::enumerate(t.layerGrads)) {
+      SmallVector<Operation *> ops;
+      for (Operation &op : grad.getBody().front().without_terminator())
+        if (!op.hasAttr(kKeptAttrName))
+          ops.push_back(&op);
+      int64_t index = grad.getIndex();
+      backwardParts.push_back(
+          {run(ops, index), index, true, offloadedOf[index]});
+      backwardParts.push_back(
+          {run(t.afterLayerGrad[i], std::nullopt), std::nullopt});
+    }
+    backwardParts.push_back(
+        {run(t.backwardPrologue, std::nullopt), std::nullopt});
+    // An offloaded layer's staging allocation, copy and free each way.
+    for (auto [index, bytes] : offloadedOf)
+      tasks += bytes > 0 ? 6 : 0;
+  }
 
-  TrainingStepPrediction out;
-  auto whole = [&](std::optional<int64_t> layer) {
-    OptimizerUpdateOp update = t.updateOf(layer);
-    return update ? modelStateBytes(update, {}) : ModelStateBytes();
-  };
-  // Gradients once made: all-reduced over all replicas without ZeRO,
-  // reduce-scattered in the shard group (every microbatch at ZeRO-2 and 3,
-  // after the last at ZeRO-1), the shard then all-reduced between groups;
-  // returns when they are ready for the update.
-  auto reduce = [&](Timeline &time, double bytes, bool last, double after) {
+  /// Gradients once made: all-reduced over all replicas without ZeRO,
+  /// reduce-scattered in the shard group (every microbatch at ZeRO-2 and
+  /// 3, after the last at ZeRO-1), the shard then all-reduced between
+  /// groups; returns when they are ready for the update.
+  double reduce(double bytes, bool last, double after) {
     if (dp == 1 || bytes <= 0 || (split.stage < 2 && !last))
       return after;
     if (split.stage == 0)
       return time.collective(
-          groups.time(CollectiveKind::AllReduce, /*shardGroup=*/false, bytes),
+          groups->time(CollectiveKind::AllReduce, /*shardGroup=*/false,
+                       bytes),
           after);
     double done = time.collective(
-        groups.time(CollectiveKind::ReduceScatter, true, bytes), after);
+        groups->time(CollectiveKind::ReduceScatter, true, bytes), after);
     if (last && dp > split.fsdp)
-      done = time.collective(groups.time(CollectiveKind::AllReduce, false,
-                                         bytes / split.fsdp),
+      done = time.collective(groups->time(CollectiveKind::AllReduce, false,
+                                          bytes / split.fsdp),
                              done);
     return done;
-  };
-
-  // The step's runs in program order, each with its parameters' group.
-  struct Part {
-    Run run;
-    std::optional<int64_t> layer;
-    /// A layer_grad: its layer's gradients are reduced after it (without
-    /// ZeRO-2 and 3, which reduce each op's).
-    bool layerGradients = false;
-    /// A layer's or layer_grad's values kept in host memory (bytes).
-    double offloaded = 0;
-  };
-  std::vector<Part> forwardParts, backwardParts;
-  forwardParts.push_back({run(t.forwardPrologue, std::nullopt), std::nullopt});
-  std::map<int64_t, double> offloadedOf;
-  for (LayerGradOp grad : t.layerGrads)
-    offloadedOf[grad.getIndex()] = double(grad.getOffloadedBytes()) / m;
-  for (auto [i, layer] : llvm::enumerate(t.layers)) {
-    forwardParts.push_back(
-        {items(LayerSliceCost(layer, model, axes.tensor, tokens,
-                              axes.sequence, m),
-               layer.getIndex()),
-         layer.getIndex(), false, offloadedOf[layer.getIndex()]});
-    forwardParts.push_back({run(t.afterLayer[i], std::nullopt), std::nullopt});
   }
-  forwardParts.push_back({run(t.forwardEpilogue, std::nullopt), std::nullopt});
-  backwardParts.push_back({run(t.backwardEpilogue, std::nullopt), std::nullopt});
-  for (auto [i, grad] : llvm::enumerate(got->layerGrads)) {
-    SmallVector<Operation *> ops;
-    for (Operation &op : grad.getBody().front().without_terminator())
-      if (!op.hasAttr(kKeptAttrName))
-        ops.push_back(&op);
-    int64_t index = grad.getIndex();
-    backwardParts.push_back({run(ops, index), index, true, offloadedOf[index]});
-    backwardParts.push_back(
-        {run(t.afterLayerGrad[i], std::nullopt), std::nullopt});
+  /// Whole (unsplit) gradients of `layer`'s group.
+  double wholeGradients(std::optional<int64_t> layer) {
+    OptimizerUpdateOp update = t.updateOf(layer);
+    return update ? modelStateBytes(update, {}).gradients : 0;
   }
-  backwardParts.push_back({run(t.backwardPrologue, std::nullopt), std::nullopt});
 
-  Timeline time;
-  std::map<std::optional<int64_t>, double> ready;
-  // FSDP's gathers (the lowering's gatherAfter): a read's gather starts
-  // with the earliest read from which the buffers up to it fit the budget
-  // (the step's two largest weight reads; one read ahead at least), once
-  // the read before that one has ended and the gather before is done.
-  struct Read {
-    double bytes, start, end;
-  };
-  std::vector<Read> gatheredReads;
-  double budget = split.stage >= 3 ? fsdpGatherBudget(t) : 0;
-  double lastGathered = 0;
-  auto gatherStart = [&](double bytes, double now) {
+  /// When FSDP's gather of a read of `bytes` at `now` starts (the
+  /// lowering's gatherAfter): with the earliest read from which the
+  /// buffers up to it fit the budget (the step's two largest weight reads;
+  /// one read ahead at least), once the read before that one has ended
+  /// and the gather before is done.
+  double gatherStart(double bytes, double now) {
     if (gatheredReads.empty())
       return now;
     size_t last = gatheredReads.size() - 1, from = last;
@@ -317,26 +322,29 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
     if (from > 0)
       start = std::max(start, gatheredReads[from - 1].end);
     return start;
-  };
-  // Activation offload: each chip's host link, one queue each way; a
-  // layer's values go to the host after its forward part and come back
-  // one layer_grad ahead of its own, which waits for them.
-  struct {
-    double toHost = 0, fromHost = 0;
-    std::map<int64_t, double> stored, loaded;
-  } host;
-  auto hostSeconds = [&](double bytes) {
+  }
+
+  /// Activation offload: each chip's host link, one queue each way; a
+  /// layer's values go to the host after its forward part and come back
+  /// one layer_grad ahead of their own, which waits for them.
+  double hostSeconds(double bytes) const {
     return desc.hostBandwidth > 0 ? bytes / desc.hostBandwidth : 0.0;
-  };
-  auto loadBack = [&](const Part *part) {
+  }
+  void store(const Part &part, double after) {
+    host.toHost = std::max(host.toHost, after) + hostSeconds(part.offloaded);
+    host.stored[*part.layer] = host.toHost;
+  }
+  void loadBack(const Part *part) {
     if (!part || part->offloaded <= 0)
       return;
     host.fromHost =
         std::max({host.fromHost, time.core, host.stored[*part->layer]}) +
         hostSeconds(part->offloaded);
     host.loaded[*part->layer] = host.fromHost;
-  };
-  auto runPart = [&](const Part &part, bool last) {
+  }
+
+  /// Runs `part`'s kernels; returns when the last ends.
+  double runPart(const Part &part, bool last) {
     double end = time.core;
     if (part.layerGradients && part.offloaded > 0)
       time.core = std::max(time.core, host.loaded[*part.layer]);
@@ -345,7 +353,7 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
       bool gathers = split.stage >= 3 && item.read > 0;
       if (gathers) {
         lastGathered = time.collective(
-            groups.time(CollectiveKind::AllGather, true, item.read),
+            groups->time(CollectiveKind::AllGather, true, item.read),
             gatherStart(item.read, start));
         start = std::max(start, lastGathered);
       }
@@ -353,27 +361,22 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
       if (gathers)
         gatheredReads.push_back({item.read, start, end});
       if (split.stage >= 2 && item.gradient > 0)
-        ready[part.layer] = std::max(
-            ready[part.layer], reduce(time, item.gradient, last, end));
+        ready[part.layer] =
+            std::max(ready[part.layer], reduce(item.gradient, last, end));
     }
-    if (part.layerGradients && split.stage < 2) {
-      OptimizerUpdateOp update = t.updateOf(part.layer);
-      double bytes = update ? modelStateBytes(update, {}).gradients : 0;
-      ready[part.layer] = reduce(time, bytes, last, end);
-    }
+    if (part.layerGradients && split.stage < 2)
+      ready[part.layer] = reduce(wholeGradients(part.layer), last, end);
     return end;
-  };
-  for (int64_t mb = 0; mb < m; ++mb) {
-    bool last = mb + 1 == m;
+  }
+
+  void runMicrobatch(bool last) {
     for (const Part &part : forwardParts) {
       double end = runPart(part, last);
-      if (part.offloaded > 0 && !part.layerGradients) {
-        host.toHost = std::max(host.toHost, end) + hostSeconds(part.offloaded);
-        host.stored[*part.layer] = host.toHost;
-      }
+      if (part.offloaded > 0 && !part.layerGradients)
+        store(part, end);
     }
-    // The layer_grads in order, each loading back the next one's values as
-    // it starts (the first's as the backward pass starts).
+    // The layer_grads in order, each loading back the next one's values
+    // as it starts (the first's as the backward pass starts).
     std::vector<const Part *> grads;
     for (const Part &part : backwardParts)
       if (part.layerGradients)
@@ -387,47 +390,97 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
         loadBack(grads[next++]);
       end = runPart(part, last);
     }
-    if (split.stage < 2) {
-      OptimizerUpdateOp update = t.updateOf(std::nullopt);
-      double bytes = update ? modelStateBytes(update, {}).gradients : 0;
-      ready[std::nullopt] = reduce(time, bytes, last, end);
-    } else {
+    if (split.stage < 2)
+      ready[std::nullopt] = reduce(wholeGradients(std::nullopt), last, end);
+    else
       // A microbatch's reduce-scatters end before the next one runs.
       time.core = std::max(time.core, time.links);
+  }
+
+  /// The updates, in the order the gradients were made: HBM-bound vector
+  /// work on each chip's share of the parameters; under ZeRO-1 and 2 the
+  /// updated weights gathered after.
+  void runUpdates() {
+    for (OptimizerUpdateOp update : t.updates) {
+      std::optional<int64_t> layer = update.getLayer();
+      double part = split.statesShare();
+      double seconds = model.taskTime(
+          0, double(update.getBytesRead() + update.getBytesWritten()) * part,
+          16, double(update.getFlops()) * part);
+      double end = time.compute(seconds, ready[layer]);
+      optimizer += seconds;
+      if (split.stage == 1 || split.stage == 2)
+        time.collective(groups->time(CollectiveKind::AllGather, true,
+                                     modelStateBytes(update, {}).weights),
+                        end);
     }
   }
-  // The updates, in the order the gradients were made: HBM-bound vector
-  // work on each chip's share of the parameters.
-  for (OptimizerUpdateOp update : t.updates) {
-    std::optional<int64_t> layer = update.getLayer();
-    double part = split.statesShare();
-    double seconds = model.taskTime(
-        0, double(update.getBytesRead() + update.getBytesWritten()) * part,
-        16, double(update.getFlops()) * part);
-    double end = time.compute(seconds, ready[layer]);
-    out.optimizer += seconds;
-    if (split.stage == 1 || split.stage == 2)
-      time.collective(groups.time(CollectiveKind::AllGather, true,
-                                  whole(layer).weights),
-                      end);
+
+  TrainingStepPrediction result() const {
+    TrainingStepPrediction out;
+    out.optimizer = optimizer;
+    out.seconds = std::max({time.core, time.links, host.toHost}) +
+                  model.programDispatch();
+    out.compute = time.busy - out.optimizer;
+    out.exposed =
+        std::max(0.0, out.seconds - model.programDispatch() - time.busy);
+    // Per microbatch each layer's kept and recomputed values allocated and
+    // freed and its gradients' collectives; FSDP's gathers and ZeRO-2 and
+    // 3's buckets, four tasks a weight read or gradient made (an
+    // allocation, a start, a done and a free); then the updates and their
+    // gathers.
+    double perLayer = 4 + (dp > 1 ? 2 : 0);
+    out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size()) +
+                            4 * ((split.stage >= 3 ? reads : 0) +
+                                 (split.stage >= 2 ? gradients : 0))) +
+                       3 * double(t.updates.size());
+    return out;
   }
-  out.seconds = std::max({time.core, time.links, host.toHost}) +
-                model.programDispatch();
-  out.compute = time.busy - out.optimizer;
-  out.exposed =
-      std::max(0.0, out.seconds - model.programDispatch() - time.busy);
-  // Per microbatch each layer's kept and recomputed values allocated and
-  // freed and its gradients' collectives; FSDP's gathers and ZeRO-2 and
-  // 3's buckets, four tasks a weight read or gradient made (an
-  // allocation, a start, a done and a free); then the updates and their
-  // gathers.
-  double perLayer = 4 + (dp > 1 ? 2 : 0);
-  // An offloaded layer's staging allocation, copy and free each way.
-  for (auto [index, bytes] : offloadedOf)
-    tasks += bytes > 0 ? 6 : 0;
-  out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size()) +
-                          4 * ((split.stage >= 3 ? reads : 0) +
-                               (split.stage >= 2 ? gradients : 0))) +
-                     3 * double(t.updates.size());
-  return out;
+
+  TrainingView &t;
+  const TargetDesc &desc;
+  ZeroSplit split;
+  CostModel model;
+  int64_t dp, m = 1, tokens = 0;
+  StageGroupAxes axes;
+  std::optional<ReplicaGroups> groups;
+  std::vector<Part> forwardParts, backwardParts;
+  /// The tasks of one rank's kernels, and the kernels that read weights
+  /// and make gradients.
+  double tasks = 0, reads = 0, gradients = 0;
+  Timeline time;
+  /// When each group's gradients are ready for its update.
+  std::map<std::optional<int64_t>, double> ready;
+  /// FSDP's gathered reads so far (bytes, start, end), the buffers'
+  /// budget, and the end of the last gather.
+  struct Read {
+    double bytes, start, end;
+  };
+  std::vector<Read> gatheredReads;
+  double budget = 0, lastGathered = 0;
+  struct {
+    double toHost = 0, fromHost = 0;
+    std::map<int64_t, double> stored, loaded;
+  } host;
+  double optimizer = 0;
+};
+
+} // namespace
+
+std::optional<TrainingStepPrediction>
+loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
+                          const TopologyDesc &topology,
+                          const ParallelLayout &layout,
+                          const Placement &placement) {
+  func::FuncOp func;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal() && isTrainingStep(f))
+      func = f;
+  if (!func)
+    return std::nullopt;
+  FailureOr<TrainingView> view = getTrainingView(func, "loom-plan");
+  if (failed(view))
+    return std::nullopt;
+  return StepPredictor(module, *view, desc, topology, layout, placement, func)
+      .predict();
 }
