@@ -202,6 +202,22 @@ std::optional<StringRef> maxTextRemat(RematPolicy policy) {
   return spellingOf(policy);
 }
 
+/// The placement jax's create_device_mesh gives a tensor axis of `tp`
+/// chips on `shape` (runtimeTensorPlacement), parsed; none when it lays
+/// none out.
+Expected<std::optional<Placement>>
+jaxTensorPlacement(const PlanOutcome &plan, ArrayRef<int64_t> shape,
+                   int64_t tp) {
+  std::optional<std::string> chips =
+      runtimeTensorPlacement(plan.targetName, shape, tp);
+  if (!chips)
+    return std::optional<Placement>();
+  Expected<Placement> parsed = parsePlacement(*chips);
+  if (!parsed)
+    return parsed.takeError();
+  return std::optional<Placement>(*parsed);
+}
+
 /// The best training layout MaxText can run of `plan`'s step: its tp,
 /// microbatches and replicas, the states split as ZeRO-3 over the same
 /// fsdp replicas (or not at all), each remat policy MaxText names, a bf16
@@ -215,18 +231,17 @@ Expected<PlanOutcome> bestExpressibleTraining(const PlanOutcome &plan,
   Placement placement;
   auto placed = planTopology(plan.problem);
   if (placed && plan.layout.tp > 1) {
-    std::optional<std::string> chips = runtimeTensorPlacement(
-        plan.targetName, placed->second.shape, plan.layout.tp);
-    if (!chips)
+    Expected<std::optional<Placement>> jax =
+        jaxTensorPlacement(plan, placed->second.shape, plan.layout.tp);
+    if (!jax)
+      return jax.takeError();
+    if (!*jax)
       return createStringError(
           inconvertibleErrorCode(),
           fmt::format("jax's mesh_utils.create_device_mesh lays no tensor "
                       "axis of {} chips out on {}",
                       plan.layout.tp, plan.problem.topology));
-    Expected<Placement> parsed = parsePlacement(*chips);
-    if (!parsed)
-      return parsed.takeError();
-    placement = *parsed;
+    placement = **jax;
   }
   std::vector<ParallelLayout> layouts;
   for (int64_t fsdp : {plan.layout.fsdp, int64_t(1)})
@@ -300,14 +315,13 @@ Expected<PlanOutcome> bestExpressible(Runtime runtime, const PlanOutcome &plan,
     // The chips jax's create_device_mesh gives the tensor axis (without a
     // group beside it); a degree it cannot lay out is no candidate.
     if (placed && tp > 1 && besideTp == 1) {
-      std::optional<std::string> chips = runtimeTensorPlacement(
-          plan.targetName, placed->second.shape, tp);
-      if (!chips)
+      Expected<std::optional<Placement>> jax =
+          jaxTensorPlacement(plan, placed->second.shape, tp);
+      if (!jax)
+        return jax.takeError();
+      if (!*jax)
         continue;
-      Expected<Placement> parsed = parsePlacement(*chips);
-      if (!parsed)
-        return parsed.takeError();
-      candidate.placement = *parsed;
+      candidate.placement = **jax;
     }
     layouts.push_back(candidate);
   }
