@@ -39,6 +39,14 @@ struct TrainingPlan : public ::testing::Test {
     p.import.training.emplace();
     return p;
   }
+  /// A search of problem()'s layouts with tp 4 and full rematerialisation.
+  SearchResult searchTp4Full(const PlanOptions &options) {
+    PlanRequest request;
+    request.problem = problem();
+    request.layout.tp = 4;
+    request.layout.remat = RematPolicy::Full;
+    return searchPlans(request, context, options);
+  }
   MLIRContext context;
 };
 
@@ -114,13 +122,9 @@ TEST_F(TrainingPlan, TheModelFlopsAreThreeForwardPasses) {
 }
 
 TEST_F(TrainingPlan, TheSearchWinnerIsTheFastestSimulatedAndFits) {
-  PlanRequest request;
-  request.problem = problem();
-  request.layout.tp = 4;
-  request.layout.remat = RematPolicy::Full;
   PlanOptions options;
   options.threads = 2;
-  SearchResult search = searchPlans(request, context, options);
+  SearchResult search = searchTp4Full(options);
   ASSERT_FALSE(search.ranked.empty());
   ASSERT_TRUE(search.winner);
   EXPECT_EQ(search.winner->failure, "");
@@ -143,14 +147,10 @@ TEST_F(TrainingPlan, TheSearchKeepsEveryLayoutThatFits) {
   // The search rejects a layout whose model states alone cannot fit before
   // it plans it (a lower bound): every layout it leaves out fails when
   // planned in full, and every one it keeps fits.
-  PlanRequest request;
-  request.problem = problem();
-  request.layout.tp = 4;
-  request.layout.remat = RematPolicy::Full;
   PlanOptions rank;
   rank.rankOnly = true;
   rank.simulateTop = 0;
-  SearchResult search = searchPlans(request, context, rank);
+  SearchResult search = searchTp4Full(rank);
   std::set<std::string> kept;
   for (const PlanOutcome &p : search.ranked)
     kept.insert(p.layout.str());
