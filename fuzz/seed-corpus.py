@@ -86,7 +86,15 @@ for name, args in [
         ("mixtral-tp8-ep8", ["mixtral-8x7b", "--target", "v5e-8", "--seq", "256", "--tp", "8", "--ep", "8",
                              "--expert-imbalance", "1.5"]),
         ("llama-7b-tp4-by-columns", ["llama-7b", "--target", "v5e-4", "--seq", "128", "--tp", "4",
-                                     "--stages", "1", "--placement", "2x2, tp 2x2 by columns inside sp"])]:
+                                     "--stages", "1", "--placement", "2x2, tp 2x2 by columns inside sp"]),
+        # Training steps: FSDP with full recomputation; tp with ZeRO-2 and
+        # activations offloaded to the host.
+        ("dit-xl-2-train-fsdp4", ["dit-xl-2", "--mode", "train", "--target", "v5e-4", "--resolution", "256",
+                                  "--batch", "4", "--tp", "1", "--data-parallel", "4", "--fsdp", "4",
+                                  "--remat", "full"]),
+        ("dit-xl-2-train-offloaded", ["dit-xl-2", "--mode", "train", "--target", "v5e-4", "--resolution",
+                                      "256", "--batch", "4", "--tp", "2", "--data-parallel", "2", "--fsdp",
+                                      "2", "--zero", "2", "--remat", "minimal_offloaded"])]:
     out = os.path.join(build, "fuzz-seed-plan.json")
     tool("loom-plan", "--model", *args, "--save-plan", out)
     put("plan", name + ".json", read(out))
