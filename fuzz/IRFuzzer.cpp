@@ -27,12 +27,16 @@ using namespace loom::fuzz;
 // tp 2 and 2 stages fit every slice of 4 or more chips, and exercise head
 // sharding, the layer partition, token slices, the memory check and the
 // lowering; the second makes a training step of 2 data-parallel replicas
-// (the loss, the backward pass, rematerialisation, FSDP) and lowers it.
+// (the loss, the backward pass, rematerialisation, FSDP) and lowers it;
+// the third, with ZeRO-2, offloads activations to the host.
 static constexpr llvm::StringLiteral kPipelines[] = {
     "loom-plan-pipeline{tp=2 stages=2},convert-loom-to-sched",
     "loom-plan-pipeline{tp=2 data-parallel=2 slices=1},"
     "loom-derive-training-step,loom-remat{policy=selective},"
-    "loom-shard-zero{stage=3},loom-check-memory,convert-loom-to-sched"};
+    "loom-shard-zero{stage=3},loom-check-memory,convert-loom-to-sched",
+    "loom-plan-pipeline{tp=2 data-parallel=2 slices=1},"
+    "loom-derive-training-step,loom-remat{policy=minimal_offloaded},"
+    "loom-shard-zero{stage=2},loom-check-memory,convert-loom-to-sched"};
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static mlir::DialectRegistry *registry = [] {
