@@ -1,0 +1,99 @@
+//===- TrainingSchedule.h - pipeline schedules of a training step -*- C++ -*-===//
+//
+// The order in which each pipeline stage of a training step runs its
+// passes: per microbatch and model chunk a forward pass (F), a backward
+// pass of the activations (B: the input gradients the stage before waits
+// for) and of the weights (W: nothing downstream waits for it; a schedule
+// that does not split them runs them as one pass). Schedules:
+//
+// - GPipe (Huang et al., NeurIPS 2019): every forward, then every
+//   backward; each stage holds all m microbatches' activations.
+// - 1F1B (PipeDream-Flush; Narayanan et al., SC 2021, section 2.2.1):
+//   p - s - 1 forwards on stage s, then one forward and one backward in
+//   turn; at most p - s microbatches in flight. Bubble (p - 1) / m.
+// - Interleaved 1F1B (Narayanan et al., SC 2021, section 2.2.2, Megatron-
+//   LM's forward_backward_pipelining_with_interleaving): v model chunks a
+//   stage, chunk c of stage s the virtual stage c p + s; the warm-up of
+//   2 (p - s - 1) + (v - 1) p forwards, microbatches in groups of p.
+//   Bubble (p - 1) / (v m); m a multiple of p.
+// - ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024,
+//   section 3.1): 1F1B's order and in-flight bound with stage s's first s
+//   W passes held back to the end, where they fill the cool-down's waits.
+//   Bubble (p - 1)(T_F + T_B - T_W): (p - 1) / (3 m) of the work with
+//   T_F = T_B = T_W.
+// - Circular (MaxText's pipeline, pipeline_parallel_layers / num_pipeline_
+//   repeats): GPipe over r repeats of the stages, microbatch by microbatch
+//   round the ring; the bubble is (p - 1) / (r m + p - 1) of the run.
+//
+// runSchedule plays an order with given pass times: the closed forms
+// above are what it gives (unit tests), and each stage's peak of
+// activations in flight (from a chunk's F to its W) comes from the order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_ANALYSIS_TRAININGSCHEDULE_H
+#define LOOM_ANALYSIS_TRAININGSCHEDULE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+enum class PipelineSchedule { GPipe, OneFOneB, Interleaved, ZeroBubbleH1, Circular };
+
+/// The schedule's name in options and reports ("gpipe", "1f1b",
+/// "interleaved", "zb-h1", "circular").
+llvm::StringRef scheduleName(PipelineSchedule schedule);
+
+struct PipelinePass {
+  /// `BackwardWeight`: B and W as one pass, its input gradients sent at
+  /// its end (the schedules that do not split them).
+  enum class Kind : uint8_t { Forward, Backward, Weight, BackwardWeight };
+  Kind kind;
+  int64_t microbatch;
+  /// The stage's model chunk (0 without virtual stages).
+  int64_t chunk;
+};
+
+/// Per stage, its passes in the order it runs them.
+using StageOrders = std::vector<std::vector<PipelinePass>>;
+
+/// `schedule`'s order on `stages` stages of `microbatches` microbatches,
+/// with `chunks` model chunks a stage (1 but for Interleaved and Circular).
+/// An error says why the schedule cannot run that shape.
+llvm::Expected<StageOrders> scheduleOrder(PipelineSchedule schedule,
+                                          int64_t stages, int64_t microbatches,
+                                          int64_t chunks = 1);
+
+/// Seconds of each pass of one chunk of one microbatch, and of a transfer
+/// between stages.
+struct PassTimes {
+  double forward = 1, backward = 1, weight = 1, transfer = 0;
+};
+
+struct ScheduleRun {
+  /// From the first pass's start to the last's end.
+  double makespan = 0;
+  /// One stage's passes back to back: microbatches x chunks x (F + B + W).
+  double work = 0;
+  /// Per stage, the most microbatch chunks between their F and their W.
+  std::vector<int64_t> peakInFlight;
+  /// The stages' idle time over their work: (makespan - work) / work.
+  double bubble() const { return work > 0 ? (makespan - work) / work : 0; }
+};
+
+/// Runs `orders` (scheduleOrder's, on `chunks` chunks a stage): each stage
+/// runs its passes in order, one at a time, each once what it needs is
+/// done: F after the microbatch's F of the virtual stage before (and a
+/// transfer), B after its F and the B of the virtual stage after (and a
+/// transfer), W after its B. A pass whose dependency never runs leaves
+/// the run at infinity.
+ScheduleRun runSchedule(const StageOrders &orders, int64_t chunks,
+                        const PassTimes &times);
+
+} // namespace loom
+
+#endif // LOOM_ANALYSIS_TRAININGSCHEDULE_H

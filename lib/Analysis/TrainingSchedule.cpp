@@ -1,0 +1,246 @@
+//===- TrainingSchedule.cpp - pipeline schedules of a training step -------===//
+//
+// The stages' orders of each schedule (TrainingSchedule.h gives the
+// sources) and a run of an order with given pass times.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Analysis/TrainingSchedule.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace loom;
+
+using Kind = PipelinePass::Kind;
+
+llvm::StringRef loom::scheduleName(PipelineSchedule schedule) {
+  switch (schedule) {
+  case PipelineSchedule::GPipe:
+    return "gpipe";
+  case PipelineSchedule::OneFOneB:
+    return "1f1b";
+  case PipelineSchedule::Interleaved:
+    return "interleaved";
+  case PipelineSchedule::ZeroBubbleH1:
+    return "zb-h1";
+  case PipelineSchedule::Circular:
+    return "circular";
+  }
+  return "";
+}
+
+namespace {
+
+llvm::Error refuse(PipelineSchedule schedule, const std::string &why) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("the {0} schedule {1}", scheduleName(schedule), why)
+          .str());
+}
+
+/// 1F1B on stage `stage` of `stages`: the warm-up's forwards, then a
+/// forward and a backward in turn, then the cool-down's backwards. With
+/// `splitWeights` (ZB-H1) each backward is B alone and stage s holds s W
+/// passes back: W of microbatch i - s runs after B of microbatch i, the
+/// last s after the last B (the zero-bubble authors' ZeroBubbleH1Pipeline
+/// for Megatron-DeepSpeed: an F-B section of s steps before the F-B-W
+/// steps).
+std::vector<PipelinePass> oneFOneB(int64_t stage, int64_t stages,
+                                   int64_t microbatches, bool splitWeights) {
+  int64_t warmup = std::min(stages - stage - 1, microbatches);
+  std::vector<PipelinePass> order;
+  int64_t nextW = 0;
+  auto backward = [&](int64_t mb) {
+    if (!splitWeights) {
+      order.push_back({Kind::BackwardWeight, mb, 0});
+      return;
+    }
+    order.push_back({Kind::Backward, mb, 0});
+    if (mb - nextW >= stage)
+      order.push_back({Kind::Weight, nextW++, 0});
+  };
+  for (int64_t mb = 0; mb < warmup; ++mb)
+    order.push_back({Kind::Forward, mb, 0});
+  for (int64_t i = 0; i + warmup < microbatches; ++i) {
+    order.push_back({Kind::Forward, warmup + i, 0});
+    backward(i);
+  }
+  for (int64_t mb = microbatches - warmup; mb < microbatches; ++mb)
+    backward(mb);
+  while (splitWeights && nextW < microbatches)
+    order.push_back({Kind::Weight, nextW++, 0});
+  return order;
+}
+
+/// Megatron-LM's interleaved order on `stage`: the k-th forward is chunk
+/// (k mod p v) / p of microbatch (k / p v) p + k mod p; the k-th backward
+/// the same microbatch of chunk v - 1 - that.
+std::vector<PipelinePass> interleaved(int64_t stage, int64_t stages,
+                                      int64_t microbatches, int64_t chunks) {
+  int64_t total = microbatches * chunks;
+  int64_t warmup =
+      std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, total);
+  auto pass = [&](Kind kind, int64_t k) {
+    int64_t group = stages * chunks, chunk = (k % group) / stages;
+    int64_t mb = (k / group) * stages + k % stages;
+    return PipelinePass{kind, mb,
+                        kind == Kind::Forward ? chunk : chunks - 1 - chunk};
+  };
+  std::vector<PipelinePass> order;
+  for (int64_t k = 0; k < warmup; ++k)
+    order.push_back(pass(Kind::Forward, k));
+  for (int64_t i = 0; i + warmup < total; ++i) {
+    order.push_back(pass(Kind::Forward, warmup + i));
+    order.push_back(pass(Kind::BackwardWeight, i));
+  }
+  for (int64_t k = total - warmup; k < total; ++k)
+    order.push_back(pass(Kind::BackwardWeight, k));
+  return order;
+}
+
+} // namespace
+
+llvm::Expected<StageOrders> loom::scheduleOrder(PipelineSchedule schedule,
+                                                int64_t stages,
+                                                int64_t microbatches,
+                                                int64_t chunks) {
+  if (stages < 1 || microbatches < 1 || chunks < 1)
+    return refuse(schedule, "needs at least one stage, microbatch and chunk");
+  bool chunked = schedule == PipelineSchedule::Interleaved ||
+                 schedule == PipelineSchedule::Circular;
+  if (!chunked && chunks > 1)
+    return refuse(schedule,
+                  llvm::formatv("runs one model chunk a stage, got {0}", chunks));
+  if (chunked && microbatches % stages != 0)
+    return refuse(schedule,
+                  llvm::formatv("runs microbatches in groups of the {0} "
+                                "stages: {1} microbatches is no multiple of it",
+                                stages, microbatches));
+  StageOrders orders(stages);
+  for (int64_t s = 0; s < stages; ++s) {
+    std::vector<PipelinePass> &order = orders[s];
+    switch (schedule) {
+    case PipelineSchedule::GPipe:
+    case PipelineSchedule::Circular:
+      // Forward round the ring chunk by chunk, then backward in reverse.
+      for (int64_t c = 0; c < chunks; ++c)
+        for (int64_t mb = 0; mb < microbatches; ++mb)
+          order.push_back({Kind::Forward, mb, c});
+      for (int64_t c = chunks - 1; c >= 0; --c)
+        for (int64_t mb = 0; mb < microbatches; ++mb)
+          order.push_back({Kind::BackwardWeight, mb, c});
+      break;
+    case PipelineSchedule::OneFOneB:
+    case PipelineSchedule::ZeroBubbleH1:
+      order = oneFOneB(s, stages, microbatches,
+                       schedule == PipelineSchedule::ZeroBubbleH1);
+      break;
+    case PipelineSchedule::Interleaved:
+      order = chunks == 1 ? oneFOneB(s, stages, microbatches, false)
+                          : interleaved(s, stages, microbatches, chunks);
+      break;
+    }
+  }
+  return orders;
+}
+
+ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
+                              const PassTimes &times) {
+  ScheduleRun run;
+  int64_t stages = orders.size(), virtualStages = stages * chunks;
+  int64_t microbatches = 0;
+  for (const std::vector<PipelinePass> &order : orders)
+    for (const PipelinePass &pass : order)
+      microbatches = std::max(microbatches, pass.microbatch + 1);
+  // When each pass of each microbatch on each virtual stage ended; -1: not
+  // yet. B's entry is when its input gradients are sent (a fused pass's
+  // end).
+  constexpr double kNotYet = -1;
+  auto table = [&] {
+    return std::vector<double>(microbatches * virtualStages, kNotYet);
+  };
+  std::vector<double> forwardEnd = table(), backwardEnd = table();
+  auto at = [&](int64_t mb, int64_t g) { return mb * virtualStages + g; };
+  std::vector<size_t> next(stages, 0);
+  std::vector<double> free(stages, 0);
+  double inf = std::numeric_limits<double>::infinity();
+  // When `pass` on stage s may start: its dependencies' ends (kNotYet if
+  // one has not run).
+  auto ready = [&](int64_t s, const PipelinePass &pass) {
+    int64_t g = pass.chunk * stages + s;
+    double transfer = stages > 1 ? times.transfer : 0;
+    switch (pass.kind) {
+    case Kind::Forward:
+      if (g == 0)
+        return 0.0;
+      return forwardEnd[at(pass.microbatch, g - 1)] == kNotYet
+                 ? kNotYet
+                 : forwardEnd[at(pass.microbatch, g - 1)] + transfer;
+    case Kind::Backward:
+    case Kind::BackwardWeight: {
+      double own = forwardEnd[at(pass.microbatch, g)];
+      if (own == kNotYet || g + 1 == virtualStages)
+        return own;
+      double after = backwardEnd[at(pass.microbatch, g + 1)];
+      return after == kNotYet ? kNotYet : std::max(own, after + transfer);
+    }
+    case Kind::Weight:
+      return backwardEnd[at(pass.microbatch, g)];
+    }
+    return kNotYet;
+  };
+  auto seconds = [&](Kind kind) {
+    switch (kind) {
+    case Kind::Forward:
+      return times.forward;
+    case Kind::Backward:
+      return times.backward;
+    case Kind::Weight:
+      return times.weight;
+    case Kind::BackwardWeight:
+      return times.backward + times.weight;
+    }
+    return 0.0;
+  };
+  // Each sweep runs every stage's passes as far as their dependencies
+  // allow; an order that waits for a pass no stage runs stops progressing.
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (int64_t s = 0; s < stages; ++s)
+      for (; next[s] < orders[s].size(); ++next[s]) {
+        const PipelinePass &pass = orders[s][next[s]];
+        double start = ready(s, pass);
+        if (start == kNotYet)
+          break;
+        double end = std::max(start, free[s]) + seconds(pass.kind);
+        free[s] = end;
+        int64_t g = pass.chunk * stages + s;
+        if (pass.kind == Kind::Forward)
+          forwardEnd[at(pass.microbatch, g)] = end;
+        else if (pass.kind != Kind::Weight)
+          backwardEnd[at(pass.microbatch, g)] = end;
+        run.makespan = std::max(run.makespan, end);
+        progressed = true;
+      }
+  }
+  for (int64_t s = 0; s < stages; ++s)
+    if (next[s] < orders[s].size())
+      run.makespan = inf;
+  run.work = double(microbatches * chunks) *
+             (times.forward + times.backward + times.weight);
+  // Activations live from a chunk's F to its W (or fused backward).
+  for (const std::vector<PipelinePass> &order : orders) {
+    int64_t live = 0, peak = 0;
+    for (const PipelinePass &pass : order) {
+      live += pass.kind == Kind::Forward ? 1
+              : pass.kind == Kind::Backward ? 0
+                                            : -1;
+      peak = std::max(peak, live);
+    }
+    run.peakInFlight.push_back(peak);
+  }
+  return run;
+}

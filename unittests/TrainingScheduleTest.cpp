@@ -1,0 +1,149 @@
+//===- TrainingScheduleTest.cpp - pipeline schedules' bubbles -------------===//
+//
+// Each schedule's order, run with equal pass times, has the bubble its
+// paper publishes: (p - 1) / m for GPipe and 1F1B (Narayanan et al., SC
+// 2021), (p - 1) / (v m) interleaved, (p - 1) / (3 m) for ZB-H1 with T_F =
+// T_B = T_W (Qi et al., ICLR 2024), and (p - 1) / (r m + p - 1) of the run
+// for MaxText's circular pipeline; and the activations in flight that
+// tell them apart.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Analysis/TrainingSchedule.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <tuple>
+
+using namespace loom;
+
+namespace {
+
+ScheduleRun run(PipelineSchedule schedule, int64_t p, int64_t m,
+                int64_t chunks = 1, PassTimes times = {}) {
+  llvm::Expected<StageOrders> orders = scheduleOrder(schedule, p, m, chunks);
+  EXPECT_TRUE(bool(orders)) << llvm::toString(orders.takeError());
+  return runSchedule(*orders, chunks, times);
+}
+
+/// Every stage runs each (microbatch, chunk)'s F, B and W once.
+void expectEveryPassOnce(const StageOrders &orders, int64_t m,
+                         int64_t chunks) {
+  for (const std::vector<PipelinePass> &order : orders) {
+    std::map<std::tuple<int, int64_t, int64_t>, int> seen;
+    for (const PipelinePass &pass : order) {
+      if (pass.kind == PipelinePass::Kind::BackwardWeight) {
+        ++seen[{int(PipelinePass::Kind::Backward), pass.microbatch,
+                pass.chunk}];
+        ++seen[{int(PipelinePass::Kind::Weight), pass.microbatch, pass.chunk}];
+      } else {
+        ++seen[{int(pass.kind), pass.microbatch, pass.chunk}];
+      }
+    }
+    EXPECT_EQ(seen.size(), size_t(3 * m * chunks));
+    for (auto &[key, count] : seen)
+      EXPECT_EQ(count, 1);
+  }
+}
+
+TEST(TrainingSchedule, EveryScheduleRunsEveryPassOnce) {
+  for (auto [schedule, chunks] :
+       {std::pair{PipelineSchedule::GPipe, 1},
+        {PipelineSchedule::OneFOneB, 1},
+        {PipelineSchedule::Interleaved, 2},
+        {PipelineSchedule::ZeroBubbleH1, 1},
+        {PipelineSchedule::Circular, 3}}) {
+    llvm::Expected<StageOrders> orders = scheduleOrder(schedule, 4, 8, chunks);
+    ASSERT_TRUE(bool(orders));
+    expectEveryPassOnce(*orders, 8, chunks);
+  }
+}
+
+TEST(TrainingSchedule, OneFOneBAndGPipeBubbleIsPMinusOneOverM) {
+  for (int64_t p : {2, 4, 8})
+    for (int64_t m : {4, 8, 16, 32}) {
+      SCOPED_TRACE(testing::Message() << "p " << p << " m " << m);
+      double published = double(p - 1) / double(m);
+      EXPECT_NEAR(run(PipelineSchedule::OneFOneB, p, m).bubble(), published,
+                  1e-12);
+      EXPECT_NEAR(run(PipelineSchedule::GPipe, p, m).bubble(), published,
+                  1e-12);
+      // Whatever the passes' times: the bubble is (p - 1)(T_F + T_B).
+      PassTimes uneven{1, 1.5, 0.5};
+      EXPECT_NEAR(run(PipelineSchedule::OneFOneB, p, m, 1, uneven).bubble(),
+                  published, 1e-12);
+    }
+}
+
+TEST(TrainingSchedule, InterleavedBubbleIsDividedByTheChunks) {
+  for (int64_t p : {2, 4, 8})
+    for (int64_t v : {2, 3, 4})
+      for (int64_t m : {p, 2 * p, 4 * p}) {
+        SCOPED_TRACE(testing::Message()
+                     << "p " << p << " v " << v << " m " << m);
+        EXPECT_NEAR(run(PipelineSchedule::Interleaved, p, m, v).bubble(),
+                    double(p - 1) / double(v * m), 1e-12);
+      }
+}
+
+TEST(TrainingSchedule, ZeroBubbleH1IsAThirdOfOneFOneBs) {
+  for (int64_t p : {2, 4, 8})
+    for (int64_t m : {p, 2 * p, 4 * p, 4 * p + 1}) {
+      SCOPED_TRACE(testing::Message() << "p " << p << " m " << m);
+      EXPECT_NEAR(run(PipelineSchedule::ZeroBubbleH1, p, m).bubble(),
+                  double(p - 1) / double(3 * m), 1e-12);
+      // (p - 1)(T_F + T_B - T_W) of idle time with a shorter W.
+      PassTimes shortW{1, 1, 0.5};
+      ScheduleRun zb = run(PipelineSchedule::ZeroBubbleH1, p, m, 1, shortW);
+      EXPECT_NEAR(zb.makespan - zb.work, double(p - 1) * 1.5, 1e-12);
+    }
+}
+
+TEST(TrainingSchedule, CircularBubbleIsPMinusOneOverRmPlusPMinusOneOfTheRun) {
+  for (int64_t p : {2, 4})
+    for (int64_t r : {1, 2, 4})
+      for (int64_t m : {p, 2 * p}) {
+        SCOPED_TRACE(testing::Message()
+                     << "p " << p << " r " << r << " m " << m);
+        // MaxText runs the backward pass as one (B and W together).
+        ScheduleRun circular =
+            run(PipelineSchedule::Circular, p, m, r, PassTimes{1, 1, 0});
+        EXPECT_NEAR((circular.makespan - circular.work) / circular.makespan,
+                    double(p - 1) / double(r * m + p - 1), 1e-12);
+      }
+}
+
+TEST(TrainingSchedule, ActivationsInFlightComeFromTheOrder) {
+  // GPipe holds every microbatch; 1F1B and ZB-H1 p - s on stage s (ZB-H1's
+  // W passes held back keep a stage's weight-gradient inputs longer, not
+  // more microbatches' activations); interleaved more than 1F1B.
+  ScheduleRun gpipe = run(PipelineSchedule::GPipe, 4, 8);
+  ScheduleRun ofob = run(PipelineSchedule::OneFOneB, 4, 8);
+  for (int64_t s = 0; s < 4; ++s) {
+    EXPECT_EQ(gpipe.peakInFlight[s], 8);
+    EXPECT_EQ(ofob.peakInFlight[s], 4 - s);
+  }
+  ScheduleRun zb = run(PipelineSchedule::ZeroBubbleH1, 4, 8);
+  for (int64_t s = 0; s < 4; ++s)
+    EXPECT_LE(zb.peakInFlight[s], 4);
+  ScheduleRun interleaved = run(PipelineSchedule::Interleaved, 4, 8, 2);
+  EXPECT_GT(interleaved.peakInFlight[0], 4);
+}
+
+TEST(TrainingSchedule, ShapesASchedulesCannotRunAreRefused) {
+  auto why = [](PipelineSchedule s, int64_t p, int64_t m, int64_t v) {
+    llvm::Expected<StageOrders> orders = scheduleOrder(s, p, m, v);
+    return orders ? std::string() : llvm::toString(orders.takeError());
+  };
+  EXPECT_EQ(why(PipelineSchedule::Interleaved, 4, 6, 2),
+            "the interleaved schedule runs microbatches in groups of the 4 "
+            "stages: 6 microbatches is no multiple of it");
+  EXPECT_EQ(why(PipelineSchedule::OneFOneB, 4, 8, 2),
+            "the 1f1b schedule runs one model chunk a stage, got 2");
+  EXPECT_EQ(why(PipelineSchedule::GPipe, 0, 8, 1),
+            "the gpipe schedule needs at least one stage, microbatch and "
+            "chunk");
+}
+
+} // namespace
