@@ -116,6 +116,9 @@ struct Instance {
   llvm::SmallVector<int32_t, 8> members; ///< tasks, in group order
   llvm::ArrayRef<int64_t> group;         ///< chip ids (the schedule's)
   CollectiveKind kind;
+  /// Its step pattern (Engine::patternOf; -1: none, -2: not yet known).
+  /// (Beside `kind`, in what would be padding.)
+  int32_t pattern = -2;
   double bytes;
   /// Members whose start has been issued; steps; flows still to arrive of
   /// the step under way (step by step) or of the last step (chained).
@@ -130,8 +133,6 @@ struct Instance {
   /// (One vector of 3 x 2n, a chained ring's alone: a generated program
   /// holds millions of instances.)
   llvm::SmallVector<int32_t, 0> chain;
-  /// Its step pattern (Engine::patternOf; -1: none, -2: not yet known).
-  int32_t pattern = -2;
   int32_t &started(int32_t slot) { return chain[slot]; }
   int32_t &sent(int32_t slot) { return chain[chain.size() / 3 + slot]; }
   int32_t &received(int32_t slot) {
