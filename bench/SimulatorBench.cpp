@@ -3,7 +3,8 @@
 // Reads a schedule file (bench/simulator.sh writes LLaMA-65B's on v5e-16
 // and v5e-256), then times reading it (parse and validate, from memory)
 // and simulating it (the event loop alone) as separate benchmarks, with
-// the simulation's events per second as a counter. Timing the two phases
+// the simulation's events per second as a counter; the simulation also
+// with every flow of the ring and line steps on its own. Timing the two phases
 // in process replaces subtracting whole-tool runs, which could not resolve
 // a 0.1 s simulation on this noisy machine.
 // Usage: loom-bench-simulator [benchmark flags] SCHEDULE.json
@@ -56,22 +57,29 @@ int main(int argc, char **argv) {
       benchmark::DoNotOptimize(schedule->chips.data());
     }
   })->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Simulate", [&](benchmark::State &state) {
-    uint64_t events = 0;
-    for (auto _ : state) {
-      llvm::Expected<sim::SimResult> result =
-          sim::simulate(*target, *parsed, /*recordTrace=*/false);
-      if (!result || !result->failure.empty()) {
-        llvm::consumeError(result.takeError());
-        state.SkipWithError("the simulation failed");
-        return;
+  // Ring and line steps as bundles (the default), and every flow on its
+  // own (the reference, SimOptions::everyFlow).
+  for (bool everyFlow : {false, true}) {
+    auto simulate = [&, everyFlow](benchmark::State &state) {
+      uint64_t events = 0;
+      for (auto _ : state) {
+        llvm::Expected<sim::SimResult> result = sim::simulate(
+            *target, *parsed, /*recordTrace=*/false, 0, {everyFlow});
+        if (!result || !result->failure.empty()) {
+          llvm::consumeError(result.takeError());
+          state.SkipWithError("the simulation failed");
+          return;
+        }
+        events = result->events;
       }
-      events = result->events;
-    }
-    state.counters["events"] = double(events);
-    state.counters["events/s"] = benchmark::Counter(
-        double(events), benchmark::Counter::kIsIterationInvariantRate);
-  })->Unit(benchmark::kMillisecond);
+      state.counters["events"] = double(events);
+      state.counters["events/s"] = benchmark::Counter(
+          double(events), benchmark::Counter::kIsIterationInvariantRate);
+    };
+    benchmark::RegisterBenchmark(everyFlow ? "SimulateEveryFlow" : "Simulate",
+                                 simulate)
+        ->Unit(benchmark::kMillisecond);
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

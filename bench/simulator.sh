@@ -5,14 +5,16 @@
 # simulation apart, in process (medians of 3), and gives events per second
 # of the simulation alone; the last columns are a whole `loom-sim` run
 # (median of 3) and, as the ratio the noisy machine allows, that run
-# against the read measured in the same run.
+# against the read measured in the same run; then the simulation with
+# every flow of the ring and line steps on its own (SimOptions::everyFlow)
+# and its ratio to the bundled one.
 # Usage: bench/simulator.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 ninja -C "${1:-$here/../build}" loom-bench-simulator >/dev/null
 
-printf "%-8s %9s %9s %9s %9s %12s %9s %8s\n" slice tasks events "read s" "sim s" "events/s" "run s" "x read"
+printf "%-8s %9s %9s %9s %9s %12s %9s %8s %9s %8s\n" slice tasks events "read s" "sim s" "events/s" "run s" "x read" "flows s" "x sim"
 for slice in v5e-16 v5e-256; do
   dp=$(( ${slice#v5e-} / 16 ))
   "$bin/loom-import" llama-65b --target "$slice" |
@@ -29,8 +31,9 @@ path, slice_, tasks, run = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys
 rows = {b["run_name"]: b for b in json.load(open(path))["benchmarks"]
         if b.get("aggregate_name") == "median"}
 read, sim = rows["Read"]["real_time"] / 1e3, rows["Simulate"]["real_time"] / 1e3
-print("%-8s %9d %9d %9.3f %9.3f %12.0f %9.2f %8.2f" % (
+every = rows["SimulateEveryFlow"]["real_time"] / 1e3
+print("%-8s %9d %9d %9.3f %9.3f %12.0f %9.2f %8.2f %9.3f %8.1f" % (
     slice_, tasks, rows["Simulate"]["events"], read, sim,
-    rows["Simulate"]["events/s"], run, run / read))
+    rows["Simulate"]["events/s"], run, run / read, every, every / sim))
 PY
 done

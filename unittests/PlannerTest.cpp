@@ -417,7 +417,20 @@ TEST_F(Planner, ARepeatedRunReportsWhatTheWholeRunReports) {
     };
     EXPECT_TRUE(near(r.makespan, w.makespan))
         << name << ": " << r.makespan << " vs " << w.makespan;
-    EXPECT_EQ(r.events, w.events) << name;
+    // The events as well, each flow run on its own: bundled ring steps
+    // (sim::SimOptions) take fewer, the repeated run's from its proof on.
+    {
+      sim::SimOptions everyFlow;
+      everyFlow.everyFlow = true;
+      llvm::Expected<TargetDesc> target =
+          schedule::getScheduleTarget(repeated.schedule);
+      ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+      auto re = sim::simulate(*target, repeated.schedule, false,
+                              repeated.steps, everyFlow);
+      auto we = sim::simulate(*target, whole.schedule, false, 0, everyFlow);
+      ASSERT_TRUE(re && we) << name;
+      EXPECT_EQ(re->events, we->events) << name;
+    }
     ASSERT_EQ(r.chips.size(), w.chips.size());
     for (size_t i = 0; i < r.chips.size(); ++i) {
       EXPECT_EQ(r.chips[i].id, w.chips[i].id);
@@ -533,4 +546,82 @@ TEST_F(Planner, AProgramThatNeverRepeatsIsGeneratedWhole) {
   EXPECT_EQ(generated.simulated->programSteps, generated.steps);
   EXPECT_EQ(whole.simulated->generatedFrom, 0);
   expectSameRun(*generated.simulated, *whole.simulated, "16 patches");
+}
+
+namespace {
+
+/// Every figure of `b` is `r`'s to within rounding (relative 1e-9), the
+/// repetition proof's the same; the events aside.
+void expectNearRun(const sim::SimResult &b, const sim::SimResult &r,
+                   const std::string &name) {
+  auto near = [](double x, double y) {
+    return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+  };
+  EXPECT_EQ(b.failure, r.failure) << name;
+  EXPECT_EQ(b.unproven, r.unproven) << name;
+  EXPECT_EQ(b.stepsRun, r.stepsRun) << name;
+  EXPECT_EQ(b.repeatedFrom, r.repeatedFrom) << name;
+  EXPECT_EQ(b.periodSteps, r.periodSteps) << name;
+  EXPECT_EQ(b.generatedFrom, r.generatedFrom) << name;
+  EXPECT_TRUE(near(b.period, r.period)) << name;
+  EXPECT_TRUE(near(b.makespan, r.makespan))
+      << name << ": " << b.makespan << " vs " << r.makespan;
+  ASSERT_EQ(b.chips.size(), r.chips.size()) << name;
+  for (size_t i = 0; i < b.chips.size(); ++i) {
+    EXPECT_TRUE(near(b.chips[i].computeBusy, r.chips[i].computeBusy)) << name;
+    EXPECT_TRUE(near(b.chips[i].flops, r.chips[i].flops)) << name;
+    EXPECT_NEAR(b.chips[i].exposedComm, r.chips[i].exposedComm,
+                1e-9 * r.makespan)
+        << name << " chip " << i;
+    EXPECT_EQ(b.chips[i].peakHbm, r.chips[i].peakHbm) << name;
+    EXPECT_EQ(b.chips[i].tasks, r.chips[i].tasks) << name;
+  }
+  ASSERT_EQ(b.links.size(), r.links.size()) << name;
+  std::map<std::pair<int64_t, int64_t>, const sim::LinkStats *> links;
+  for (const sim::LinkStats &l : r.links)
+    links[{l.from, l.to}] = &l;
+  for (const sim::LinkStats &l : b.links) {
+    const sim::LinkStats *o = links[{l.from, l.to}];
+    ASSERT_NE(o, nullptr) << name;
+    EXPECT_TRUE(near(l.bytes, o->bytes)) << name;
+    EXPECT_NEAR(l.busy, o->busy, 1e-9 * r.makespan) << name;
+  }
+}
+
+} // namespace
+
+// Ring and line steps run as bundles (the default) or each flow on its own
+// (sim::SimOptions::everyFlow) give the same run of a denoising program:
+// the repetition proof finds the same period from the same step, and the
+// figures, by repetition and generated whole, are the same to rounding.
+TEST_F(Planner, BundledStepsProveWhatEveryFlowProves) {
+  sim::SimOptions everyFlow;
+  everyFlow.everyFlow = true;
+  for (const DiTPipeline &c : kDiTPipelines) {
+    PlanRequest request;
+    request.problem.model = "dit-xl-2";
+    request.problem.topology = "v5e-8";
+    request.layout.tp = c.tp;
+    request.layout.stages = c.stages;
+    request.layout.dataParallel = c.dp;
+    PlanOutcome first = planAndSimulate(
+        request.problem, request.layout.complete(), context, PlanOptions());
+    std::string name = c.name();
+    ASSERT_EQ(first.failure, "") << name;
+    llvm::Expected<TargetDesc> target =
+        schedule::getScheduleTarget(first.schedule);
+    ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+    auto bundled = sim::simulate(*target, first.schedule, false, first.steps);
+    auto reference = sim::simulate(*target, first.schedule, false,
+                                   first.steps, everyFlow);
+    ASSERT_TRUE(bundled && reference) << name;
+    EXPECT_GT(bundled->stepsRun, 0) << name;
+    expectNearRun(*bundled, *reference, name + " by repetition");
+    auto generated =
+        sim::simulateProgram(*target, first.schedule, first.steps);
+    auto generatedReference = sim::simulateProgram(
+        *target, first.schedule, first.steps, everyFlow);
+    ASSERT_TRUE(generated && generatedReference) << name;
+    expectNearRun(*generated, *generatedReference, name + " generated");
+  }
 }

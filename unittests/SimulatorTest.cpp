@@ -15,6 +15,8 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <random>
+#include <tuple>
 
 using namespace loom;
 using namespace loom::schedule;
@@ -904,3 +906,295 @@ TEST(Simulator, ColumnNumberedRingMatchesItsClosedForm) {
 }
 
 } // namespace
+
+namespace {
+
+/// `s` run with ring and line steps as bundles and with every flow on its
+/// own (SimOptions::everyFlow): every figure the same to within rounding
+/// (relative 1e-9), the trace's tasks at the same times; only the events
+/// differ. Returns the two runs' events, bundled first.
+std::pair<uint64_t, uint64_t> expectBundlesChangeNothing(const Schedule &s,
+                                                         const char *name) {
+  sim::SimOptions everyFlow;
+  everyFlow.everyFlow = true;
+  auto bundled = sim::simulate(v5e(), s, /*recordTrace=*/true);
+  auto reference = sim::simulate(v5e(), s, /*recordTrace=*/true, 0, everyFlow);
+  EXPECT_TRUE(bool(bundled) && bool(reference)) << name;
+  if (!bundled || !reference) {
+    llvm::consumeError(bundled.takeError());
+    llvm::consumeError(reference.takeError());
+    return {0, 0};
+  }
+  const SimResult &b = *bundled, &r = *reference;
+  auto near = [](double x, double y) {
+    return std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
+  };
+  EXPECT_EQ(b.failure, r.failure) << name;
+  EXPECT_TRUE(near(b.makespan, r.makespan))
+      << name << ": " << b.makespan << " vs " << r.makespan;
+  EXPECT_EQ(b.chips.size(), r.chips.size()) << name;
+  for (size_t i = 0; i < b.chips.size() && i < r.chips.size(); ++i) {
+    const sim::ChipStats &x = b.chips[i], &y = r.chips[i];
+    EXPECT_TRUE(near(x.computeBusy, y.computeBusy)) << name << " chip " << i;
+    EXPECT_TRUE(near(x.flops, y.flops)) << name << " chip " << i;
+    EXPECT_NEAR(x.exposedComm, y.exposedComm, 1e-9 * r.makespan)
+        << name << " chip " << i;
+    EXPECT_EQ(x.peakHbm, y.peakHbm) << name << " chip " << i;
+    EXPECT_EQ(x.tasks, y.tasks) << name << " chip " << i;
+  }
+  std::map<std::pair<int64_t, int64_t>, const sim::LinkStats *> links;
+  for (const sim::LinkStats &l : r.links)
+    links[{l.from, l.to}] = &l;
+  EXPECT_EQ(b.links.size(), r.links.size()) << name;
+  for (const sim::LinkStats &l : b.links) {
+    const sim::LinkStats *o = links[{l.from, l.to}];
+    EXPECT_NE(o, nullptr) << name << ": link " << l.from << " -> " << l.to;
+    if (!o)
+      continue;
+    EXPECT_TRUE(near(l.bytes, o->bytes)) << name << ": link " << l.from;
+    EXPECT_NEAR(l.busy, o->busy, 1e-9 * r.makespan)
+        << name << ": link " << l.from;
+  }
+  // The trace by chip and task (tasks done at one instant may be listed in
+  // another order).
+  auto byTask = [](std::vector<sim::TraceEvent> trace) {
+    llvm::sort(trace, [](const sim::TraceEvent &x, const sim::TraceEvent &y) {
+      return std::tie(x.chip, x.task) < std::tie(y.chip, y.task);
+    });
+    return trace;
+  };
+  std::vector<sim::TraceEvent> tb = byTask(b.trace), tr = byTask(r.trace);
+  EXPECT_EQ(tb.size(), tr.size()) << name;
+  for (size_t k = 0; k < tb.size() && k < tr.size(); ++k) {
+    EXPECT_EQ(std::tie(tb[k].chip, tb[k].task, tb[k].engine),
+              std::tie(tr[k].chip, tr[k].task, tr[k].engine))
+        << name;
+    EXPECT_NEAR(tb[k].start, tr[k].start, 1e-9 * r.makespan) << name;
+    EXPECT_NEAR(tb[k].end, tr[k].end, 1e-9 * r.makespan) << name;
+  }
+  return {b.events, r.events};
+}
+
+/// A collective's start over `group` (then its done) on each member,
+/// after the member's task `after` (-1: none).
+void addCollective(Schedule &s, CollectiveKind kind,
+                   llvm::ArrayRef<int64_t> group, int64_t bytes, int64_t tag,
+                   int64_t after = -1) {
+  for (int64_t member : group) {
+    std::vector<Task> &tasks = s.chips[member].tasks;
+    Task t;
+    t.kind = TaskKind::Collective;
+    t.collective = kind;
+    t.group.assign(group.begin(), group.end());
+    t.bytes = bytes;
+    t.tag = tag;
+    if (after >= 0)
+      t.deps = {after};
+    tasks.push_back(t);
+    addDone(tasks);
+  }
+}
+
+/// Row `y` of a 16x16 slice, chips in order (a ring through the
+/// wraparound).
+llvm::SmallVector<int64_t> row16(int64_t y) {
+  llvm::SmallVector<int64_t> row;
+  for (int64_t x = 0; x < 16; ++x)
+    row.push_back(16 * y + x);
+  return row;
+}
+
+} // namespace
+
+// Ring and line steps run as bundles report every figure that running each
+// flow reports: collectives alone, overlapping on the same links (one
+// starting mid-way through the other's steps, or the other way round the
+// ring), crossed by a message, beside a ring that takes its links one hop
+// further, an all-reduce, and a line over an axis that does not wrap.
+TEST(Simulator, BundledStepsReportWhatEveryFlowReports) {
+  const CollectiveKind gather = CollectiveKind::AllGather,
+                       scatter = CollectiveKind::ReduceScatter,
+                       reduce = CollectiveKind::AllReduce;
+  {
+    // One all-gather round a ring: 15 steps of 32 flows each.
+    Schedule s = emptySchedule({16, 16}, 256);
+    addCollective(s, gather, row16(0), 64000000, 0);
+    auto [bundled, every] = expectBundlesChangeNothing(s, "alone");
+    EXPECT_LT(bundled * 10, every);
+  }
+  {
+    // A reduce-scatter after a compute, so that it starts during the
+    // all-gather's steps on the same links; and a third the other way
+    // round the ring, later still.
+    Schedule s = emptySchedule({16, 16}, 256);
+    llvm::SmallVector<int64_t> reversed(llvm::reverse(row16(0)));
+    for (int64_t chip : row16(0)) {
+      s.chips[chip].tasks.push_back(compute(2e10, 0));
+      s.chips[chip].tasks.push_back(compute(4e10, 0));
+    }
+    addCollective(s, gather, row16(0), 64000000, 0);
+    addCollective(s, scatter, row16(0), 48000000, 1, /*after=*/0);
+    addCollective(s, gather, reversed, 32000000, 2, /*after=*/1);
+    auto [bundled, every] = expectBundlesChangeNothing(s, "overlapping");
+    EXPECT_LT(bundled * 5, every);
+  }
+  {
+    // A message over part of the ring's links, sent mid-way through it,
+    // and one received by a member as the collective runs.
+    Schedule s = emptySchedule({16, 16}, 256);
+    s.chips[0].tasks.push_back(compute(3e10, 0));
+    s.chips[0].tasks.push_back(send(3, 20000000, 7));
+    s.chips[0].tasks.back().deps = {0};
+    s.chips[3].tasks.push_back(recv(0, 20000000, 7));
+    s.chips[20].tasks.push_back(compute(5e10, 0));
+    s.chips[20].tasks.push_back(send(4, 10000000, 8));
+    s.chips[20].tasks.back().deps = {0};
+    s.chips[4].tasks.push_back(recv(20, 10000000, 8));
+    addCollective(s, gather, row16(0), 64000000, 0);
+    expectBundlesChangeNothing(s, "crossed by messages");
+  }
+  {
+    // An all-reduce round a ring, and one over every other chip of the
+    // next row (not neighbours: a chained ring, run flow by flow) beside
+    // an all-gather over that row's ring, whose links it takes.
+    Schedule s = emptySchedule({16, 16}, 256);
+    addCollective(s, reduce, row16(0), 48000000, 0);
+    llvm::SmallVector<int64_t> everyOther;
+    for (int64_t x = 0; x < 16; x += 2)
+      everyOther.push_back(16 + x);
+    for (int64_t chip : row16(1))
+      s.chips[chip].tasks.push_back(compute(1e10, 0));
+    addCollective(s, gather, row16(1), 64000000, 1);
+    addCollective(s, reduce, everyOther, 16000000, 2, /*after=*/0);
+    expectBundlesChangeNothing(s, "all-reduce");
+  }
+  {
+    // Lines: a row of v5e-16 (no wraparound) all-gathered, then a column
+    // all-reduced across it, and the row reduce-scattered again.
+    Schedule s = emptySchedule({4, 4}, 16);
+    addCollective(s, gather, {0, 1, 2, 3}, 45000000, 0);
+    addCollective(s, reduce, {1, 5, 9, 13}, 30000000, 1);
+    addCollective(s, scatter, {0, 1, 2, 3}, 45000000, 2);
+    auto [bundled, every] = expectBundlesChangeNothing(s, "lines");
+    EXPECT_LT(bundled, every);
+  }
+}
+
+namespace {
+
+/// A random schedule on rows 0 and 1 of a 16x16 slice: computes, messages,
+/// allocations and collectives over rings (either way round, of a row or
+/// of both rows' cycle), lines of neighbours, lines whose chips are not
+/// neighbours, pairs across the rows, and all-to-alls; each task after a
+/// random earlier one of its chip or none, every chip's tasks in one
+/// global order (so that nothing deadlocks).
+Schedule randomSchedule(uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](uint32_t n) { return int64_t(rng() % n); };
+  Schedule s = emptySchedule({16, 16}, 256);
+  std::vector<std::vector<int64_t>> allocs(32);
+  int64_t tag = 0;
+  auto add = [&](int64_t chip, Task task) {
+    std::vector<Task> &tasks = s.chips[chip].tasks;
+    if (!tasks.empty() && pick(2))
+      task.deps = {pick(tasks.size())};
+    tasks.push_back(task);
+    return int64_t(tasks.size()) - 1;
+  };
+  for (int op = 0, ops = 10 + pick(30); op < ops; ++op) {
+    switch (pick(6)) {
+    case 0: { // computes
+      for (int64_t chip = 0; chip < 32; ++chip)
+        if (pick(3) == 0)
+          add(chip, compute(1e9 * (1 + pick(40)), 1e6 * pick(100)));
+      break;
+    }
+    case 1: { // a message
+      int64_t from = pick(32), to = pick(32), bytes = 1000000 * (1 + pick(30));
+      if (from == to)
+        break;
+      add(from, send(to, bytes, tag));
+      add(to, recv(from, bytes, tag));
+      ++tag;
+      break;
+    }
+    case 2: { // an allocation, or the free of one
+      int64_t chip = pick(32);
+      if (!allocs[chip].empty() && pick(2)) {
+        Task free;
+        free.kind = TaskKind::Free;
+        free.alloc = allocs[chip].back();
+        allocs[chip].pop_back();
+        add(chip, free);
+        break;
+      }
+      Task alloc;
+      alloc.kind = TaskKind::Alloc;
+      alloc.name = "a";
+      alloc.bytes = 100000000 * (1 + pick(10));
+      allocs[chip].push_back(add(chip, alloc));
+      break;
+    }
+    default: { // a collective
+      llvm::SmallVector<int64_t> group;
+      int64_t row = 16 * pick(2), shape = pick(7);
+      if (shape == 0 || shape == 1) { // a row's ring, either way round
+        group = row16(row / 16);
+        if (shape == 1)
+          std::reverse(group.begin(), group.end());
+      } else if (shape == 2) { // both rows' cycle
+        group = row16(0);
+        for (int64_t x = 15; x >= 0; --x)
+          group.push_back(16 + x);
+      } else if (shape == 3) { // a line of neighbours
+        int64_t first = pick(12), length = 2 + pick(4);
+        for (int64_t x = first; x < first + length; ++x)
+          group.push_back(row + x);
+      } else if (shape == 4) { // a line of every other chip
+        for (int64_t x = pick(2); x < 16; x += 2 + pick(2))
+          group.push_back(row + x);
+      } else { // a pair across the rows
+        int64_t x = pick(16);
+        group = {x, 16 + x};
+      }
+      if (group.size() < 2)
+        break;
+      CollectiveKind kind = CollectiveKind(pick(3));
+      if (pick(8) == 0)
+        kind = CollectiveKind::AllToAll;
+      int64_t bytes = 1000000 * (1 + pick(60)) * int64_t(group.size());
+      for (int64_t member : group) {
+        Task t;
+        t.kind = TaskKind::Collective;
+        t.collective = kind;
+        t.group.assign(group.begin(), group.end());
+        t.bytes = bytes;
+        t.tag = tag;
+        add(member, t);
+        addDone(s.chips[member].tasks);
+      }
+      ++tag;
+      break;
+    }
+    }
+  }
+  return s;
+}
+
+} // namespace
+
+// The same on random schedules: collectives of every kind and shape
+// overlapping one another on some of their links, crossed by messages,
+// between computes, allocations and frees.
+TEST(Simulator, BundledStepsReportWhatEveryFlowReportsOnRandomSchedules) {
+  uint64_t bundled = 0, every = 0;
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    Schedule s = randomSchedule(seed);
+    std::string name = "seed " + std::to_string(seed);
+    auto [b, e] = expectBundlesChangeNothing(s, name.c_str());
+    bundled += b;
+    every += e;
+  }
+  // Bundles ran.
+  EXPECT_LT(bundled * 2, every);
+}

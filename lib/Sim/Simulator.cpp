@@ -71,12 +71,54 @@ struct Link {
   llvm::SmallVector<int32_t, 4> flows;
   double bytes = 0, busy = 0, since = 0;
   bool dirty = false; ///< its flows' shares are due to be recomputed
+  /// The circuit holding it, whose bundles' flows are on it (-1: none).
+  int32_t circuit = -1;
+};
+
+/// The links that a ring or line step over neighbours takes, each by one
+/// of its flows (Engine::patternOf). While a circuit holds its links no
+/// flow is on them: its bundles stand for their flows, one on each link,
+/// so every link of it carries the same flows and each flow of a bundle
+/// has the same share.
+struct Circuit {
+  llvm::SmallVector<int32_t, 0> links;
+  /// Its bundles whose flows are sending, in the order they started.
+  llvm::SmallVector<int32_t, 2> bundles;
+  bool held = false;
+  bool dirty = false; ///< its bundles' shares are due to be recomputed
+};
+
+/// The flows of one step of a collective on a circuit, alike in bytes,
+/// rate and latency, as one: the state each of them would have.
+struct Bundle {
+  int32_t instance = 0, step = 0, pattern = 0;
+  double remaining = 0, rate = 0, updated = 0, latency = 0, efficiency = 1;
+  /// When its flows have left (the time of its last BundleSent).
+  double sentAt = 0;
+  /// Counted up on every change, as a flow's: stale events never match.
+  uint32_t version = 0;
+  bool sending = true;
+};
+
+/// Each flow of a step over a group: the member that sends it, which way
+/// round and the one link it takes, in Engine::startStep's order.
+struct StepPattern {
+  struct Sender {
+    int32_t member;
+    int8_t dir;
+    int32_t link;
+  };
+  llvm::SmallVector<Sender, 0> flows;
+  int32_t circuit = -1;
 };
 
 struct Instance {
   llvm::SmallVector<int32_t, 8> members; ///< tasks, in group order
   llvm::ArrayRef<int64_t> group;         ///< chip ids (the schedule's)
   CollectiveKind kind;
+  /// Its step pattern (Engine::patternOf; -1: none, -2: not yet known).
+  /// (Beside `kind`, in what would be padding.)
+  int32_t pattern = -2;
   double bytes;
   /// Members whose start has been issued; steps; flows still to arrive of
   /// the step under way (step by step) or of the last step (chained).
@@ -117,8 +159,14 @@ struct ChipState {
 struct Event {
   double time;
   uint64_t seq;
-  enum class Kind : uint8_t { ComputeDone, FlowDone, Arrive, StartCollective }
-      kind;
+  enum class Kind : uint8_t {
+    ComputeDone,
+    FlowDone,
+    Arrive,
+    StartCollective,
+    BundleSent,
+    BundleArrive
+  } kind;
   int32_t a;
   uint32_t b;
   bool operator>(const Event &other) const {
@@ -130,9 +178,10 @@ class Engine {
 public:
   Engine(const TargetDesc &target, const TopologyDesc &topology,
          const schedule::Schedule &schedule, bool recordTrace,
-         int64_t programSteps)
+         int64_t programSteps, SimOptions options)
       : target(target), model(target), topology(topology), schedule(schedule),
-        recordTrace(recordTrace), programSteps(programSteps) {}
+        recordTrace(recordTrace), programSteps(programSteps),
+        options(options) {}
 
   /// Builds the run's state from a schedule that passed checkSchedule.
   void load();
@@ -212,6 +261,10 @@ private:
   void startFlow(int64_t from, int64_t to, double bytes, Flow::Owner owner,
                  int32_t id, bool ring, int32_t step = 0, int32_t sender = 0,
                  int8_t dir = 0);
+  /// The link slots of the route from `from` to `to`.
+  const llvm::SmallVector<int32_t, 4> &routeSlots(int64_t from, int64_t to);
+  /// Puts `flow` in a free slot, or a new one.
+  int32_t addFlow(Flow flow);
   void rerate(int32_t link);
   /// Flows that start or end change their links' shares; the shares are
   /// recomputed once per link when the clock is about to move on, so that
@@ -223,12 +276,27 @@ private:
       dirtyLinks.push_back(link);
     }
   }
+  /// (A circuit's place in the list is -1 - its index.)
   void rerateDirty() {
     for (int32_t l : dirtyLinks) {
+      if (l < 0) {
+        Circuit &circuit = circuits[-1 - l];
+        if (circuit.dirty) {
+          circuit.dirty = false;
+          rerateCircuit(-1 - l);
+        }
+        continue;
+      }
       links[l].dirty = false;
       rerate(l);
     }
     dirtyLinks.clear();
+  }
+  void markCircuitDirty(int32_t c) {
+    if (!circuits[c].dirty) {
+      circuits[c].dirty = true;
+      dirtyLinks.push_back(-1 - c);
+    }
   }
   void endFlow(int32_t f);
   void arrive(const Flow &flow);
@@ -249,6 +317,31 @@ private:
   /// Sends member `sender`'s chunk of `step` one member along `dir`.
   void startStepFlow(int32_t instance, int32_t step, int32_t sender,
                      int8_t dir);
+  /// The members of `instance` done once its last step is in.
+  void finishCollective(int32_t instance);
+
+  // Ring and line steps run as bundles (SimOptions::everyFlow).
+  /// Steps run as bundles: not in the repetition proof's window, whose
+  /// snapshots see every flow.
+  bool bundling() const { return !options.everyFlow && !proving; }
+  /// The step pattern of `instance`'s group, made at its first step: -1
+  /// unless each flow of a step takes one link, no two the same one.
+  int32_t patternOf(int32_t instance);
+  int32_t makePattern(const Instance &instance);
+  /// Holds circuit `c`'s links for its bundles if nothing else is on them;
+  /// an idle circuit holding some of them lets them go.
+  bool holdCircuit(int32_t c);
+  /// Turns circuit `c`'s sending bundles back into their flows, as they
+  /// stand, and lets its links go: something else is to use one.
+  void releaseCircuit(int32_t c);
+  void startBundle(int32_t instance, int32_t step, int32_t pattern);
+  void rerateCircuit(int32_t c);
+  void bundleSent(int32_t b);
+  void bundleArrived(int32_t b);
+  void freeBundle(int32_t b) {
+    ++bundles[b].version;
+    freeBundles.push_back(b);
+  }
   std::string describe(int32_t t) const;
 
   // The repetition proof (simulate's programSteps).
@@ -289,6 +382,9 @@ private:
   const schedule::Schedule &schedule;
   bool recordTrace;
   int64_t programSteps;
+  SimOptions options;
+  /// The repetition proof is looking for a step that repeats.
+  bool proving = false;
   /// Steps the schedule holds, the first of the alike ones (-1: none).
   int64_t lowered = 0, alike = -1;
   std::vector<int32_t> chipBase;
@@ -326,6 +422,13 @@ private:
   llvm::DenseMap<std::pair<int64_t, int64_t>, llvm::SmallVector<int32_t, 4>>
       routes;
   std::vector<int32_t> dirtyLinks;
+  std::vector<Circuit> circuits;
+  /// Circuits by their sorted links; step patterns by their group.
+  std::map<llvm::SmallVector<int32_t, 8>, int32_t> circuitOf;
+  std::vector<StepPattern> patterns;
+  llvm::DenseMap<std::pair<const int64_t *, size_t>, int32_t> patternIndex;
+  std::vector<Bundle> bundles;
+  std::vector<int32_t> freeBundles;
   std::vector<Instance> instances;
   std::map<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
   /// The event queue, its heap open to the repetition proof's snapshots.
@@ -681,10 +784,8 @@ bool Engine::loadProgram() {
   return true;
 }
 
-void Engine::startFlow(int64_t from, int64_t to, double bytes,
-                       Flow::Owner owner, int32_t id, bool ring, int32_t step,
-                       int32_t sender, int8_t dir) {
-  Flow flow;
+const llvm::SmallVector<int32_t, 4> &Engine::routeSlots(int64_t from,
+                                                      int64_t to) {
   // A run sends between the same pairs of chips over and over: each pair's
   // route is worked out once, its links' slots taken in the same order.
   auto [known, fresh] = routes.try_emplace({from, to});
@@ -694,7 +795,33 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
     for (int64_t id : path)
       known->second.push_back(linkSlot(id));
   }
-  flow.links = known->second;
+  return known->second;
+}
+
+int32_t Engine::addFlow(Flow flow) {
+  int32_t f;
+  if (freeFlows.empty()) {
+    f = flows.size();
+    flows.push_back(std::move(flow));
+  } else {
+    f = freeFlows.back();
+    freeFlows.pop_back();
+    flow.version = flows[f].version + 1;
+    flows[f] = std::move(flow);
+  }
+  return f;
+}
+
+void Engine::startFlow(int64_t from, int64_t to, double bytes,
+                       Flow::Owner owner, int32_t id, bool ring, int32_t step,
+                       int32_t sender, int8_t dir) {
+  Flow flow;
+  flow.links = routeSlots(from, to);
+  // A flow beside a circuit's bundles shares their links: they become
+  // flows first.
+  for (int32_t l : flow.links)
+    if (links[l].circuit >= 0)
+      releaseCircuit(links[l].circuit);
   flow.remaining = bytes;
   flow.updated = now;
   flow.latency = flow.links.size() * target.hopLatency;
@@ -709,16 +836,7 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
   flow.sender = sender;
   flow.dir = dir;
   flow.id = id;
-  int32_t f;
-  if (freeFlows.empty()) {
-    f = flows.size();
-    flows.push_back(std::move(flow));
-  } else {
-    f = freeFlows.back();
-    freeFlows.pop_back();
-    flow.version = flows[f].version + 1;
-    flows[f] = std::move(flow);
-  }
+  int32_t f = addFlow(std::move(flow));
   if (flows[f].links.empty() || bytes <= 0) {
     flows[f].active = false;
     push(now + flows[f].latency, Event::Kind::Arrive, f);
@@ -792,10 +910,7 @@ void Engine::arrive(const Flow &flow) {
   Instance &instance = instances[id];
   if (step + 1 == instance.steps) {
     if (--instance.pending == 0)
-      for (int32_t member : instance.members) {
-        commEnd(tasks[member].chip);
-        finish(member, 1);
-      }
+      finishCollective(id);
     return;
   }
   if (!instance.chained) {
@@ -807,6 +922,13 @@ void Engine::arrive(const Flow &flow) {
   int32_t n = instance.group.size(), receiver = (sender + dir + n) % n;
   ++instance.received(stepSlot(receiver, dir));
   sendNextStep(id, receiver, dir);
+}
+
+void Engine::finishCollective(int32_t i) {
+  for (int32_t member : instances[i].members) {
+    commEnd(tasks[member].chip);
+    finish(member, 1);
+  }
 }
 
 void Engine::stepSent(const Flow &flow) {
@@ -871,11 +993,208 @@ void Engine::startStep(int32_t i, int32_t step) {
   // both neighbours they have. A chained ring's count is of its last step.
   Instance &instance = instances[i];
   int32_t n = instance.group.size();
+  if (bundling() && !instance.chained && instance.bytes > 0) {
+    int32_t p = patternOf(i);
+    if (p >= 0 && holdCircuit(patterns[p].circuit)) {
+      startBundle(i, step, p);
+      return;
+    }
+  }
   instance.pending = instance.ring ? 2 * n : 2 * (n - 1);
   for (int32_t a = 0; a < n; ++a)
     for (int8_t dir : {int8_t(1), int8_t(-1)})
       if (instance.ring || (dir > 0 ? a <= n - 2 : a >= 1))
         startStepFlow(i, step, a, dir);
+}
+
+//===----------------------------------------------------------------------===//
+// Ring and line steps as bundles
+//===----------------------------------------------------------------------===//
+
+int32_t Engine::patternOf(int32_t i) {
+  Instance &instance = instances[i];
+  if (instance.pattern == -2) {
+    // (Instances of one schedule task share its group.)
+    std::pair<const int64_t *, size_t> key(instance.group.data(),
+                                           instance.group.size());
+    auto known = patternIndex.find(key);
+    instance.pattern = known != patternIndex.end() ? known->second
+                                                   : makePattern(instance);
+    patternIndex[key] = instance.pattern;
+  }
+  return instance.pattern;
+}
+
+int32_t Engine::makePattern(const Instance &instance) {
+  // Routed in startStep's order, as its flows would be: the same link
+  // slots, taken in the same order.
+  int32_t n = instance.group.size();
+  StepPattern pattern;
+  llvm::SmallVector<int32_t, 8> sorted;
+  for (int32_t a = 0; a < n; ++a)
+    for (int8_t dir : {int8_t(1), int8_t(-1)})
+      if (instance.ring || (dir > 0 ? a <= n - 2 : a >= 1)) {
+        const auto &slots =
+            routeSlots(instance.group[a], instance.group[(a + dir + n) % n]);
+        if (slots.size() != 1)
+          return -1;
+        pattern.flows.push_back({a, dir, slots.front()});
+        sorted.push_back(slots.front());
+      }
+  llvm::sort(sorted);
+  if (sorted.empty() ||
+      std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return -1;
+  auto [it, fresh] = circuitOf.try_emplace(sorted, circuits.size());
+  if (fresh) {
+    Circuit circuit;
+    circuit.links.assign(sorted.begin(), sorted.end());
+    circuits.push_back(std::move(circuit));
+  }
+  pattern.circuit = it->second;
+  patterns.push_back(std::move(pattern));
+  return patterns.size() - 1;
+}
+
+bool Engine::holdCircuit(int32_t c) {
+  if (circuits[c].held)
+    return true;
+  for (int32_t l : circuits[c].links) {
+    int32_t other = links[l].circuit;
+    if (!links[l].flows.empty() ||
+        (other >= 0 && !circuits[other].bundles.empty()))
+      return false;
+  }
+  for (int32_t l : circuits[c].links)
+    if (links[l].circuit >= 0)
+      releaseCircuit(links[l].circuit);
+  for (int32_t l : circuits[c].links)
+    links[l].circuit = c;
+  circuits[c].held = true;
+  return true;
+}
+
+void Engine::releaseCircuit(int32_t c) {
+  Circuit &circuit = circuits[c];
+  // Each flow as startStep would have made it and rerate left it, on its
+  // link in the order the bundles started; its FlowDone where the bundle's
+  // is (a share due to be recomputed is, as the links are marked).
+  for (int32_t b : circuit.bundles) {
+    const Bundle &bundle = bundles[b];
+    for (const StepPattern::Sender &sender : patterns[bundle.pattern].flows) {
+      Flow flow;
+      flow.links = {sender.link};
+      flow.remaining = bundle.remaining;
+      flow.rate = bundle.rate;
+      flow.updated = bundle.updated;
+      flow.latency = bundle.latency;
+      flow.efficiency = bundle.efficiency;
+      flow.owner = Flow::Owner::Step;
+      flow.id = bundle.instance;
+      flow.step = bundle.step;
+      flow.sender = sender.member;
+      flow.dir = sender.dir;
+      int32_t f = addFlow(std::move(flow));
+      links[sender.link].flows.push_back(f);
+      if (bundle.rate > 0)
+        push(bundle.sentAt, Event::Kind::FlowDone, f, ++flows[f].version);
+    }
+    freeBundle(b);
+  }
+  circuit.bundles.clear();
+  if (circuit.dirty) {
+    circuit.dirty = false;
+    for (int32_t l : circuit.links)
+      markDirty(l);
+  }
+  for (int32_t l : circuit.links)
+    links[l].circuit = -1;
+  circuit.held = false;
+}
+
+void Engine::startBundle(int32_t i, int32_t step, int32_t p) {
+  // The state startStep's flows would each have (startFlow, startStepFlow).
+  Instance &instance = instances[i];
+  const StepPattern &pattern = patterns[p];
+  int32_t n = instance.group.size();
+  Bundle bundle;
+  bundle.instance = i;
+  bundle.step = step;
+  bundle.pattern = p;
+  bundle.remaining =
+      instance.ring ? instance.bytes / (2.0 * n) : instance.bytes / n;
+  bundle.updated = now;
+  bundle.latency = size_t(1) * target.hopLatency;
+  if (step == 0)
+    bundle.latency += target.calibration.collectiveSync;
+  bundle.efficiency = model.linkEfficiency(instance.ring);
+  int32_t b;
+  if (freeBundles.empty()) {
+    b = bundles.size();
+    bundles.push_back(bundle);
+  } else {
+    b = freeBundles.back();
+    freeBundles.pop_back();
+    bundle.version = bundles[b].version + 1;
+    bundles[b] = bundle;
+  }
+  instance.pending = pattern.flows.size();
+  Circuit &circuit = circuits[pattern.circuit];
+  for (int32_t l : circuit.links) {
+    Link &link = links[l];
+    if (circuit.bundles.empty())
+      link.since = now;
+    link.bytes += bundle.remaining;
+  }
+  circuit.bundles.push_back(b);
+  markCircuitDirty(pattern.circuit);
+}
+
+// rerate's shares: on each link of the circuit one flow of each bundle.
+void Engine::rerateCircuit(int32_t c) {
+  Circuit &circuit = circuits[c];
+  for (int32_t b : circuit.bundles) {
+    Bundle &bundle = bundles[b];
+    double rate = std::min(std::numeric_limits<double>::infinity(),
+                           bundle.efficiency * target.linkBandwidth /
+                               circuit.bundles.size());
+    if (rate == bundle.rate)
+      continue;
+    bundle.remaining -= bundle.rate * (now - bundle.updated);
+    bundle.updated = now;
+    bundle.rate = rate;
+    ++bundle.version;
+    bundle.sentAt = now + std::max(bundle.remaining, 0.0) / rate;
+    push(bundle.sentAt, Event::Kind::BundleSent, b, bundle.version);
+  }
+}
+
+// endFlow of each of its flows.
+void Engine::bundleSent(int32_t b) {
+  Bundle &bundle = bundles[b];
+  bundle.sending = false;
+  int32_t c = patterns[bundle.pattern].circuit;
+  Circuit &circuit = circuits[c];
+  circuit.bundles.erase(llvm::find(circuit.bundles, b));
+  if (circuit.bundles.empty())
+    for (int32_t l : circuit.links)
+      links[l].busy += now - links[l].since;
+  markCircuitDirty(c);
+  push(now + bundle.latency, Event::Kind::BundleArrive, b, bundle.version);
+}
+
+// arrive() of each of its flows: the step is in.
+void Engine::bundleArrived(int32_t b) {
+  int32_t i = bundles[b].instance, step = bundles[b].step;
+  Instance &instance = instances[i];
+  instance.pending -= patterns[bundles[b].pattern].flows.size();
+  freeBundle(b);
+  if (instance.pending > 0)
+    return;
+  if (step + 1 == instance.steps)
+    finishCollective(i);
+  else
+    startStep(i, step + 1);
 }
 
 void Engine::onReady(int32_t t) {
@@ -1029,6 +1348,8 @@ std::string Engine::describe(int32_t t) const {
 SimResult Engine::run() {
   // The host launches the program on every chip before any of it runs.
   now = model.programDispatch();
+  // (Until findAlikeSteps says whether there is a proof to look for.)
+  proving = programSteps > 0 && !generated;
   starting = true;
   for (size_t t = 0; t < tasks.size(); ++t)
     if (tasks[t].waiting == 0 && !tasks[t].ready)
@@ -1036,6 +1357,7 @@ SimResult Engine::run() {
   starting = false;
   if (programSteps > 0 && !generated)
     findAlikeSteps();
+  proving = alike >= 0;
   while ((!queue.empty() || !dirtyLinks.empty()) && failure.empty()) {
     if (!dirtyLinks.empty() && (queue.empty() || queue.top().time > now)) {
       rerateDirty();
@@ -1067,6 +1389,14 @@ SimResult Engine::run() {
       break;
     case Event::Kind::StartCollective:
       startCollective(event.a);
+      break;
+    case Event::Kind::BundleSent:
+      if (bundles[event.a].version == event.b && bundles[event.a].sending)
+        bundleSent(event.a);
+      break;
+    case Event::Kind::BundleArrive:
+      if (bundles[event.a].version == event.b)
+        bundleArrived(event.a);
       break;
     }
   }
@@ -1211,6 +1541,7 @@ void Engine::atInstantEnd() {
     periodSteps = m;
     proofFrom = before;
     proofTo = std::move(now);
+    proving = false;
     history.clear();
     return;
   }
@@ -1388,6 +1719,10 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
       snap.ints.insert(snap.ints.end(), key.begin(), key.end());
       break;
     }
+    case Event::Kind::BundleSent:
+    case Event::Kind::BundleArrive:
+      // (None while the proof looks: bundling() waits for it.)
+      break;
     }
   }
   return snap;
@@ -1495,11 +1830,11 @@ static llvm::Expected<SimResult> trusted(const Engine &engine,
 
 llvm::Expected<SimResult> sim::simulateProgram(
     const TargetDesc &target, const schedule::Schedule &schedule,
-    int64_t programSteps) {
+    int64_t programSteps, SimOptions options) {
   if (llvm::Error error = checkSchedule(target, schedule).takeError())
     return std::move(error);
   Engine engine(target, *target.findTopology(schedule.shape), schedule,
-                /*recordTrace=*/false, programSteps);
+                /*recordTrace=*/false, programSteps, options);
   if (!engine.loadProgram()) {
     SimResult result;
     result.programSteps = programSteps;
@@ -1512,11 +1847,12 @@ llvm::Expected<SimResult> sim::simulateProgram(
 llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
                                         const schedule::Schedule &schedule,
                                         bool recordTrace,
-                                        int64_t programSteps) {
+                                        int64_t programSteps,
+                                        SimOptions options) {
   if (llvm::Error error = checkSchedule(target, schedule).takeError())
     return std::move(error);
   Engine engine(target, *target.findTopology(schedule.shape), schedule,
-                recordTrace, programSteps);
+                recordTrace, programSteps, options);
   engine.load();
   return trusted(engine, engine.run());
 }

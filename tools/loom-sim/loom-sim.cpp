@@ -37,6 +37,11 @@ static cl::opt<std::string> svgFile("svg", cl::cat(category),
                                     cl::value_desc("file"),
                                     cl::desc("Write an SVG timeline"));
 static loom::sim::TraceOptions traceOptions(category);
+static cl::opt<bool> everyFlow(
+    "every-flow", cl::cat(category), cl::Hidden,
+    cl::desc("Run each flow of every ring or line step on its own rather "
+             "than alike flows as one bundle: the same figures, slower (for "
+             "tests and benchmarks)"));
 
 
 int main(int argc, char **argv) {
@@ -143,7 +148,8 @@ int main(int argc, char **argv) {
 
   bool wantTrace = !traceFile.empty() || !svgFile.empty();
   Expected<loom::sim::SimResult> result =
-      loom::sim::simulate(*target, *schedule, wantTrace);
+      loom::sim::simulate(*target, *schedule, wantTrace, /*programSteps=*/0,
+                          {/*everyFlow=*/everyFlow});
   if (!result) {
     errs() << "loom-sim: error: " << input << ": "
            << toString(result.takeError()) << "\n";

@@ -11,7 +11,9 @@
 //   dimension order over the torus with the target's wraparound rule;
 // - collectives executed as the ring or line steps of the cost model
 //   (CostModel.h) over the group's real links, and all-to-alls as direct
-//   transfers between every pair.
+//   transfers between every pair; a step whose flows each take a link of
+//   their own that nothing else uses runs as one bundle of alike flows
+//   (the same figures, far fewer events; SimOptions::everyFlow).
 // Deterministic: events are ordered by time, then by creation.
 //
 //===----------------------------------------------------------------------===//
@@ -67,6 +69,9 @@ struct SimResult {
   std::vector<ChipStats> chips;
   /// The links that carried anything, busiest first.
   std::vector<LinkStats> links;
+  /// Events the run took: a ring or line step run as a bundle takes two
+  /// rather than two per flow, so this depends on SimOptions where no
+  /// other figure does.
   uint64_t events = 0;
   std::vector<TraceEvent> trace;
   /// Empty on success; otherwise the HBM overflow that stopped the run (the
@@ -92,6 +97,18 @@ struct SimResult {
   /// `generatedFrom` steps (0: the schedule's own tasks); `programSteps`
   /// steps ran, every task of each.
   int64_t generatedFrom = 0;
+};
+
+/// How a run proceeds; every choice gives the same figures, to within
+/// floating-point rounding (only SimResult::events differs).
+struct SimOptions {
+  /// Runs each flow of every ring or line step on its own, as the
+  /// reference the tests compare bundled steps against. By default a step
+  /// whose flows each take one link of their own, no link that anything
+  /// else uses, runs as one bundle: the flows alike in bytes, rate and
+  /// latency are one state and two events; anything else starting on one
+  /// of its links turns the bundle back into its flows, as they stand.
+  bool everyFlow = false;
 };
 
 /// Every check a run makes before it starts: `target` has the schedule's
@@ -125,7 +142,8 @@ checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule);
 /// steps added. Without such a step, `unproven` is set.
 llvm::Expected<SimResult> simulate(const TargetDesc &target,
                                    const schedule::Schedule &schedule,
-                                   bool recordTrace, int64_t programSteps = 0);
+                                   bool recordTrace, int64_t programSteps = 0,
+                                   SimOptions options = {});
 
 /// Simulates the whole denoising program of `programSteps` steps that
 /// `schedule`, its first steps as the lowering builds them (stepStarts),
@@ -144,7 +162,8 @@ llvm::Expected<SimResult> simulate(const TargetDesc &target,
 /// No trace.
 llvm::Expected<SimResult> simulateProgram(const TargetDesc &target,
                                           const schedule::Schedule &schedule,
-                                          int64_t programSteps);
+                                          int64_t programSteps,
+                                          SimOptions options = {});
 
 } // namespace loom::sim
 
