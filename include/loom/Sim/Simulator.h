@@ -9,7 +9,9 @@
 //   host stores to the host, host loads from it, each engine running its
 //   transfers one at a time in the order they became ready, each taking
 //   bytes / the target's hostBandwidth; the host's memory per chip tracked
-//   against hostBytes (a store's bytes from its end to its load's end);
+//   against hostBytes (a store's bytes from its end to its load's end); a
+//   transfer under way is the chip moving data, as a send is, so the
+//   TensorCore idle meanwhile counts in ChipStats::exposedComm;
 // - per ICI link and direction, the target's bandwidth and hop latency;
 //   transfers sharing a link share its bandwidth equally (a fluid model:
 //   rates are recomputed whenever a transfer starts or ends), routed in
