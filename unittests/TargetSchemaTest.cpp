@@ -180,8 +180,9 @@ TEST(TargetSchema, EveryReaderRefusesTheSameFigureForTheSameReason) {
                   figure->irKey.str() + " " + why);
         ++checked;
       }
-  // 7 chip, 2 ici and 5 calibration figures; fractions tried both ways.
-  EXPECT_EQ(checked, 18);
+  // 9 chip (the host link's two among them), 2 ici and 5 calibration
+  // figures; fractions tried both ways.
+  EXPECT_EQ(checked, 20);
   // Each reader takes v5e's own figures, through the member the schema names.
   const TargetDesc &v5e = *lookupTarget("tpu-v5e");
   for (IrSection section :

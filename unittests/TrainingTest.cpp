@@ -250,10 +250,11 @@ constexpr const char *kGptLayer = R"mlir(
     return %0 : tensor<2x128x256xbf16>
   })mlir";
 
-/// What the GPT layer keeps for its backward pass, sharded `tp` ways with
-/// sequence parallelism (1: not sharded) under rematerialisation `policy`.
-int64_t keptBytes(MLIRContext &context, int64_t tp, StringRef policy) {
-  auto module = parseSourceString<ModuleOp>(kGptLayer, &context);
+/// The GPT layer's backward pass, sharded `tp` ways with sequence
+/// parallelism (1: not sharded) under rematerialisation `policy`.
+LayerGradOp rematerialised(MLIRContext &context, OwningOpRef<ModuleOp> &module,
+                           int64_t tp, StringRef policy) {
+  module = parseSourceString<ModuleOp>(kGptLayer, &context);
   EXPECT_TRUE(module);
   PassManager pm(&context);
   if (tp > 1) {
@@ -271,7 +272,14 @@ int64_t keptBytes(MLIRContext &context, int64_t tp, StringRef policy) {
   pm.addPass(createRemat(remat));
   EXPECT_TRUE(succeeded(pm.run(*module)));
   EXPECT_TRUE(succeeded(verify(*module)));
-  return first<LayerGradOp>(*module).getKeptBytes();
+  return first<LayerGradOp>(*module);
+}
+
+/// What the GPT layer keeps for its backward pass (rematerialised's
+/// arguments).
+int64_t keptBytes(MLIRContext &context, int64_t tp, StringRef policy) {
+  OwningOpRef<ModuleOp> module;
+  return rematerialised(context, module, tp, policy).getKeptBytes();
 }
 
 TEST_F(TrainingTest, ActivationsKeptFollowKorthikanti) {
@@ -286,6 +294,28 @@ TEST_F(TrainingTest, ActivationsKeptFollowKorthikanti) {
   // Full recomputation keeps the layer's input: 2 sbh (/ t).
   EXPECT_EQ(keptBytes(context, 1, "full"), 2 * sbh);
   EXPECT_EQ(keptBytes(context, 4, "full"), 2 * sbh / 4);
+}
+
+TEST_F(TrainingTest, OffloadedPoliciesKeepTheirNamesInHostMemory) {
+  int64_t sbh = kS * kB * kH;
+  OwningOpRef<ModuleOp> module;
+  // qkv_proj_offloaded: q, k and v (2 sbh bytes each) in host memory; the
+  // layer's input in HBM, every other op recomputed.
+  LayerGradOp qkv = rematerialised(context, module, 1, "qkv_proj_offloaded");
+  EXPECT_EQ(qkv.getOffloadedBytes(), 6 * sbh);
+  EXPECT_EQ(qkv.getKeptBytes(), 8 * sbh);
+  // minimal_offloaded: every projection's output (q, k, v, o and fc2: 2 sbh
+  // each; fc1: 8 sbh) in host memory.
+  LayerGradOp minimal = rematerialised(context, module, 1, "minimal_offloaded");
+  EXPECT_EQ(minimal.getOffloadedBytes(), 18 * sbh);
+  EXPECT_EQ(minimal.getKeptBytes(), 20 * sbh);
+  // The same names kept in HBM keep the same bytes, none offloaded.
+  LayerGradOp inHbm = rematerialised(context, module, 1, "minimal");
+  EXPECT_EQ(inHbm.getOffloadedBytes(), 0);
+  EXPECT_EQ(inHbm.getKeptBytes(), 20 * sbh);
+  // Tensor and sequence parallelism divide it by t.
+  LayerGradOp sharded = rematerialised(context, module, 4, "qkv_proj_offloaded");
+  EXPECT_EQ(sharded.getOffloadedBytes(), 6 * sbh / 4);
 }
 
 TEST(Optimizers, StateFollowsTheUpdateRule) {

@@ -22,6 +22,13 @@ def Loom_FlagParameter : AttrOrTypeParameter<"bool", "a flag"> {
   let defaultValue = "false";
 }
 
+/// A figure a target may leave out: 0, not printed.
+def Loom_OptionalFigureParameter : AttrOrTypeParameter<"::llvm::APFloat", "an optional hardware figure"> {
+  let parser = "::loom::parseFigure($_parser)";
+  let printer = "::loom::printFigure($_printer, $_self)";
+  let defaultValue = "::llvm::APFloat(0.0)";
+}
+
 def Loom_ChipAttr : AttrDef<Loom_Dialect, "Chip"> {
   let mnemonic = "chip";
   let summary = "The figures of one chip a target is priced with";
@@ -29,7 +36,9 @@ def Loom_ChipAttr : AttrDef<Loom_Dialect, "Chip"> {
     What the cost model and the simulator read of a chip, in SI units: the
     MXU's peak rates (FLOP/s for bf16, OP/s for int8), its systolic array's
     edge (matmul dimensions pad to it), HBM capacity (bytes) and bandwidth
-    (bytes/s), and the fractions of peak that real programs reach. Each
+    (bytes/s), the fractions of peak that real programs reach, and, when
+    the target gives them, the chip's link to its host's memory (bytes/s
+    each way) and the host memory it may fill (bytes). Each
     figure's source is in the target file it was materialized from
     (targets/*.json); its range, the one the target and schedule files are
     read with, is in include/loom/Hardware/TargetSchema.h.
@@ -44,7 +53,9 @@ def Loom_ChipAttr : AttrDef<Loom_Dialect, "Chip"> {
                         Loom_FigureParameter:$mxu_efficiency,
                         Loom_FigureParameter:$hbm_capacity,
                         Loom_FigureParameter:$hbm_bandwidth,
-                        Loom_FigureParameter:$hbm_efficiency);
+                        Loom_FigureParameter:$hbm_efficiency,
+                        Loom_OptionalFigureParameter:$host_bandwidth,
+                        Loom_OptionalFigureParameter:$host_memory);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

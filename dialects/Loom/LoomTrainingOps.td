@@ -147,6 +147,11 @@ def Loom_LayerGradOp : Loom_Op<"layer_grad", [IsolatedFromAbove, SingleBlock],
     /// gradients or the recomputed ops read, and what kept ops keep inside
     /// them (a materialised softmax, a dropout mask).
     int64_t getKeptBytes();
+    /// Of those, the bytes of the values kept in host memory: the results
+    /// (and what they keep inside) of kept ops marked `loom.offloaded`,
+    /// copied to the host after the forward pass and back before the
+    /// backward pass. getKeptBytes() - getOffloadedBytes() stay in HBM.
+    int64_t getOffloadedBytes();
   }];
 }
 

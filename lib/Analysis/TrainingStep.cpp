@@ -261,9 +261,35 @@ private:
   /// (`group`: the layer whose parameters the op uses, none outside).
   template <typename Fn>
   void forEachOp(Fn fn) {
-    std::map<int64_t, double> keptOf;
+    // What each layer keeps in HBM, and in host memory (staged in HBM
+    // while the layer makes it and its copy to the host runs under the
+    // next layer, and from its copy back, issued as the layer after it in
+    // the backward pass starts, to the end of its own backward pass).
+    std::map<int64_t, double> keptOf, offloadedOf;
+    double hostHeld = 0;
+    for (LayerGradOp grad : view.layerGrads) {
+      double offloaded =
+          double(grad.getOffloadedBytes()) * share * inFlight;
+      keptOf[grad.getIndex()] =
+          double(grad.getKeptBytes()) * share * inFlight - offloaded;
+      offloadedOf[grad.getIndex()] = offloaded;
+      hostHeld += offloaded;
+    }
+    peak.host = hostHeld;
+    // The layers' indices in forward and in backward order.
+    SmallVector<int64_t> forward, backward;
+    for (LayerOp layer : view.layers)
+      forward.push_back(layer.getIndex());
     for (LayerGradOp grad : view.layerGrads)
-      keptOf[grad.getIndex()] = double(grad.getKeptBytes()) * share * inFlight;
+      backward.push_back(grad.getIndex());
+    // Offloaded bytes of order[i] and of order[i + step] when there is one.
+    auto offloadedAt = [&](ArrayRef<int64_t> order, size_t i, int step) {
+      double bytes = offloadedOf[order[i]];
+      size_t other = i + step;
+      if (other < order.size())
+        bytes += offloadedOf[order[other]];
+      return bytes;
+    };
     double outside = keptOutsideLayers(view) * share * inFlight;
     auto runs = [&](ArrayRef<Operation *> ops, std::optional<int64_t> group) {
       for (Operation *op : ops)
@@ -275,20 +301,27 @@ private:
       for (size_t i = 0; i < view.layers.size(); ++i) {
         LayerOp layer = view.layers[i];
         kept += keptOf[layer.getIndex()];
+        staged = offloadedAt(forward, i, -1);
         for (Operation &op : layer.getBody().front().without_terminator())
           fn(&op, int64_t(layer.getIndex()));
         runs(view.afterLayer[i], std::nullopt);
       }
+      // The last layer's copy to the host and the first backward layer's
+      // copy back run under the loss.
+      staged = 0;
+      if (!forward.empty() && !backward.empty())
+        staged = offloadedOf[forward.back()] + offloadedOf[backward.front()];
       runs(view.forwardEpilogue, std::nullopt);
       runs(view.backwardEpilogue, std::nullopt);
       for (size_t i = 0; i < view.layerGrads.size(); ++i) {
         LayerGradOp grad = view.layerGrads[i];
         recomputed = recomputedBytes(grad) * share;
+        staged = offloadedAt(backward, i, 1);
         for (Operation &op : grad.getBody().front().without_terminator())
           if (!op.hasAttr(kKeptAttrName))
             fn(&op, int64_t(grad.getIndex()));
         runs(view.afterLayerGrad[i], std::nullopt);
-        recomputed = 0;
+        recomputed = staged = 0;
         kept -= keptOf[grad.getIndex()];
       }
       runs(view.backwardPrologue, std::nullopt);
@@ -362,10 +395,10 @@ private:
       bucket = double(use.gradient) * bytesPer(group, /*weights=*/false);
     }
     double buffers = gathered + bucket + previousBucket;
-    double total = kept + recomputed + buffers;
+    double total = kept + staged + recomputed + buffers;
     if (total > best) {
       best = total;
-      peak.activations = kept;
+      peak.activations = kept + staged;
       peak.recompute = recomputed;
       peak.buffers = buffers;
     }
@@ -376,7 +409,8 @@ private:
   int64_t microbatches;
   double share, inFlight;
   /// Held at the op being visited.
-  double kept = 0, recomputed = 0, bucket = 0, previousBucket = 0;
+  double kept = 0, staged = 0, recomputed = 0, bucket = 0,
+         previousBucket = 0;
   std::vector<double> reads, sums;
   std::vector<size_t> lastStarted;
   size_t nextRead = 0;

@@ -31,6 +31,17 @@ constexpr TargetFigure priced(llvm::StringLiteral fileKey, FS fileSection,
           range,   irKey,       irSection, member, kNoWhole, kNoCalibration};
 }
 
+/// A figure the cost model reads when the target file gives it; absent (0
+/// in TargetDesc, the IR and a schedule) what needs it is refused.
+constexpr TargetFigure optional(llvm::StringLiteral fileKey,
+                                FS fileSection, llvm::StringLiteral unit,
+                                Range range, llvm::StringLiteral irKey,
+                                IS irSection, double TargetDesc::*member) {
+  return {fileKey, fileSection, Form::Figure, false,  unit,
+          range,   irKey,       irSection,    member, kNoWhole,
+          kNoCalibration};
+}
+
 /// A calibration constant (targets/README.md, "Calibration").
 constexpr TargetFigure fitted(llvm::StringLiteral key, llvm::StringLiteral unit,
                               Range range, double Calibration::*member) {
@@ -68,6 +79,12 @@ constexpr TargetFigure figures[] = {
     priced("hbm_bandwidth_fraction", FS::Efficiency, Form::Choice, "fraction",
          Range::Fraction, "hbm_efficiency", IS::Chip,
          &TargetDesc::hbmEfficiency),
+    // Each chip's link to its host's memory, where saved activations are
+    // offloaded (docs/training.md, "Offload to host memory").
+    optional("pcie_bandwidth_per_chip", FS::Host, "bytes/s", Range::Rate,
+             "host_bandwidth", IS::Chip, &TargetDesc::hostBandwidth),
+    optional("memory_per_chip", FS::Host, "bytes", Range::Whole,
+             "host_memory", IS::Chip, &TargetDesc::hostBytes),
     // #loom.ici and a schedule's "ici".
     priced("link_bandwidth", FS::Interconnect, Form::Choice, "bytes/s",
          Range::Rate, "link_bandwidth", IS::Ici, &TargetDesc::linkBandwidth),
@@ -104,8 +121,6 @@ constexpr TargetFigure figures[] = {
     recorded("dcn_bandwidth", FS::Host, true, "bytes/s", Range::Rate),
     recorded("nics", FS::Host, false, "count", Range::Whole),
     recorded("dram", FS::Host, false, "bytes", Range::Whole),
-    recorded("pcie_bandwidth_per_chip", FS::Host, false, "bytes/s",
-             Range::Rate),
     recorded("hosts", FS::Pod, true, "hosts", Range::Whole),
     recorded("racks", FS::Pod, false, "count", Range::Whole),
     recorded("sides_per_rack", FS::Pod, false, "count", Range::Whole),
@@ -211,8 +226,11 @@ const TargetFigure *loom::findIrFigure(IrSection section, llvm::StringRef key) {
   return nullptr;
 }
 
-std::string loom::listIrKeys(IrSection section, llvm::StringRef last) {
+std::string loom::listIrKeys(IrSection section, llvm::StringRef last,
+                             bool requiredOnly) {
   llvm::SmallVector<const TargetFigure *, 8> keys = getIrFigures(section);
+  if (requiredOnly)
+    llvm::erase_if(keys, [](const TargetFigure *f) { return !f->required; });
   std::string text;
   for (auto [i, figure] : llvm::enumerate(keys)) {
     if (i > 0)

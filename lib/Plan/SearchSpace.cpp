@@ -375,13 +375,16 @@ SmallVector<int64_t> SearchSpace::zeroStages(int64_t fsdp) const {
 }
 
 /// Every policy: each trades memory for recomputation differently (the
-/// search keeps those that fit and ranks them by time).
+/// search keeps those that fit and ranks them by time). Those that offload
+/// to host memory only on a target with host link figures.
 SmallVector<RematPolicy> SearchSpace::rematPolicies() const {
   if (given.remat)
     return {*given.remat};
+  bool host = target.hostBandwidth > 0 && target.hostBytes > 0;
   SmallVector<RematPolicy> policies;
   for (const EnumSpelling<RematPolicy> &s : enumSpellings(RematPolicy()))
-    policies.push_back(s.value);
+    if (host || !offloads(s.value))
+      policies.push_back(s.value);
   return policies;
 }
 

@@ -262,15 +262,20 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
     /// A layer_grad: its layer's gradients are reduced after it (without
     /// ZeRO-2 and 3, which reduce each op's).
     bool layerGradients = false;
+    /// A layer's or layer_grad's values kept in host memory (bytes).
+    double offloaded = 0;
   };
   std::vector<Part> forwardParts, backwardParts;
   forwardParts.push_back({run(t.forwardPrologue, std::nullopt), std::nullopt});
+  std::map<int64_t, double> offloadedOf;
+  for (LayerGradOp grad : t.layerGrads)
+    offloadedOf[grad.getIndex()] = double(grad.getOffloadedBytes()) / m;
   for (auto [i, layer] : llvm::enumerate(t.layers)) {
     forwardParts.push_back(
         {items(LayerSliceCost(layer, model, axes.tensor, tokens,
                               axes.sequence, m),
                layer.getIndex()),
-         layer.getIndex()});
+         layer.getIndex(), false, offloadedOf[layer.getIndex()]});
     forwardParts.push_back({run(t.afterLayer[i], std::nullopt), std::nullopt});
   }
   forwardParts.push_back({run(t.forwardEpilogue, std::nullopt), std::nullopt});
@@ -281,7 +286,7 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
       if (!op.hasAttr(kKeptAttrName))
         ops.push_back(&op);
     int64_t index = grad.getIndex();
-    backwardParts.push_back({run(ops, index), index, true});
+    backwardParts.push_back({run(ops, index), index, true, offloadedOf[index]});
     backwardParts.push_back(
         {run(t.afterLayerGrad[i], std::nullopt), std::nullopt});
   }
@@ -313,8 +318,28 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
       start = std::max(start, gatheredReads[from - 1].end);
     return start;
   };
+  // Activation offload: each chip's host link, one queue each way; a
+  // layer's values go to the host after its forward part and come back
+  // one layer_grad ahead of its own, which waits for them.
+  struct {
+    double toHost = 0, fromHost = 0;
+    std::map<int64_t, double> stored, loaded;
+  } host;
+  auto hostSeconds = [&](double bytes) {
+    return desc.hostBandwidth > 0 ? bytes / desc.hostBandwidth : 0.0;
+  };
+  auto loadBack = [&](const Part *part) {
+    if (!part || part->offloaded <= 0)
+      return;
+    host.fromHost =
+        std::max({host.fromHost, time.core, host.stored[*part->layer]}) +
+        hostSeconds(part->offloaded);
+    host.loaded[*part->layer] = host.fromHost;
+  };
   auto runPart = [&](const Part &part, bool last) {
     double end = time.core;
+    if (part.layerGradients && part.offloaded > 0)
+      time.core = std::max(time.core, host.loaded[*part.layer]);
     for (const Item &item : part.run) {
       double start = time.core;
       bool gathers = split.stage >= 3 && item.read > 0;
@@ -340,11 +365,28 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
   };
   for (int64_t mb = 0; mb < m; ++mb) {
     bool last = mb + 1 == m;
-    for (const Part &part : forwardParts)
-      runPart(part, last);
-    double end = 0;
+    for (const Part &part : forwardParts) {
+      double end = runPart(part, last);
+      if (part.offloaded > 0 && !part.layerGradients) {
+        host.toHost = std::max(host.toHost, end) + hostSeconds(part.offloaded);
+        host.stored[*part.layer] = host.toHost;
+      }
+    }
+    // The layer_grads in order, each loading back the next one's values as
+    // it starts (the first's as the backward pass starts).
+    std::vector<const Part *> grads;
     for (const Part &part : backwardParts)
+      if (part.layerGradients)
+        grads.push_back(&part);
+    grads.push_back(nullptr);
+    loadBack(grads.front());
+    size_t next = 1;
+    double end = 0;
+    for (const Part &part : backwardParts) {
+      if (part.layerGradients)
+        loadBack(grads[next++]);
       end = runPart(part, last);
+    }
     if (split.stage < 2) {
       OptimizerUpdateOp update = t.updateOf(std::nullopt);
       double bytes = update ? modelStateBytes(update, {}).gradients : 0;
@@ -369,7 +411,8 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
                                   whole(layer).weights),
                       end);
   }
-  out.seconds = std::max(time.core, time.links) + model.programDispatch();
+  out.seconds = std::max({time.core, time.links, host.toHost}) +
+                model.programDispatch();
   out.compute = time.busy - out.optimizer;
   out.exposed =
       std::max(0.0, out.seconds - model.programDispatch() - time.busy);
@@ -379,6 +422,9 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
   // allocation, a start, a done and a free); then the updates and their
   // gathers.
   double perLayer = 4 + (dp > 1 ? 2 : 0);
+  // An offloaded layer's staging allocation, copy and free each way.
+  for (auto [index, bytes] : offloadedOf)
+    tasks += bytes > 0 ? 6 : 0;
   out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size()) +
                           4 * ((split.stage >= 3 ? reads : 0) +
                                (split.stage >= 2 ? gradients : 0))) +

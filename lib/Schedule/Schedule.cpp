@@ -239,7 +239,7 @@ private:
   /// schema, read into `figs` and checked against the schema's ranges. A key
   /// that is not a figure goes to `other(key, field, path)`, which returns
   /// false for an unknown one (refused naming `otherKeys` and the figures).
-  /// Returns how many of the section's figures were given.
+  /// Returns how many of the section's required figures were given.
   template <typename Fn>
   size_t targetFigures(const JsonPath &path, IrSection section,
                        TargetDesc &figs, llvm::StringRef otherKeys, Fn other);
@@ -658,7 +658,7 @@ size_t StreamReader::targetFigures(const JsonPath &path, IrSection section,
     if (!problem.empty())
       return fail(at, problem);
     figure->set(figs, f.number);
-    if (!llvm::is_contained(given, figure))
+    if (figure->required && !llvm::is_contained(given, figure))
       given.push_back(figure);
   });
   return given.size();
@@ -694,8 +694,12 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
       size_t given = targetFigures(path, section, figs, "",
                                    [](const std::string &, const Field &,
                                       const JsonPath &) { return false; });
-      if (failed.empty() && given != getIrFigures(section).size())
-        fail(path, "needs " + listIrKeys(section, " and "));
+      if (failed.empty() &&
+          given != size_t(llvm::count_if(getIrFigures(section),
+                                         [](const TargetFigure *figure) {
+                                           return figure->required;
+                                         })))
+        fail(path, "needs " + listIrKeys(section, " and ", true));
       return;
     }
     if (field == "calibration") {
@@ -879,7 +883,9 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
       // The figures in the schema's order; whole ones as integers.
       auto writeFigures = [&](IrSection section) {
         for (const TargetFigure *figure : getIrFigures(section))
-          if (figure->whole)
+          if (!figure->required && figure->get(f) == 0)
+            continue; // an optional figure the target does not give
+          else if (figure->whole)
             j.attribute(figure->irKey, f.*(figure->whole));
           else
             j.attribute(figure->irKey, figure->get(f));

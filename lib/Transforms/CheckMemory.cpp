@@ -164,7 +164,35 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
         {"activations kept for the backward pass", memory.activations},
         {"recomputed activations", memory.recompute},
         {"collective buffers", memory.buffers}};
-    return check(view.func, "the training step", items, desc);
+    if (failed(check(view.func, "the training step", items, desc)))
+      return failure();
+    return checkHost(view.func, memory.host, desc);
+  }
+
+  /// Activations offloaded to the host need the target's host link and fit
+  /// in its host memory per chip.
+  LogicalResult checkHost(Operation *anchor, double bytes,
+                          const TargetDesc &desc) {
+    if (bytes <= 0)
+      return success();
+    if (desc.hostBandwidth <= 0 || desc.hostBytes <= 0)
+      return anchor->emitError()
+             << "the training step offloads activations to host memory, but "
+                "target '"
+             << desc.name
+             << "' gives no host link figures (host.pcie_bandwidth_per_chip "
+                "and host.memory_per_chip in its target file)";
+    if (bytes > desc.hostBytes)
+      return anchor->emitError() << fmt::format(
+                 "the training step offloads {} of activations per chip to "
+                 "host memory, more than the {} a {} chip's host holds for it",
+                 formatQuantity(bytes, "B"), formatQuantity(desc.hostBytes, "B"),
+                 desc.name);
+    if (remarks)
+      anchor->emitRemark() << fmt::format(
+          "activations offloaded to host memory: {} of {} per chip",
+          formatQuantity(bytes, "B"), formatQuantity(desc.hostBytes, "B"));
+    return success();
   }
 };
 

@@ -68,6 +68,13 @@ static const EnumSpelling<RematPolicy> kRematPolicies[] = {
      "MaxText's: q, k, v and out projections kept"},
     {RematPolicy::SaveQkvProj, "save_qkv_proj",
      "MaxText's: q, k and v projections kept"},
+    {RematPolicy::QkvProjOffloaded, "qkv_proj_offloaded",
+     "MaxText's: q, k and v projections kept in host memory (copied over "
+     "the host link after the forward pass and back before the backward "
+     "pass), the rest recomputed"},
+    {RematPolicy::MinimalOffloaded, "minimal_offloaded",
+     "MaxText's: every projection's output kept in host memory, the rest "
+     "recomputed"},
 };
 
 ArrayRef<EnumSpelling<RematPolicy>> loom::enumSpellings(RematPolicy) {

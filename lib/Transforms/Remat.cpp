@@ -2,7 +2,8 @@
 //
 // Rematerialisation policies over the forward ops a loom.layer_grad holds:
 // each is kept (its results stay in HBM from the forward pass to the
-// backward) or recomputed (it runs again before the backward ops).
+// backward, or, offloaded, in host memory) or recomputed (it runs again
+// before the backward ops).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,7 @@ bool saves(Policy policy, Operation &op) {
   Saved name = savedName(op);
   switch (policy) {
   case Policy::Minimal:
+  case Policy::MinimalOffloaded:
     return name != Saved::Context && name != Saved::None;
   case Policy::SaveDotWithContextExceptMlp:
     return name == Saved::QkvProj || name == Saved::OutProj ||
@@ -68,6 +70,7 @@ bool saves(Policy policy, Operation &op) {
   case Policy::SaveDotExceptMlp:
     return name == Saved::QkvProj || name == Saved::OutProj;
   case Policy::SaveQkvProj:
+  case Policy::QkvProjOffloaded:
     return name == Saved::QkvProj;
   case Policy::None:
   case Policy::Selective:
@@ -111,6 +114,9 @@ struct RematPass : public loom::impl::RematBase<RematPass> {
     bool recompute = isAlwaysRecomputed(&op) || !saves(policy, op);
     op.removeAttr(recompute ? kKeptAttrName : kRecomputeAttrName);
     op.setAttr(recompute ? kRecomputeAttrName : kKeptAttrName, unit);
+    op.removeAttr(kOffloadedAttrName);
+    if (!recompute && offloads(policy))
+      op.setAttr(kOffloadedAttrName, unit);
     if (auto attention = dyn_cast<AttentionOp>(op))
       attention.setRecomputeScores(policy == Policy::Selective);
   }

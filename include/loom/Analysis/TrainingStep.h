@@ -133,7 +133,8 @@ double fsdpGatherBudget(const TrainingView &view);
 struct TrainingMemory {
   ModelStateBytes states;
   /// Kept from the forward pass for the backward pass at the peak, per
-  /// microbatch in flight.
+  /// microbatch in flight; with activation offload, the offloaded values
+  /// staged in HBM on their way to and from the host too.
   double activations = 0;
   /// Values recomputed (and held) by the backward pass at the peak.
   double recompute = 0;
@@ -143,6 +144,9 @@ struct TrainingMemory {
   double total() const {
     return states.total() + activations + recompute + buffers;
   }
+  /// Held in host memory, not HBM (not in total()): the offloaded values
+  /// of every layer of the microbatches in flight.
+  double host = 0;
 };
 
 /// The memory of `view`'s step on one chip, with `microbatches`

@@ -102,7 +102,10 @@ const TargetFigure *findIrFigure(IrSection section, llvm::StringRef key);
 
 /// The IR keys of a section joined for a message: "link_bandwidth, hop_latency"
 /// with `last` = ", ", or "link_bandwidth and hop_latency" with " and ".
-std::string listIrKeys(IrSection section, llvm::StringRef last = ", ");
+/// With `requiredOnly`, those an IR object or schedule must state (an
+/// optional figure, such as the host link's, may be absent: 0).
+std::string listIrKeys(IrSection section, llvm::StringRef last = ", ",
+                       bool requiredOnly = false);
 
 } // namespace loom
 

@@ -79,7 +79,18 @@ enum class RematPolicy {
   SaveDotExceptMlp,
   /// query_proj, key_proj, value_proj, qkv_proj.
   SaveQkvProj,
+  /// save_and_offload_only_these_names: q, k, v (and kv) projections kept
+  /// in host memory, nothing in HBM.
+  QkvProjOffloaded,
+  /// Minimal's names kept in host memory, nothing in HBM.
+  MinimalOffloaded,
 };
+
+/// Whether `policy` keeps activations in host memory.
+inline bool offloads(RematPolicy policy) {
+  return policy == RematPolicy::QkvProjOffloaded ||
+         policy == RematPolicy::MinimalOffloaded;
+}
 
 /// An enum's spellings: one per value, with its help.
 template <typename T>

@@ -446,8 +446,13 @@ def Remat : Pass<"loom-remat", "mlir::ModuleOp"> {
       (q, k, v and out projections and the attention's output),
       `save_dot_except_mlpwi` (q, k, v, out and the MLP's down
       projection), `save_dot_except_mlp` (q, k, v and out),
-      `save_qkv_proj` (q, k and v).
-    LayerGradOp::getKeptBytes gives what each layer keeps per microbatch.
+      `save_qkv_proj` (q, k and v); and the two that keep in host memory
+      (jax's save_and_offload_only_these_names, to `pinned_host`):
+      `qkv_proj_offloaded` (q, k and v) and `minimal_offloaded` (every
+      projection's output), whose kept ops are also marked
+      `loom.offloaded`.
+    LayerGradOp::getKeptBytes gives what each layer keeps per microbatch,
+    getOffloadedBytes the part of it kept in host memory.
 
     Example: `loom-opt --loom-derive-training-step --loom-remat=policy=full`.
   }];
@@ -455,7 +460,8 @@ def Remat : Pass<"loom-remat", "mlir::ModuleOp"> {
     Option<"policy", "policy", "std::string", /*default=*/"\"none\"",
            "none, selective, full, or one of MaxText's: minimal, "
            "save_dot_with_context_except_mlp, save_dot_except_mlpwi, "
-           "save_dot_except_mlp, save_qkv_proj">,
+           "save_dot_except_mlp, save_qkv_proj, qkv_proj_offloaded, "
+           "minimal_offloaded">,
   ];
 }
 

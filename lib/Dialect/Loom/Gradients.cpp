@@ -617,18 +617,26 @@ int64_t loom::forEachForwardValueRead(GradOp grad,
   return work.internalBytes;
 }
 
-int64_t LayerGradOp::getKeptBytes() {
+static bool isOffloaded(Operation *op) {
+  return op && op->hasAttr(kOffloadedAttrName);
+}
+
+/// The bytes the forward pass keeps for `layer`'s backward pass; with
+/// `offloadedOnly`, those of offloaded ops alone.
+static int64_t keptBytes(LayerGradOp layer, bool offloadedOnly) {
   // The values the backward pass reads that the forward pass made: the
   // layer's inputs and the results of kept ops, read by a gradient part
   // (its kept operands and results) or by an op run again; and what the
   // kept ops keep inside them.
-  Block &body = getBody().front();
+  Block &body = layer.getBody().front();
+  int64_t numResults = layer.getNumResults();
   llvm::SetVector<Value> kept;
   Count internal = 0;
   auto fromForward = [&](Value value) {
     if (auto arg = dyn_cast<BlockArgument>(value))
-      return arg.getArgNumber() < getNumResults();
-    return isKept(*value.getDefiningOp());
+      return !offloadedOnly && arg.getArgNumber() < numResults;
+    Operation *op = value.getDefiningOp();
+    return isKept(*op) && (!offloadedOnly || isOffloaded(op));
   };
   auto keep = [&](Value value) {
     if (fromForward(value))
@@ -643,7 +651,8 @@ int64_t LayerGradOp::getKeptBytes() {
     if (!grad)
       continue;
     int64_t inside = forEachForwardValueRead(grad, keep);
-    if (grad.getForwardOp() && isKept(*grad.getForwardOp()))
+    Operation *forward = grad.getForwardOp();
+    if (forward && isKept(*forward) && (!offloadedOnly || isOffloaded(forward)))
       internal += inside;
   }
   Count total = internal;
@@ -651,6 +660,9 @@ int64_t LayerGradOp::getKeptBytes() {
     total += getTensorBytes(value.getType());
   return total.get();
 }
+
+int64_t LayerGradOp::getKeptBytes() { return keptBytes(*this, false); }
+int64_t LayerGradOp::getOffloadedBytes() { return keptBytes(*this, true); }
 
 LogicalResult LayerGradOp::verifyRegions() {
   Block &body = getBody().front();
@@ -662,6 +674,9 @@ LogicalResult LayerGradOp::verifyRegions() {
     bool forward = isKept(op) || op.hasAttr(kRecomputeAttrName);
     if (isKept(op) && op.hasAttr(kRecomputeAttrName))
       return op.emitOpError() << "is both kept and recomputed";
+    if (isOffloaded(&op) && !isKept(op))
+      return op.emitOpError() << "is offloaded but not kept (loom.offloaded "
+                                 "goes with loom.kept)";
     if (forward && backward)
       return op.emitOpError()
              << "is a forward op after the backward ops of its layer_grad";

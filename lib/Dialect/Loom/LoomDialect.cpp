@@ -91,6 +91,8 @@ static LogicalResult
 checkFigures(llvm::function_ref<InFlightDiagnostic()> emitError,
              IrSection section, ArrayRef<double> values) {
   for (auto [figure, value] : llvm::zip_equal(getIrFigures(section), values)) {
+    if (!figure->required && value == 0)
+      continue; // an optional figure the target does not give
     std::string problem = figure->check(value);
     if (!problem.empty())
       return emitError() << figure->irKey << " " << problem;
@@ -113,12 +115,13 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                APFloat peakBf16, APFloat peakInt8,
                                int64_t mxuTile, APFloat mxuEfficiency,
                                APFloat hbmCapacity, APFloat hbmBandwidth,
-                               APFloat hbmEfficiency) {
+                               APFloat hbmEfficiency, APFloat hostBandwidth,
+                               APFloat hostMemory) {
   // An mxu_tile past 2^53 reads inexactly, but still past 2^53: refused.
   return checkFigures(emitError, IrSection::Chip,
                       figures({peakBf16, peakInt8, APFloat(double(mxuTile)),
                                mxuEfficiency, hbmCapacity, hbmBandwidth,
-                               hbmEfficiency}));
+                               hbmEfficiency, hostBandwidth, hostMemory}));
 }
 
 LogicalResult
@@ -196,7 +199,8 @@ TargetAttr TargetAttr::getChecked(function_ref<InFlightDiagnostic()> emitError,
       emitError, context, APFloat(target.peakFlopsBf16),
       APFloat(target.peakOpsInt8), target.mxuTile,
       APFloat(target.flopEfficiency), APFloat(target.hbmBytes),
-      APFloat(target.hbmBandwidth), APFloat(target.hbmEfficiency));
+      APFloat(target.hbmBandwidth), APFloat(target.hbmEfficiency),
+      APFloat(target.hostBandwidth), APFloat(target.hostBytes));
   auto ici = InterconnectAttr::getChecked(emitError, context,
                                           APFloat(target.linkBandwidth),
                                           APFloat(target.hopLatency));
@@ -228,7 +232,8 @@ TargetDesc TargetAttr::getDesc() const {
              figures({chip.getPeakBf16(), chip.getPeakInt8(),
                       APFloat(double(chip.getMxuTile())),
                       chip.getMxuEfficiency(), chip.getHbmCapacity(),
-                      chip.getHbmBandwidth(), chip.getHbmEfficiency()}));
+                      chip.getHbmBandwidth(), chip.getHbmEfficiency(),
+                      chip.getHostBandwidth(), chip.getHostMemory()}));
   setFigures(desc, IrSection::Ici,
              figures({getIci().getLinkBandwidth(), getIci().getHopLatency()}));
   CalibrationAttr c = getCalibration();
@@ -1091,7 +1096,8 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a finite, non-negative time";
     return success();
   }
-  if (name == kKeptAttrName || name == kRecomputeAttrName) {
+  if (name == kKeptAttrName || name == kRecomputeAttrName ||
+      name == kOffloadedAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' is a unit attribute";
     if (!isa<LoomDialect>(op->getDialect()) ||

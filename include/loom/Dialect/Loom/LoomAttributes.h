@@ -50,6 +50,9 @@ inline constexpr llvm::StringLiteral kTimeAttrName = "loom.time_us";
 /// before the backward pass (rematerialisation).
 inline constexpr llvm::StringLiteral kKeptAttrName = "loom.kept";
 inline constexpr llvm::StringLiteral kRecomputeAttrName = "loom.recompute";
+/// On a kept op (unit): its results wait for the backward pass in host
+/// memory, not in HBM (activation offload).
+inline constexpr llvm::StringLiteral kOffloadedAttrName = "loom.offloaded";
 /// On a model function's argument: the input's name (a string).
 inline constexpr llvm::StringLiteral kArgNameAttrName = "loom.name";
 
@@ -57,7 +60,8 @@ inline constexpr llvm::StringLiteral kArgNameAttrName = "loom.name";
 inline constexpr llvm::StringLiteral kOperationAttrNames[] = {
     kTargetAttrName, kModelAttrName,    kParallelAttrName,
     kPipelineAttrName, kSplitAttrName, kTimeAttrName,
-    kPlacementAttrName, kKeptAttrName, kRecomputeAttrName};
+    kPlacementAttrName, kKeptAttrName, kRecomputeAttrName,
+    kOffloadedAttrName};
 
 } // namespace loom
 
