@@ -21,8 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::consumeError(schedule.takeError());
     return 0;
   }
-  // On a 256-chip machine, as loom-sim would check it before a run.
-  llvm::consumeError(loom::schedule::checkSchedule(*schedule, {"fuzz", 256}));
+  // On a 256-chip machine with a host link (v5e's figures), as loom-sim
+  // would check it before a run.
+  llvm::consumeError(loom::schedule::checkSchedule(
+      *schedule, {"fuzz", 256, /*hostBandwidth=*/1.6e10, /*hostBytes=*/48e9}));
   std::string first;
   llvm::raw_string_ostream firstOS(first);
   loom::schedule::writeSchedule(*schedule, firstOS);

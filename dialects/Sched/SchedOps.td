@@ -48,8 +48,10 @@ def Sched_ProgramOp : Sched_Op<"program", [NoTerminator, SingleBlock,
     loom-sim share (loom/Schedule/Check.h): chip ids and peers inside the
     target's topology, every send matched by one receive of the same bytes,
     every collective present on each chip of its group with the same kind,
-    group and bytes, each allocation freed at most once, and no cycle through
-    dependencies, messages, collectives and each chip's in-order TensorCore.
+    group and bytes, each allocation freed at most once, each host store
+    loaded back at most once with its bytes (and only on a target that gives
+    the host link's figures), and no cycle through dependencies, messages,
+    collectives and each chip's in-order TensorCore.
 
     ```mlir
     sched.program {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
@@ -181,6 +183,44 @@ def Sched_FreeOp : Sched_TaskOp<"free"> {
   let arguments = (ins Sched_TokenType:$allocation,
                        Variadic<Sched_TokenType>:$deps);
   let assemblyFormat = "$allocation (`deps` `(` $deps^ `)`)? attr-dict";
+}
+
+def Sched_HostStoreOp : Sched_TaskOp<"host_store"> {
+  let summary = "Copy bytes from HBM to the host's memory";
+  let description = [{
+    Offloads `bytes` (saved activations, say) over the chip's link to its
+    host, on the chip's host DMA engine that copies to the host: transfers
+    run one at a time, in the order they became ready, beside the
+    TensorCore. The bytes are in the host's memory from when it is done
+    until the `sched.host_load` that takes its token is. `name` (optional)
+    names the bytes in traces.
+
+    ```mlir
+    %s = sched.host_store 4194304 "layer0.qkv" deps(%c)
+    %l = sched.host_load %s 4194304 "layer0.qkv" deps(%b)
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
+                       DefaultValuedStrAttr<StrAttr, "">:$name,
+                       Variadic<Sched_TokenType>:$deps);
+  let assemblyFormat = "$bytes ($name^)? (`deps` `(` $deps^ `)`)? attr-dict";
+}
+
+def Sched_HostLoadOp : Sched_TaskOp<"host_load"> {
+  let summary = "Copy a host store's bytes back to HBM";
+  let description = [{
+    Runs after the `sched.host_store` whose token it takes (a use, so a
+    dependency) and after `deps`, on the chip's host DMA engine that copies
+    from the host, and frees the store's bytes in the host's memory when it
+    is done. `bytes` are the store's; each store is loaded back at most
+    once.
+  }];
+  let arguments = (ins Sched_TokenType:$store,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$bytes,
+                       DefaultValuedStrAttr<StrAttr, "">:$name,
+                       Variadic<Sched_TokenType>:$deps);
+  let assemblyFormat =
+      "$store $bytes ($name^)? (`deps` `(` $deps^ `)`)? attr-dict";
 }
 
 #endif // SCHED_OPS_TD

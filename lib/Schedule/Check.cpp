@@ -53,6 +53,12 @@ std::string schedule::describeTask(const Schedule &schedule, int64_t chip,
   case TaskKind::Free:
     text += name(t.kind).str();
     break;
+  case TaskKind::HostStore:
+  case TaskKind::HostLoad:
+    text += name(t.kind).str();
+    if (!t.name.empty())
+      text += " '" + t.name + "'";
+    break;
   }
   return text + ")";
 }
@@ -68,8 +74,8 @@ public:
       : schedule(schedule), machine(machine), report(report) {}
 
   bool run() {
-    return checkSize() && checkChips() && checkTasks() && matchMessages() &&
-           completeCollectives() && checkAcyclic();
+    return checkSize() && checkChips() && checkTasks() && checkHostLink() &&
+           matchMessages() && completeCollectives() && checkAcyclic();
   }
 
 private:
@@ -94,6 +100,7 @@ private:
   bool checkTasks();
   bool checkTask(Ref r);
   bool checkCollective(Ref r);
+  bool checkHostLink();
   bool matchMessages();
   bool completeCollectives();
   bool checkAcyclic();
@@ -150,8 +157,9 @@ bool Checker::checkChips() {
 bool Checker::checkTasks() {
   for (auto [c, chip] : llvm::enumerate(schedule.chips)) {
     // Each allocation is released at most once: alloc -> the free; each
-    // collective's start is done exactly once: start -> the done.
-    llvm::DenseMap<int64_t, int64_t> freedBy, doneBy;
+    // collective's start is done exactly once: start -> the done; each host
+    // store is loaded back at most once: store -> the load.
+    llvm::DenseMap<int64_t, int64_t> freedBy, doneBy, loadedBy;
     for (auto [t, spec] : llvm::enumerate(chip.tasks)) {
       Ref r{int64_t(c), int64_t(t)};
       if (!checkTask(r))
@@ -162,6 +170,14 @@ bool Checker::checkTasks() {
           return fail({r.chip, r.task, "start"},
                       "task " + llvm::Twine(spec.start) +
                           " was already done by task " +
+                          llvm::Twine(it->second));
+      }
+      if (spec.kind == TaskKind::HostLoad) {
+        auto [it, fresh] = loadedBy.try_emplace(spec.store, t);
+        if (!fresh)
+          return fail({r.chip, r.task, "store"},
+                      "task " + llvm::Twine(spec.store) +
+                          " was already loaded back by task " +
                           llvm::Twine(it->second));
       }
       if (spec.kind != TaskKind::Free)
@@ -188,6 +204,10 @@ bool Checker::checkTask(Ref r) {
   auto at = [&](llvm::StringRef field, int64_t element = -1) {
     return Place{r.chip, r.task, field, element};
   };
+  if (int64_t(t.deps.size()) > kMaxTaskDeps)
+    return fail(at("deps"), "has " + llvm::Twine(t.deps.size()) +
+                                " dependencies; at most " +
+                                llvm::Twine(kMaxTaskDeps) + " are supported");
   for (auto [d, dep] : llvm::enumerate(t.deps))
     if (dep < 0 || dep >= r.task)
       return fail(at("deps", d),
@@ -236,7 +256,37 @@ bool Checker::checkTask(Ref r) {
                                    ", which is not an earlier "
                                    "collective_start task of its chip");
     return true;
+  case TaskKind::HostStore:
+    return true;
+  case TaskKind::HostLoad:
+    if (t.store < 0 || t.store >= r.task ||
+        tasks[t.store].kind != TaskKind::HostStore)
+      return fail(at("store"), "loads back task " + llvm::Twine(t.store) +
+                                   ", which is not an earlier host_store "
+                                   "task of its chip");
+    if (t.bytes != tasks[t.store].bytes)
+      return fail(at("bytes"), "loads " + llvm::Twine(t.bytes) +
+                                   " bytes back but its host_store (task " +
+                                   llvm::Twine(t.store) + ") stored " +
+                                   llvm::Twine(tasks[t.store].bytes));
+    return true;
   }
+  return true;
+}
+
+bool Checker::checkHostLink() {
+  // Without the link's bandwidth a transfer has no time, and without the
+  // host's memory no bound; neither is guessed.
+  if (machine.hostBandwidth > 0 && machine.hostBytes > 0)
+    return true;
+  for (auto [c, chip] : llvm::enumerate(schedule.chips))
+    for (auto [t, spec] : llvm::enumerate(chip.tasks))
+      if (spec.kind == TaskKind::HostStore || spec.kind == TaskKind::HostLoad)
+        return fail({int64_t(c), int64_t(t), "kind"},
+                    name(spec.kind) + " moves data over the chip's host "
+                                      "link, but the target gives no host "
+                                      "link figures (host_bandwidth and "
+                                      "host_memory)");
   return true;
 }
 
@@ -353,6 +403,8 @@ bool Checker::checkAcyclic() {
         edges.push_back({uint32_t(base[c] + t.alloc), uint32_t(self)});
       if (t.kind == TaskKind::CollectiveDone)
         edges.push_back({uint32_t(base[c] + t.start), uint32_t(self)});
+      if (t.kind == TaskKind::HostLoad)
+        edges.push_back({uint32_t(base[c] + t.store), uint32_t(self)});
       if (t.kind == TaskKind::Compute) {
         if (lastCompute != SIZE_MAX)
           edges.push_back({uint32_t(lastCompute), uint32_t(self)});

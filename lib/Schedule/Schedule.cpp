@@ -21,11 +21,12 @@ using llvm::json::Value;
 
 namespace {
 
-constexpr std::array<std::pair<TaskKind, llvm::StringLiteral>, 7> taskKinds = {{
+constexpr std::array<std::pair<TaskKind, llvm::StringLiteral>, 9> taskKinds = {{
     {TaskKind::Compute, "compute"}, {TaskKind::Send, "send"},
     {TaskKind::Recv, "recv"},       {TaskKind::Collective, "collective_start"},
     {TaskKind::CollectiveDone, "collective_done"},
-    {TaskKind::Alloc, "alloc"},     {TaskKind::Free, "free"}}};
+    {TaskKind::Alloc, "alloc"},     {TaskKind::Free, "free"},
+    {TaskKind::HostStore, "host_store"}, {TaskKind::HostLoad, "host_load"}}};
 template <typename Enum, size_t N>
 llvm::StringRef nameIn(const std::array<std::pair<Enum, llvm::StringLiteral>, N> &table,
                        Enum value) {
@@ -117,11 +118,11 @@ struct Field {
 // The fields a task may have; a task's kind says which it must.
 enum TaskField { Kind, Name, Op, Layer, Slice, Step, Flops, Bytes, To, From,
                  Tag, CollectiveName, Group, What, Alloc, Deps, Bits, Start,
-                 VectorOps, Steps, NumFields };
+                 VectorOps, Steps, Store, NumFields };
 constexpr llvm::StringLiteral taskFieldNames[NumFields] = {
     "kind", "name", "op",  "layer", "slice", "step", "flops", "bytes",
     "to",   "from", "tag", "collective", "group", "what", "alloc", "deps",
-    "bits", "start", "vector_ops", "steps"};
+    "bits", "start", "vector_ops", "steps", "store"};
 
 /// Reads a schedule document in one pass over the text, without building a
 /// document tree: a 1.4-million-task file would otherwise spend most of its
@@ -485,6 +486,12 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
   case TaskKind::Free:
     allowed = {Kind, Alloc, Deps};
     break;
+  case TaskKind::HostStore:
+    allowed = {Kind, Name, Bytes, Deps};
+    break;
+  case TaskKind::HostLoad:
+    allowed = {Kind, Name, Store, Bytes, Deps};
+    break;
   }
   auto unknownKey = [&](llvm::StringRef key) {
     std::string known = llvm::join(
@@ -498,9 +505,11 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     if (fields[f].present() && !llvm::is_contained(allowed, TaskField(f)))
       unknownKey(taskFieldNames[f]);
   // `bits`, `vector_ops` and `steps` are optional (16, 0 and 1 when
-  // absent).
+  // absent), and so is a host transfer's `name` (empty).
+  bool host = *kind == TaskKind::HostStore || *kind == TaskKind::HostLoad;
   for (TaskField f : allowed)
-    if (!fields[f].present() && f != Bits && f != VectorOps && f != Steps)
+    if (!fields[f].present() && f != Bits && f != VectorOps && f != Steps &&
+        !(host && f == Name))
       fail(JsonPath(path, taskFieldNames[f]), "missing required key");
   if (!failed.empty())
     return;
@@ -569,6 +578,13 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
     break;
   case TaskKind::CollectiveDone:
     task.start = integer(fields[Start], at(Start), 0);
+    break;
+  case TaskKind::HostLoad:
+    task.store = integer(fields[Store], at(Store), 0);
+    [[fallthrough]];
+  case TaskKind::HostStore:
+    if (fields[Name].present())
+      task.name = stringField(fields[Name], at(Name));
     break;
   }
   if (task.kind != TaskKind::Free && task.kind != TaskKind::CollectiveDone)
@@ -933,6 +949,13 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
                   break;
                 case TaskKind::CollectiveDone:
                   j.attribute("start", task.start);
+                  break;
+                case TaskKind::HostStore:
+                case TaskKind::HostLoad:
+                  if (task.kind == TaskKind::HostLoad)
+                    j.attribute("store", task.store);
+                  if (!task.name.empty())
+                    j.attribute("name", task.name);
                   break;
                 }
                 if (task.kind != TaskKind::Free &&

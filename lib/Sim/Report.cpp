@@ -4,6 +4,7 @@
 
 #include "loom/Support/Quantity.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
 
 #include <fmt/format.h>
@@ -20,6 +21,13 @@ double mfu(const ChipStats &chip, const SimResult &result) {
   if (result.makespan <= 0)
     return 0;
   return chip.flops / (result.makespan * result.peakFlops);
+}
+
+/// Whether a chip kept bytes in its host's memory: only then do the reports
+/// show the host peak.
+bool usedHost(const SimResult &result) {
+  return llvm::any_of(result.chips,
+                      [](const ChipStats &chip) { return chip.peakHost > 0; });
 }
 
 } // namespace
@@ -43,31 +51,36 @@ void sim::printReport(const SimResult &result,
     os << fmt::format("; includes the program's dispatch, {:.3f} ms",
                       result.dispatch * 1e3);
   os << "\n";
-  double busy = 0, flops = 0, exposed = 0, peak = 0;
+  double busy = 0, flops = 0, exposed = 0, peak = 0, peakHost = 0;
   for (const ChipStats &chip : result.chips) {
     busy += chip.computeBusy;
     flops += chip.flops;
     exposed += chip.exposedComm;
     peak = std::max(peak, chip.peakHbm);
+    peakHost = std::max(peakHost, chip.peakHost);
   }
+  bool host = usedHost(result);
   size_t n = std::max<size_t>(result.chips.size(), 1);
   if (result.makespan > 0)
     os << fmt::format(
         "mean: compute busy {:.1f}%, MFU {:.1f}%, exposed communication "
-        "{:.3f} ms; peak HBM {}\n",
+        "{:.3f} ms; peak HBM {}{}\n",
         100.0 * busy / n / result.makespan,
         100.0 * flops / n / (result.makespan * result.peakFlops),
-        exposed / n * 1e3, formatQuantity(peak, "B"));
-  os << fmt::format("{:>5} {:>8} {:>8} {:>12} {:>11} {:>8}\n", "chip", "busy",
-                    "MFU", "exposed ms", "peak HBM", "tasks");
+        exposed / n * 1e3, formatQuantity(peak, "B"),
+        host ? "; peak host " + formatQuantity(peakHost, "B") : "");
+  os << fmt::format("{:>5} {:>8} {:>8} {:>12} {:>11}{} {:>8}\n", "chip",
+                    "busy", "MFU", "exposed ms", "peak HBM",
+                    host ? fmt::format(" {:>11}", "peak host") : "", "tasks");
   for (const ChipStats &chip : result.chips)
-    os << fmt::format("{:>5} {:>7.1f}% {:>7.1f}% {:>12.3f} {:>11} {:>8}\n",
-                      chip.id,
-                      result.makespan > 0
-                          ? 100.0 * chip.computeBusy / result.makespan
-                          : 0.0,
-                      100.0 * mfu(chip, result), chip.exposedComm * 1e3,
-                      formatQuantity(chip.peakHbm, "B"), chip.tasks);
+    os << fmt::format(
+        "{:>5} {:>7.1f}% {:>7.1f}% {:>12.3f} {:>11}{} {:>8}\n", chip.id,
+        result.makespan > 0 ? 100.0 * chip.computeBusy / result.makespan
+                            : 0.0,
+        100.0 * mfu(chip, result), chip.exposedComm * 1e3,
+        formatQuantity(chip.peakHbm, "B"),
+        host ? fmt::format(" {:>11}", formatQuantity(chip.peakHost, "B")) : "",
+        chip.tasks);
   if (!result.links.empty()) {
     os << "busiest links:\n";
     for (size_t i = 0; i < std::min<size_t>(5, result.links.size()); ++i) {
@@ -99,6 +112,7 @@ void sim::writeReportJSON(const SimResult &result,
     j.attribute("events", int64_t(result.events));
     if (!result.failure.empty())
       j.attribute("failure", result.failure);
+    bool host = usedHost(result);
     j.attributeArray("chips", [&] {
       for (const ChipStats &chip : result.chips)
         j.object([&] {
@@ -108,6 +122,8 @@ void sim::writeReportJSON(const SimResult &result,
           j.attribute("mfu", mfu(chip, result));
           j.attribute("exposed_comm_s", chip.exposedComm);
           j.attribute("peak_hbm_bytes", chip.peakHbm);
+          if (host)
+            j.attribute("peak_host_bytes", chip.peakHost);
           j.attribute("tasks", chip.tasks);
         });
     });

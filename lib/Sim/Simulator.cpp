@@ -12,7 +12,9 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
@@ -37,8 +39,10 @@ struct Task {
     int32_t partner;    ///< a send's or receive's: recv <-> send
     int32_t collective; ///< a collective start's: its instance
   };
-  uint32_t waiting : 26; ///< unfinished dependencies
-  uint32_t kind : 3;     ///< its schedule::TaskKind
+  /// Unfinished dependencies: at most schedule::kMaxTaskDeps, and a
+  /// free's allocation (a done's start, a host load's store).
+  uint32_t waiting : 25;
+  uint32_t kind : 4; ///< its schedule::TaskKind
   uint32_t ready : 1, done : 1;
   /// A receive counts as communication only while its data is in flight,
   /// not while it waits for the sender (a pipeline bubble, not a transfer).
@@ -150,6 +154,12 @@ struct ChipState {
   /// Bytes allocated, in integers so that frees return exactly what their
   /// allocations took.
   int64_t hbm = 0;
+  /// The host DMA engines, to the host (0: host stores) and from it (1:
+  /// host loads): their tasks that became ready, in that order, the first
+  /// under way.
+  std::array<std::deque<int32_t>, 2> hostQueues;
+  /// Bytes stored in the host's memory and not loaded back yet.
+  int64_t host = 0;
   ChipStats stats;
   /// The last task of the chip whose state changed, and the first not
   /// done (the repetition proof's window).
@@ -165,7 +175,8 @@ struct Event {
     Arrive,
     StartCollective,
     BundleSent,
-    BundleArrive
+    BundleArrive,
+    HostDone
   } kind;
   int32_t a;
   uint32_t b;
@@ -257,6 +268,11 @@ private:
 
   void onReady(int32_t t);
   void finish(int32_t t, uint8_t engine);
+  /// Starts host task `t` on its direction's engine, which is free.
+  void startHost(int32_t t);
+  /// Host task `t` is done: the host's memory changes, and its engine
+  /// takes the next task in its queue.
+  void hostDone(int32_t t);
   void advance(int32_t chip);
   void startFlow(int64_t from, int64_t to, double bytes, Flow::Owner owner,
                  int32_t id, bool ring, int32_t step = 0, int32_t sender = 0,
@@ -399,6 +415,9 @@ private:
   bool starting = false;
   /// The run is of the whole program loadProgram generated.
   bool generated = false;
+  /// The schedule has host transfers: the repetition proof does not
+  /// capture the host engines, so no run of it is extrapolated.
+  bool hasHost = false;
 
   std::vector<Task> tasks;
   /// The schedule's tasks, in chip order (a generated program's tasks name
@@ -526,6 +545,15 @@ void Engine::load() {
         ++task.waiting;
         ++counts[base + spec.start];
         break;
+      case TaskKind::HostLoad:
+        // And a host load after its store.
+        ++task.waiting;
+        ++counts[base + spec.store];
+        hasHost = true;
+        break;
+      case TaskKind::HostStore:
+        hasHost = true;
+        break;
       case TaskKind::Recv:
       case TaskKind::Alloc:
         break;
@@ -582,6 +610,8 @@ void Engine::load() {
         dependents[fill[base + spec.alloc]++] = base + i;
       if (spec.kind == TaskKind::CollectiveDone)
         dependents[fill[base + spec.start]++] = base + i;
+      if (spec.kind == TaskKind::HostLoad)
+        dependents[fill[base + spec.store]++] = base + i;
     }
     base += chip.tasks.size();
   }
@@ -1280,7 +1310,61 @@ void Engine::onReady(int32_t t) {
     finish(t, 0);
     return;
   }
+  case TaskKind::HostStore:
+  case TaskKind::HostLoad: {
+    std::deque<int32_t> &queue =
+        chip.hostQueues[task.taskKind() == TaskKind::HostLoad];
+    queue.push_back(t);
+    if (queue.size() == 1)
+      startHost(t);
+    return;
   }
+  }
+}
+
+// A chip's PCIe link to its host is full duplex: one DMA engine each way,
+// each running its transfers one at a time in the order they were issued
+// (became ready), as a DMA queue does, each at the link's whole bandwidth.
+// (A source-free model: no measurement of v5e's host DMA is bundled. The
+// copies' HBM traffic is not charged to the compute tasks.)
+void Engine::startHost(int32_t t) {
+  commBegin(tasks[t].chip);
+  if (recordTrace)
+    startTimes[t] = now;
+  push(now + double(specOf(tasks[t]).bytes) / target.hostBandwidth,
+       Event::Kind::HostDone, t);
+}
+
+void Engine::hostDone(int32_t t) {
+  Task &task = tasks[t];
+  ChipState &chip = chips[task.chip];
+  const schedule::Task &spec = specOf(task);
+  bool load = task.taskKind() == TaskKind::HostLoad;
+  commEnd(task.chip);
+  if (load) {
+    chip.host -= schedule.chips[task.chip].tasks[spec.store].bytes;
+    if (chip.host < 0 && accounting.empty())
+      accounting = llvm::formatv("chip {0} task {1}: host memory in use went "
+                                 "negative ({2} bytes)",
+                                 chip.id, localOf(t), chip.host);
+  } else {
+    if (llvm::AddOverflow(chip.host, spec.bytes, chip.host))
+      chip.host = std::numeric_limits<int64_t>::max();
+    chip.stats.peakHost = std::max(chip.stats.peakHost, double(chip.host));
+    if (double(chip.host) > target.hostBytes && failure.empty())
+      failure = llvm::formatv(
+          "host memory overflow on chip {0} at task {1} (host_store \"{2}\", "
+          "{3} bytes) at t = {4:f3} ms: {5} bytes in use, capacity {6:f0}",
+          chip.id, localOf(t), spec.name, spec.bytes, now * 1e3, chip.host,
+          target.hostBytes);
+  }
+  // The next transfer starts before this one's dependents are ready, so
+  // that a transfer they issue queues behind the ones already waiting.
+  std::deque<int32_t> &queue = chip.hostQueues[load];
+  queue.pop_front();
+  if (!queue.empty())
+    startHost(queue.front());
+  finish(t, 3);
 }
 
 void Engine::advance(int32_t c) {
@@ -1398,6 +1482,9 @@ SimResult Engine::run() {
       if (bundles[event.a].version == event.b)
         bundleArrived(event.a);
       break;
+    case Event::Kind::HostDone:
+      hostDone(event.a);
+      break;
     }
   }
   SimResult result;
@@ -1505,7 +1592,7 @@ bool Engine::stepsAlike(int64_t t) const {
 
 void Engine::findAlikeSteps(int64_t compared) {
   const auto &starts = schedule.stepStarts;
-  if (starts.size() != chips.size() || starts.empty())
+  if (starts.size() != chips.size() || starts.empty() || hasHost)
     return;
   lowered = starts.front().size();
   for (const auto &chip : starts)
@@ -1722,6 +1809,8 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
     case Event::Kind::BundleSent:
     case Event::Kind::BundleArrive:
       // (None while the proof looks: bundling() waits for it.)
+    case Event::Kind::HostDone:
+      // (No snapshot of a schedule with host transfers: findAlikeSteps.)
       break;
     }
   }
@@ -1788,7 +1877,8 @@ sim::checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule)
         llvm::inconvertibleErrorCode(),
         "$.target.shape: " + target.name + " has no such topology; valid: " +
             target.listTopologies());
-  schedule::Machine machine{topology->name, topology->numChips()};
+  schedule::Machine machine{topology->name, topology->numChips(),
+                            target.hostBandwidth, target.hostBytes};
   if (llvm::Error error = schedule::checkSchedule(schedule, machine))
     return std::move(error);
   return machine;
@@ -1801,7 +1891,7 @@ static std::string nonFinite(const SimResult &result) {
     return "the makespan";
   for (const ChipStats &chip : result.chips)
     if (bad(chip.computeBusy) || bad(chip.flops) || bad(chip.exposedComm) ||
-        bad(chip.peakHbm))
+        bad(chip.peakHbm) || bad(chip.peakHost))
       return "chip " + std::to_string(chip.id) + "'s statistics";
   for (const LinkStats &link : result.links)
     if (bad(link.bytes) || bad(link.busy))

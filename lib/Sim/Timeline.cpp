@@ -23,9 +23,20 @@ const char *engineName(uint8_t engine) {
     return "TensorCore";
   case 1:
     return "ICI send / collective";
-  default:
+  case 2:
     return "ICI receive";
+  default:
+    return "host DMA";
   }
+}
+
+/// The engines a trace shows: the host DMA's only when a task ran on it,
+/// so that traces of schedules without host transfers stay as they were.
+uint8_t tracedEngines(const SimResult &result) {
+  return llvm::any_of(result.trace,
+                      [](const TraceEvent &event) { return event.engine == 3; })
+             ? 4
+             : 3;
 }
 
 /// "chips 0-3", "chips 0, 4, 8" or "chips 0, 4, ..., 60 (16)".
@@ -172,6 +183,7 @@ void sim::writeTrace(const SimResult &result,
   size_t kept = 0;
   for (const ChipRole &role : roles)
     kept += filter.keeps(role);
+  uint8_t engines = tracedEngines(result);
   llvm::json::OStream j(os);
   j.object([&] {
     j.attribute("displayTimeUnit", "ms");
@@ -196,7 +208,7 @@ void sim::writeTrace(const SimResult &result,
                                             roleName(roles[i])));
           });
         });
-        for (uint8_t engine = 0; engine < 3; ++engine)
+        for (uint8_t engine = 0; engine < engines; ++engine)
           j.object([&, id = id] {
             j.attribute("ph", "M");
             j.attribute("name", "thread_name");
@@ -211,13 +223,16 @@ void sim::writeTrace(const SimResult &result,
         if (!filter.keeps(roles[i]))
           continue;
         const schedule::Task &task = schedule.chips[i].tasks[event.task];
+        bool host = task.kind == schedule::TaskKind::HostStore ||
+                    task.kind == schedule::TaskKind::HostLoad;
         std::string name =
-            task.kind == schedule::TaskKind::Compute
-                ? task.name
-                : task.kind == schedule::TaskKind::Collective
-                      ? schedule::name(task.collective).str()
-                      : schedule::name(task.kind).str() + " " +
-                            std::to_string(task.peer);
+            task.kind == schedule::TaskKind::Compute ? task.name
+            : task.kind == schedule::TaskKind::Collective
+                ? schedule::name(task.collective).str()
+            : host ? schedule::name(task.kind).str() +
+                         (task.name.empty() ? "" : " " + task.name)
+                   : schedule::name(task.kind).str() + " " +
+                         std::to_string(task.peer);
         j.object([&] {
           j.attribute("ph", "X");
           j.attribute("name", name);
@@ -271,7 +286,7 @@ void sim::writeSVG(const SimResult &result, const schedule::Schedule &schedule,
   constexpr int width = 1200;
   const double left = 250, laneHeight = 20, top = 64;
   double perPixel = result.makespan > 0 ? result.makespan / width : 1;
-  std::vector<std::array<std::vector<double>, 3>> busy(lanes.size());
+  std::vector<std::array<std::vector<double>, 4>> busy(lanes.size());
   for (auto &engines : busy)
     for (auto &columns : engines)
       columns.assign(width, 0);
@@ -307,14 +322,17 @@ void sim::writeSVG(const SimResult &result, const schedule::Schedule &schedule,
       100 * compute / all, 100 * exposed / all,
       100 * std::max(0.0, 1 - (compute + exposed + dispatch) / all),
       100 * dispatch / all);
-  static const char *colours[] = {"#3b6fb6", "#e08a2c", "#b0b0b0"};
+  static const char *colours[] = {"#3b6fb6", "#e08a2c", "#b0b0b0", "#3a9a5b"};
   static const char *legend[] = {"compute (TensorCore)",
                                  "send / collective (ICI)",
-                                 "waiting for a receive"};
-  for (int e = 0; e < 3; ++e)
+                                 "waiting for a receive", "host DMA"};
+  // The host DMA's row, under the ICI's, only when a task ran on it.
+  int engines = tracedEngines(result);
+  for (int e = 0; e < engines; ++e)
     os << fmt::format("<rect x=\"{}\" y=\"26\" width=\"12\" height=\"10\" "
                       "fill=\"{}\"/><text x=\"{}\" y=\"35\">{}</text>\n",
-                      4 + 200 * e, colours[e], 20 + 200 * e, legend[e]);
+                      4 + 200 * e + (e == 3 ? 400 : 0), colours[e],
+                      20 + 200 * e + (e == 3 ? 400 : 0), legend[e]);
   os << fmt::format("<text x=\"604\" y=\"35\">shade: share of a pixel's {:.3g} "
                     "us the engine was busy</text>\n",
                     perPixel * 1e6);
@@ -329,9 +347,11 @@ void sim::writeSVG(const SimResult &result, const schedule::Schedule &schedule,
                                                    role.lastLayer),
                       chipList(role.group));
     // Communication first, so compute stays visible where they overlap.
-    for (int engine : {2, 1, 0}) {
+    for (int engine : {3, 2, 1, 0}) {
+      if (engine >= engines)
+        continue;
       const std::vector<double> &columns = busy[i][engine];
-      double y = top + laneHeight * i + (engine == 0 ? 1 : 10);
+      double y = top + laneHeight * i + (engine == 0 ? 1 : engine == 3 ? 18 : 10);
       // Runs of columns at the same shade (quarters of a pixel's time).
       for (int c = 0; c < width;) {
         int level = int(std::ceil(4 * columns[c] / perPixel - 1e-9));
@@ -344,7 +364,8 @@ void sim::writeSVG(const SimResult &result, const schedule::Schedule &schedule,
         if (level > 0)
           os << fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{}\" "
                             "height=\"{}\" fill=\"{}\"{}/>\n",
-                            left + c, y, end - c, engine == 0 ? 9 : 8,
+                            left + c, y, end - c,
+                            engine == 0 ? 9 : engine == 3 ? 2 : 8,
                             colours[engine],
                             level == 4 ? ""
                                        : fmt::format(" fill-opacity=\"{}\"",

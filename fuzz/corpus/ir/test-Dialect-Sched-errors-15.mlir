@@ -10,3 +10,4 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     %d = sched.collective_done %r
   }
 }
+

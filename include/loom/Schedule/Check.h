@@ -33,11 +33,18 @@ struct Place {
 /// The JSON path of `place` in a schedule file: `$.chips[3].tasks[17].deps[0]`.
 std::string jsonPath(const Place &place);
 
-/// The chips a schedule runs on: a topology's name and its chip count.
+/// The chips a schedule runs on: a topology's name and its chip count, and
+/// each chip's link to its host (TargetDesc's hostBandwidth and hostBytes;
+/// 0 when the target does not give them).
 struct Machine {
   std::string name;
   int64_t chips = 0;
+  double hostBandwidth = 0, hostBytes = 0;
 };
+
+/// The dependencies a task may have: the simulator counts a task's
+/// unfinished ones in 25 bits.
+constexpr int64_t kMaxTaskDeps = int64_t(1) << 24;
 
 /// Told the first problem found; `message` reads on its own and after the
 /// place ("'sched.recv' op ..." or "$.chips[1].tasks[0]: ...").
@@ -47,9 +54,14 @@ using Locator =
 /// Checks everything the simulator relies on for `schedule` on `machine`,
 /// tells `report` the first problem and returns false, or returns true:
 /// - chips: ids inside the machine, each once;
-/// - tasks: sizes not negative; dependencies on earlier tasks of the chip;
-///   a free names an earlier alloc of its chip, which no other free
-///   releases (and runs after it: `alloc` is a dependency);
+/// - tasks: sizes not negative; at most kMaxTaskDeps dependencies, on
+///   earlier tasks of the chip; a free names an earlier alloc of its chip,
+///   which no other free releases (and runs after it: `alloc` is a
+///   dependency); a host_load names an earlier host_store of its chip,
+///   which no other host_load reads back, with the same bytes (and runs
+///   after it: `store` is a dependency);
+/// - host transfers only on a machine whose host link figures are known
+///   (hostBandwidth and hostBytes above 0);
 /// - messages: a peer is another chip of the machine; each (sender,
 ///   receiver, tag) is sent once and received once, with the same bytes;
 /// - collectives: a tag names one collective, run once by each chip of its

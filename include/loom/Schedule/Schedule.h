@@ -25,13 +25,17 @@
 namespace loom::schedule {
 
 /// 2: a collective is an asynchronous collective_start / collective_done
-/// pair (docs/schedule-format.md); 1 had one `collective` task.
+/// pair (docs/schedule-format.md); 1 had one `collective` task. The host
+/// transfers (host_store, host_load) only add kinds: files without them
+/// read as before, so the version stays.
 constexpr int64_t kFormatVersion = 2;
 
 /// `Collective` is a collective's start ("collective_start"),
-/// `CollectiveDone` the task that ends when it is done.
+/// `CollectiveDone` the task that ends when it is done. `HostStore` copies
+/// bytes from the chip's HBM to its host's memory ("host_store"),
+/// `HostLoad` copies a host_store's bytes back ("host_load").
 enum class TaskKind { Compute, Send, Recv, Collective, CollectiveDone, Alloc,
-                      Free };
+                      Free, HostStore, HostLoad };
 
 llvm::StringRef name(TaskKind kind);
 inline llvm::StringRef name(CollectiveKind kind) {
@@ -66,6 +70,9 @@ struct Task {
   // Alloc (name, what, bytes) and free (alloc).
   MemoryKind what = MemoryKind::Weights;
   int64_t alloc = -1;
+  // Host store (name, bytes) and host load (name, store, bytes): the index
+  // of the host_store on this chip whose bytes the load copies back.
+  int64_t store = -1;
   // Collective done: the index of its collective_start on this chip.
   int64_t start = -1;
 };

@@ -11,7 +11,8 @@
 namespace loom::sim {
 
 /// Makespan; per chip compute-busy %, MFU, exposed communication and peak
-/// HBM; the busiest links.
+/// HBM (and peak host memory, when a chip stored any there); the busiest
+/// links.
 /// "targets/tpu-v5e.json, calibration tpu-v5e-published version 1", or
 /// "..., nominal figures (no calibration)": which figures priced a number.
 std::string describeCalibration(const Calibration &calibration);

@@ -5,6 +5,13 @@
 //   order, each taking the shared cost model's roofline time, and
 //   communication that proceeds concurrently with it;
 // - HBM with capacity tracking (allocations and frees);
+// - per chip a host DMA engine each way over its PCIe link (full duplex):
+//   host stores to the host, host loads from it, each engine running its
+//   transfers one at a time in the order they became ready, each taking
+//   bytes / the target's hostBandwidth; the host's memory per chip tracked
+//   against hostBytes (a store's bytes from its end to its load's end); a
+//   transfer under way is the chip moving data, as a send is, so the
+//   TensorCore idle meanwhile counts in ChipStats::exposedComm;
 // - per ICI link and direction, the target's bandwidth and hop latency;
 //   transfers sharing a link share its bandwidth equally (a fluid model:
 //   rates are recomputed whenever a transfer starts or ends), routed in
@@ -33,7 +40,8 @@
 namespace loom::sim {
 
 /// What one task did, for traces: engine 0 is the TensorCore, 1 the ICI
-/// (sends and collectives), 2 receives waiting for their data.
+/// (sends and collectives), 2 receives waiting for their data, 3 the host
+/// DMA (host stores and loads, from when their engine starts them).
 struct TraceEvent {
   int32_t chip;
   int32_t task;
@@ -46,10 +54,14 @@ struct ChipStats {
   double computeBusy = 0; ///< seconds the TensorCore ran
   double flops = 0;
   /// Seconds the TensorCore sat idle while the chip was moving data: a send
-  /// or collective in progress, or a receive whose data was in flight (not
-  /// one still waiting for its sender, which is pipeline bubble).
+  /// or collective in progress, a receive whose data was in flight (not
+  /// one still waiting for its sender, which is pipeline bubble), or a host
+  /// transfer under way on its engine (not one queued behind another).
   double exposedComm = 0;
   double peakHbm = 0;
+  /// Bytes of the chip's host memory in use at most (host stores not yet
+  /// loaded back); 0 when the chip made no host transfer.
+  double peakHost = 0;
   int64_t tasks = 0;
 };
 
@@ -74,9 +86,9 @@ struct SimResult {
   /// other figure does.
   uint64_t events = 0;
   std::vector<TraceEvent> trace;
-  /// Empty on success; otherwise the HBM overflow that stopped the run (the
-  /// statistics cover what ran until then), or a deadlock, which
-  /// checkSchedule's cycle check should have ruled out.
+  /// Empty on success; otherwise the HBM or host memory overflow that
+  /// stopped the run (the statistics cover what ran until then), or a
+  /// deadlock, which checkSchedule's cycle check should have ruled out.
   std::string failure;
   double peakFlops = 0; ///< per chip, for MFU
   /// A denoising program simulated by repetition (simulate's
@@ -139,7 +151,8 @@ checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule);
 /// unchanged. Times are compared to within 1e-12 of the clock plus
 /// 1e-9 of the value (floating-point rounding of the shifted clock); the
 /// extrapolated figures agree with a full run to that bound times the
-/// steps added. Without such a step, `unproven` is set.
+/// steps added. Without such a step, `unproven` is set; so it is for a
+/// schedule with host transfers, whose engines the state does not hold.
 llvm::Expected<SimResult> simulate(const TargetDesc &target,
                                    const schedule::Schedule &schedule,
                                    bool recordTrace, int64_t programSteps = 0,
@@ -158,8 +171,8 @@ llvm::Expected<SimResult> simulate(const TargetDesc &target,
 /// (not a schedule of every step), and is the run simulate would make of
 /// the whole program lowered: the same events in the same order. Every
 /// message must pair both ways and every collective have its group, else
-/// (or with steps that are not alike) nothing runs and `unproven` is set.
-/// No trace.
+/// (or with steps that are not alike, or host transfers) nothing runs and
+/// `unproven` is set. No trace.
 llvm::Expected<SimResult> simulateProgram(const TargetDesc &target,
                                           const schedule::Schedule &schedule,
                                           int64_t programSteps,

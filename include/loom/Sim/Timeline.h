@@ -58,13 +58,15 @@ std::string parseStageRange(llvm::StringRef text,
 
 /// A Chrome / Perfetto trace: {"traceEvents": [...]} with one "X" event per
 /// task (ts and dur in microseconds), pid = chip, tid = engine, the process
-/// and thread names set (a chip's name gives its stage and replica). With
+/// and thread names set (a chip's name gives its stage and replica; the
+/// host DMA's thread only when a host transfer ran). With
 /// a filter, only the chips it keeps, and "otherData" says what was left
 /// out.
 void writeTrace(const SimResult &result, const schedule::Schedule &schedule,
                 llvm::raw_ostream &os, const TraceFilter &filter = {});
 
-/// The timeline picture described above.
+/// The timeline picture described above; host transfers, when any ran,
+/// as a thin row at the foot of each lane.
 void writeSVG(const SimResult &result, const schedule::Schedule &schedule,
               llvm::raw_ostream &os);
 

@@ -11,7 +11,9 @@ using namespace loom::sched;
 namespace file = loom::schedule;
 
 file::Machine sched::getMachine(TargetAttr target) {
-  return {target.getTopology().str(), target.getNumChips()};
+  TargetDesc desc = target.getDesc();
+  return {target.getTopology().str(), target.getNumChips(), desc.hostBandwidth,
+          desc.hostBytes};
 }
 
 file::Schedule sched::emptySchedule(TargetAttr target) {
@@ -41,11 +43,14 @@ sched::exportSchedule(ProgramOp program,
         return it == index.end() ? int64_t(c.tasks.size()) : it->second;
       };
       // Every token a task uses is a dependency; a free's first one, the
-      // allocation, is its `alloc`, which the format makes a dependency too.
+      // allocation, is its `alloc`, which the format makes a dependency too
+      // (and so a collective's done's start, a host load's store).
       auto free = dyn_cast<FreeOp>(op);
       auto done = dyn_cast<CollectiveDoneOp>(op);
+      auto load = dyn_cast<HostLoadOp>(op);
       for (Value dep : free   ? ValueRange(free.getDeps())
                        : done ? ValueRange(done.getDeps())
+                       : load ? ValueRange(load.getDeps())
                               : ValueRange(op.getOperands()))
         task.deps.push_back(indexOf(dep));
       TypeSwitch<Operation *>(&op)
@@ -94,6 +99,17 @@ sched::exportSchedule(ProgramOp program,
           .Case([&](CollectiveDoneOp o) {
             task.kind = file::TaskKind::CollectiveDone;
             task.start = indexOf(o.getStart());
+          })
+          .Case([&](HostStoreOp o) {
+            task.kind = file::TaskKind::HostStore;
+            task.bytes = o.getBytes();
+            task.name = o.getName().str();
+          })
+          .Case([&](HostLoadOp o) {
+            task.kind = file::TaskKind::HostLoad;
+            task.store = indexOf(o.getStore());
+            task.bytes = o.getBytes();
+            task.name = o.getName().str();
           });
       index[&op] = c.tasks.size();
       if (ops)
@@ -190,6 +206,13 @@ ProgramOp sched::buildProgram(OpBuilder &b, Location loc, TargetAttr target,
         break;
       case file::TaskKind::Free:
         done = FreeOp::create(cb, loc, token, tokens[task.alloc], deps);
+        break;
+      case file::TaskKind::HostStore:
+        done = HostStoreOp::create(cb, loc, token, task.bytes, task.name, deps);
+        break;
+      case file::TaskKind::HostLoad:
+        done = HostLoadOp::create(cb, loc, token, tokens[task.store],
+                                  task.bytes, task.name, deps);
         break;
       }
       tokens.push_back(done);

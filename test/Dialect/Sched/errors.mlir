@@ -177,3 +177,54 @@ sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
     %d = sched.collective_done %r
   }
 }
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %a = sched.alloc activations 64 "x"
+    // expected-error @+1 {{'sched.host_load' op loads back task 0, which is not an earlier host_store task of its chip}}
+    %l = sched.host_load %a 64
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %s = sched.host_store 64 "x"
+    %l = sched.host_load %s 64 "x"
+    // expected-error @+1 {{'sched.host_load' op task 0 was already loaded back by task 1}}
+    %m = sched.host_load %s 64 "x" deps(%l)
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    %s = sched.host_store 64
+    // expected-error @+1 {{'sched.host_load' op loads 32 bytes back but its host_store (task 0) stored 64}}
+    %l = sched.host_load %s 32
+  }
+}
+
+// -----
+
+sched.program attributes {target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
+  sched.chip 0 {
+    // expected-error @+1 {{'sched.host_store' op attribute 'bytes' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+    %s = sched.host_store -8
+  }
+}
+
+// -----
+
+// Figures of a target that gives no host link: no host transfer can run.
+sched.program attributes {target = #loom.target<"my-chip", shape = [2, 2], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.97e+14, peak_int8 = 3.94e+14, mxu_tile = 128, mxu_efficiency = 0.9, hbm_capacity = 1.6e+10, hbm_bandwidth = 8.192e+11, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 4.5e+10, hop_latency = 1.0e-06>>} {
+  sched.chip 0 {
+    // expected-error @+1 {{'sched.host_store' op host_store moves data over the chip's host link, but the target gives no host link figures (host_bandwidth and host_memory)}}
+    %s = sched.host_store 64 "x"
+    %l = sched.host_load %s 64 "x"
+  }
+}
