@@ -13,10 +13,11 @@ the tensor axis leaves) and remat_policy, AdamW with f32 weights and state
 (base.yml's weight_dtype and mu_dtype). The winner is `loom-plan --mode
 train` with the same workload and no layout. Nothing is fitted.
 
-A remat policy that offloads to host memory (qkv_proj_offloaded) is not
-modelled by Loom: that row prices MaxText's mesh with save_qkv_proj (the
-same values kept, in HBM instead of the host's), and says so. MaxText's
-tensor axis also splits the activations' embedding dimension between the
+A remat policy that offloads to host memory (qkv_proj_offloaded) is priced
+as Loom's policy of that name: the values copied to the host over each
+chip's PCIe link after a layer and back before its backward pass
+(docs/training.md, "Offload to host memory"). MaxText's tensor axis also
+splits the activations' embedding dimension between the
 matmuls (base.yml's activation_embed rule): priced as Megatron sequence
 parallelism (+ sp), which holds the same 1/tp.
 
@@ -112,7 +113,6 @@ with tempfile.TemporaryDirectory() as tmp:
         batch = int(per_device * CHIPS)
         workload = ["--model", path, "--mode", "train", "--target", TOPOLOGY,
                     "--batch", str(batch), "--seq", str(SEQ)]
-        priced = "save_qkv_proj" if remat.endswith("_offloaded") else remat
         dp = CHIPS // tp
         # base.yml's logical_axis_rules shard activation_embed over the
         # tensor axis (src/maxtext/configs/base.yml:598): between the
@@ -120,10 +120,8 @@ with tempfile.TemporaryDirectory() as tmp:
         # prices as Megatron sequence parallelism.
         split = ["--sequence-parallel"] if tp > 1 else []
         given, why = plan(workload + ["--tp", str(tp), "--data-parallel", str(dp),
-                                      "--fsdp", str(dp), "--remat", priced] + split)
+                                      "--fsdp", str(dp), "--remat", remat] + split)
         configured = f"tp {tp}{' + sp' if split else ''}, fsdp {dp}, remat {remat}"
-        if priced != remat:
-            configured += f" (priced as {priced}: host offload is not modelled)"
         if given:
             t0, mfu0, how0 = figures(given)
             left = f"{configured} | {t0:.2f}{how0} | {100 * mfu0:.1f}% |"

@@ -370,10 +370,19 @@ private:
   }
 
   void runMicrobatch(bool last) {
+    // A layer's values are staged in HBM once the staging two offloaded
+    // layers before is copied out (the lowering's bound of two).
+    double storedBefore = 0, storedLast = 0;
     for (const Part &part : forwardParts) {
+      bool offloads = part.offloaded > 0 && !part.layerGradients;
+      if (offloads)
+        time.core = std::max(time.core, storedBefore);
       double end = runPart(part, last);
-      if (part.offloaded > 0 && !part.layerGradients)
-        store(part, end);
+      if (!offloads)
+        continue;
+      store(part, end);
+      storedBefore = storedLast;
+      storedLast = host.toHost;
     }
     // The layer_grads in order, each loading back the next one's values
     // as it starts (the first's as the backward pass starts).

@@ -135,6 +135,60 @@ private:
     });
   }
 
+  /// Every chip's copy of its allocation `staged` to its host's memory,
+  /// after `after`, and the allocation's free once it is there (`*freed`).
+  ReplicaTasks hostStoreAll(const ReplicaTasks &staged,
+                            const std::string &name,
+                            const ReplicaTasks &after, ReplicaTasks &freed) {
+    if (staged.front().front() == kNoTask) {
+      freed = noTasks();
+      return noTasks();
+    }
+    ReplicaTasks stored = onReplicas([&](int64_t d) {
+      return onRanks(d, 0, [&](int64_t r) {
+        file::Task t;
+        t.kind = file::TaskKind::HostStore;
+        t.name = name;
+        t.bytes = out.chips[slot.find(chipId(d, 0, r))->second]
+                      .tasks[staged[d][r]]
+                      .bytes;
+        t.deps = depsOf({staged[d][r], after[d][r]});
+        return t;
+      });
+    });
+    freed = freeAll(staged, {stored});
+    return stored;
+  }
+  /// Every chip's copy back of what `stored` copied to the host, into an
+  /// allocation made after `after` (and the free of the values' staging,
+  /// which it takes the place of); returns the copies (the allocation is
+  /// `*into`).
+  ReplicaTasks hostLoadAll(const ReplicaTasks &stored, const std::string &name,
+                           ArrayRef<ReplicaTasks> after, ReplicaTasks &into) {
+    if (stored.front().front() == kNoTask) {
+      into = noTasks();
+      return noTasks();
+    }
+    auto bytesOf = [&](int64_t d, int64_t r) {
+      return out.chips[slot.find(chipId(d, 0, r))->second]
+          .tasks[stored[d][r]]
+          .bytes;
+    };
+    into = allocAll(MemoryKind::Activations, double(bytesOf(0, 0)), name,
+                    after);
+    return onReplicas([&](int64_t d) {
+      return onRanks(d, 0, [&](int64_t r) {
+        file::Task t;
+        t.kind = file::TaskKind::HostLoad;
+        t.name = name;
+        t.store = stored[d][r];
+        t.bytes = bytesOf(d, r);
+        t.deps = depsOf({into[d][r]});
+        return t;
+      });
+    });
+  }
+
   /// Which data-parallel chips a collective over replicas runs among.
   enum class ReplicaGroup {
     /// The fsdp replicas that split the model states (d / fsdp's group).
@@ -372,34 +426,69 @@ private:
                    "outside.kept" + mbName, afterLast(last));
       emitRun(*forwardPrologue, "prologue", -1, mb, last);
 
-      // The forward pass; each layer keeps what its backward pass reads.
-      std::map<int64_t, ReplicaTasks> kept;
+      // The forward pass; each layer keeps what its backward pass reads,
+      // in HBM, or made in HBM and copied to the host's memory after the
+      // layer (activation offload): a layer's staging waits for the free
+      // of the one two layers before, so that HBM holds two at most when
+      // the host link falls behind.
+      std::map<int64_t, ReplicaTasks> kept, stored, stagingFreed;
+      ReplicaTasks freedBefore = noTasks(), freedLast = noTasks();
       for (size_t i = 0; i < t.layers.size(); ++i) {
         int64_t index = LayerOp(t.layers[i]).getIndex();
         std::string prefix = "layer" + std::to_string(index);
+        LayerGradOp grad = gradOf[index];
+        double offloaded = double(grad.getOffloadedBytes()) * share;
         kept[index] = allocAll(
             MemoryKind::Activations,
-            double(gradOf[index].getKeptBytes()) * share,
+            double(grad.getKeptBytes()) * share - offloaded,
             prefix + ".kept" + mbName, afterLast(last));
+        SmallVector<ReplicaTasks, 3> stagingAfter = afterLast(last);
+        stagingAfter.push_back(freedBefore);
+        ReplicaTasks staged =
+            allocAll(MemoryKind::Activations, offloaded,
+                     prefix + ".offloaded" + mbName, stagingAfter);
         emitRun(forwardCosts[i], prefix, index, mb, last);
+        stored[index] = hostStoreAll(staged, prefix + ".to_host" + mbName,
+                                     last, stagingFreed[index]);
+        if (stagingFreed[index].front().front() != kNoTask) {
+          freedBefore = freedLast;
+          freedLast = stagingFreed[index];
+        }
         emitRun(afterForward[i], prefix + ".after", -1, mb, last);
       }
       emitRun(*forwardEpilogue, "epilogue", -1, mb, last);
 
       // The backward pass; the gradients reduced as they are made: each
       // op's under ZeRO-2 and 3 (emitRun), each layer's otherwise.
+      // Offloaded values come back one layer ahead of their backward
+      // pass.
+      std::map<int64_t, ReplicaTasks> loaded, reloaded;
+      auto loadBack = [&](size_t i) {
+        if (i >= t.layerGrads.size())
+          return;
+        int64_t index = LayerGradOp(t.layerGrads[i]).getIndex();
+        loaded[index] = hostLoadAll(
+            stored[index],
+            "layer" + std::to_string(index) + ".from_host" + mbName,
+            {last, stagingFreed[index]}, reloaded[index]);
+      };
+      loadBack(0);
       emitRun(*backwardEpilogue, "epilogue.backward", -1, mb, last);
       for (size_t i = 0; i < t.layerGrads.size(); ++i) {
         LayerGradOp grad = t.layerGrads[i];
         int64_t index = grad.getIndex();
         std::string prefix = "layer" + std::to_string(index);
+        loadBack(i + 1);
         ReplicaTasks recomputed =
             allocAll(MemoryKind::Activations, recomputedBytes(grad) * share,
                      prefix + ".recomputed" + mbName, {last});
+        if (loaded[index].front().front() != kNoTask)
+          microbatchWaits.push_back(loaded[index]);
         emitRun(backwardCosts[i], prefix + ".backward", index, mb, last);
         emitRun(afterBackward[i], prefix + ".backward.after", -1, mb, last);
         freeAll(recomputed, {last});
         freeAll(kept[index], {last});
+        freeAll(reloaded[index], {last});
         if (split.stage < 2)
           reduced[index].push_back(
               reduceGradients(whole(index).gradients, mb, last).ready);
