@@ -1,6 +1,6 @@
 
 
-// expected-error @+1 {{wrap_axes must list axes of the 2-D shape in increasing order}}
-module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [2], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>>} {
+// expected-error @+1 {{target 'tpu-v5e' gives some of its figures; give shape, wrap_axes, chip and ici together, or none for a bundled target}}
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2], ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 1.0e-6>>} {
 }
 

@@ -1,6 +1,6 @@
 
 
-// expected-error @+1 {{'loom.target' belongs on the module}}
-func.func @f() attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
-  return
+// expected-error @+1 {{hbm_capacity must be a whole number of bytes in [1, 2^53], got 0.5}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 0.5, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>>} {
 }
+

@@ -1,6 +1,6 @@
 
 
-// expected-error @+1 {{target 'tpu-v5e' has no 3x4 topology; valid topologies: v5e-1 (1x1), v5e-4 (2x2), v5e-8 (2x4), v5e-16 (4x4), v5e-32 (4x8), v5e-64 (8x8), v5e-128 (8x16), v5e-256 (16x16)}}
-module attributes {loom.target = #loom.target<"tpu-v5e", shape = [3, 4]>} {
+// expected-error @+1 {{link_efficiency_line must be a fraction in [0.01, 1], got 1.2}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, calibration = #loom.calibration<file = "lab.json", name = "lab-fit", version = 3, program_dispatch = 5.0e-5, kernel_step = 1.0e-7, collective_sync = 2.0e-6, link_efficiency_ring = 0.9, link_efficiency_line = 1.2>>} {
 }
 

@@ -1,6 +1,6 @@
 
 
-// expected-error @+1 {{topology 'v5e-16' of 'tpu-v5e' is 4x4, not 2x2}}
-module attributes {loom.target = #loom.target<"tpu-v5e", topology = "v5e-16", shape = [2, 2]>} {
+// expected-error @+1 {{program_dispatch must be in [0, 1] s, got -1}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, calibration = #loom.calibration<file = "lab.json", name = "lab-fit", version = 3, program_dispatch = -1.0, kernel_step = 1.0e-7, collective_sync = 2.0e-6, link_efficiency_ring = 0.9, link_efficiency_line = 0.8>>} {
 }
 

@@ -1,7 +1,8 @@
 
 
-func.func @state_type() {
-  // expected-error @+1 {{state_type must be a float type, got 'i32'}}
-  loom.optimizer_update {optimizer = #loom<optimizer adamw>, parameters = 8 : i64, state_elements = 16 : i64, state_type = i32, weight_type = bf16, grad_type = bf16, vector_ops_per_parameter = 16 : i64}
-  return
+func.func @kept_outside(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{'loom.kept' belongs on a forward op in a loom.layer_grad}}
+  %y = loom.linear o %x {loom.kept} : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+  return %y : tensor<1x16x64xbf16>
 }
+

@@ -11,6 +11,13 @@
 // RUN: loom-opt %s --loom-derive-training-step --loom-remat=policy=minimal | FileCheck %s --check-prefix=MINIMAL
 // RUN: loom-opt %s --loom-derive-training-step --loom-remat=policy=save_dot_with_context_except_mlp | FileCheck %s --check-prefix=CONTEXT
 // RUN: loom-opt %s --loom-derive-training-step --loom-remat=policy=save_qkv_proj | FileCheck %s --check-prefix=QKV
+// The offloaded policies keep their names' outputs in host memory
+// (loom.kept and loom.offloaded), recomputing the rest: minimal_offloaded
+// the out projection's here; qkv_proj_offloaded none (no q, k, v here).
+// RUN: loom-opt %s --loom-derive-training-step --loom-remat=policy=minimal_offloaded | FileCheck %s --check-prefix=MINOFF
+// RUN: loom-opt %s --loom-derive-training-step --loom-remat=policy=qkv_proj_offloaded | FileCheck %s --check-prefix=QKVOFF
+// Choosing again replaces the marks: no op stays offloaded under none.
+// RUN: loom-opt %s --loom-derive-training-step --loom-remat=policy=minimal_offloaded --loom-remat=policy=none | FileCheck %s --check-prefix=AGAIN
 // RUN: not loom-opt %s --loom-derive-training-step --loom-remat=policy=some 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not loom-opt %s --loom-remat 2>&1 | FileCheck %s --check-prefix=FORWARD
 
@@ -48,7 +55,20 @@
 // QKV: loom.linear o {{.*}} {loom.recompute}
 // QKV-NOT: loom.kept
 
-// UNKNOWN: error: unknown rematerialisation policy 'some' (valid: none, selective, full, minimal, save_dot_with_context_except_mlp, save_dot_except_mlpwi, save_dot_except_mlp, save_qkv_proj)
+// MINOFF: loom.layer_grad 0
+// MINOFF: loom.rms_norm {{.*}} {loom.recompute}
+// MINOFF: loom.attention {{.*}}loom.recompute
+// MINOFF: loom.linear o {{.*}} {loom.kept, loom.offloaded}
+
+// QKVOFF: loom.layer_grad 0
+// QKVOFF-NOT: loom.offloaded
+// QKVOFF: loom.linear o {{.*}} {loom.recompute}
+// QKVOFF-NOT: loom.kept
+
+// AGAIN: loom.linear o {{.*}} {loom.kept}
+// AGAIN-NOT: loom.offloaded
+
+// UNKNOWN: error: unknown rematerialisation policy 'some' (valid: none, selective, full, minimal, save_dot_with_context_except_mlp, save_dot_except_mlpwi, save_dot_except_mlp, save_qkv_proj, qkv_proj_offloaded or minimal_offloaded)
 // FORWARD: error: has no backward pass to rematerialise: run loom-derive-training-step first
 
 func.func @block(%x: tensor<1x64x256xbf16>) -> tensor<1x64x256xbf16> {

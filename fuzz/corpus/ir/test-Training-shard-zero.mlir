@@ -6,16 +6,19 @@
 // The split is counted by loom-check-memory, item by item. Each layer has
 // 2 x 64 x 128 + 64 = 16448 parameters, two layers 32896; over 8 chips at
 // ZeRO-3: weights and gradients 32896 x 2 / 8 = 8224 B each, the master
-// copy and Adam's m and v 32896 x 12 / 8 = 49344 B. Buffers: two layers'
-// whole weights gathered (2 x 32896 B) and two layers' whole gradients
-// (2 x 32896 B) = 131584 B. Kept per layer: its input, the norm's output
-// (4096 B each), up's output and the activation's (8192 B each) = 24576 B;
-// two layers and the logits the loss's gradient reads (4096 B): 53248 B.
+// copy and Adam's m and v 32896 x 12 / 8 = 49344 B. Kept per layer: its
+// input, the norm's output (4096 B each), up's output and the activation's
+// (8192 B each) = 24576 B; two layers and the logits the loss's gradient
+// reads (4096 B): 53248 B. Buffers, at the step's peak (layer 1's backward
+// pass, at the norm's gradient, every activation still kept): the norm's
+// scale gathered (64 x 2 B) and layer 0's down projection prefetched (64 x
+// 128 x 2 B), and the gradients of layer 1's up and down projections in
+// their buckets (2 x 16384 B) = 49280 B.
 // RUN: loom-opt %s --loom-set-target=topology=v5e-8 --loom-partition-layers=data-parallel=8 --loom-derive-training-step --loom-shard-zero --loom-check-memory=remarks=true 2>&1 | FileCheck %s --check-prefix=MEMORY
 
 // CHECK: loom.parallel = #loom.parallel<dp = 8, fsdp = 8, zero = 3>
 // HYBRID: loom.parallel = #loom.parallel<dp = 8, fsdp = 4, zero = 1>
-// MEMORY: remark: the training step: 250.62 kB of 16.00 GB per chip (0%): collective buffers 131.58 kB, activations kept for the backward pass 53.25 kB, optimizer state and master weights 49.34 kB, weights 8.22 kB, gradients 8.22 kB
+// MEMORY: remark: the training step: 168.32 kB of 16.00 GB per chip (0%): activations kept for the backward pass 53.25 kB, optimizer state and master weights 49.34 kB, collective buffers 49.28 kB, weights 8.22 kB, gradients 8.22 kB
 
 module {
   func.func @mini(%x: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
