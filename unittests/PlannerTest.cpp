@@ -396,6 +396,42 @@ std::pair<PlanOutcome, PlanOutcome> planBothWays(const DiTPipeline &c,
 // proof reports what simulating every step reports, figure for figure, to
 // rounding: PipeFusion pipelines whose steps overlap, with and without
 // tensor parallelism and data parallelism.
+namespace {
+
+/// Every chip's and link's figures of `b` are `r`'s to within rounding
+/// (relative 1e-9; idle and busy seconds to 1e-9 of the makespan).
+void expectNearFigures(const sim::SimResult &b, const sim::SimResult &r,
+                       const std::string &name) {
+  auto near = [](double x, double y) {
+    return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+  };
+  ASSERT_EQ(b.chips.size(), r.chips.size()) << name;
+  for (size_t i = 0; i < b.chips.size(); ++i) {
+    EXPECT_EQ(b.chips[i].id, r.chips[i].id) << name;
+    EXPECT_TRUE(near(b.chips[i].computeBusy, r.chips[i].computeBusy))
+        << name << " chip " << i;
+    EXPECT_TRUE(near(b.chips[i].flops, r.chips[i].flops))
+        << name << " chip " << i;
+    EXPECT_NEAR(b.chips[i].exposedComm, r.chips[i].exposedComm,
+                1e-9 * r.makespan)
+        << name << " chip " << i;
+    EXPECT_EQ(b.chips[i].peakHbm, r.chips[i].peakHbm) << name;
+    EXPECT_EQ(b.chips[i].tasks, r.chips[i].tasks) << name;
+  }
+  ASSERT_EQ(b.links.size(), r.links.size()) << name;
+  std::map<std::pair<int64_t, int64_t>, const sim::LinkStats *> links;
+  for (const sim::LinkStats &l : r.links)
+    links[{l.from, l.to}] = &l;
+  for (const sim::LinkStats &l : b.links) {
+    const sim::LinkStats *o = links[{l.from, l.to}];
+    ASSERT_NE(o, nullptr) << name;
+    EXPECT_TRUE(near(l.bytes, o->bytes)) << name;
+    EXPECT_NEAR(l.busy, o->busy, 1e-9 * r.makespan) << name;
+  }
+}
+
+} // namespace
+
 TEST_F(Planner, ARepeatedRunReportsWhatTheWholeRunReports) {
   for (const DiTPipeline &c : kDiTPipelines) {
     auto [repeated, whole] = planBothWays(c, context);
@@ -431,29 +467,7 @@ TEST_F(Planner, ARepeatedRunReportsWhatTheWholeRunReports) {
       ASSERT_TRUE(re && we) << name;
       EXPECT_EQ(re->events, we->events) << name;
     }
-    ASSERT_EQ(r.chips.size(), w.chips.size());
-    for (size_t i = 0; i < r.chips.size(); ++i) {
-      EXPECT_EQ(r.chips[i].id, w.chips[i].id);
-      EXPECT_TRUE(near(r.chips[i].computeBusy, w.chips[i].computeBusy))
-          << name << " chip " << i;
-      EXPECT_TRUE(near(r.chips[i].flops, w.chips[i].flops))
-          << name << " chip " << i;
-      EXPECT_NEAR(r.chips[i].exposedComm, w.chips[i].exposedComm,
-                  1e-9 * w.makespan)
-          << name << " chip " << i;
-      EXPECT_EQ(r.chips[i].peakHbm, w.chips[i].peakHbm) << name;
-      EXPECT_EQ(r.chips[i].tasks, w.chips[i].tasks) << name;
-    }
-    ASSERT_EQ(r.links.size(), w.links.size()) << name;
-    std::map<std::pair<int64_t, int64_t>, const sim::LinkStats *> links;
-    for (const sim::LinkStats &l : w.links)
-      links[{l.from, l.to}] = &l;
-    for (const sim::LinkStats &l : r.links) {
-      const sim::LinkStats *o = links[{l.from, l.to}];
-      ASSERT_NE(o, nullptr) << name;
-      EXPECT_TRUE(near(l.bytes, o->bytes)) << name;
-      EXPECT_NEAR(l.busy, o->busy, 1e-9 * w.makespan) << name;
-    }
+    expectNearFigures(r, w, name);
   }
 }
 
@@ -566,26 +580,7 @@ void expectNearRun(const sim::SimResult &b, const sim::SimResult &r,
   EXPECT_TRUE(near(b.period, r.period)) << name;
   EXPECT_TRUE(near(b.makespan, r.makespan))
       << name << ": " << b.makespan << " vs " << r.makespan;
-  ASSERT_EQ(b.chips.size(), r.chips.size()) << name;
-  for (size_t i = 0; i < b.chips.size(); ++i) {
-    EXPECT_TRUE(near(b.chips[i].computeBusy, r.chips[i].computeBusy)) << name;
-    EXPECT_TRUE(near(b.chips[i].flops, r.chips[i].flops)) << name;
-    EXPECT_NEAR(b.chips[i].exposedComm, r.chips[i].exposedComm,
-                1e-9 * r.makespan)
-        << name << " chip " << i;
-    EXPECT_EQ(b.chips[i].peakHbm, r.chips[i].peakHbm) << name;
-    EXPECT_EQ(b.chips[i].tasks, r.chips[i].tasks) << name;
-  }
-  ASSERT_EQ(b.links.size(), r.links.size()) << name;
-  std::map<std::pair<int64_t, int64_t>, const sim::LinkStats *> links;
-  for (const sim::LinkStats &l : r.links)
-    links[{l.from, l.to}] = &l;
-  for (const sim::LinkStats &l : b.links) {
-    const sim::LinkStats *o = links[{l.from, l.to}];
-    ASSERT_NE(o, nullptr) << name;
-    EXPECT_TRUE(near(l.bytes, o->bytes)) << name;
-    EXPECT_NEAR(l.busy, o->busy, 1e-9 * r.makespan) << name;
-  }
+  expectNearFigures(b, r, name);
 }
 
 } // namespace
