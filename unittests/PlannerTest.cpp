@@ -370,16 +370,22 @@ struct DiTPipeline {
 };
 constexpr DiTPipeline kDiTPipelines[] = {{1, 4, 2}, {2, 2, 1}, {1, 8, 1}};
 
-/// `c` planned and simulated by its first steps (the repetition proof's or
-/// the generated program's schedule) and with every step lowered.
-std::pair<PlanOutcome, PlanOutcome> planBothWays(const DiTPipeline &c,
-                                                 MLIRContext &context) {
+/// DiT-XL/2 on v5e-8 laid out as `c`.
+PlanRequest ditRequest(const DiTPipeline &c) {
   PlanRequest request;
   request.problem.model = "dit-xl-2";
   request.problem.topology = "v5e-8";
   request.layout.tp = c.tp;
   request.layout.stages = c.stages;
   request.layout.dataParallel = c.dp;
+  return request;
+}
+
+/// `c` planned and simulated by its first steps (the repetition proof's or
+/// the generated program's schedule) and with every step lowered.
+std::pair<PlanOutcome, PlanOutcome> planBothWays(const DiTPipeline &c,
+                                                 MLIRContext &context) {
+  PlanRequest request = ditRequest(c);
   PlanOptions options;
   PlanOutcome first = planAndSimulate(request.problem,
                                       request.layout.complete(), context,
@@ -593,12 +599,7 @@ TEST_F(Planner, BundledStepsProveWhatEveryFlowProves) {
   sim::SimOptions everyFlow;
   everyFlow.everyFlow = true;
   for (const DiTPipeline &c : kDiTPipelines) {
-    PlanRequest request;
-    request.problem.model = "dit-xl-2";
-    request.problem.topology = "v5e-8";
-    request.layout.tp = c.tp;
-    request.layout.stages = c.stages;
-    request.layout.dataParallel = c.dp;
+    PlanRequest request = ditRequest(c);
     PlanOutcome first = planAndSimulate(
         request.problem, request.layout.complete(), context, PlanOptions());
     std::string name = c.name();
