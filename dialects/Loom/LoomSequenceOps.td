@@ -10,7 +10,8 @@
 def Loom_RingAttentionOp : Loom_Op<"ring_attention",
     [AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>],
     ["getPaddedFlops", "getKVCacheBytes", "getSliceTerms"],
-    ["getShardingRule"]> {
+    ["getShardingRule"],
+    ["getGradientWork", "getGradientSliceTerms"]> {
   let summary = "Attention over a sequence split around a ring of chips";
   let description = [{
     Ring attention (Liu et al., "Ring Attention with Blockwise Transformers

@@ -335,15 +335,13 @@ GradientWork JointAttentionOp::getGradientWork(GradientPart part,
   return attentionGradient(*this, part, tile, attentionRatioTimes2(false));
 }
 
-void AttentionOp::getGradientSliceTerms(const CostModel &model,
-                                        Operation *grad,
-                                        SmallVectorImpl<SliceTerm> &terms) {
-  // The forward's laws (causal: per query/key pair the slice visits, so a
-  // later slice costs more both ways; TeraPipe, Li et al., ICML 2021,
-  // section 3.2), each figure scaled to the backward pass's.
-  SmallVector<SliceTerm> forward;
-  getSliceTerms(model, forward);
-  double ratio = attentionRatioTimes2(getMaterializedScores()) / 2.0;
+/// An attention's backward terms: `forward`'s laws (causal: per query/key
+/// pair the slice visits, so a later slice costs more both ways; TeraPipe,
+/// Li et al., ICML 2021, section 3.2), each figure scaled to the backward
+/// pass's, as `grad` runs it.
+static void attentionGradientTerms(ArrayRef<SliceTerm> forward,
+                                   Operation *grad, double ratio,
+                                   SmallVectorImpl<SliceTerm> &terms) {
   for (SliceTerm term : forward) {
     term.op = grad;
     term.flops *= ratio;
@@ -355,6 +353,39 @@ void AttentionOp::getGradientSliceTerms(const CostModel &model,
     term.newKVBytes = 0;
     terms.push_back(term);
   }
+}
+
+void AttentionOp::getGradientSliceTerms(const CostModel &model,
+                                        Operation *grad,
+                                        SmallVectorImpl<SliceTerm> &terms) {
+  SmallVector<SliceTerm> forward;
+  getSliceTerms(model, forward);
+  attentionGradientTerms(
+      forward, grad, attentionRatioTimes2(getMaterializedScores()) / 2.0,
+      terms);
+}
+
+GradientWork RingAttentionOp::getGradientWork(GradientPart part,
+                                              int64_t tile) {
+  return attentionGradient(*this, part, tile, attentionRatioTimes2(false));
+}
+
+void RingAttentionOp::getGradientSliceTerms(const CostModel &model,
+                                            Operation *grad,
+                                            SmallVectorImpl<SliceTerm> &terms) {
+  // The backward pass goes round the ring as the forward does, each step a
+  // flash backward over the block in hand; the blocks passed on are the
+  // keys and values with their gradients accumulated so far, twice the
+  // forward's (Liu et al., "Ring Attention with Blockwise Transformers",
+  // 2023, section 3: the backward pass passes K, V, dK and dV).
+  SmallVector<SliceTerm> forward;
+  getSliceTerms(model, forward);
+  for (SliceTerm &term : forward) {
+    term.contextBytes *= 2;
+    term.ringBytes *= 2;
+  }
+  attentionGradientTerms(forward, grad, attentionRatioTimes2(false) / 2.0,
+                         terms);
 }
 
 //===----------------------------------------------------------------------===//
