@@ -134,7 +134,8 @@ TEST(HostTransfer, ALoadWaitsForItsStore) {
   // waits for a compute of T: T + 2 units.
   Schedule s = oneChip();
   s.chips[0].tasks = {compute(1000000000000), store(B, {0}), load(1, B)};
-  CostModel model(hostTarget());
+  TargetDesc target = hostTarget(); // (the model keeps a reference)
+  CostModel model(target);
   double t = model.taskTime(1000000000000, 0, 16, 0, 1);
   SimResult r = run(s, /*trace=*/true);
   EXPECT_NEAR(elapsed(r), t + 2 * kSeconds, 1e-12);
@@ -148,7 +149,8 @@ TEST(HostTransfer, ALoadWaitsForItsStore) {
 TEST(HostTransfer, ComputeOverlapsAStore) {
   // A compute of T beside a store of 2T: the run takes 2T, and the
   // TensorCore sits idle for the store's last T (exposed communication).
-  CostModel model(hostTarget());
+  TargetDesc target = hostTarget(); // (the model keeps a reference)
+  CostModel model(target);
   int64_t flops = 1000000000000;
   double t = model.taskTime(flops, 0, 16, 0, 1);
   int64_t bytes = int64_t(2 * t * kBandwidth);
