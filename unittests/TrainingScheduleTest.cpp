@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -129,6 +130,18 @@ TEST(TrainingSchedule, ActivationsInFlightComeFromTheOrder) {
     EXPECT_LE(zb.peakInFlight[s], 4);
   ScheduleRun interleaved = run(PipelineSchedule::Interleaved, 4, 8, 2);
   EXPECT_GT(interleaved.peakInFlight[0], 4);
+}
+
+TEST(TrainingSchedule, AnOrderThatWaitsForItselfNeverEnds) {
+  // Stage 0 of 2 runs its backward before the forward it waits for.
+  using Kind = PipelinePass::Kind;
+  StageOrders orders = {
+      {{Kind::BackwardWeight, 0, 0}, {Kind::Forward, 0, 0}},
+      {{Kind::Forward, 0, 0}, {Kind::BackwardWeight, 0, 0}}};
+  EXPECT_TRUE(std::isinf(runSchedule(orders, 1, PassTimes{}).makespan));
+  // In the right order it ends: F, F, B, B of one unit each (B and W 2).
+  std::swap(orders[0][0], orders[0][1]);
+  EXPECT_DOUBLE_EQ(runSchedule(orders, 1, PassTimes{}).makespan, 6);
 }
 
 TEST(TrainingSchedule, ShapesASchedulesCannotRunAreRefused) {

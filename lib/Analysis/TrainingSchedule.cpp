@@ -166,7 +166,6 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
   auto at = [&](int64_t mb, int64_t g) { return mb * virtualStages + g; };
   std::vector<size_t> next(stages, 0);
   std::vector<double> free(stages, 0);
-  double inf = std::numeric_limits<double>::infinity();
   // When `pass` on stage s may start: its dependencies' ends (kNotYet if
   // one has not run).
   auto ready = [&](int64_t s, const PipelinePass &pass) {
@@ -228,7 +227,7 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
   }
   for (int64_t s = 0; s < stages; ++s)
     if (next[s] < orders[s].size())
-      run.makespan = inf;
+      run.makespan = std::numeric_limits<double>::infinity();
   run.work = double(microbatches * chunks) *
              (times.forward + times.backward + times.weight);
   // Activations live from a chunk's F to its W (or fused backward).
