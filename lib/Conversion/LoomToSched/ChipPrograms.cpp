@@ -117,9 +117,7 @@ void ChipPrograms::addDeps(int64_t d, int64_t s, ArrayRef<int64_t> tasks,
                            ArrayRef<int64_t> extra) {
   for (int64_t r = 0; r < ranks; ++r)
     if (tasks[r] != kNoTask && extra[r] != kNoTask)
-      out.chips[slot.find(chipId(d, s, r))->second]
-          .tasks[tasks[r]]
-          .deps.push_back(extra[r]);
+      programOf(d, s, r)[tasks[r]].deps.push_back(extra[r]);
 }
 
 Tasks ChipPrograms::emitItem(int64_t d, int64_t s, const Item &item,

@@ -92,14 +92,18 @@ protected:
   /// program reads and serialises stably.
   void addChips();
 
+  /// The program of rank r of replica d's stage s.
+  std::vector<file::Task> &programOf(int64_t d, int64_t s, int64_t r) {
+    return out.chips[slot.find(chipId(d, s, r))->second].tasks;
+  }
+
   /// Appends the task `fn(rank)` to every rank of (d, s); returns their
   /// indices.
   template <typename Fn>
   Tasks onRanks(int64_t d, int64_t s, Fn fn) {
     Tasks done;
     for (int64_t r = 0; r < ranks; ++r) {
-      std::vector<file::Task> &tasks =
-          out.chips[slot.find(chipId(d, s, r))->second].tasks;
+      std::vector<file::Task> &tasks = programOf(d, s, r);
       tasks.push_back(fn(r));
       done.push_back(tasks.size() - 1);
     }

@@ -149,9 +149,7 @@ private:
         file::Task t;
         t.kind = file::TaskKind::HostStore;
         t.name = name;
-        t.bytes = out.chips[slot.find(chipId(d, 0, r))->second]
-                      .tasks[staged[d][r]]
-                      .bytes;
+        t.bytes = programOf(d, 0, r)[staged[d][r]].bytes;
         t.deps = depsOf({staged[d][r], after[d][r]});
         return t;
       });
@@ -170,9 +168,7 @@ private:
       return noTasks();
     }
     auto bytesOf = [&](int64_t d, int64_t r) {
-      return out.chips[slot.find(chipId(d, 0, r))->second]
-          .tasks[stored[d][r]]
-          .bytes;
+      return programOf(d, 0, r)[stored[d][r]].bytes;
     };
     into = allocAll(MemoryKind::Activations, double(bytesOf(0, 0)), name,
                     after);
@@ -354,11 +350,10 @@ private:
     return layer >= 0 ? std::optional<int64_t>(layer) : std::nullopt;
   }
   /// The index the next task of each rank of replica d will have.
-  Tasks onRanksIndex(int64_t d) const {
+  Tasks onRanksIndex(int64_t d) {
     Tasks next;
     for (int64_t r = 0; r < ranks; ++r)
-      next.push_back(
-          out.chips[slot.find(chipId(d, 0, r))->second].tasks.size());
+      next.push_back(programOf(d, 0, r).size());
     return next;
   }
 
