@@ -2,15 +2,21 @@
 //
 // A training plan's closed-form prediction (lib/Plan/TrainingPrediction.cpp)
 // against the simulation of the same lowered step, its model FLOPs
-// against the forward pass's, and its search.
+// against the forward pass's, its search, and the sequence- and
+// expert-parallel collectives of a simulated step against closed forms
+// worked by hand.
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Hardware/TargetDesc.h"
 #include "loom/InitAll.h"
 #include "loom/Plan/Planner.h"
 #include "loom/Plan/Report.h"
 
 #include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -171,6 +177,162 @@ TEST_F(TrainingPlan, TheSearchKeepsEveryLayoutThatFits) {
     }
   EXPECT_GT(fits, 0);
   EXPECT_LT(fits, 28);
+}
+
+/// A small model's config written to a temporary file (removed with it).
+struct ConfigFile {
+  explicit ConfigFile(llvm::StringRef json) {
+    int fd;
+    EXPECT_FALSE(
+        llvm::sys::fs::createTemporaryFile("loom-train", "json", fd, path));
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << json;
+  }
+  ~ConfigFile() { llvm::sys::fs::remove(path); }
+  llvm::SmallString<128> path;
+};
+
+/// Chip 0's simulated tasks of a training plan, each with its span.
+struct SimulatedTask {
+  const schedule::Task *task;
+  double start, end;
+};
+std::vector<SimulatedTask> chipZeroTasks(const PlanOutcome &plan) {
+  std::vector<SimulatedTask> tasks;
+  for (const sim::TraceEvent &event : plan.simulated->trace)
+    if (event.chip == 0)
+      tasks.push_back({&plan.schedule.chips.front().tasks[event.task],
+                       event.start, event.end});
+  return tasks;
+}
+
+// Sequence and expert parallelism in a training step, each on v5e-4's 2x2
+// block (a ring of neighbours) with one replica. Each collective, forward
+// and backward, takes its closed form (CostModel.h, for a ring of n = 4:
+// an all-reduce 2 (n - 1) hops and 2 (n - 1) / n of V, an all-gather half
+// that, each over links at the ring's efficiency with one collective
+// sync) when nothing else moves over the links at the time, and no less
+// when something does (the gradients' reductions run under the backward
+// pass):
+// - Ulysses: an all-to-all of V bytes a chip over the block's two axes of
+//   2 takes the sync, 2 hops and V / 2 over a link; two a layer forward
+//   (q, k and v in one; the output) and their transposes backward.
+// - Ring attention: each step passes a chip's K/V block (forward) or its
+//   K, V, dK and dV (backward, twice the bytes) to its neighbour: a hop and
+//   the bytes at a message's (line) efficiency, n - 1 = 3 steps a pass.
+// - Experts (an expert group of its own): the dispatch and combine
+//   all-to-alls over the 4 experts' chips, as Ulysses'.
+// The sequence- or expert-parallel chips hold the same parameters (but for
+// the experts, one each) and make their gradients from other tokens:
+// each layer's and those outside the layers are all-reduced over the 4.
+TEST_F(TrainingPlan, SequenceAndExpertCollectivesTakeTheirClosedForms) {
+  ConfigFile dense(
+      R"({"model_type": "llama", "hidden_size": 512, "intermediate_size": )"
+      R"(1024, "num_attention_heads": 8, "num_hidden_layers": 2, )"
+      R"("vocab_size": 1000, "max_position_embeddings": 4096})");
+  ConfigFile moe(
+      R"({"model_type": "mixtral", "hidden_size": 512, "intermediate_size": )"
+      R"(1024, "num_attention_heads": 8, "num_key_value_heads": 8, )"
+      R"("num_hidden_layers": 2, "vocab_size": 1000, )"
+      R"("max_position_embeddings": 4096, "num_local_experts": 4, )"
+      R"("num_experts_per_tok": 2})");
+  const TargetDesc &desc = *lookupTarget("tpu-v5e");
+  double s = desc.calibration.collectiveSync, a = desc.hopLatency,
+         ringW = desc.calibration.ringEfficiency * desc.linkBandwidth,
+         lineW = desc.calibration.lineEfficiency * desc.linkBandwidth;
+  // The closed form of chip 0's `task` over the 2x2 block, and its
+  // relative tolerance against the simulator (an all-to-all's and a
+  // message's flows are the closed form's; a ring collective's steps
+  // within 2%, as SimulatorTest holds them).
+  auto closedForm = [&](const schedule::Task &task, double &tolerance) {
+    double v = double(task.bytes);
+    tolerance = 1e-6;
+    if (task.kind == schedule::TaskKind::Send)
+      return a + v / lineW;
+    if (task.group.size() < 2)
+      return 0.0;
+    EXPECT_EQ(task.group.size(), 4u);
+    switch (task.collective) {
+    case CollectiveKind::AllToAll:
+      return s + 2 * a + v / 2 / ringW;
+    case CollectiveKind::AllReduce:
+      tolerance = 0.02;
+      return s + 6 * a + 0.75 * v / ringW;
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+      tolerance = 0.02;
+      return s + 3 * a + 0.375 * v / ringW;
+    }
+    return 0.0;
+  };
+
+  struct Case {
+    const char *what;
+    const ConfigFile &config;
+    int64_t sp, ep;
+    SequenceMode mode;
+    /// Chip 0's all-to-alls (or sends) a step, by hand.
+    int64_t moves;
+  };
+  for (const Case &c : {Case{"ulysses", dense, 4, 1, SequenceMode::Ulysses, 8},
+                        Case{"ring", dense, 4, 1, SequenceMode::Ring, 12},
+                        Case{"experts", moe, 1, 4, SequenceMode::Ulysses, 8}}) {
+    PlanProblem p;
+    p.model = std::string(c.config.path);
+    p.topology = "v5e-4";
+    p.import.batch = 4;
+    p.import.seqLen = 4096;
+    p.import.training.emplace();
+    ParallelLayout l;
+    l.tp = 1;
+    l.sp = c.sp;
+    l.spMode = c.mode;
+    l.ep = c.ep;
+    if (c.ep > 1)
+      l.epLayout = ExpertLayout::Data;
+    l.dataParallel = 1;
+    l.remat = RematPolicy::None;
+    PlanOptions options;
+    options.simulate = Simulation::Always;
+    options.trace = true;
+    PlanOutcome plan = planAndSimulate(p, l, context, options);
+    ASSERT_EQ(plan.failure, "") << c.what;
+    ASSERT_TRUE(plan.simulated) << c.what;
+    std::vector<SimulatedTask> comm;
+    for (const SimulatedTask &t : chipZeroTasks(plan))
+      if (t.task->kind == schedule::TaskKind::Send ||
+          (t.task->kind == schedule::TaskKind::Collective &&
+           t.task->group.size() > 1))
+        comm.push_back(t);
+    int64_t moves = 0, gradientReduces = 0, alone = 0;
+    for (const SimulatedTask &t : comm) {
+      moves += t.task->kind == schedule::TaskKind::Send ||
+               t.task->collective == CollectiveKind::AllToAll;
+      gradientReduces += t.task->kind == schedule::TaskKind::Collective &&
+                         t.task->collective == CollectiveKind::AllReduce;
+      bool shared = llvm::any_of(comm, [&](const SimulatedTask &other) {
+        return &other != &t && other.start < t.end && t.start < other.end;
+      });
+      double tolerance;
+      double expected = closedForm(*t.task, tolerance);
+      if (shared) {
+        EXPECT_GE(t.end - t.start, expected * (1 - tolerance))
+            << c.what << " " << t.task->name;
+        continue;
+      }
+      ++alone;
+      EXPECT_NEAR((t.end - t.start) / expected, 1.0, tolerance)
+          << c.what << " " << schedule::name(t.task->kind).str() << " of "
+          << t.task->bytes << " bytes";
+    }
+    EXPECT_EQ(moves, c.moves) << c.what;
+    EXPECT_EQ(gradientReduces, 3) << c.what;
+    // Every forward collective runs alone: at least half of them.
+    EXPECT_GE(2 * alone, moves) << c.what;
+    // The prediction prices the same collectives.
+    EXPECT_NEAR(plan.predicted / plan.simulated->makespan, 1.0, 0.05)
+        << c.what;
+  }
 }
 
 } // namespace

@@ -19,6 +19,22 @@ OptimizerUpdateOp TrainingView::updateOf(std::optional<int64_t> index) const {
   return {};
 }
 
+double TrainingView::bytesPerParameter(std::optional<int64_t> index,
+                                       bool weights) const {
+  OptimizerUpdateOp update = updateOf(index);
+  if (!update)
+    update = updates.front();
+  return double(getElementBytes(weights ? update.getWeightType()
+                                        : update.getGradType()));
+}
+
+double TrainingView::expertGradientBytes(LayerGradOp grad) const {
+  int64_t elements = 0;
+  grad.walk(
+      [&](GradOp op) { elements += getParameterUse(op).expertGradient; });
+  return double(elements) * bytesPerParameter(grad.getIndex(), false);
+}
+
 bool loom::isTrainingStep(func::FuncOp func) {
   for (Operation &op : func.getBody().front())
     if (isa<LayerGradOp, OptimizerUpdateOp>(op))
@@ -210,6 +226,8 @@ ParameterUse loom::getParameterUse(Operation *op) {
       return use;
     (grad.getPart() == GradientPart::Input ? use.read : use.gradient) =
         parametersOf(forward);
+    if (isa<MoEExpertsOp>(forward))
+      use.expertGradient = use.gradient;
     return use;
   }
   if (isa<LayerOp, LayerGradOp, OptimizerUpdateOp>(op))

@@ -54,8 +54,15 @@ struct Timeline {
   }
 };
 
-/// The time of a collective of `kind` over the replicas `members` (rank 0
-/// of each; every rank's group alike) for `bytes`.
+/// The lowering's groups of a collective over replicas (TrainingLowering's
+/// ReplicaGroup): the fsdp replicas that split the model states, those
+/// holding the same shard in the other groups, and those with the ranks of
+/// each beside the tensor rank (sp, or ep beside tp), which hold the same
+/// parameters.
+enum class ReplicaGroup { Shards, Copies, CopiesBeside };
+
+/// The time of a collective of `kind` over a replica group (rank 0's;
+/// every rank's group alike) for `bytes`.
 /// Every rank of a replica runs its own collective over the replicas at
 /// once (the lowering's groups are per rank), so the groups of a tp x sp
 /// stage share links: each group's time is stretched by how many more
@@ -63,22 +70,22 @@ struct Timeline {
 struct ReplicaGroups {
   const CostModel &model;
   llvm::SmallVector<int64_t, 2> shape;
-  std::optional<GroupRoutes> shards, copies;
-  double shardsShare = 1, copiesShare = 1;
+  std::optional<GroupRoutes> routes[3];
+  double share[3] = {1, 1, 1};
 
-  double time(CollectiveKind kind, bool shardGroup, double bytes) {
-    const std::optional<GroupRoutes> &routes = shardGroup ? shards : copies;
-    if (!routes || bytes <= 0)
+  double time(CollectiveKind kind, ReplicaGroup group, double bytes) {
+    int which = int(group);
+    if (!routes[which] || bytes <= 0)
       return 0;
     // (A model's layers read the same weights' sizes again and again; a
     // group of 256 replicas is costly to price.)
-    auto [it, fresh] = priced.try_emplace({kind, shardGroup, bytes}, 0.0);
+    auto [it, fresh] = priced.try_emplace({kind, which, bytes}, 0.0);
     if (fresh)
-      it->second = model.routedCollectiveTime(kind, *routes, bytes) *
-                   (shardGroup ? shardsShare : copiesShare);
+      it->second =
+          model.routedCollectiveTime(kind, *routes[which], bytes) * share[which];
     return it->second;
   }
-  std::map<std::tuple<CollectiveKind, bool, double>, double> priced;
+  std::map<std::tuple<CollectiveKind, int, double>, double> priced;
 };
 
 /// The most messages one step of the groups' rings puts on a link, over
@@ -107,54 +114,58 @@ int64_t busiestLink(const CostModel &model, ArrayRef<int64_t> shape,
   return most;
 }
 
-/// The replicas' groups of a stage's rank 0: the fsdp replicas that split
-/// the states, and those holding the same shard in the other groups; none
-/// when the mesh cannot be laid out.
+/// The replicas' groups of a stage's rank 0 (ReplicaGroup); none when the
+/// mesh cannot be laid out.
 std::optional<ReplicaGroups>
 replicaGroups(const CostModel &model, const TargetDesc &desc,
               const TopologyDesc &topology, const ParallelLayout &layout,
               const Placement &placement, const ZeroSplit &split) {
-  int64_t dp = layout.dataParallel;
-  ReplicaGroups groups{model, {}, {}, {}};
+  int64_t dp = layout.dataParallel, tp = layout.tp,
+          beside = layout.besideDegree();
+  ReplicaGroups groups{model, {}};
   groups.shape.assign(topology.shape.begin(), topology.shape.end());
-  if (dp > 1) {
-    MeshShape shape{dp, 1, layout.tp, layout.sp};
-    auto mesh = DeviceMesh::build(desc, topology, shape, placement);
-    if (!mesh) {
-      llvm::consumeError(mesh.takeError());
-      return std::nullopt;
-    }
-    int64_t ranks = layout.tp * layout.sp;
-    auto coordsOf = [&](ArrayRef<int64_t> replicas, int64_t rank) {
-      SmallVector<SmallVector<int64_t, 3>> coords;
-      for (int64_t d : replicas) {
-        ChipCoord c = mesh->chip(d, 0, rank);
-        coords.push_back({c[0], c[1]});
-      }
-      return coords;
-    };
-    auto routesOf = [&](ArrayRef<int64_t> replicas, double &share)
-        -> std::optional<GroupRoutes> {
-      if (replicas.size() < 2)
-        return std::nullopt;
-      SmallVector<SmallVector<SmallVector<int64_t, 3>>> all;
-      for (int64_t r = 0; r < ranks; ++r)
-        all.push_back(coordsOf(replicas, r));
-      int64_t alone = busiestLink(model, groups.shape, {all.front()});
-      if (alone > 0)
-        share = double(busiestLink(model, groups.shape, all)) / double(alone);
-      return model.groupRoutes(groups.shape, all.front());
-    };
-    int64_t fsdp = split.fsdp;
-    SmallVector<int64_t> shards, copies;
-    for (int64_t i = 0; i < fsdp; ++i)
-      shards.push_back(i);
-    for (int64_t j = 0; j < dp / fsdp; ++j)
-      copies.push_back(j * fsdp);
-    groups.shards = routesOf(shards, groups.shardsShare);
-    groups.copies = routesOf(copies, groups.copiesShare);
+  if (dp * beside == 1)
+    return groups;
+  MeshShape shape{dp, 1, tp, beside};
+  shape.expertGroup = layout.hasExpertGroup();
+  auto mesh = DeviceMesh::build(desc, topology, shape, placement);
+  if (!mesh) {
+    llvm::consumeError(mesh.takeError());
+    return std::nullopt;
   }
-
+  // Each group of `group`'s kind as the lowering makes it, of one rank
+  // (the tensor rank for CopiesBeside): (replica, rank) pairs in order.
+  int64_t fsdp = split.fsdp;
+  auto members = [&](ReplicaGroup group, int64_t rank) {
+    SmallVector<SmallVector<int64_t, 3>> coords;
+    auto add = [&](int64_t d, int64_t r) {
+      ChipCoord c = mesh->chip(d, 0, r);
+      coords.push_back({c[0], c[1]});
+    };
+    if (group == ReplicaGroup::Shards)
+      for (int64_t i = 0; i < fsdp; ++i)
+        add(i, rank);
+    else
+      for (int64_t j = 0; j < dp / fsdp; ++j)
+        for (int64_t u = 0; u < (group == ReplicaGroup::Copies ? 1 : beside);
+             ++u)
+          add(j * fsdp, group == ReplicaGroup::Copies ? rank : u * tp + rank);
+    return coords;
+  };
+  for (ReplicaGroup group : {ReplicaGroup::Shards, ReplicaGroup::Copies,
+                             ReplicaGroup::CopiesBeside}) {
+    int64_t ranks = group == ReplicaGroup::CopiesBeside ? tp : tp * beside;
+    SmallVector<SmallVector<SmallVector<int64_t, 3>>> all;
+    for (int64_t r = 0; r < ranks; ++r)
+      all.push_back(members(group, r));
+    if (all.front().size() < 2)
+      continue;
+    int64_t alone = busiestLink(model, groups.shape, {all.front()});
+    if (alone > 0)
+      groups.share[int(group)] =
+          double(busiestLink(model, groups.shape, all)) / double(alone);
+    groups.routes[int(group)] = model.groupRoutes(groups.shape, all.front());
+  }
   return groups;
 }
 
@@ -166,9 +177,10 @@ public:
                 const TopologyDesc &topology, const ParallelLayout &layout,
                 const Placement &placement, func::FuncOp func)
       : t(view), desc(desc), split(getZeroSplit(module)), model(desc),
-        dp(layout.dataParallel),
-        axes(stageGroupAxes(desc, topology, layout.tp, layout.sp,
-                            /*stages=*/1, /*tpX=*/1, placement)),
+        dp(layout.dataParallel), beside(layout.besideDegree()),
+        axes(stageGroupAxes(desc, topology, layout.tp, beside,
+                            /*stages=*/1, /*tpX=*/1, placement,
+                            layout.hasExpertGroup())),
         groups(
             replicaGroups(model, desc, topology, layout, placement, split)) {
     PipelineAttr pipeline = getPipeline(func);
@@ -190,9 +202,9 @@ public:
 
 private:
   /// A kernel as the lowering emits it: its seconds, the weights it reads
-  /// and the gradients it makes (bytes, whole).
+  /// and the gradients it makes (bytes, whole), of them experts'.
   struct Item {
-    double seconds, read, gradient;
+    double seconds, read, gradient, expertGradient;
   };
   using Run = SmallVector<Item>;
   /// A run of ops of the step, with its parameters' group.
@@ -206,14 +218,6 @@ private:
     double offloaded = 0;
   };
 
-  /// Bytes of one parameter's weights or gradient in `layer`'s group.
-  double bytesOf(std::optional<int64_t> layer, bool weights) {
-    OptimizerUpdateOp update = t.updateOf(layer);
-    if (!update)
-      update = t.updates.front();
-    return double(getElementBytes(weights ? update.getWeightType()
-                                          : update.getGradType()));
-  }
   /// `cost`'s kernels, counting the tasks they lower to on one rank.
   Run items(const LayerSliceCost &cost, std::optional<int64_t> layer) {
     SmallVector<TaskTime> times;
@@ -227,9 +231,11 @@ private:
         use += getParameterUse(fused);
       reads += use.read > 0;
       gradients += use.gradient > 0;
+      double gradientBytes = t.bytesPerParameter(layer, false);
       run.push_back({i < times.size() ? times[i].seconds : 0.0,
-                     double(use.read) * bytesOf(layer, true),
-                     double(use.gradient) * bytesOf(layer, false)});
+                     double(use.read) * t.bytesPerParameter(layer, true),
+                     double(use.gradient) * gradientBytes,
+                     double(use.expertGradient) * gradientBytes});
       ++i;
     });
     return run;
@@ -278,30 +284,47 @@ private:
       tasks += bytes > 0 ? 6 : 0;
   }
 
-  /// Gradients once made: all-reduced over all replicas without ZeRO,
-  /// reduce-scattered in the shard group (every microbatch at ZeRO-2 and
-  /// 3, after the last at ZeRO-1), the shard then all-reduced between
-  /// groups; returns when they are ready for the update.
-  double reduce(double bytes, bool last, double after) {
-    if (dp == 1 || bytes <= 0 || (split.stage < 2 && !last))
-      return after;
-    if (split.stage == 0)
-      return time.collective(
-          groups->time(CollectiveKind::AllReduce, /*shardGroup=*/false,
-                       bytes),
+  /// Gradients once made, `expertBytes` of them experts': all-reduced
+  /// over all replicas without ZeRO, reduce-scattered in the shard group
+  /// (every microbatch at ZeRO-2 and 3, after the last at ZeRO-1), the
+  /// shard then all-reduced between groups; those of parameters the beside
+  /// ranks hold alike over those ranks too. Returns when they are ready
+  /// for the update.
+  double reduce(double bytes, double expertBytes, bool last, double after) {
+    double ready = after;
+    for (auto [part, withBeside] :
+         {std::pair(bytes - expertBytes, beside > 1),
+          std::pair(expertBytes, false)}) {
+      int64_t width = withBeside ? beside : 1;
+      ReplicaGroup copies =
+          withBeside ? ReplicaGroup::CopiesBeside : ReplicaGroup::Copies;
+      if (dp * width == 1 || part <= 0 || (split.stage < 2 && !last))
+        continue;
+      if (split.stage == 0) {
+        ready = time.collective(
+            groups->time(CollectiveKind::AllReduce, copies, part), after);
+        continue;
+      }
+      double done = time.collective(
+          groups->time(CollectiveKind::ReduceScatter, ReplicaGroup::Shards,
+                       part),
           after);
-    double done = time.collective(
-        groups->time(CollectiveKind::ReduceScatter, true, bytes), after);
-    if (last && dp > split.fsdp)
-      done = time.collective(groups->time(CollectiveKind::AllReduce, false,
-                                          bytes / split.fsdp),
-                             done);
-    return done;
+      if (last && dp / split.fsdp * width > 1)
+        done = time.collective(groups->time(CollectiveKind::AllReduce, copies,
+                                            part / split.fsdp),
+                               done);
+      ready = done;
+    }
+    return ready;
   }
-  /// Whole (unsplit) gradients of `layer`'s group.
-  double wholeGradients(std::optional<int64_t> layer) {
+  /// Whole (unsplit) gradients of `layer`'s group, and of them experts'.
+  std::pair<double, double> wholeGradients(std::optional<int64_t> layer) {
     OptimizerUpdateOp update = t.updateOf(layer);
-    return update ? modelStateBytes(update, {}).gradients : 0;
+    double experts = 0;
+    for (LayerGradOp grad : t.layerGrads)
+      if (layer && grad.getIndex() == *layer)
+        experts = t.expertGradientBytes(grad);
+    return {update ? modelStateBytes(update, {}).gradients : 0, experts};
   }
 
   /// When FSDP's gather of a read of `bytes` at `now` starts (the
@@ -353,7 +376,8 @@ private:
       bool gathers = split.stage >= 3 && item.read > 0;
       if (gathers) {
         lastGathered = time.collective(
-            groups->time(CollectiveKind::AllGather, true, item.read),
+            groups->time(CollectiveKind::AllGather, ReplicaGroup::Shards,
+                         item.read),
             gatherStart(item.read, start));
         start = std::max(start, lastGathered);
       }
@@ -362,10 +386,13 @@ private:
         gatheredReads.push_back({item.read, start, end});
       if (split.stage >= 2 && item.gradient > 0)
         ready[part.layer] =
-            std::max(ready[part.layer], reduce(item.gradient, last, end));
+            std::max(ready[part.layer],
+                     reduce(item.gradient, item.expertGradient, last, end));
     }
-    if (part.layerGradients && split.stage < 2)
-      ready[part.layer] = reduce(wholeGradients(part.layer), last, end);
+    if (part.layerGradients && split.stage < 2) {
+      auto [whole, experts] = wholeGradients(part.layer);
+      ready[part.layer] = reduce(whole, experts, last, end);
+    }
     return end;
   }
 
@@ -400,7 +427,8 @@ private:
       end = runPart(part, last);
     }
     if (split.stage < 2)
-      ready[std::nullopt] = reduce(wholeGradients(std::nullopt), last, end);
+      ready[std::nullopt] =
+          reduce(wholeGradients(std::nullopt).first, 0, last, end);
     else
       // A microbatch's reduce-scatters end before the next one runs.
       time.core = std::max(time.core, time.links);
@@ -419,7 +447,8 @@ private:
       double end = time.compute(seconds, ready[layer]);
       optimizer += seconds;
       if (split.stage == 1 || split.stage == 2)
-        time.collective(groups->time(CollectiveKind::AllGather, true,
+        time.collective(groups->time(CollectiveKind::AllGather,
+                                     ReplicaGroup::Shards,
                                      modelStateBytes(update, {}).weights),
                         end);
     }
@@ -438,7 +467,7 @@ private:
     // 3's buckets, four tasks a weight read or gradient made (an
     // allocation, a start, a done and a free); then the updates and their
     // gathers.
-    double perLayer = 4 + (dp > 1 ? 2 : 0);
+    double perLayer = 4 + (dp * beside > 1 ? 2 : 0);
     out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size()) +
                             4 * ((split.stage >= 3 ? reads : 0) +
                                  (split.stage >= 2 ? gradients : 0))) +
@@ -450,7 +479,7 @@ private:
   const TargetDesc &desc;
   ZeroSplit split;
   CostModel model;
-  int64_t dp, m = 1, tokens = 0;
+  int64_t dp, beside, m = 1, tokens = 0;
   StageGroupAxes axes;
   std::optional<ReplicaGroups> groups;
   std::vector<Part> forwardParts, backwardParts;

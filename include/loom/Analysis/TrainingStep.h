@@ -50,6 +50,12 @@ struct TrainingView {
   /// The update of layer `index`'s parameters, or (nullopt) of those
   /// outside the layers; null when there is none.
   OptimizerUpdateOp updateOf(std::optional<int64_t> index) const;
+  /// Bytes of one parameter's weights or gradient in the group of layer
+  /// `index` (or outside the layers).
+  double bytesPerParameter(std::optional<int64_t> index, bool weights) const;
+  /// The bytes of gradients of experts' weights `grad` makes
+  /// (ParameterUse::expertGradient).
+  double expertGradientBytes(LayerGradOp grad) const;
 };
 
 /// Whether `func` holds a training step (a loom.layer_grad or a
@@ -94,11 +100,18 @@ ModelStateBytes modelStateBytes(OptimizerUpdateOp update,
 /// the table it shares. Under FSDP (ZeRO-3) each read is all-gathered just
 /// before the op; under ZeRO-2 and 3 each gradient is reduce-scattered
 /// just after it.
+///
+/// Of the gradient, `expertGradient` is that of experts' weights: under an
+/// expert group of its own (ep beside tp) each of its chips holds other
+/// experts, and a gradient made there is whole, where every other
+/// parameter is replicated over that group as over a sequence-parallel
+/// one and its gradients are reduced over it too.
 struct ParameterUse {
-  int64_t read = 0, gradient = 0;
+  int64_t read = 0, gradient = 0, expertGradient = 0;
   ParameterUse &operator+=(const ParameterUse &other) {
     read += other.read;
     gradient += other.gradient;
+    expertGradient += other.expertGradient;
     return *this;
   }
 };

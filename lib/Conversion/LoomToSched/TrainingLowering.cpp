@@ -192,10 +192,18 @@ private:
     /// The replicas holding the same shard in the other groups (hybrid
     /// sharding: d mod fsdp's group).
     Copies,
+    /// Copies, and in each of them the ranks of the stage's sequence-
+    /// parallel group (or expert group of its own) sharing the chip's
+    /// tensor rank: they hold the same parameters and make their
+    /// gradients from other tokens.
+    CopiesBeside,
   };
+  /// The ranks of a stage sharing a tensor rank (sp, or ep beside tp).
+  int64_t beside() const { return ranks / tp; }
   /// A collective of `kind` over `bytes` among `group` of every chip's
   /// replica, after `after`; returns its done tasks. The members of one
-  /// group share a tag: base + (the group's index) * ranks + rank.
+  /// group share a tag: base + (the group's index) * ranks + the rank (the
+  /// tensor rank for CopiesBeside).
   ReplicaTasks replicaCollective(CollectiveKind kind, ReplicaGroup group,
                                  double bytes, const ReplicaTasks &after) {
     int64_t fsdp = split.fsdp, base = nextTag;
@@ -206,18 +214,23 @@ private:
         t.kind = file::TaskKind::Collective;
         t.collective = kind;
         t.deps = depsOf({after[d][r]});
-        int64_t index;
+        int64_t index, member = r;
         if (group == ReplicaGroup::Shards) {
           index = d / fsdp;
           for (int64_t i = 0; i < fsdp; ++i)
             t.group.push_back(chipId(index * fsdp + i, 0, r));
         } else {
           index = d % fsdp;
+          bool withBeside = group == ReplicaGroup::CopiesBeside;
+          if (withBeside)
+            member = r % tp;
           for (int64_t j = 0; j < dp / fsdp; ++j)
-            t.group.push_back(chipId(j * fsdp + index, 0, r));
+            for (int64_t u = 0; u < (withBeside ? beside() : 1); ++u)
+              t.group.push_back(
+                  chipId(j * fsdp + index, 0, withBeside ? u * tp + member : r));
         }
         t.bytes = toInt(bytes);
-        t.tag = base + index * ranks + r;
+        t.tag = base + index * ranks + member;
         return t;
       });
     });
@@ -232,16 +245,8 @@ private:
       use += getParameterUse(fused);
     return use;
   }
-  /// Bytes of one parameter's weights or gradient of `layer`'s parameters
-  /// (those outside the layers for -1).
   double bytesPerParameter(int64_t layer, bool weights) const {
-    OptimizerUpdateOp update =
-        train->updateOf(layer >= 0 ? std::optional<int64_t>(layer)
-                                   : std::nullopt);
-    if (!update)
-      update = train->updates.front();
-    return double(getElementBytes(weights ? update.getWeightType()
-                                          : update.getGradType()));
+    return train->bytesPerParameter(groupOf(layer), weights);
   }
 
   /// The work of `cost` on microbatch `mb` after `last`, on every chip.
@@ -283,9 +288,11 @@ private:
         waits.push_back(done);
         gatheredReads.push_back({bytes, before, done, noTasks()});
       }
-      double gradientBytes = 0;
+      double gradientBytes = 0, expertBytes = 0;
       if (split.stage >= 2 && use.gradient > 0) {
         gradientBytes = double(use.gradient) * bytesPerParameter(layer, false);
+        expertBytes =
+            double(use.expertGradient) * bytesPerParameter(layer, false);
         bucket = allocAll(MemoryKind::Buffers, gradientBytes,
                           name + ".gradient_bucket",
                           {before, buckets.freedBefore});
@@ -300,10 +307,11 @@ private:
       if (!gathered.empty())
         gatheredReads.back().freed = freeAll(gathered, {last});
       if (!bucket.empty()) {
-        Reduction reduction = reduceGradients(gradientBytes, mb, last);
+        Reduction reduction =
+            reduceGradients(gradientBytes, expertBytes, mb, last);
         buckets.freedBefore = buckets.freed;
-        buckets.freed = freeAll(bucket, {reduction.scattered});
-        reduced[groupOf(layer)].push_back(reduction.ready);
+        buckets.freed = freeAll(bucket, reduction.scattered);
+        llvm::append_range(reduced[groupOf(layer)], reduction.ready);
       }
     }
   }
@@ -358,38 +366,62 @@ private:
   }
 
   /// `bytes` of gradients (one weight's under ZeRO-2 and 3; otherwise a
-  /// layer's, or those of the parameters outside the layers) reduced after
-  /// the backward pass of microbatch `mb` made them (`after`): under ZeRO-2
-  /// and 3 reduce-scattered every microbatch, otherwise accumulated and
-  /// reduced after the last; then, with groups of fsdp replicas,
-  /// all-reduced between the groups.
+  /// layer's, or those of the parameters outside the layers), of which
+  /// `expertBytes` experts' (ParameterUse), reduced after the backward
+  /// pass of microbatch `mb` made them (`after`): under ZeRO-2 and 3
+  /// reduce-scattered every microbatch, otherwise accumulated and reduced
+  /// after the last; then, with groups of fsdp replicas, all-reduced
+  /// between the groups. Gradients of parameters a stage's beside ranks
+  /// (sp, or ep beside tp) hold alike are all-reduced over those ranks as
+  /// well, in the same collective as over the groups.
   struct Reduction {
     /// When the microbatch's whole gradients (a bucket) are no longer
-    /// needed: its reduce-scatter's done, or `after`.
-    ReplicaTasks scattered;
+    /// needed: its reduce-scatters' done, or `after`.
+    SmallVector<ReplicaTasks, 2> scattered;
     /// What the update waits for (the last microbatch's).
-    ReplicaTasks ready;
+    SmallVector<ReplicaTasks, 2> ready;
   };
-  Reduction reduceGradients(double bytes, int64_t mb,
+  Reduction reduceGradients(double bytes, double expertBytes, int64_t mb,
                             const ReplicaTasks &after) {
+    Reduction out;
+    auto reduce = [&](double part, bool withBeside) {
+      if (part <= 0)
+        return;
+      auto [scattered, ready] = reduceOver(part, withBeside, mb, after);
+      out.scattered.push_back(std::move(scattered));
+      out.ready.push_back(std::move(ready));
+    };
+    reduce(bytes - expertBytes, beside() > 1);
+    reduce(expertBytes, false);
+    if (out.scattered.empty())
+      out = {{after}, {after}};
+    return out;
+  }
+  /// One part of reduceGradients: what its reduce-scatter leaves (the
+  /// bucket's free waits for it) and what the update waits for.
+  std::pair<ReplicaTasks, ReplicaTasks>
+  reduceOver(double bytes, bool withBeside, int64_t mb,
+             const ReplicaTasks &after) {
     bool last = mb + 1 == microbatches();
-    if (dp == 1 || bytes <= 0 || (split.stage < 2 && !last))
+    int64_t width = withBeside ? beside() : 1;
+    ReplicaGroup copies =
+        withBeside ? ReplicaGroup::CopiesBeside : ReplicaGroup::Copies;
+    if (dp * width == 1 || (split.stage < 2 && !last))
       return {after, after};
     if (split.stage == 0) {
       // Every replica holds the same states: one group of all of them.
-      ReplicaTasks done = replicaCollective(
-          CollectiveKind::AllReduce, ReplicaGroup::Copies, bytes, after);
+      ReplicaTasks done =
+          replicaCollective(CollectiveKind::AllReduce, copies, bytes, after);
       return {done, done};
     }
     ReplicaTasks scattered = replicaCollective(
         CollectiveKind::ReduceScatter, ReplicaGroup::Shards, bytes, after);
     ReplicaTasks ready = scattered;
-    if (last && dp > split.fsdp)
-      ready = replicaCollective(CollectiveKind::AllReduce, ReplicaGroup::Copies,
+    if (last && dp / split.fsdp * width > 1)
+      ready = replicaCollective(CollectiveKind::AllReduce, copies,
                                 bytes / split.fsdp, scattered);
     return {scattered, ready};
   }
-
   void emitTraining() {
     const TrainingView &t = *train;
     // The model states, held all step.
@@ -485,8 +517,10 @@ private:
         freeAll(kept[index], {last});
         freeAll(reloaded[index], {last});
         if (split.stage < 2)
-          reduced[index].push_back(
-              reduceGradients(whole(index).gradients, mb, last).ready);
+          llvm::append_range(reduced[index],
+                             reduceGradients(whole(index).gradients,
+                                             train->expertGradientBytes(grad), mb, last)
+                                 .ready);
       }
       emitRun(*backwardPrologue, "prologue.backward", -1, mb, last);
       freeAll(outsideKeptAlloc, {last});
@@ -494,8 +528,9 @@ private:
       // reduce-scatters end before the next one runs.
       microbatchWaits = {buckets.freed, buckets.freedBefore};
       if (split.stage < 2)
-        reduced[std::nullopt].push_back(
-            reduceGradients(outside.gradients, mb, last).ready);
+        llvm::append_range(
+            reduced[std::nullopt],
+            reduceGradients(outside.gradients, 0, mb, last).ready);
     }
 
     // The optimizer's updates, each once its gradients are reduced (in the
