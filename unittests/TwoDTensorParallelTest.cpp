@@ -113,7 +113,7 @@ TEST(TwoDSim, SubGroupAllReducesMatchTheLineClosedForm) {
       schedule::Task t;
       t.kind = schedule::TaskKind::Collective;
       t.collective = CollectiveKind::AllReduce;
-      t.group = std::move(group);
+      t.group.assign(group.begin(), group.end());
       t.bytes = int64_t(bytes);
       t.tag = tag;
       tasks.push_back(t);

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -249,6 +250,9 @@ private:
   std::string fileName, failed;
   std::string keyScratch;
   std::array<Field, NumFields> fields;
+  /// The collectives' groups read so far, each once.
+  std::vector<int64_t> groupScratch;
+  std::map<std::vector<int64_t>, ChipGroup> groups;
 };
 
 llvm::StringRef StreamReader::string(std::string &decoded) {
@@ -557,8 +561,14 @@ void StreamReader::readTask(Chip &chip, const JsonPath &path) {
       fail(groupPath, "must be an array");
     else if (fields[Group].items.empty())
       fail(groupPath, "a collective needs a group");
+    groupScratch.clear();
     for (auto [g, member] : llvm::enumerate(fields[Group].items))
-      task.group.push_back(integer(member, JsonPath(groupPath, g), 0));
+      groupScratch.push_back(integer(member, JsonPath(groupPath, g), 0));
+    // The collective's other tasks name the same chips: one list for all.
+    auto [known, fresh] = groups.try_emplace(groupScratch);
+    if (fresh)
+      known->second = ChipGroup(groupScratch);
+    task.group = known->second;
     break;
   }
   case TaskKind::Alloc: {

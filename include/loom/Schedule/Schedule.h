@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,49 @@ inline llvm::StringRef name(CollectiveKind kind) {
 }
 inline llvm::StringRef name(MemoryKind kind) { return stringifyMemoryKind(kind); }
 
+/// A collective's chips, in its order. The tasks of one collective share
+/// one list (a 256-chip FSDP step's gathers would each hold 2 KB of it
+/// otherwise): a copy shares it, and changing one copies it first.
+class ChipGroup {
+public:
+  ChipGroup() = default;
+  ChipGroup(std::initializer_list<int64_t> chips) {
+    assign(chips.begin(), chips.end());
+  }
+  ChipGroup(llvm::ArrayRef<int64_t> chips) {
+    assign(chips.begin(), chips.end());
+  }
+  template <typename It>
+  void assign(It first, It last) {
+    chips = std::make_shared<std::vector<int64_t>>(first, last);
+  }
+  void push_back(int64_t chip) { own().push_back(chip); }
+
+  size_t size() const { return chips ? chips->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const int64_t *data() const { return chips ? chips->data() : nullptr; }
+  const int64_t *begin() const { return data(); }
+  const int64_t *end() const { return data() + size(); }
+  int64_t operator[](size_t i) const { return (*chips)[i]; }
+  int64_t front() const { return chips->front(); }
+  int64_t back() const { return chips->back(); }
+  operator llvm::ArrayRef<int64_t>() const { return {data(), size()}; }
+  bool operator==(const ChipGroup &other) const {
+    return llvm::ArrayRef<int64_t>(*this) == llvm::ArrayRef<int64_t>(other);
+  }
+  bool operator!=(const ChipGroup &other) const { return !(*this == other); }
+
+private:
+  std::vector<int64_t> &own() {
+    if (!chips)
+      chips = std::make_shared<std::vector<int64_t>>();
+    else if (chips.use_count() > 1)
+      chips = std::make_shared<std::vector<int64_t>>(*chips);
+    return *chips;
+  }
+  std::shared_ptr<std::vector<int64_t>> chips;
+};
+
 struct Task {
   TaskKind kind = TaskKind::Compute;
   /// Indices of earlier tasks of the same chip that must finish first.
@@ -66,7 +110,7 @@ struct Task {
   int64_t tag = 0;
   // Collective.
   CollectiveKind collective = CollectiveKind::AllReduce;
-  llvm::SmallVector<int64_t, 4> group;
+  ChipGroup group;
   // Alloc (name, what, bytes) and free (alloc).
   MemoryKind what = MemoryKind::Weights;
   int64_t alloc = -1;

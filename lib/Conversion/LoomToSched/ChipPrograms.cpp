@@ -181,8 +181,7 @@ Tasks ChipPrograms::emitItem(int64_t d, int64_t s, const Item &item,
       t.kind = file::TaskKind::Collective;
       t.collective = work.kind;
       t.deps = depsOf({last[r]});
-      SmallVector<int64_t> chips = members(r);
-      t.group.assign(chips.begin(), chips.end());
+      t.group = sharedGroup(members(r));
       t.bytes = toInt(work.bytes);
       t.tag = tag + (subGroup ? mesh->tensorParallelSubGroup(
                                     r, work.subAxis).front()
@@ -308,6 +307,13 @@ Tasks ChipPrograms::emitDecomposed(int64_t d, int64_t s, const Item &item,
   return tensorParallelAllGather(d, s, acc, work.collectiveBytes);
 }
 
+file::ChipGroup ChipPrograms::sharedGroup(ArrayRef<int64_t> chips) {
+  auto [known, fresh] = groups.try_emplace({chips.begin(), chips.end()});
+  if (fresh)
+    known->second = file::ChipGroup(chips);
+  return known->second;
+}
+
 Tasks ChipPrograms::tensorParallelAllGather(int64_t d, int64_t s,
                                             ArrayRef<int64_t> after,
                                             double bytes) {
@@ -318,8 +324,10 @@ Tasks ChipPrograms::tensorParallelAllGather(int64_t d, int64_t s,
     t.kind = file::TaskKind::Collective;
     t.collective = CollectiveKind::AllGather;
     t.deps = depsOf({after[r]});
+    SmallVector<int64_t> chips;
     for (int64_t m = 0; m < tp; ++m)
-      t.group.push_back(chipId(d, s, r / tp * tp + m));
+      chips.push_back(chipId(d, s, r / tp * tp + m));
+    t.group = sharedGroup(chips);
     t.bytes = toInt(bytes);
     t.tag = tag + r / tp;
     return t;

@@ -20,6 +20,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -130,6 +131,9 @@ protected:
   Tasks emitItem(int64_t d, int64_t s, const Item &item, const Unit &unit,
                  llvm::ArrayRef<int64_t> last);
 
+  /// The list of `chips`, shared with every collective over them.
+  file::ChipGroup sharedGroup(llvm::ArrayRef<int64_t> chips);
+
   /// An all-gather of `bytes` over each tp group of stage `s`, each rank's
   /// start after `after`; returns the ranks' done tasks.
   Tasks tensorParallelAllGather(int64_t d, int64_t s,
@@ -149,6 +153,8 @@ protected:
   /// The schedule being built, and each chip's place in it by chip id.
   file::Schedule out;
   llvm::DenseMap<int64_t, size_t> slot;
+  /// The collectives' groups made so far, each once.
+  std::map<std::vector<int64_t>, file::ChipGroup> groups;
 
 private:
   /// A matmul and its collective as ring steps (docs/overlap.md).

@@ -214,21 +214,20 @@ private:
         t.kind = file::TaskKind::Collective;
         t.collective = kind;
         t.deps = depsOf({after[d][r]});
-        int64_t index, member = r;
-        if (group == ReplicaGroup::Shards) {
-          index = d / fsdp;
+        bool shards = group == ReplicaGroup::Shards,
+             withBeside = group == ReplicaGroup::CopiesBeside;
+        int64_t index = shards ? d / fsdp : d % fsdp,
+                member = withBeside ? r % tp : r;
+        SmallVector<int64_t> chips;
+        if (shards)
           for (int64_t i = 0; i < fsdp; ++i)
-            t.group.push_back(chipId(index * fsdp + i, 0, r));
-        } else {
-          index = d % fsdp;
-          bool withBeside = group == ReplicaGroup::CopiesBeside;
-          if (withBeside)
-            member = r % tp;
+            chips.push_back(chipId(index * fsdp + i, 0, r));
+        else
           for (int64_t j = 0; j < dp / fsdp; ++j)
             for (int64_t u = 0; u < (withBeside ? beside() : 1); ++u)
-              t.group.push_back(
-                  chipId(j * fsdp + index, 0, withBeside ? u * tp + member : r));
-        }
+              chips.push_back(chipId(j * fsdp + index, 0,
+                                     withBeside ? u * tp + member : r));
+        t.group = sharedGroup(chips);
         t.bytes = toInt(bytes);
         t.tag = base + index * ranks + member;
         return t;

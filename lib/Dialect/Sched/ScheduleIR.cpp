@@ -28,6 +28,9 @@ file::Schedule
 sched::exportSchedule(ProgramOp program,
                       std::vector<std::vector<Operation *>> *ops) {
   file::Schedule out = emptySchedule(program.getTarget());
+  // The collectives over the same chips share one list (their attributes
+  // are uniqued: one array a group).
+  llvm::DenseMap<const int64_t *, file::ChipGroup> groups;
   for (auto chip : program.getBody().front().getOps<ChipOp>()) {
     file::Chip c;
     c.id = chip.getId();
@@ -82,7 +85,11 @@ sched::exportSchedule(ProgramOp program,
           .Case([&](CollectiveStartOp o) {
             task.kind = file::TaskKind::Collective;
             task.collective = o.getKind();
-            task.group.assign(o.getGroup().begin(), o.getGroup().end());
+            ArrayRef<int64_t> chips = o.getGroup();
+            auto [known, fresh] = groups.try_emplace(chips.data());
+            if (fresh)
+              known->second = file::ChipGroup(chips);
+            task.group = known->second;
             task.tag = o.getTag();
             task.bytes = o.getBytes();
           })
