@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace loom::schedule {
@@ -88,6 +89,14 @@ private:
 };
 
 struct Task {
+  Task() = default;
+  Task(const Task &) = default;
+  Task &operator=(const Task &) = default;
+  // Moved, not copied, when a program's vector grows (SmallVector's move
+  // is not declared noexcept, so std::vector would copy every task).
+  Task(Task &&) noexcept = default;
+  Task &operator=(Task &&) noexcept = default;
+
   TaskKind kind = TaskKind::Compute;
   /// Indices of earlier tasks of the same chip that must finish first.
   llvm::SmallVector<int64_t, 2> deps;
@@ -120,6 +129,8 @@ struct Task {
   // Collective done: the index of its collective_start on this chip.
   int64_t start = -1;
 };
+
+static_assert(std::is_nothrow_move_constructible_v<Task>);
 
 struct Chip {
   int64_t id = 0;
