@@ -715,7 +715,7 @@ Planned loom::planModule(const PlanProblem &problem,
 bool loom::shouldSimulate(const PlanOutcome &outcome, Simulation policy) {
   return policy == Simulation::Always ||
          (policy == Simulation::WithinBudget &&
-          outcome.simulatedTasks <= kSimulationBudget);
+          outcome.simulatedTasks <= simulationBudget(outcome));
 }
 
 int64_t loom::repetitionSteps(const PlanOutcome &outcome) {

@@ -15,6 +15,10 @@
 using namespace mlir;
 using namespace loom;
 
+double loom::simulationBudget(const PlanOutcome &outcome) {
+  return outcome.training ? kTrainingSimulationBudget : kSimulationBudget;
+}
+
 ParallelLayout PlanOutcome::resolvedLayout() const {
   ParallelLayout resolved = layout;
   resolved.slices = SliceSpec::lengths(sliceLengths);

@@ -254,7 +254,7 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
     os << fmt::format("  simulated:  no: its program has about {:.1f} million "
                       "tasks, over the {:.0f} million Loom simulates; fewer "
                       "{} shrink it\n",
-                      p.simulatedTasks / 1e6, kSimulationBudget / 1e6,
+                      p.simulatedTasks / 1e6, simulationBudget(p) / 1e6,
                       p.training ? "microbatches" : "slices or steps");
   } else {
     const sim::SimResult &s = *p.simulated;

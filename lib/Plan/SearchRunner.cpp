@@ -25,11 +25,11 @@ using namespace loom;
 namespace {
 
 /// A plan the simulator cannot run: its program, or the first steps of it
-/// the repetition proof runs, is over kSimulationBudget tasks, or the
+/// the repetition proof runs, is over its budget (simulationBudget), or the
 /// proof found no repetition and the whole program is over kProgramBudget.
 bool cannotSimulate(const PlanOutcome &p) {
   return !p.simulated &&
-         (p.simulatedTasks > kSimulationBudget ||
+         (p.simulatedTasks > simulationBudget(p) ||
           (p.unproven && p.estimatedTasks > kProgramBudget));
 }
 
@@ -124,7 +124,8 @@ SearchRunner::SearchRunner(const PlanRequest &request, SearchSpace &space,
 }
 
 void SearchRunner::keepModule(size_t index) {
-  if (keep == 0 || plans[index].outcome.simulatedTasks > kSimulationBudget) {
+  if (keep == 0 || plans[index].outcome.simulatedTasks >
+                       simulationBudget(plans[index].outcome)) {
     plans[index].module = nullptr;
     return;
   }
@@ -261,7 +262,7 @@ void SearchRunner::simulateBest() {
   // about the seconds and memory of one plan's simulation at most (the
   // best plans of a large DiT each come near the budget).
   double budgetLeft = options.searchSimulationBudget;
-  // In prediction order, the plans within kSimulationBudget are simulated
+  // In prediction order, the plans within their budget are simulated
   // while the budget lasts, until simulateTop of them ran; one the
   // simulator refuses (an HBM overflow, say) does not fit and does not
   // count. The plans the next steps would simulate, were none refused, run
@@ -276,7 +277,7 @@ void SearchRunner::simulateBest() {
                        simulated + int64_t(batch.size()) < simulateTop;
          ++k) {
       double tasks = plans[k].outcome.simulatedTasks;
-      if (tasks > kSimulationBudget)
+      if (tasks > simulationBudget(plans[k].outcome))
         continue;
       if (tasks > left)
         break;
@@ -420,7 +421,7 @@ void SearchRunner::dropRefused(const std::vector<bool> &refused) {
 void SearchRunner::rankByBestEstimate() {
   // By the best estimate of each: the simulator's time where it ran, the
   // cost model's otherwise. A plan the simulator cannot run (its program
-  // over kSimulationBudget tasks, its steps not repeating) keeps its place
+  // over its budget, its steps not repeating) keeps its place
   // by prediction: ranking it after the simulated plans would trade the
   // user's best plan for a limit of the simulator (a 16-stage video DiT's
   // best plan predicts 6.3 s, the best simulated one 7.8 s).

@@ -130,10 +130,22 @@ struct PlanOutcome {
   ParallelLayout resolvedLayout() const;
 };
 
+/// The most tasks `outcome`'s simulation may run: kSimulationBudget, or
+/// kTrainingSimulationBudget for a training step.
+double simulationBudget(const PlanOutcome &outcome);
+
 /// Plans whose programs have more tasks than this are reported from the
 /// cost model alone: lowering and simulating them would take more memory
 /// and seconds than a planning run should.
 constexpr double kSimulationBudget = 4e6;
+
+/// A training step's budget: its program is simulated whole (it has no
+/// denoising steps to repeat) and a training search's goal is 60 s where
+/// an inference search's is 10 (bench/search.sh). Llama 2 70B's step of
+/// 512 sequences over 256 chips with FSDP, 4.25 million tasks, lowers and
+/// simulates in 10.3 CPU seconds and 1.38 GB on the reference machine
+/// (bench/README.md, "Search speed"): about 330 bytes a task in all.
+constexpr double kTrainingSimulationBudget = 5e6;
 
 /// A plan whose first steps do not repeat, its whole program over
 /// kSimulationBudget, is simulated whole from the schedule of its first
@@ -166,7 +178,8 @@ int64_t repetitionSteps(const PlanOutcome &outcome);
 
 enum class Simulation {
   Never,
-  /// When the plan's simulated task count is within kSimulationBudget.
+  /// When the plan's simulated task count is within its budget
+  /// (simulationBudget).
   WithinBudget,
   /// Lower and simulate whatever the size (to hear the lowering's reasons).
   Always,
