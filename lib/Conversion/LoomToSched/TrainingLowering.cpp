@@ -176,15 +176,34 @@ private:
     for (const std::vector<PipelinePass> &order : orders)
       for (const PipelinePass &pass : order)
         splitPasses |= pass.kind == PipelinePass::Kind::Backward;
-    if (splitPasses) {
+    // Each chunk's W passes make weight gradients (a backward pass with
+    // none has no W to hold back).
+    for (int64_t c = 0; splitPasses && c < chunks; ++c) {
       bool weights = false;
-      view.func.walk([&](GradOp grad) { weights |= isWeightPart(grad); });
+      auto look = [&](ArrayRef<Operation *> ops) {
+        for (Operation *op : ops)
+          weights |= isWeightPart(op);
+      };
+      if (c == 0)
+        look(t.backwardPrologue);
+      if (c + 1 == chunks)
+        look(t.backwardEpilogue);
+      Operation *first = view.func;
+      for (size_t i : gradsOf[c]) {
+        LayerGradOp grad = t.layerGrads[i];
+        if (first == view.func)
+          first = grad;
+        grad.walk([&](GradOp part) { weights |= isWeightPart(part); });
+        look(t.afterLayerGrad[i]);
+      }
       if (!weights)
-        return refuse(view.func)
+        return refuse(first)
                << "the " << scheduleName(schedule)
                << " schedule runs each backward pass as its input gradients "
-                  "(B) and its weight gradients (W), but this step makes no "
-                  "weight gradient (loom.grad weight) to hold back";
+                  "(B) and its weight gradients (W), but the backward pass of "
+                  "chunk "
+               << c << " (stage " << c % stages
+               << ") makes no weight gradient (loom.grad weight)";
     }
     // Each chunk's result, per microbatch: what it hands on and what
     // comes back.
