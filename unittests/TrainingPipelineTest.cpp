@@ -14,7 +14,9 @@
 //   that and what the last stage's loss and the transfers add, and
 //   ZB-H1's makespan is below 1F1B's;
 // - each stage's simulated peak HBM is its model states plus
-//   runSchedule's peakInFlight x one microbatch's kept activations.
+//   runSchedule's peakInFlight x one microbatch's kept activations, and
+//   so is loom-check-memory's accounting of the stage
+//   (stageTrainingMemory).
 //
 //===----------------------------------------------------------------------===//
 
@@ -243,11 +245,16 @@ protected:
       kept[chunkOf[grad.getIndex()]] += double(grad.getKeptBytes()) * share;
     kept.back() += keptOutsideLayers(view->backwardEpilogue) * share;
     kept.front() += keptOutsideLayers(view->backwardPrologue) * share;
+    PipelineAttr pipeline = getPipeline(view->func);
     for (const sim::ChipStats &chip : out.result.chips) {
       int64_t s = out.measured.stageOf.at(chip.id);
       double expected =
           states[s] + double(out.played.peakInFlight[s]) * kept[s];
       EXPECT_NEAR(chip.peakHbm, expected, 8.0)
+          << scheduleName(plan.schedule).str() << " stage " << s;
+      // loom-check-memory's accounting of the stage is that.
+      EXPECT_NEAR(stageTrainingMemory(*view, {}, pipeline, s).total(),
+                  expected, 8.0)
           << scheduleName(plan.schedule).str() << " stage " << s;
     }
     return out;

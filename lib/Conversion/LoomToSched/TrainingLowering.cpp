@@ -212,9 +212,7 @@ private:
       boundary.push_back(double(getTensorBytes(last->getResultTypes())) /
                          double(microbatches()));
     }
-    // What the ops outside the layers keep, on the chunk that runs them,
-    // and the first stage's share of their parameters (the rest are the
-    // last stage's).
+    // What the ops outside the layers keep, on the chunk that runs them.
     outsideKept.assign(chunks, 0);
     if (chunks == 1) {
       outsideKept[0] = keptOutsideLayers(t);
@@ -225,12 +223,6 @@ private:
         outsideKept[chunkOf[LayerGradOp(t.layerGrads[i]).getIndex()]] +=
             keptOutsideLayers(between);
     }
-    double first = 0, last = 0;
-    for (Operation *op : t.forwardPrologue)
-      first += double(getParameterUse(op).read);
-    for (Operation *op : t.forwardEpilogue)
-      last += double(getParameterUse(op).read);
-    firstShare = first + last > 0 ? first / (first + last) : 0.5;
     return success();
   }
 
@@ -241,9 +233,7 @@ private:
   /// and updates: the first stage the ones before the layers, the last the
   /// ones after them.
   double outsideShare(int64_t s) const {
-    if (stages == 1)
-      return 1.0;
-    return s == 0 ? firstShare : s + 1 == stages ? 1.0 - firstShare : 0.0;
+    return loom::outsideShare(*train, s, stages);
   }
 
   /// Each replica's tasks of `fn(d)`: the training step is emitted for all
@@ -850,8 +840,6 @@ private:
   /// ops outside the layers it runs keep for their gradients (all
   /// microbatches).
   std::vector<double> boundary, outsideKept;
-  /// The first stage's share of the parameters outside the layers.
-  double firstShare = 1;
   /// The messages' tags by (forward, microbatch, virtual stage into).
   std::map<std::tuple<bool, int64_t, int64_t>, int64_t> tags;
 

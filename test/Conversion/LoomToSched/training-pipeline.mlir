@@ -18,6 +18,17 @@
 // SIM: makespan: {{.*}} ({{[24]}} chips
 // SIM-NOT: error
 
+// loom-check-memory accounts each stage as the simulated step holds it:
+// its layer's model states (262144 B) and GPipe's 4 microbatches in flight
+// of 10240 B kept by its layer (and 2048 B by the loss, on the last
+// stage).
+// RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=gpipe" --loom-derive-training-step --loom-check-memory=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=MEMORY
+// RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=gpipe" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | loom-sim - | FileCheck %s --check-prefix=PEAK
+// MEMORY: remark: stage 0 of the training step: 303.10 kB of 16.00 GB per chip (0%): optimizer state and master weights 196.61 kB, activations kept for the backward pass 40.96 kB, weights 32.77 kB, gradients 32.77 kB
+// MEMORY: remark: stage 1 of the training step: 311.30 kB of 16.00 GB per chip (0%): optimizer state and master weights 196.61 kB, activations kept for the backward pass 49.15 kB, weights 32.77 kB, gradients 32.77 kB
+// PEAK: 0 {{.*}} 303.10 kB
+// PEAK: 1 {{.*}} 311.30 kB
+
 // GPipe: stage 0 runs F0 F1 F2 F3, then the backward passes 0 to 3, each
 // after its receive of the gradient; each microbatch's kept activations
 // (10240 B) from its F to its backward pass.
