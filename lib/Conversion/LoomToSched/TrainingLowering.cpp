@@ -176,35 +176,8 @@ private:
     for (const std::vector<PipelinePass> &order : orders)
       for (const PipelinePass &pass : order)
         splitPasses |= pass.kind == PipelinePass::Kind::Backward;
-    // Each chunk's W passes make weight gradients (a backward pass with
-    // none has no W to hold back).
-    for (int64_t c = 0; splitPasses && c < chunks; ++c) {
-      bool weights = false;
-      auto look = [&](ArrayRef<Operation *> ops) {
-        for (Operation *op : ops)
-          weights |= isWeightPart(op);
-      };
-      if (c == 0)
-        look(t.backwardPrologue);
-      if (c + 1 == chunks)
-        look(t.backwardEpilogue);
-      Operation *first = view.func;
-      for (size_t i : gradsOf[c]) {
-        LayerGradOp grad = t.layerGrads[i];
-        if (first == view.func)
-          first = grad;
-        grad.walk([&](GradOp part) { weights |= isWeightPart(part); });
-        look(t.afterLayerGrad[i]);
-      }
-      if (!weights)
-        return refuse(first)
-               << "the " << scheduleName(schedule)
-               << " schedule runs each backward pass as its input gradients "
-                  "(B) and its weight gradients (W), but the backward pass of "
-                  "chunk "
-               << c << " (stage " << c % stages
-               << ") makes no weight gradient (loom.grad weight)";
-    }
+    if (splitPasses && failed(checkWeightParts(schedule)))
+      return failure();
     // Each chunk's result, per microbatch: what it hands on and what
     // comes back.
     for (int64_t c = 0; c < chunks; ++c) {
@@ -226,8 +199,44 @@ private:
     return success();
   }
 
+  /// A schedule that runs B and W apart needs each chunk's backward pass to
+  /// make weight gradients (a backward pass with none has no W to hold
+  /// back).
+  LogicalResult checkWeightParts(PipelineSchedule schedule) {
+    const TrainingView &t = *train;
+    for (int64_t c = 0; c < chunks; ++c) {
+      bool weights = false;
+      auto look = [&](ArrayRef<Operation *> ops) {
+        for (Operation *op : ops)
+          weights |= isWeightPart(op);
+      };
+      if (c == 0)
+        look(t.backwardPrologue);
+      if (c + 1 == chunks)
+        look(t.backwardEpilogue);
+      Operation *first = view.func;
+      for (size_t i : gradsOf[c]) {
+        LayerGradOp grad = t.layerGrads[i];
+        if (first == view.func)
+          first = grad;
+        grad.walk([&](GradOp part) { weights |= isWeightPart(part); });
+        look(t.afterLayerGrad[i]);
+      }
+      if (!weights)
+        return first->emitError()
+               << "convert-loom-to-sched: the " << scheduleName(schedule)
+               << " schedule runs each backward pass as its input gradients "
+                  "(B) and its weight gradients (W), but the backward pass of "
+                  "chunk "
+               << c << " (stage " << c % stages
+               << ") makes no weight gradient (loom.grad weight)";
+    }
+    return success();
+  }
+
   int64_t stageOfLayer(int64_t index) const {
-    return chunkOf.find(index)->second % stages;
+    auto it = chunkOf.find(index);
+    return it == chunkOf.end() ? -1 : it->second % stages;
   }
   /// The share of the parameters outside the layers that stage s holds
   /// and updates: the first stage the ones before the layers, the last the
