@@ -252,7 +252,7 @@ TEST(PipelinePasses, MicrobatchesArePricedAsTheirShareOfTheBatch) {
                     together.transferSeconds(0, 0)) / 2);
   // The units: microbatch 0's slices, then microbatch 1's from context 0.
   auto attr = PipelineAttr::get(&context, 2, {128, 128}, PipelineMode::tokens,
-                                0, 0, 2, 1);
+                                0, 0, 2, 1, PipelineSchedule::GPipe);
   EXPECT_EQ(pipelineUnits(attr),
             (SmallVector<std::pair<int64_t, int64_t>>{
                 {128, 0}, {128, 128}, {128, 0}, {128, 128}}));

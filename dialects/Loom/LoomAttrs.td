@@ -335,6 +335,21 @@ class Loom_DefaultEnumParameter<EnumAttrInfo info, string value>
 defvar Loom_DefaultTokens =
     Loom_DefaultEnumParameter<Loom_PipelineMode, "::loom::PipelineMode::tokens">;
 
+// The order in which a training step's stages run their passes
+// (loom/Analysis/TrainingSchedule.h gives each schedule's source).
+def Loom_PipelineSchedule : I32EnumAttr<"PipelineSchedule",
+    "a training step's pipeline schedule", [
+    I32EnumAttrCase<"GPipe", 0, "gpipe">,
+    I32EnumAttrCase<"OneFOneB", 1, "1f1b">,
+    I32EnumAttrCase<"Interleaved", 2, "interleaved">,
+    I32EnumAttrCase<"ZeroBubbleH1", 3, "zb-h1">,
+    I32EnumAttrCase<"Circular", 4, "circular">]> {
+  let cppNamespace = "::loom";
+  let genSpecializedAttr = 0;
+}
+defvar Loom_DefaultGPipe = Loom_DefaultEnumParameter<Loom_PipelineSchedule,
+    "::loom::PipelineSchedule::GPipe">;
+
 def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
   let mnemonic = "pipeline";
   let summary = "The pipeline plan of a model function";
@@ -368,11 +383,19 @@ def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
     K: chunk s for every unit of the group, then chunk s + K, and so on
     (Megatron's order). The bubble is that of one chunk, 1/v of a stage's.
 
+    `schedule = "name"` (a training step's; default `"gpipe"`): the order
+    in which each stage runs its microbatches' forward and backward passes
+    (docs/training.md, "Pipeline schedules"): `"gpipe"`, `"1f1b"`,
+    `"interleaved"` (with virtual stages), `"zb-h1"` or `"circular"` (with
+    virtual stages). `1f1b`, `zb-h1` and `interleaved` need at least as
+    many microbatches as stages. A forward pass (inference) ignores it.
+
     ```mlir
     func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [640, 512, 480, 416]>}
     func.func @dit_xl_2(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [256, 256, 256, 256], patches, steps = 50, warmup = 1>}
     func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [1024, 1024], microbatches = 4>}
     func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [256, 256, 256, 256, 256, 256, 256, 256], virtual_stages = 2>}
+    func.func @mlp(...) attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [1024], microbatches = 4, schedule = "1f1b">}
     ```
   }];
   let parameters = (ins "int64_t":$stages,
@@ -381,10 +404,12 @@ def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
                         DefaultValuedParameter<"int64_t", "0">:$steps,
                         DefaultValuedParameter<"int64_t", "0">:$warmup,
                         DefaultValuedParameter<"int64_t", "1">:$microbatches,
-                        DefaultValuedParameter<"int64_t", "1">:$virtualStages);
+                        DefaultValuedParameter<"int64_t", "1">:$virtualStages,
+                        Loom_DefaultGPipe:$schedule);
   // `<stages = K, slices = [...]` then, each when not its default and in
   // this order, `, patches`, `, steps = N`, `, warmup = N`,
-  // `, microbatches = M`, `, virtual_stages = v`, then `>`. (Custom: a declarative format's optional
+  // `, microbatches = M`, `, virtual_stages = v`, `, schedule = "name"`,
+  // then `>`. (Custom: a declarative format's optional
   // groups that each open with a comma cannot follow one another.)
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

@@ -17,19 +17,7 @@ using namespace loom;
 using Kind = PipelinePass::Kind;
 
 llvm::StringRef loom::scheduleName(PipelineSchedule schedule) {
-  switch (schedule) {
-  case PipelineSchedule::GPipe:
-    return "gpipe";
-  case PipelineSchedule::OneFOneB:
-    return "1f1b";
-  case PipelineSchedule::Interleaved:
-    return "interleaved";
-  case PipelineSchedule::ZeroBubbleH1:
-    return "zb-h1";
-  case PipelineSchedule::Circular:
-    return "circular";
-  }
-  return "";
+  return stringifyPipelineSchedule(schedule);
 }
 
 namespace {
@@ -149,8 +137,18 @@ llvm::Expected<StageOrders> loom::scheduleOrder(PipelineSchedule schedule,
 
 ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
                               const PassTimes &times) {
+  std::vector<PassTimes> each(orders.size() * chunks, times);
+  return runSchedule(orders, chunks, each);
+}
+
+ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
+                              llvm::ArrayRef<PassTimes> timesOf) {
   ScheduleRun run;
   int64_t stages = orders.size(), virtualStages = stages * chunks;
+  if (int64_t(timesOf.size()) != virtualStages) {
+    run.makespan = std::numeric_limits<double>::infinity();
+    return run;
+  }
   int64_t microbatches = 0;
   for (const std::vector<PipelinePass> &order : orders)
     for (const PipelinePass &pass : order)
@@ -170,7 +168,7 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
   // one has not run).
   auto ready = [&](int64_t s, const PipelinePass &pass) {
     int64_t g = pass.chunk * stages + s;
-    double transfer = stages > 1 ? times.transfer : 0;
+    double transfer = stages > 1 ? timesOf[g].transfer : 0;
     switch (pass.kind) {
     case Kind::Forward:
       if (g == 0)
@@ -191,7 +189,8 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
     }
     return kNotYet;
   };
-  auto seconds = [&](Kind kind) {
+  auto seconds = [&](Kind kind, int64_t g) {
+    const PassTimes &times = timesOf[g];
     switch (kind) {
     case Kind::Forward:
       return times.forward;
@@ -214,9 +213,9 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
         double start = ready(s, pass);
         if (start == kNotYet)
           break;
-        double end = std::max(start, free[s]) + seconds(pass.kind);
-        free[s] = end;
         int64_t g = pass.chunk * stages + s;
+        double end = std::max(start, free[s]) + seconds(pass.kind, g);
+        free[s] = end;
         if (pass.kind == Kind::Forward)
           forwardEnd[at(pass.microbatch, g)] = end;
         else if (pass.kind != Kind::Weight)
@@ -228,8 +227,16 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
   for (int64_t s = 0; s < stages; ++s)
     if (next[s] < orders[s].size())
       run.makespan = std::numeric_limits<double>::infinity();
-  run.work = double(microbatches * chunks) *
-             (times.forward + times.backward + times.weight);
+  // One stage's passes back to back: the busiest stage's.
+  for (int64_t s = 0; s < stages; ++s) {
+    double work = 0;
+    for (int64_t c = 0; c < chunks; ++c) {
+      const PassTimes &times = timesOf[c * stages + s];
+      work += double(microbatches) *
+              (times.forward + times.backward + times.weight);
+    }
+    run.work = std::max(run.work, work);
+  }
   // Activations live from a chunk's F to its W (or fused backward).
   for (const std::vector<PipelinePass> &order : orders) {
     int64_t live = 0, peak = 0;

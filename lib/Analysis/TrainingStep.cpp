@@ -2,6 +2,8 @@
 
 #include "loom/Analysis/TrainingStep.h"
 
+#include "loom/Analysis/TrainingSchedule.h"
+
 #include "loom/Dialect/Loom/KeptValues.h"
 #include "loom/Dialect/Loom/LoomAttributes.h"
 
@@ -440,6 +442,85 @@ private:
 
 double loom::fsdpGatherBudget(const TrainingView &view) {
   return MemoryWalk(view, ZeroSplit{1, 3}, 1, 1).gatherBudget();
+}
+
+TrainingView loom::stageView(const TrainingView &view, int64_t stage,
+                              int64_t stages) {
+  TrainingView part;
+  part.func = view.func;
+  auto onStage = [&](int64_t index) {
+    for (LayerOp layer : view.layers)
+      if (int64_t(layer.getIndex()) == index)
+        return int64_t(layer.getStage().value_or(0)) % stages == stage;
+    return false;
+  };
+  if (stage == 0) {
+    part.forwardPrologue = view.forwardPrologue;
+    part.backwardPrologue = view.backwardPrologue;
+  }
+  if (stage + 1 == stages) {
+    part.forwardEpilogue = view.forwardEpilogue;
+    part.backwardEpilogue = view.backwardEpilogue;
+  }
+  for (size_t i = 0; i < view.layers.size(); ++i)
+    if (LayerOp layer = view.layers[i]; onStage(layer.getIndex())) {
+      part.layers.push_back(layer);
+      part.afterLayer.push_back(view.afterLayer[i]);
+    }
+  for (size_t i = 0; i < view.layerGrads.size(); ++i)
+    if (LayerGradOp grad = view.layerGrads[i]; onStage(grad.getIndex())) {
+      part.layerGrads.push_back(grad);
+      part.afterLayerGrad.push_back(view.afterLayerGrad[i]);
+    }
+  for (OptimizerUpdateOp update : view.updates)
+    if (std::optional<int64_t> layer = update.getLayer();
+        !layer || onStage(*layer))
+      part.updates.push_back(update);
+  return part;
+}
+
+double loom::outsideShare(const TrainingView &view, int64_t stage,
+                          int64_t stages) {
+  if (stages <= 1)
+    return 1.0;
+  double first = 0, last = 0;
+  for (Operation *op : view.forwardPrologue)
+    first += double(getParameterUse(op).read);
+  for (Operation *op : view.forwardEpilogue)
+    last += double(getParameterUse(op).read);
+  double firstShare = first + last > 0 ? first / (first + last) : 0.5;
+  return stage == 0 ? firstShare : stage + 1 == stages ? 1.0 - firstShare : 0.0;
+}
+
+TrainingMemory loom::stageTrainingMemory(const TrainingView &view,
+                                         const ZeroSplit &split,
+                                         PipelineAttr pipeline, int64_t stage) {
+  int64_t stages = pipeline.getStages(), m = pipeline.getMicrobatches();
+  // The microbatches in flight: the schedule's order (all of them when it
+  // cannot run this plan, which the lowering refuses).
+  int64_t inFlight = m * pipeline.getVirtualStages();
+  if (llvm::Expected<StageOrders> orders =
+          scheduleOrder(pipeline.getSchedule(), stages, m,
+                        pipeline.getVirtualStages()))
+    inFlight = runSchedule(*orders, pipeline.getVirtualStages(), PassTimes())
+                   .peakInFlight[stage];
+  else
+    llvm::consumeError(orders.takeError());
+  TrainingView part = stageView(view, stage, stages);
+  TrainingMemory memory = trainingMemory(part, split, m, inFlight);
+  // The model states: the stage's layers' and its share of the rest.
+  memory.states = ModelStateBytes();
+  double share = outsideShare(view, stage, stages);
+  for (OptimizerUpdateOp update : part.updates) {
+    ModelStateBytes bytes = modelStateBytes(update, split);
+    if (!update.getLayer()) {
+      bytes.weights *= share;
+      bytes.gradients *= share;
+      bytes.optimizerState *= share;
+    }
+    memory.states += bytes;
+  }
+  return memory;
 }
 
 TrainingMemory loom::trainingMemory(const TrainingView &view,

@@ -153,10 +153,26 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
         getTrainingView(view.func, "loom-check-memory");
     if (failed(train))
       return failure();
+    ZeroSplit split = getZeroSplit(view.func->getParentOfType<ModuleOp>());
+    // On several stages, each stage's chips hold its part
+    // (stageTrainingMemory).
+    if (pipeline && pipeline.getStages() > 1) {
+      bool failedAny = false;
+      for (int64_t s = 0; s < pipeline.getStages(); ++s)
+        failedAny |= failed(checkTrainingMemory(
+            view.func, fmt::format("stage {} of the training step", s),
+            stageTrainingMemory(*train, split, pipeline, s), desc));
+      return failure(failedAny);
+    }
     int64_t microbatches = pipeline ? pipeline.getMicrobatches() : 1;
-    TrainingMemory memory = trainingMemory(
-        *train, getZeroSplit(view.func->getParentOfType<ModuleOp>()),
-        microbatches);
+    return checkTrainingMemory(
+        view.func, "the training step",
+        trainingMemory(*train, split, microbatches), desc);
+  }
+
+  LogicalResult checkTrainingMemory(Operation *anchor, const std::string &what,
+                                    const TrainingMemory &memory,
+                                    const TargetDesc &desc) {
     SmallVector<MemoryItem> items = {
         {"weights", memory.states.weights},
         {"gradients", memory.states.gradients},
@@ -164,9 +180,9 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
         {"activations kept for the backward pass", memory.activations},
         {"recomputed activations", memory.recompute},
         {"collective buffers", memory.buffers}};
-    if (failed(check(view.func, "the training step", items, desc)))
+    if (failed(check(anchor, what, items, desc)))
       return failure();
-    return checkHost(view.func, memory.host, desc);
+    return checkHost(anchor, memory.host, desc);
   }
 
   /// Activations offloaded to the host need the target's host link and fit

@@ -228,7 +228,7 @@ struct PartitionLayersPass
                           view->diffusion ? PipelineMode::patches
                                           : PipelineMode::tokens,
                           view->diffusion ? steps : 0, 0, /*microbatches=*/1,
-                          v));
+                          v, PipelineSchedule::GPipe));
     ParallelAttr layout = getParallelOrDefault(module);
     module->setAttr(kParallelAttrName,
                     ParallelAttr::get(module.getContext(), layout.getTp(),

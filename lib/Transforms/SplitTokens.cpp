@@ -79,6 +79,13 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                        << int64_t(microbatches);
       return signalPassFailure();
     }
+    std::optional<PipelineSchedule> order =
+        symbolizePipelineSchedule(schedule);
+    if (!order) {
+      func.emitError() << "unknown pipeline schedule '" << schedule
+                       << "' (valid: " << pipelineScheduleNames() << ")";
+      return signalPassFailure();
+    }
     if (patches && microbatches != 1) {
       func.emitError() << "microbatches apply to token slices of causal "
                           "models; PipeFusion patches of a batch run together";
@@ -120,11 +127,16 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return signalPassFailure();
     int64_t warmup =
         patches ? std::min(givenWarmupOrOne(), pipeline.getSteps()) : 0;
-    func->setAttr(kPipelineAttrName,
-                  PipelineAttr::get(module.getContext(), stages, *lengths,
-                                    pipeline.getMode(), pipeline.getSteps(),
-                                    warmup, microbatches,
-                                    pipeline.getVirtualStages()));
+    // The attribute's verifier refuses a schedule the plan cannot run
+    // (1F1B with fewer microbatches than stages, one on patches), at the
+    // function.
+    PipelineAttr planned = PipelineAttr::getChecked(
+        [&] { return func.emitError(); }, module.getContext(), stages,
+        ArrayRef<int64_t>(*lengths), pipeline.getMode(), pipeline.getSteps(),
+        warmup, int64_t(microbatches), pipeline.getVirtualStages(), *order);
+    if (!planned)
+      return signalPassFailure();
+    func->setAttr(kPipelineAttrName, planned);
   }
 
   int64_t givenWarmupOrOne() const {
@@ -287,7 +299,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return predictPipeline(
                  cost, PipelineAttr::get(func.getContext(), stages, lengths,
                                          PipelineMode::tokens, 0, 0,
-                                         microbatches, virtualStages))
+                                         microbatches, virtualStages,
+                                         PipelineSchedule::GPipe))
           .seconds;
     };
     // Whole groups already: the DP's slicing stands.
@@ -336,7 +349,8 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
       return predictPipeline(cost, PipelineAttr::get(func.getContext(), stages,
                                                      lengths,
                                                      PipelineMode::patches,
-                                                     steps, warmup, 1, 1))
+                                                     steps, warmup, 1, 1,
+                                                     PipelineSchedule::GPipe))
           .seconds;
     };
     int64_t chosen = given->empty() ? 0 : given->size();

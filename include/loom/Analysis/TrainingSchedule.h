@@ -34,6 +34,9 @@
 #ifndef LOOM_ANALYSIS_TRAININGSCHEDULE_H
 #define LOOM_ANALYSIS_TRAININGSCHEDULE_H
 
+#include "loom/Dialect/Loom/LoomEnums.h"
+
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -42,10 +45,9 @@
 
 namespace loom {
 
-enum class PipelineSchedule { GPipe, OneFOneB, Interleaved, ZeroBubbleH1, Circular };
-
-/// The schedule's name in options and reports ("gpipe", "1f1b",
-/// "interleaved", "zb-h1", "circular").
+/// The schedule's name in options, reports and #loom.pipeline's
+/// `schedule` ("gpipe", "1f1b", "interleaved", "zb-h1", "circular"; the
+/// enum PipelineSchedule is the loom dialect's, dialects/Loom/LoomAttrs.td).
 llvm::StringRef scheduleName(PipelineSchedule schedule);
 
 struct PipelinePass {
@@ -93,6 +95,12 @@ struct ScheduleRun {
 /// the run at infinity.
 ScheduleRun runSchedule(const StageOrders &orders, int64_t chunks,
                         const PassTimes &times);
+/// The same with each virtual stage's own times (`times[g]`, g = chunk x
+/// stages + stage; its `transfer` is that of a message into g, either
+/// way): a pipeline whose first and last stages also run the ops before
+/// and after the layers. `work` is then the busiest stage's.
+ScheduleRun runSchedule(const StageOrders &orders, int64_t chunks,
+                        llvm::ArrayRef<PassTimes> times);
 
 } // namespace loom
 

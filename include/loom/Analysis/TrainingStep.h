@@ -169,6 +169,29 @@ struct TrainingMemory {
 TrainingMemory trainingMemory(const TrainingView &view, const ZeroSplit &split,
                               int64_t microbatches, int64_t inFlight = 1);
 
+/// The part of `view` that pipeline stage `stage` of `stages` runs: the
+/// layers whose `stage` (their chunk) is `stage` mod `stages`, with the
+/// ops between them, the ops before the layers (and their gradients) on
+/// the first stage, those after them on the last. Its `updates` are its
+/// layers' and the one of the parameters outside the layers, whose states
+/// the first and last stages share (outsideShare).
+TrainingView stageView(const TrainingView &view, int64_t stage,
+                       int64_t stages);
+
+/// The share of the parameters outside the layers that stage `stage` of
+/// `stages` holds and updates: the first stage those the ops before the
+/// layers read (the embedding), the last the rest (1 on one stage).
+double outsideShare(const TrainingView &view, int64_t stage, int64_t stages);
+
+/// What one chip of pipeline stage `stage` holds at its peak, its
+/// microbatches in flight those of `pipeline`'s schedule on that stage
+/// (runSchedule's peakInFlight: from a microbatch's forward pass to its
+/// weight gradients; with virtual stages, counted in chunks, each as if it
+/// kept all the stage's layers: an upper bound).
+TrainingMemory stageTrainingMemory(const TrainingView &view,
+                                   const ZeroSplit &split,
+                                   PipelineAttr pipeline, int64_t stage);
+
 /// Bytes the forward ops in `ops` (outside the layers) keep for their
 /// gradients in `grads`: each forward value a gradient part reads, once.
 double keptOutsideLayers(llvm::ArrayRef<mlir::Operation *> grads);

@@ -31,6 +31,15 @@ def ConvertLoomToSched : Pass<"convert-loom-to-sched", "mlir::ModuleOp"> {
     nothing, so it overlaps the previous slice's compute. Unsharded or
     unpipelined modules lower too (tp 1, one stage, one slice).
 
+    A training step (loom-derive-training-step's) lowers to each
+    microbatch's forward and backward passes, the gradients' reductions
+    and the optimizer's updates (docs/training.md, "The step on chips"); on
+    several stages each stage runs its passes in the order of
+    `#loom.pipeline`'s `schedule`, its activations and their gradients
+    sent between the stages ("Pipeline schedules"). Token slices of a
+    training step, interleave, decompose and scatter-handover are refused
+    for it.
+
     With `interleave=N`, each stage takes its units (slices, or the patches
     of one step) in groups of N and emits their ops zipped, so that one
     unit's collectives run while the TensorCore computes the others

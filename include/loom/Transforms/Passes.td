@@ -358,6 +358,12 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
     batch / M sequences, each cut into the same slices, so M x slices units
     flow through the stages. The DP then minimises
     M * sum(t_i) + (stages - 1) * max(t_i), t_i a slice of one microbatch.
+
+    `schedule=NAME` (a training step's): the order in which each stage runs
+    its microbatches' forward and backward passes, recorded as the
+    pipeline's `schedule`: gpipe (the default), 1f1b, interleaved, zb-h1 or
+    circular (docs/training.md, "Pipeline schedules"). 1f1b, zb-h1 and
+    interleaved need at least as many microbatches as stages.
   }];
   let options = [
     Option<"slices", "slices", "std::string", /*default=*/"\"auto\"",
@@ -375,6 +381,9 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
            "microbatches of batch / M each, every one cut into the slices "
            "(more pipeline units at the same slice length); must divide the "
            "batch">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"gpipe\"",
+           "A training step's pipeline schedule: gpipe, 1f1b, interleaved, "
+           "zb-h1 or circular">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Report the choice and its predicted time as a remark">,
   ];

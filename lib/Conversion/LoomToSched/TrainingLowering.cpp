@@ -3,24 +3,51 @@
 // A training step (docs/training.md, "The step on chips"): per microbatch
 // the forward pass and the backward pass, each layer's gradients reduced
 // over the data-parallel replicas as the backward pass produces them, then
-// the optimizer's updates. The replicas are emitted in lockstep, so that a
-// collective over replicas gets one tag in all of them.
+// the optimizer's updates. On several pipeline stages each stage runs its
+// passes in the order of the plan's schedule (loom/Analysis/
+// TrainingSchedule.h; docs/training.md, "Pipeline schedules"), handing
+// activations and their gradients to the stages beside it. The replicas
+// are emitted in lockstep, so that a collective over replicas gets one tag
+// in all of them; each stage is emitted whole, its messages' tags shared
+// with the stages beside it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ChipPrograms.h"
 
+#include "loom/Analysis/TrainingSchedule.h"
 #include "loom/Analysis/TrainingStep.h"
 #include "loom/Dialect/Loom/LoomAttributes.h"
 
 #include <deque>
 #include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace loom;
 using namespace loom::lowering;
 
 namespace {
+
+/// Which part of a run of backward ops a pass runs: B (everything but the
+/// weight gradients: the recomputed ops, the input gradients and the ops
+/// they need), W (the `loom.grad weight` ops), or both as one pass.
+enum class Part { Input, Weight, Both };
+
+/// A run of backward ops, whole and, when the schedule splits B from W,
+/// in its two parts.
+struct BackwardRun {
+  LayerSliceCost whole;
+  std::optional<LayerSliceCost> input, weight;
+  const LayerSliceCost &of(Part part) const {
+    return part == Part::Both ? whole : part == Part::Input ? *input : *weight;
+  }
+};
+
+bool isWeightPart(Operation *op) {
+  auto grad = dyn_cast<GradOp>(op);
+  return grad && grad.getPart() == GradientPart::Weight;
+}
 
 class TrainingLowering : public ChipPrograms {
 public:
@@ -38,10 +65,6 @@ public:
       return view.func.emitError()
              << "convert-loom-to-sched: a training step ";
     };
-    if (stages > 1 || chunks > stages)
-      return refuse() << "is lowered on one pipeline stage (pipeline "
-                         "schedules for training are not built), got "
-                      << stages << " stages";
     if (pipeline && pipeline.getSlices().size() > 1)
       return refuse() << "runs each microbatch's sequence whole (token "
                          "slices of a training step are not built), got "
@@ -54,26 +77,40 @@ public:
     if (failed(got))
       return failure();
     train.emplace(std::move(*got));
+    if (failed(planSchedule()))
+      return failure();
     split = getZeroSplit(module);
     if (split.stage >= 3)
       gatherBudget = fsdpGatherBudget(*train);
     SmallVector<GroupAxis> axes; // pricing is the simulator's job here
     int64_t m = microbatches();
+    share = 1.0 / double(m);
     auto runOf = [&](ArrayRef<Operation *> ops) {
       return LayerSliceCost(ops, model, axes, tokens, ArrayRef<GroupAxis>(),
                             m);
     };
+    auto backwardRun = [&](ArrayRef<Operation *> ops) {
+      BackwardRun run{runOf(ops), std::nullopt, std::nullopt};
+      if (splitPasses) {
+        SmallVector<Operation *> input, weight;
+        for (Operation *op : ops)
+          (isWeightPart(op) ? weight : input).push_back(op);
+        run.input.emplace(runOf(input));
+        run.weight.emplace(runOf(weight));
+      }
+      return run;
+    };
     forwardPrologue.emplace(runOf(train->forwardPrologue));
     forwardEpilogue.emplace(runOf(train->forwardEpilogue));
-    backwardEpilogue.emplace(runOf(train->backwardEpilogue));
-    backwardPrologue.emplace(runOf(train->backwardPrologue));
+    backwardEpilogue.emplace(backwardRun(train->backwardEpilogue));
+    backwardPrologue.emplace(backwardRun(train->backwardPrologue));
     for (LayerOp layer : train->layers)
       forwardCosts.emplace_back(layer, model, axes, tokens,
                                 ArrayRef<GroupAxis>(), m);
     for (ArrayRef<Operation *> ops : train->afterLayer)
       afterForward.push_back(runOf(ops));
     for (ArrayRef<Operation *> ops : train->afterLayerGrad)
-      afterBackward.push_back(runOf(ops));
+      afterBackward.push_back(backwardRun(ops));
     for (LayerGradOp layer : train->layerGrads) {
       // What the backward pass runs: the recomputed forward ops and the
       // gradients; the kept ops ran in the forward pass.
@@ -81,7 +118,7 @@ public:
       for (Operation &op : layer.getBody().front().without_terminator())
         if (!op.hasAttr(kKeptAttrName))
           ops.push_back(&op);
-      backwardCosts.push_back(runOf(ops));
+      backwardCosts.push_back(backwardRun(ops));
     }
     addChips();
     emitTraining();
@@ -89,6 +126,125 @@ public:
   }
 
 private:
+  /// Each layer's chunk (its `stage`; the stage without virtual stages),
+  /// what each chunk runs, what it keeps and hands on, and each stage's
+  /// order of passes: the schedule's on several stages; on one, each
+  /// microbatch's forward pass and then its backward pass (gradient
+  /// accumulation, whatever the schedule).
+  LogicalResult planSchedule() {
+    const TrainingView &t = *train;
+    auto refuse = [&](Operation *at) {
+      return at->emitError() << "convert-loom-to-sched: ";
+    };
+    layersOf.assign(chunks, {});
+    gradsOf.assign(chunks, {});
+    for (size_t i = 0; i < t.layers.size(); ++i) {
+      LayerOp layer = t.layers[i];
+      int64_t c = int64_t(layer.getStage().value_or(0));
+      if (c >= chunks)
+        return refuse(layer) << "the layer's stage " << c
+                             << " is not among the pipeline's " << chunks
+                             << " chunks";
+      layersOf[c].push_back(i);
+      chunkOf[layer.getIndex()] = c;
+    }
+    for (size_t i = 0; i < t.layerGrads.size(); ++i) {
+      LayerGradOp grad = t.layerGrads[i];
+      auto it = chunkOf.find(grad.getIndex());
+      if (it == chunkOf.end())
+        return refuse(grad) << "no loom.layer has this layer_grad's index "
+                            << grad.getIndex();
+      gradsOf[it->second].push_back(i);
+      gradOf[grad.getIndex()] = grad;
+    }
+    for (int64_t c = 0; c < chunks; ++c)
+      if (layersOf[c].empty())
+        return refuse(view.func)
+               << "a training step on " << stages << " stages x "
+               << chunks / stages
+               << " chunks runs at least one layer in each chunk, but chunk "
+               << c << " has none (loom-partition-layers sets each layer's "
+               << "stage)";
+    PipelineSchedule schedule =
+        stages == 1 ? PipelineSchedule::OneFOneB : pipeline.getSchedule();
+    llvm::Expected<StageOrders> built =
+        scheduleOrder(schedule, stages, microbatches(), chunks / stages);
+    if (!built)
+      return refuse(view.func) << "a training step cannot run its pipeline: "
+                               << llvm::toString(built.takeError());
+    orders = std::move(*built);
+    for (const std::vector<PipelinePass> &order : orders)
+      for (const PipelinePass &pass : order)
+        splitPasses |= pass.kind == PipelinePass::Kind::Backward;
+    if (splitPasses && failed(checkWeightParts(schedule)))
+      return failure();
+    // Each chunk's result, per microbatch: what it hands on and what
+    // comes back.
+    for (int64_t c = 0; c < chunks; ++c) {
+      LayerOp last = t.layers[layersOf[c].back()];
+      boundary.push_back(double(getTensorBytes(last->getResultTypes())) /
+                         double(microbatches()));
+    }
+    // What the ops outside the layers keep, on the chunk that runs them.
+    outsideKept.assign(chunks, 0);
+    if (chunks == 1) {
+      outsideKept[0] = keptOutsideLayers(t);
+    } else {
+      outsideKept.front() += keptOutsideLayers(t.backwardPrologue);
+      outsideKept.back() += keptOutsideLayers(t.backwardEpilogue);
+      for (auto [i, between] : llvm::enumerate(t.afterLayerGrad))
+        outsideKept[chunkOf[LayerGradOp(t.layerGrads[i]).getIndex()]] +=
+            keptOutsideLayers(between);
+    }
+    return success();
+  }
+
+  /// A schedule that runs B and W apart needs each chunk's backward pass to
+  /// make weight gradients (a backward pass with none has no W to hold
+  /// back).
+  LogicalResult checkWeightParts(PipelineSchedule schedule) {
+    const TrainingView &t = *train;
+    for (int64_t c = 0; c < chunks; ++c) {
+      bool weights = false;
+      auto look = [&](ArrayRef<Operation *> ops) {
+        for (Operation *op : ops)
+          weights |= isWeightPart(op);
+      };
+      if (c == 0)
+        look(t.backwardPrologue);
+      if (c + 1 == chunks)
+        look(t.backwardEpilogue);
+      Operation *first = view.func;
+      for (size_t i : gradsOf[c]) {
+        LayerGradOp grad = t.layerGrads[i];
+        if (first == view.func)
+          first = grad;
+        grad.walk([&](GradOp part) { weights |= isWeightPart(part); });
+        look(t.afterLayerGrad[i]);
+      }
+      if (!weights)
+        return first->emitError()
+               << "convert-loom-to-sched: the " << scheduleName(schedule)
+               << " schedule runs each backward pass as its input gradients "
+                  "(B) and its weight gradients (W), but the backward pass of "
+                  "chunk "
+               << c << " (stage " << c % stages
+               << ") makes no weight gradient (loom.grad weight)";
+    }
+    return success();
+  }
+
+  int64_t stageOfLayer(int64_t index) const {
+    auto it = chunkOf.find(index);
+    return it == chunkOf.end() ? -1 : it->second % stages;
+  }
+  /// The share of the parameters outside the layers that stage s holds
+  /// and updates: the first stage the ones before the layers, the last the
+  /// ones after them.
+  double outsideShare(int64_t s) const {
+    return loom::outsideShare(*train, s, stages);
+  }
+
   /// Each replica's tasks of `fn(d)`: the training step is emitted for all
   /// replicas at once.
   using ReplicaTasks = SmallVector<Tasks, 4>;
@@ -103,13 +259,15 @@ private:
     return ReplicaTasks(dp, Tasks(ranks, kNoTask));
   }
 
-  /// An allocation of `bytes` on every chip after `deps` (none of none).
-  ReplicaTasks allocAll(MemoryKind what, double bytes, const std::string &name,
+  /// An allocation of `bytes` on every chip of stage s after `deps` (none
+  /// of none).
+  ReplicaTasks allocAll(int64_t s, MemoryKind what, double bytes,
+                        const std::string &name,
                         ArrayRef<ReplicaTasks> deps = {}) {
     if (toInt(bytes) <= 0)
       return noTasks();
     return onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
+      return onRanks(d, s, [&](int64_t r) {
         SmallVector<int64_t, 2> on;
         for (const ReplicaTasks &dep : deps)
           on.push_back(dep[d][r]);
@@ -117,12 +275,12 @@ private:
       });
     });
   }
-  ReplicaTasks freeAll(const ReplicaTasks &allocs,
+  ReplicaTasks freeAll(int64_t s, const ReplicaTasks &allocs,
                        ArrayRef<ReplicaTasks> deps) {
     if (allocs.empty() || allocs.front().front() == kNoTask)
       return noTasks();
     return onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
+      return onRanks(d, s, [&](int64_t r) {
         file::Task t;
         t.kind = file::TaskKind::Free;
         t.alloc = allocs[d][r];
@@ -137,7 +295,7 @@ private:
 
   /// Every chip's copy of its allocation `staged` to its host's memory,
   /// after `after`, and the allocation's free once it is there (`*freed`).
-  ReplicaTasks hostStoreAll(const ReplicaTasks &staged,
+  ReplicaTasks hostStoreAll(int64_t s, const ReplicaTasks &staged,
                             const std::string &name,
                             const ReplicaTasks &after, ReplicaTasks &freed) {
     if (staged.front().front() == kNoTask) {
@@ -145,35 +303,36 @@ private:
       return noTasks();
     }
     ReplicaTasks stored = onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
+      return onRanks(d, s, [&](int64_t r) {
         file::Task t;
         t.kind = file::TaskKind::HostStore;
         t.name = name;
-        t.bytes = programOf(d, 0, r)[staged[d][r]].bytes;
+        t.bytes = programOf(d, s, r)[staged[d][r]].bytes;
         t.deps = depsOf({staged[d][r], after[d][r]});
         return t;
       });
     });
-    freed = freeAll(staged, {stored});
+    freed = freeAll(s, staged, {stored});
     return stored;
   }
   /// Every chip's copy back of what `stored` copied to the host, into an
   /// allocation made after `after` (and the free of the values' staging,
   /// which it takes the place of); returns the copies (the allocation is
   /// `*into`).
-  ReplicaTasks hostLoadAll(const ReplicaTasks &stored, const std::string &name,
+  ReplicaTasks hostLoadAll(int64_t s, const ReplicaTasks &stored,
+                           const std::string &name,
                            ArrayRef<ReplicaTasks> after, ReplicaTasks &into) {
-    if (stored.front().front() == kNoTask) {
+    if (stored.empty() || stored.front().front() == kNoTask) {
       into = noTasks();
       return noTasks();
     }
     auto bytesOf = [&](int64_t d, int64_t r) {
-      return programOf(d, 0, r)[stored[d][r]].bytes;
+      return programOf(d, s, r)[stored[d][r]].bytes;
     };
-    into = allocAll(MemoryKind::Activations, double(bytesOf(0, 0)), name,
+    into = allocAll(s, MemoryKind::Activations, double(bytesOf(0, 0)), name,
                     after);
     return onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
+      return onRanks(d, s, [&](int64_t r) {
         file::Task t;
         t.kind = file::TaskKind::HostLoad;
         t.name = name;
@@ -181,6 +340,35 @@ private:
         t.bytes = bytesOf(d, r);
         t.deps = depsOf({into[d][r]});
         return t;
+      });
+    });
+  }
+
+  /// The message tag (rank r's: tag + r) of microbatch `mb`'s activations
+  /// into virtual stage g (`forward`) or of their gradients into it.
+  int64_t messageTag(bool forward, int64_t mb, int64_t g) {
+    auto [it, fresh] = tags.try_emplace({forward, mb, g}, nextTag);
+    if (fresh)
+      nextTag += ranks;
+    return it->second;
+  }
+  /// Every rank of stage s sends `bytes` to its rank of stage `to`, after
+  /// the stage's last task.
+  void sendAll(int64_t s, int64_t to, int64_t tag, double bytes) {
+    const ReplicaTasks &last = stageStates[s].last;
+    onReplicas([&](int64_t d) {
+      return onRanks(d, s, [&](int64_t r) {
+        return messageTask(file::TaskKind::Send, chipId(d, to, r), last[d][r],
+                           toInt(bytes), tag + r);
+      });
+    });
+  }
+  ReplicaTasks receiveAll(int64_t s, int64_t from, int64_t tag,
+                          double bytes) {
+    return onReplicas([&](int64_t d) {
+      return onRanks(d, s, [&](int64_t r) {
+        return messageTask(file::TaskKind::Recv, chipId(d, from, r), kNoTask,
+                           toInt(bytes), tag + r);
       });
     });
   }
@@ -201,15 +389,16 @@ private:
   /// The ranks of a stage sharing a tensor rank (sp, or ep beside tp).
   int64_t beside() const { return ranks / tp; }
   /// A collective of `kind` over `bytes` among `group` of every chip's
-  /// replica, after `after`; returns its done tasks. The members of one
-  /// group share a tag: base + (the group's index) * ranks + the rank (the
-  /// tensor rank for CopiesBeside).
-  ReplicaTasks replicaCollective(CollectiveKind kind, ReplicaGroup group,
-                                 double bytes, const ReplicaTasks &after) {
+  /// replicas of stage s, after `after`; returns its done tasks. The
+  /// members of one group share a tag: base + (the group's index) * ranks
+  /// + the rank (the tensor rank for CopiesBeside).
+  ReplicaTasks replicaCollective(int64_t s, CollectiveKind kind,
+                                 ReplicaGroup group, double bytes,
+                                 const ReplicaTasks &after) {
     int64_t fsdp = split.fsdp, base = nextTag;
     nextTag += dp * ranks;
     ReplicaTasks starts = onReplicas([&](int64_t d) {
-      return onRanks(d, 0, [&](int64_t r) {
+      return onRanks(d, s, [&](int64_t r) {
         file::Task t;
         t.kind = file::TaskKind::Collective;
         t.collective = kind;
@@ -221,11 +410,11 @@ private:
         SmallVector<int64_t> chips;
         if (shards)
           for (int64_t i = 0; i < fsdp; ++i)
-            chips.push_back(chipId(index * fsdp + i, 0, r));
+            chips.push_back(chipId(index * fsdp + i, s, r));
         else
           for (int64_t j = 0; j < dp / fsdp; ++j)
             for (int64_t u = 0; u < (withBeside ? beside() : 1); ++u)
-              chips.push_back(chipId(j * fsdp + index, 0,
+              chips.push_back(chipId(j * fsdp + index, s,
                                      withBeside ? u * tp + member : r));
         t.group = sharedGroup(chips);
         t.bytes = toInt(bytes);
@@ -234,7 +423,7 @@ private:
       });
     });
     return onReplicas(
-        [&](int64_t d) { return collectiveDone(d, 0, starts[d]); });
+        [&](int64_t d) { return collectiveDone(d, s, starts[d]); });
   }
 
   /// The parameters the ops of `item` read and make gradients of.
@@ -248,14 +437,17 @@ private:
     return train->bytesPerParameter(groupOf(layer), weights);
   }
 
-  /// The work of `cost` on microbatch `mb` after `last`, on every chip.
-  /// Under FSDP an op that reads weights waits for their all-gather into a
-  /// buffer of their own (freed after it), prefetched (gatherAfter). Under
-  /// ZeRO-2 and 3 an op that makes gradients fills a bucket of their size,
-  /// reduce-scattered after it and freed when that is done; the bucket
-  /// waits for the free of the one two before it (two at most).
-  void emitRun(const LayerSliceCost &cost, const std::string &where,
-               int64_t layer, int64_t mb, ReplicaTasks &last) {
+  /// The work of `cost` on microbatch `mb` on every chip of stage s, after
+  /// the stage's last task. Under FSDP an op that reads weights waits for
+  /// their all-gather into a buffer of their own (freed after it),
+  /// prefetched (gatherAfter). Under ZeRO-2 and 3 an op that makes
+  /// gradients fills a bucket of their size, reduce-scattered after it and
+  /// freed when that is done; the bucket waits for the free of the one two
+  /// before it (two at most).
+  void emitRun(int64_t s, const LayerSliceCost &cost, const std::string &where,
+               int64_t layer, int64_t mb) {
+    StageState &st = stageStates[s];
+    ReplicaTasks &last = st.last;
     Unit unit{mb, 0, tokens, 0};
     std::vector<Item> items;
     cost.forEachWork(unit.length, unit.context, [&](const SliceWork &work) {
@@ -274,81 +466,86 @@ private:
       // What the op's first task waits for besides `last`.
       SmallVector<ReplicaTasks, 2> waits;
       ReplicaTasks gathered, bucket;
-      // The first op of a microbatch waits for the last one's buckets.
-      waits.append(microbatchWaits.begin(), microbatchWaits.end());
-      microbatchWaits.clear();
+      // The first op of a microbatch waits for the last one's buckets (and
+      // of a pass, for what it receives).
+      waits.append(st.microbatchWaits.begin(), st.microbatchWaits.end());
+      st.microbatchWaits.clear();
       if (split.stage >= 3 && use.read > 0) {
         double bytes = double(use.read) * bytesPerParameter(layer, true);
-        gathered = allocAll(MemoryKind::Buffers, bytes,
+        gathered = allocAll(s, MemoryKind::Buffers, bytes,
                             name + ".gathered_weights",
-                            gatherAfter(bytes, before));
-        ReplicaTasks done = replicaCollective(
-            CollectiveKind::AllGather, ReplicaGroup::Shards, bytes, gathered);
+                            gatherAfter(s, bytes, before));
+        ReplicaTasks done =
+            replicaCollective(s, CollectiveKind::AllGather,
+                              ReplicaGroup::Shards, bytes, gathered);
         waits.push_back(done);
-        gatheredReads.push_back({bytes, before, done, noTasks()});
+        st.gatheredReads.push_back({bytes, before, done, noTasks()});
       }
       double gradientBytes = 0, expertBytes = 0;
       if (split.stage >= 2 && use.gradient > 0) {
         gradientBytes = double(use.gradient) * bytesPerParameter(layer, false);
         expertBytes =
             double(use.expertGradient) * bytesPerParameter(layer, false);
-        bucket = allocAll(MemoryKind::Buffers, gradientBytes,
+        bucket = allocAll(s, MemoryKind::Buffers, gradientBytes,
                           name + ".gradient_bucket",
-                          {before, buckets.freedBefore});
+                          {before, st.buckets.freedBefore});
         waits.push_back(bucket);
       }
       for (int64_t d = 0; d < dp; ++d) {
-        Tasks start = onRanksIndex(d);
-        last[d] = emitItem(d, 0, item, unit, last[d]);
+        Tasks start = onRanksIndex(d, s);
+        last[d] = emitItem(d, s, item, unit, last[d]);
         for (const ReplicaTasks &wait : waits)
-          addDeps(d, 0, start, wait[d]);
+          addDeps(d, s, start, wait[d]);
       }
       if (!gathered.empty())
-        gatheredReads.back().freed = freeAll(gathered, {last});
+        st.gatheredReads.back().freed = freeAll(s, gathered, {last});
       if (!bucket.empty()) {
         Reduction reduction =
-            reduceGradients(gradientBytes, expertBytes, mb, last);
-        buckets.freedBefore = buckets.freed;
-        buckets.freed = freeAll(bucket, reduction.scattered);
-        llvm::append_range(reduced[groupOf(layer)], reduction.ready);
+            reduceGradients(s, gradientBytes, expertBytes, mb, last);
+        st.buckets.freedBefore = st.buckets.freed;
+        st.buckets.freed = freeAll(s, bucket, reduction.scattered);
+        llvm::append_range(st.reduced[groupOf(layer)], reduction.ready);
       }
     }
   }
-  /// What an allocation at the start of a run waits for: `last`, and at
-  /// a microbatch's start the previous one's buckets.
-  SmallVector<ReplicaTasks, 3> afterLast(const ReplicaTasks &last) const {
-    SmallVector<ReplicaTasks, 3> deps{last};
-    deps.append(microbatchWaits.begin(), microbatchWaits.end());
+  /// What an allocation at the start of a run on stage s waits for: the
+  /// stage's last task, and at a microbatch's start the previous one's
+  /// buckets (at a pass's, what it receives).
+  SmallVector<ReplicaTasks, 3> afterLast(int64_t s) const {
+    const StageState &st = stageStates[s];
+    SmallVector<ReplicaTasks, 3> deps{st.last};
+    deps.append(st.microbatchWaits.begin(), st.microbatchWaits.end());
     return deps;
   }
-  /// What the gather of the next read (`bytes`, its op after `before`)
-  /// waits for: the start of the earliest read from which the buffers up
-  /// to this one fit the budget (one read ahead at least: the two largest
-  /// weights fit it), the free of the buffer before that read, and the
-  /// gather before (gathers run in order). So the buffers live at once
-  /// never hold more than the budget, and a large weight after a small one
-  /// (a projection after a norm's scale) is gathered under the op before.
-  SmallVector<ReplicaTasks, 3> gatherAfter(double bytes,
+  /// What the gather of stage s's next read (`bytes`, its op after
+  /// `before`) waits for: the start of the earliest read from which the
+  /// buffers up to this one fit the budget (one read ahead at least: the
+  /// two largest weights fit it), the free of the buffer before that read,
+  /// and the gather before (gathers run in order). So the buffers live at
+  /// once never hold more than the budget, and a large weight after a small
+  /// one (a projection after a norm's scale) is gathered under the op
+  /// before.
+  SmallVector<ReplicaTasks, 3> gatherAfter(int64_t s, double bytes,
                                            const ReplicaTasks &before) {
-    if (gatheredReads.empty())
+    StageState &st = stageStates[s];
+    std::deque<GatheredRead> &reads = st.gatheredReads;
+    if (reads.empty())
       return {before};
-    size_t last = gatheredReads.size() - 1, from = last;
-    size_t lowest = firstReadKept ? 0 : 1;
-    double held = bytes + gatheredReads[last].bytes;
-    while (from > lowest &&
-           held + gatheredReads[from - 1].bytes <= gatherBudget) {
+    size_t last = reads.size() - 1, from = last;
+    size_t lowest = st.firstReadKept ? 0 : 1;
+    double held = bytes + reads[last].bytes;
+    while (from > lowest && held + reads[from - 1].bytes <= gatherBudget) {
       --from;
-      held += gatheredReads[from].bytes;
+      held += reads[from].bytes;
     }
-    SmallVector<ReplicaTasks, 3> deps{gatheredReads[from].start,
-                                      gatheredReads[last].done};
+    SmallVector<ReplicaTasks, 3> deps{reads[from].start, reads[last].done};
     if (from > 0)
-      deps.push_back(gatheredReads[from - 1].freed);
+      deps.push_back(reads[from - 1].freed);
     // Later gathers start no earlier: keep the reads from the one before
     // `from`.
     for (size_t i = 0; i + 1 < from; ++i) {
-      gatheredReads.pop_front();
-      firstReadKept = false;
+      reads.pop_front();
+      st.firstReadKept = false;
     }
     return deps;
   }
@@ -356,23 +553,25 @@ private:
   static std::optional<int64_t> groupOf(int64_t layer) {
     return layer >= 0 ? std::optional<int64_t>(layer) : std::nullopt;
   }
-  /// The index the next task of each rank of replica d will have.
-  Tasks onRanksIndex(int64_t d) {
+  /// The index the next task of each rank of replica d's stage s will
+  /// have.
+  Tasks onRanksIndex(int64_t d, int64_t s) {
     Tasks next;
     for (int64_t r = 0; r < ranks; ++r)
-      next.push_back(programOf(d, 0, r).size());
+      next.push_back(programOf(d, s, r).size());
     return next;
   }
 
   /// `bytes` of gradients (one weight's under ZeRO-2 and 3; otherwise a
   /// layer's, or those of the parameters outside the layers), of which
-  /// `expertBytes` experts' (ParameterUse), reduced after the backward
-  /// pass of microbatch `mb` made them (`after`): under ZeRO-2 and 3
-  /// reduce-scattered every microbatch, otherwise accumulated and reduced
-  /// after the last; then, with groups of fsdp replicas, all-reduced
-  /// between the groups. Gradients of parameters a stage's beside ranks
-  /// (sp, or ep beside tp) hold alike are all-reduced over those ranks as
-  /// well, in the same collective as over the groups.
+  /// `expertBytes` experts' (ParameterUse), reduced over stage s's
+  /// replicas after the backward pass of microbatch `mb` made them
+  /// (`after`): under ZeRO-2 and 3 reduce-scattered every microbatch,
+  /// otherwise accumulated and reduced after the last; then, with groups
+  /// of fsdp replicas, all-reduced between the groups. Gradients of
+  /// parameters a stage's beside ranks (sp, or ep beside tp) hold alike are
+  /// all-reduced over those ranks as well, in the same collective as over
+  /// the groups.
   struct Reduction {
     /// When the microbatch's whole gradients (a bucket) are no longer
     /// needed: its reduce-scatters' done, or `after`.
@@ -380,13 +579,14 @@ private:
     /// What the update waits for (the last microbatch's).
     SmallVector<ReplicaTasks, 2> ready;
   };
-  Reduction reduceGradients(double bytes, double expertBytes, int64_t mb,
+  Reduction reduceGradients(int64_t s, double bytes, double expertBytes,
+                            int64_t mb,
                             const ReplicaTasks &after) {
     Reduction out;
     auto reduce = [&](double part, bool withBeside) {
       if (part <= 0)
         return;
-      auto [scattered, ready] = reduceOver(part, withBeside, mb, after);
+      auto [scattered, ready] = reduceOver(s, part, withBeside, mb, after);
       out.scattered.push_back(std::move(scattered));
       out.ready.push_back(std::move(ready));
     };
@@ -399,7 +599,7 @@ private:
   /// One part of reduceGradients: what its reduce-scatter leaves (the
   /// bucket's free waits for it) and what the update waits for.
   std::pair<ReplicaTasks, ReplicaTasks>
-  reduceOver(double bytes, bool withBeside, int64_t mb,
+  reduceOver(int64_t s, double bytes, bool withBeside, int64_t mb,
              const ReplicaTasks &after) {
     bool last = mb + 1 == microbatches();
     int64_t width = withBeside ? beside() : 1;
@@ -410,150 +610,231 @@ private:
     if (split.stage == 0) {
       // Every replica holds the same states: one group of all of them.
       ReplicaTasks done =
-          replicaCollective(CollectiveKind::AllReduce, copies, bytes, after);
+          replicaCollective(s, CollectiveKind::AllReduce, copies, bytes, after);
       return {done, done};
     }
     ReplicaTasks scattered = replicaCollective(
-        CollectiveKind::ReduceScatter, ReplicaGroup::Shards, bytes, after);
+        s, CollectiveKind::ReduceScatter, ReplicaGroup::Shards, bytes, after);
     ReplicaTasks ready = scattered;
     if (last && dp / split.fsdp * width > 1)
-      ready = replicaCollective(CollectiveKind::AllReduce, copies,
+      ready = replicaCollective(s, CollectiveKind::AllReduce, copies,
                                 bytes / split.fsdp, scattered);
     return {scattered, ready};
   }
+
+  /// Whole (unsplit) states of a group of parameters.
+  ModelStateBytes whole(std::optional<int64_t> layer) const {
+    OptimizerUpdateOp update = train->updateOf(layer);
+    return update ? modelStateBytes(update, {}) : ModelStateBytes();
+  }
+
   void emitTraining() {
-    const TrainingView &t = *train;
-    // The model states, held all step.
-    for (OptimizerUpdateOp update : t.updates) {
+    stageStates.assign(stages, StageState());
+    for (int64_t s = 0; s < stages; ++s) {
+      emitModelStates(s);
+      StageState &st = stageStates[s];
+      st.last = noTasks();
+      st.buckets.freed = st.buckets.freedBefore = noTasks();
+      for (const PipelinePass &pass : orders[s]) {
+        int64_t g = pass.chunk * stages + s, mb = pass.microbatch;
+        switch (pass.kind) {
+        case PipelinePass::Kind::Forward:
+          emitForward(s, g, mb);
+          break;
+        case PipelinePass::Kind::Backward:
+          emitBackward(s, g, mb, Part::Input);
+          break;
+        case PipelinePass::Kind::Weight:
+          emitBackward(s, g, mb, Part::Weight);
+          break;
+        case PipelinePass::Kind::BackwardWeight:
+          emitBackward(s, g, mb, Part::Both);
+          break;
+        }
+      }
+      emitUpdates(s);
+    }
+  }
+
+  /// The model states of stage s's parameters, held all step.
+  void emitModelStates(int64_t s) {
+    for (OptimizerUpdateOp update : train->updates) {
+      std::optional<int64_t> layer = update.getLayer();
+      double part = layer ? (stageOfLayer(*layer) == s ? 1.0 : 0.0)
+                          : outsideShare(s);
+      if (part <= 0)
+        continue;
       ModelStateBytes bytes = modelStateBytes(update, split);
-      std::string prefix = groupName(update.getLayer());
-      allocAll(MemoryKind::Weights, bytes.weights, prefix + ".weights");
-      allocAll(MemoryKind::Gradients, bytes.gradients, prefix + ".gradients");
-      allocAll(MemoryKind::OptimizerState, bytes.optimizerState,
+      std::string prefix = groupName(layer);
+      allocAll(s, MemoryKind::Weights, bytes.weights * part,
+               prefix + ".weights");
+      allocAll(s, MemoryKind::Gradients, bytes.gradients * part,
+               prefix + ".gradients");
+      allocAll(s, MemoryKind::OptimizerState, bytes.optimizerState * part,
                prefix + ".optimizer_state");
     }
-    // Whole (unsplit) states of a group of parameters.
-    auto whole = [&](std::optional<int64_t> layer) {
-      OptimizerUpdateOp update = t.updateOf(layer);
-      return update ? modelStateBytes(update, {}) : ModelStateBytes();
-    };
-    ModelStateBytes outside = whole(std::nullopt);
-    double share = 1.0 / double(microbatches());
-    double outsideKept = keptOutsideLayers(t) * share;
-    std::map<int64_t, LayerGradOp> gradOf;
-    for (LayerGradOp grad : t.layerGrads)
-      gradOf[grad.getIndex()] = grad;
-    ReplicaTasks last = noTasks();
-    buckets.freed = buckets.freedBefore = noTasks();
-    for (int64_t mb = 0; mb < microbatches(); ++mb) {
-      std::string mbName = ".mb" + std::to_string(mb);
-      ReplicaTasks outsideKeptAlloc =
-          allocAll(MemoryKind::Activations, outsideKept,
-                   "outside.kept" + mbName, afterLast(last));
-      emitRun(*forwardPrologue, "prologue", -1, mb, last);
+  }
 
-      // The forward pass; each layer keeps what its backward pass reads,
-      // in HBM, or made in HBM and copied to the host's memory after the
-      // layer (activation offload): a layer's staging waits for the free
-      // of the one two layers before, so that HBM holds two at most when
-      // the host link falls behind.
-      std::map<int64_t, ReplicaTasks> kept, stored, stagingFreed;
-      ReplicaTasks freedBefore = noTasks(), freedLast = noTasks();
-      for (size_t i = 0; i < t.layers.size(); ++i) {
-        int64_t index = LayerOp(t.layers[i]).getIndex();
-        std::string prefix = "layer" + std::to_string(index);
-        LayerGradOp grad = gradOf[index];
-        double offloaded = double(grad.getOffloadedBytes()) * share;
-        kept[index] = allocAll(
-            MemoryKind::Activations,
-            double(grad.getKeptBytes()) * share - offloaded,
-            prefix + ".kept" + mbName, afterLast(last));
-        SmallVector<ReplicaTasks, 3> stagingAfter = afterLast(last);
-        stagingAfter.push_back(freedBefore);
-        ReplicaTasks staged =
-            allocAll(MemoryKind::Activations, offloaded,
-                     prefix + ".offloaded" + mbName, stagingAfter);
-        emitRun(forwardCosts[i], prefix, index, mb, last);
-        stored[index] = hostStoreAll(staged, prefix + ".to_host" + mbName,
-                                     last, stagingFreed[index]);
-        if (stagingFreed[index].front().front() != kNoTask) {
-          freedBefore = freedLast;
-          freedLast = stagingFreed[index];
-        }
-        emitRun(afterForward[i], prefix + ".after", -1, mb, last);
+  /// The forward pass (F) of microbatch `mb` through virtual stage g, on
+  /// stage s: its input from the stage before, the ops before the layers
+  /// on the first, each layer keeping what its backward pass reads (in
+  /// HBM, or made in HBM and copied to the host's memory after the layer:
+  /// activation offload, a layer's staging waiting for the free of the one
+  /// two layers before, so that HBM holds two at most when the host link
+  /// falls behind), the ops after the layers through the loss on the last,
+  /// its result on to the next.
+  void emitForward(int64_t s, int64_t g, int64_t mb) {
+    const TrainingView &t = *train;
+    StageState &st = stageStates[s];
+    Held &h = held[{mb, g}];
+    std::string mbName = ".mb" + std::to_string(mb);
+    if (g > 0)
+      st.microbatchWaits.push_back(receiveAll(
+          s, (g - 1) % stages, messageTag(true, mb, g), boundary[g - 1]));
+    h.outsideKept = allocAll(s, MemoryKind::Activations, outsideKept[g] * share,
+                             "outside.kept" + mbName, afterLast(s));
+    if (g == 0)
+      emitRun(s, *forwardPrologue, "prologue", -1, mb);
+    ReplicaTasks freedBefore = noTasks(), freedLast = noTasks();
+    for (size_t i : layersOf[g]) {
+      int64_t index = LayerOp(t.layers[i]).getIndex();
+      std::string prefix = "layer" + std::to_string(index);
+      LayerGradOp grad = gradOf[index];
+      double offloaded = double(grad.getOffloadedBytes()) * share;
+      h.kept[index] = allocAll(
+          s, MemoryKind::Activations,
+          double(grad.getKeptBytes()) * share - offloaded,
+          prefix + ".kept" + mbName, afterLast(s));
+      SmallVector<ReplicaTasks, 3> stagingAfter = afterLast(s);
+      stagingAfter.push_back(freedBefore);
+      ReplicaTasks staged =
+          allocAll(s, MemoryKind::Activations, offloaded,
+                   prefix + ".offloaded" + mbName, stagingAfter);
+      emitRun(s, forwardCosts[i], prefix, index, mb);
+      h.stored[index] =
+          hostStoreAll(s, staged, prefix + ".to_host" + mbName, st.last,
+                       h.stagingFreed[index]);
+      if (h.stagingFreed[index].front().front() != kNoTask) {
+        freedBefore = freedLast;
+        freedLast = h.stagingFreed[index];
       }
-      emitRun(*forwardEpilogue, "epilogue", -1, mb, last);
-
-      // The backward pass; the gradients reduced as they are made: each
-      // op's under ZeRO-2 and 3 (emitRun), each layer's otherwise.
-      // Offloaded values come back one layer ahead of their backward
-      // pass.
-      std::map<int64_t, ReplicaTasks> loaded, reloaded;
-      auto loadBack = [&](size_t i) {
-        if (i >= t.layerGrads.size())
-          return;
-        int64_t index = LayerGradOp(t.layerGrads[i]).getIndex();
-        loaded[index] = hostLoadAll(
-            stored[index],
-            "layer" + std::to_string(index) + ".from_host" + mbName,
-            {last, stagingFreed[index]}, reloaded[index]);
-      };
-      loadBack(0);
-      emitRun(*backwardEpilogue, "epilogue.backward", -1, mb, last);
-      for (size_t i = 0; i < t.layerGrads.size(); ++i) {
-        LayerGradOp grad = t.layerGrads[i];
-        int64_t index = grad.getIndex();
-        std::string prefix = "layer" + std::to_string(index);
-        loadBack(i + 1);
-        ReplicaTasks recomputed =
-            allocAll(MemoryKind::Activations, recomputedBytes(grad) * share,
-                     prefix + ".recomputed" + mbName, {last});
-        if (loaded[index].front().front() != kNoTask)
-          microbatchWaits.push_back(loaded[index]);
-        emitRun(backwardCosts[i], prefix + ".backward", index, mb, last);
-        emitRun(afterBackward[i], prefix + ".backward.after", -1, mb, last);
-        freeAll(recomputed, {last});
-        freeAll(kept[index], {last});
-        freeAll(reloaded[index], {last});
-        if (split.stage < 2)
-          llvm::append_range(reduced[index],
-                             reduceGradients(whole(index).gradients,
-                                             train->expertGradientBytes(grad), mb, last)
-                                 .ready);
-      }
-      emitRun(*backwardPrologue, "prologue.backward", -1, mb, last);
-      freeAll(outsideKeptAlloc, {last});
-      // A microbatch is one iteration of the accumulation loop: its
-      // reduce-scatters end before the next one runs.
-      microbatchWaits = {buckets.freed, buckets.freedBefore};
-      if (split.stage < 2)
-        llvm::append_range(
-            reduced[std::nullopt],
-            reduceGradients(outside.gradients, 0, mb, last).ready);
+      emitRun(s, afterForward[i], prefix + ".after", -1, mb);
     }
+    if (g + 1 == chunks)
+      emitRun(s, *forwardEpilogue, "epilogue", -1, mb);
+    else
+      sendAll(s, (g + 1) % stages, messageTag(true, mb, g + 1), boundary[g]);
+  }
 
-    // The optimizer's updates, each once its gradients are reduced (in the
-    // order the backward pass made them); under ZeRO each chip updates its
-    // 1/fsdp of the parameters, and under ZeRO-1 and 2 the updated weights
-    // are all-gathered for the next step.
+  /// The backward pass of microbatch `mb` through virtual stage g, on
+  /// stage s, or its part (B or W): the gradient from the stage after
+  /// (B), the gradients of the ops after the layers on the last, each
+  /// layer's backward pass (offloaded values coming back one layer ahead
+  /// of it, in B), the gradients of the ops before the layers on the first,
+  /// the input gradient on to the stage before (B). After the weight
+  /// gradients (W) the microbatch's activations are freed and, each
+  /// layer's once made, its gradients reduced: each op's under ZeRO-2 and
+  /// 3 (emitRun), each layer's otherwise.
+  void emitBackward(int64_t s, int64_t g, int64_t mb, Part part) {
+    const TrainingView &t = *train;
+    StageState &st = stageStates[s];
+    Held &h = held[{mb, g}];
+    std::string mbName = ".mb" + std::to_string(mb);
+    bool input = part != Part::Weight, weight = part != Part::Input;
+    if (input && g + 1 < chunks)
+      st.microbatchWaits.push_back(receiveAll(
+          s, (g + 1) % stages, messageTag(false, mb, g), boundary[g]));
+    ArrayRef<size_t> grads = gradsOf[g];
+    auto loadBack = [&](size_t k) {
+      if (!input || k >= grads.size())
+        return;
+      int64_t index = LayerGradOp(t.layerGrads[grads[k]]).getIndex();
+      h.loaded[index] = hostLoadAll(
+          s, h.stored[index],
+          "layer" + std::to_string(index) + ".from_host" + mbName,
+          {st.last, h.stagingFreed[index]}, h.reloaded[index]);
+    };
+    loadBack(0);
+    if (g + 1 == chunks)
+      emitRun(s, backwardEpilogue->of(part), "epilogue.backward", -1, mb);
+    for (size_t k = 0; k < grads.size(); ++k) {
+      size_t i = grads[k];
+      LayerGradOp grad = t.layerGrads[i];
+      int64_t index = grad.getIndex();
+      std::string prefix = "layer" + std::to_string(index);
+      loadBack(k + 1);
+      if (input) {
+        h.recomputed[index] =
+            allocAll(s, MemoryKind::Activations, recomputedBytes(grad) * share,
+                     prefix + ".recomputed" + mbName, {st.last});
+        if (!h.loaded[index].empty() &&
+            h.loaded[index].front().front() != kNoTask)
+          st.microbatchWaits.push_back(h.loaded[index]);
+      }
+      emitRun(s, backwardCosts[i].of(part), prefix + ".backward", index, mb);
+      emitRun(s, afterBackward[i].of(part), prefix + ".backward.after", -1,
+              mb);
+      if (weight) {
+        freeAll(s, h.recomputed[index], {st.last});
+        freeAll(s, h.kept[index], {st.last});
+        freeAll(s, h.reloaded[index], {st.last});
+        if (split.stage < 2)
+          llvm::append_range(
+              st.reduced[index],
+              reduceGradients(s, whole(index).gradients,
+                              train->expertGradientBytes(grad), mb, st.last)
+                  .ready);
+      }
+    }
+    if (g == 0)
+      emitRun(s, backwardPrologue->of(part), "prologue.backward", -1, mb);
+    if (input && g > 0)
+      sendAll(s, (g - 1) % stages, messageTag(false, mb, g - 1),
+              boundary[g - 1]);
+    if (!weight)
+      return;
+    freeAll(s, h.outsideKept, {st.last});
+    // A microbatch is one iteration of the accumulation loop: its
+    // reduce-scatters end before the next one runs.
+    st.microbatchWaits = {st.buckets.freed, st.buckets.freedBefore};
+    if (split.stage < 2 && (g == 0 || g + 1 == chunks) &&
+        outsideShare(s) > 0)
+      llvm::append_range(
+          st.reduced[std::nullopt],
+          reduceGradients(s, whole(std::nullopt).gradients * outsideShare(s),
+                          0, mb, st.last)
+              .ready);
+    held.erase({mb, g});
+  }
+
+  /// The optimizer's updates of stage s's parameters, each once its
+  /// gradients are reduced (in the order the backward pass made them);
+  /// under ZeRO each chip updates its 1/fsdp of the parameters, and under
+  /// ZeRO-1 and 2 the updated weights are all-gathered for the next step.
+  void emitUpdates(int64_t s) {
+    const TrainingView &t = *train;
+    StageState &st = stageStates[s];
     SmallVector<OptimizerUpdateOp> updates;
     for (LayerGradOp grad : t.layerGrads)
-      if (OptimizerUpdateOp update = t.updateOf(grad.getIndex()))
+      if (OptimizerUpdateOp update = t.updateOf(grad.getIndex());
+          update && stageOfLayer(grad.getIndex()) == s)
         updates.push_back(update);
-    if (OptimizerUpdateOp update = t.updateOf(std::nullopt))
+    if (OptimizerUpdateOp update = t.updateOf(std::nullopt);
+        update && outsideShare(s) > 0)
       updates.push_back(update);
     for (OptimizerUpdateOp update : updates) {
       std::optional<int64_t> layer = update.getLayer();
-      double part = split.statesShare();
-      const std::vector<ReplicaTasks> &waits = reduced[layer];
-      last = onReplicas([&](int64_t d) {
-        return onRanks(d, 0, [&](int64_t r) {
+      double stageShare = layer ? 1.0 : outsideShare(s);
+      double part = split.statesShare() * stageShare;
+      const std::vector<ReplicaTasks> &waits = st.reduced[layer];
+      st.last = onReplicas([&](int64_t d) {
+        return onRanks(d, s, [&](int64_t r) {
           file::Task task;
           task.kind = file::TaskKind::Compute;
           task.name = groupName(layer) + ".optimizer_update";
           task.op = update->getName().getStringRef().str();
           task.layer = layer.value_or(-1);
-          SmallVector<int64_t> on{last[d][r]};
+          SmallVector<int64_t> on{st.last[d][r]};
           for (const ReplicaTasks &wait : waits)
             on.push_back(wait[d][r]);
           task.deps = depsOf(on);
@@ -565,8 +846,8 @@ private:
         });
       });
       if (split.stage == 1 || split.stage == 2)
-        replicaCollective(CollectiveKind::AllGather, ReplicaGroup::Shards,
-                          whole(layer).weights, last);
+        replicaCollective(s, CollectiveKind::AllGather, ReplicaGroup::Shards,
+                          whole(layer).weights * stageShare, st.last);
     }
   }
 
@@ -581,12 +862,33 @@ private:
   /// train->layers and train->layerGrads).
   std::optional<TrainingView> train;
   ZeroSplit split;
-  std::optional<LayerSliceCost> forwardPrologue, forwardEpilogue,
-      backwardEpilogue, backwardPrologue;
-  std::vector<LayerSliceCost> forwardCosts, backwardCosts;
+  std::optional<LayerSliceCost> forwardPrologue, forwardEpilogue;
+  std::optional<BackwardRun> backwardEpilogue, backwardPrologue;
+  std::vector<LayerSliceCost> forwardCosts;
+  std::vector<BackwardRun> backwardCosts;
   /// The ops between one layer (layer_grad) and the next.
-  std::vector<LayerSliceCost> afterForward, afterBackward;
-  /// FSDP's gathers, read by read across the whole step (those a later
+  std::vector<LayerSliceCost> afterForward;
+  std::vector<BackwardRun> afterBackward;
+  /// A microbatch's share of the batch.
+  double share = 1;
+
+  /// Per chunk, its layers (positions in train->layers) and their backward
+  /// passes (positions in train->layerGrads); each layer's chunk and
+  /// layer_grad by its index.
+  std::vector<SmallVector<size_t>> layersOf, gradsOf;
+  std::map<int64_t, int64_t> chunkOf;
+  std::map<int64_t, LayerGradOp> gradOf;
+  /// Per stage, its passes in order; whether B and W run apart.
+  StageOrders orders;
+  bool splitPasses = false;
+  /// Per chunk, the bytes of its result for one microbatch, and what the
+  /// ops outside the layers it runs keep for their gradients (all
+  /// microbatches).
+  std::vector<double> boundary, outsideKept;
+  /// The messages' tags by (forward, microbatch, virtual stage into).
+  std::map<std::tuple<bool, int64_t, int64_t>, int64_t> tags;
+
+  /// FSDP's gathers, read by read across the stage's step (those a later
   /// gather may still wait for): the buffer's bytes, what the read's first
   /// task waited for besides its gather (`start`), the gather's done and
   /// the buffer's free; and the budget of the buffers (fsdpGatherBudget).
@@ -594,19 +896,33 @@ private:
     double bytes;
     ReplicaTasks start, done, freed;
   };
-  std::deque<GatheredRead> gatheredReads;
-  /// Whether gatheredReads starts at the step's first read.
-  bool firstReadKept = true;
   double gatherBudget = 0;
-  /// The frees of the last two gradient buckets (ZeRO-2 and 3).
-  struct {
-    ReplicaTasks freed, freedBefore;
-  } buckets;
-  /// What the next op emitted waits for besides the op before it.
-  SmallVector<ReplicaTasks, 2> microbatchWaits;
-  /// Per group of parameters (a layer's, or those outside the layers),
-  /// the reductions its update waits for.
-  std::map<std::optional<int64_t>, std::vector<ReplicaTasks>> reduced;
+  /// What is being emitted on one stage.
+  struct StageState {
+    /// Each chip's last task of the stage's work.
+    ReplicaTasks last;
+    /// What the next op emitted waits for besides the op before it.
+    SmallVector<ReplicaTasks, 2> microbatchWaits;
+    std::deque<GatheredRead> gatheredReads;
+    /// Whether gatheredReads starts at the stage's first read.
+    bool firstReadKept = true;
+    /// The frees of the last two gradient buckets (ZeRO-2 and 3).
+    struct {
+      ReplicaTasks freed, freedBefore;
+    } buckets;
+    /// Per group of parameters (a layer's, or those outside the layers),
+    /// the reductions its update waits for.
+    std::map<std::optional<int64_t>, std::vector<ReplicaTasks>> reduced;
+  };
+  std::vector<StageState> stageStates;
+  /// What a microbatch's pass through a virtual stage holds from its F to
+  /// its W (B to W for the recomputed and reloaded values), by layer.
+  struct Held {
+    ReplicaTasks outsideKept;
+    std::map<int64_t, ReplicaTasks> kept, stored, stagingFreed, loaded,
+        reloaded, recomputed;
+  };
+  std::map<std::pair<int64_t, int64_t>, Held> held;
 };
 
 } // namespace

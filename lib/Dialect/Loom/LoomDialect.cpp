@@ -691,7 +691,8 @@ LogicalResult
 PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                      int64_t stages, ArrayRef<int64_t> slices,
                      PipelineMode mode, int64_t steps, int64_t warmup,
-                     int64_t microbatches, int64_t virtualStages) {
+                     int64_t microbatches, int64_t virtualStages,
+                     PipelineSchedule schedule) {
   if (stages < 1)
     return emitError() << "a pipeline needs at least one stage, got "
                        << stages;
@@ -730,6 +731,21 @@ PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "virtual_stages apply to token slices; PipeFusion "
                           "patches already stream across steps (got "
                        << virtualStages << " virtual stages)";
+  if (schedule != PipelineSchedule::GPipe && mode == PipelineMode::patches)
+    return emitError() << "a pipeline schedule orders a training step's "
+                          "microbatches; PipeFusion patches take none (got "
+                       << stringifyPipelineSchedule(schedule) << ")";
+  // 1F1B's warm-up runs p - s - 1 forwards before the first backward
+  // (Narayanan et al., SC 2021, section 2.2.1): fewer microbatches than
+  // stages leave it no steady state.
+  bool needsSteadyState = schedule == PipelineSchedule::OneFOneB ||
+                          schedule == PipelineSchedule::ZeroBubbleH1 ||
+                          schedule == PipelineSchedule::Interleaved;
+  if (needsSteadyState && microbatches < stages)
+    return emitError() << "the " << stringifyPipelineSchedule(schedule)
+                       << " schedule needs at least as many microbatches as "
+                          "stages ("
+                       << stages << "), got " << microbatches;
   return success();
 }
 
@@ -739,6 +755,7 @@ Attribute PipelineAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t> slices;
   PipelineMode mode = PipelineMode::tokens;
   int64_t steps = 0, warmup = 0, microbatches = 1, virtualStages = 1;
+  PipelineSchedule schedule = PipelineSchedule::GPipe;
   if (parser.parseLess() || parser.parseKeyword("stages") ||
       parser.parseEqual() || parser.parseInteger(stages) ||
       parser.parseComma() || parser.parseKeyword("slices") ||
@@ -749,8 +766,8 @@ Attribute PipelineAttr::parse(AsmParser &parser, Type) {
     return {};
   // The optional parts, in order: each may appear once, after the ones
   // before it.
-  StringRef order[] = {"tokens", "steps", "warmup", "microbatches",
-                       "virtual_stages"};
+  StringRef order[] = {"tokens",       "steps",          "warmup",
+                       "microbatches", "virtual_stages", "schedule"};
   size_t next = 0;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc at = parser.getCurrentLocation();
@@ -761,18 +778,35 @@ Attribute PipelineAttr::parse(AsmParser &parser, Type) {
                    : llvm::find(order, key) - std::begin(order);
     if (place == std::size(order))
       return parser.emitError(at, "expected tokens, patches, steps, warmup, "
-                                  "microbatches or virtual_stages, got '")
+                                  "microbatches, virtual_stages or "
+                                  "schedule, got '")
                  << key << "'",
              Attribute();
     if (place < next)
       return parser.emitError(at, "'")
                  << key
                  << "' comes at most once, in the order mode, steps, warmup, "
-                    "microbatches, virtual_stages",
+                    "microbatches, virtual_stages, schedule",
              Attribute();
     next = place + 1;
     if (place == 0) {
       mode = key == "patches" ? PipelineMode::patches : PipelineMode::tokens;
+      continue;
+    }
+    if (place == 5) {
+      std::string name;
+      SMLoc nameAt;
+      if (parser.parseEqual())
+        return {};
+      nameAt = parser.getCurrentLocation();
+      if (parser.parseKeywordOrString(&name))
+        return {};
+      std::optional<PipelineSchedule> known = symbolizePipelineSchedule(name);
+      if (!known)
+        return parser.emitError(nameAt, "unknown pipeline schedule '")
+                   << name << "' (valid: " << pipelineScheduleNames() << ")",
+               Attribute();
+      schedule = *known;
       continue;
     }
     int64_t &value = place == 1   ? steps
@@ -786,7 +820,8 @@ Attribute PipelineAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<PipelineAttr>(loc, parser.getContext(), stages,
                                          slices, mode, steps, warmup,
-                                         microbatches, virtualStages);
+                                         microbatches, virtualStages,
+                                         schedule);
 }
 
 void PipelineAttr::print(AsmPrinter &printer) const {
@@ -803,6 +838,9 @@ void PipelineAttr::print(AsmPrinter &printer) const {
     printer << ", microbatches = " << getMicrobatches();
   if (getVirtualStages() != 1)
     printer << ", virtual_stages = " << getVirtualStages();
+  if (getSchedule() != PipelineSchedule::GPipe)
+    printer << ", schedule = \"" << stringifyPipelineSchedule(getSchedule())
+            << "\"";
   printer << ">";
 }
 
@@ -855,6 +893,16 @@ int64_t loom::getPipelineBatch(Operation *func) {
   return input && input.getRank() >= 1 && input.getDimSize(0) > 0
              ? input.getDimSize(0)
              : 1;
+}
+
+std::string loom::pipelineScheduleNames() {
+  std::string names;
+  for (uint32_t i = 0; i <= getMaxEnumValForPipelineSchedule(); ++i) {
+    if (i > 0)
+      names += ", ";
+    names += stringifyPipelineSchedule(PipelineSchedule(i)).str();
+  }
+  return names;
 }
 
 std::string loom::validMicrobatches(int64_t batch) {

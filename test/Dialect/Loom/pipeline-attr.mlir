@@ -182,7 +182,56 @@ func.func @out_of_order() attributes {loom.pipeline = #loom.pipeline<stages = 1,
 
 // -----
 
-// expected-error @+1 {{expected tokens, patches, steps, warmup, microbatches or virtual_stages, got 'microbatch'}}
+// expected-error @+1 {{expected tokens, patches, steps, warmup, microbatches, virtual_stages or schedule, got 'microbatch'}}
 func.func @misspelt() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], microbatch = 2>} {
+  return
+}
+
+// -----
+
+// A training step's schedule: printed when not the default (gpipe), quoted
+// (1f1b and zb-h1 are no keywords); a bare keyword parses too.
+// CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "1f1b">
+func.func @one_f_one_b() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "1f1b">} {
+  return
+}
+// CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h1">
+func.func @zero_bubble() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h1">} {
+  return
+}
+// CHECK: #loom.pipeline<stages = 2, slices = [8], virtual_stages = 2, schedule = "circular">
+func.func @circular() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [8], virtual_stages = 2, schedule = circular>} {
+  return
+}
+// CHECK: #loom.pipeline<stages = 2, slices = [8]>
+func.func @gpipe() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [8], schedule = "gpipe">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown pipeline schedule '1f2b' (valid: gpipe, 1f1b, interleaved, zb-h1, circular)}}
+func.func @unknown_schedule() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [8], schedule = "1f2b">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the 1f1b schedule needs at least as many microbatches as stages (4), got 2}}
+func.func @too_few_microbatches() attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [8], microbatches = 2, schedule = "1f1b">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the zb-h1 schedule needs at least as many microbatches as stages (2), got 1}}
+func.func @zero_bubble_one_microbatch() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [8], schedule = "zb-h1">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a pipeline schedule orders a training step's microbatches; PipeFusion patches take none (got circular)}}
+func.func @patch_schedule() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [4, 4], patches, steps = 2, schedule = "circular">} {
   return
 }
