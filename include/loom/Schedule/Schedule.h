@@ -67,7 +67,9 @@ public:
   bool empty() const { return size() == 0; }
   const int64_t *data() const { return chips ? chips->data() : nullptr; }
   const int64_t *begin() const { return data(); }
-  const int64_t *end() const { return data() + size(); }
+  const int64_t *end() const {
+    return chips ? chips->data() + chips->size() : nullptr;
+  }
   int64_t operator[](size_t i) const { return (*chips)[i]; }
   int64_t front() const { return chips->front(); }
   int64_t back() const { return chips->back(); }
