@@ -3,8 +3,8 @@
 // The input is loom IR text. Text nested deeper than Loom's tools read
 // (loom/Support/NestingLimit.h) is refused, as they refuse it, before MLIR's
 // parser sees it; the rest is parsed and verified; a module that
-// verifies goes through two fixed pipelines of the planning passes and the
-// lowering (inference, and a training step), registered by
+// verifies goes through fixed pipelines of the planning passes and the
+// lowering (inference, and training steps), registered by
 // loom::registerAllPasses and named by pipeline strings (as loom-opt takes
 // them). A pass may refuse the module; a pipeline that succeeds must leave
 // IR that verifies.
@@ -28,7 +28,8 @@ using namespace loom::fuzz;
 // sharding, the layer partition, token slices, the memory check and the
 // lowering; the second makes a training step of 2 data-parallel replicas
 // (the loss, the backward pass, rematerialisation, FSDP) and lowers it;
-// the third, with ZeRO-2, offloads activations to the host.
+// the third, with ZeRO-2, offloads activations to the host; the fourth
+// runs a training step on 2 pipeline stages in 1F1B's order.
 static constexpr llvm::StringLiteral kPipelines[] = {
     "loom-plan-pipeline{tp=2 stages=2},convert-loom-to-sched",
     "loom-plan-pipeline{tp=2 data-parallel=2 slices=1},"
@@ -36,7 +37,11 @@ static constexpr llvm::StringLiteral kPipelines[] = {
     "loom-shard-zero{stage=3},loom-check-memory,convert-loom-to-sched",
     "loom-plan-pipeline{tp=2 data-parallel=2 slices=1},"
     "loom-derive-training-step,loom-remat{policy=minimal_offloaded},"
-    "loom-shard-zero{stage=2},loom-check-memory,convert-loom-to-sched"};
+    "loom-shard-zero{stage=2},loom-check-memory,convert-loom-to-sched",
+    "loom-partition-layers{stages=2},"
+    "loom-split-tokens{slices=1 microbatches=2 schedule=1f1b},"
+    "loom-derive-training-step,loom-remat{policy=full},loom-check-memory,"
+    "convert-loom-to-sched"};
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static mlir::DialectRegistry *registry = [] {
