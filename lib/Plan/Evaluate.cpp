@@ -783,14 +783,19 @@ double loom::finishUnproven(Planned &planned, bool trace, bool generate,
     planned.module = nullptr;
     return 0;
   }
-  if (out.estimatedTasks > lowerWhole) {
-    // Its whole program generated from its first steps: its warm-up and
-    // kGeneratedSteps, lowered again (fewer than the proof ran, and the
-    // schedule the report keeps).
+  // Its whole program generated from its first steps (its warm-up and
+  // kGeneratedSteps, lowered again: fewer than the proof ran, and the
+  // schedule the report keeps) when it is over `lowerWhole`, or when no
+  // trace is wanted: the same run in a fraction of the memory and without
+  // lowering every task. Steps not alike enough to generate it leave it to
+  // the whole lowering within `lowerWhole`, else unsimulated.
+  bool whole = out.estimatedTasks <= lowerWhole;
+  if (!whole || !trace) {
     out.schedule = {};
     std::optional<TargetDesc> lowered =
         lower(planned, /*whole=*/false, out.warmup + kGeneratedSteps);
-    planned.module = nullptr;
+    if (!whole)
+      planned.module = nullptr;
     if (!lowered)
       return 0;
     TargetDesc desc = *lowered;
@@ -800,16 +805,16 @@ double loom::finishUnproven(Planned &planned, bool trace, bool generate,
       out.failure = llvm::toString(result.takeError());
       return 0;
     }
-    if (result->unproven) {
-      // Its steps are not alike: it stays unsimulated.
-      out.schedule = {};
-      return 0;
+    if (!result->unproven) {
+      out.unproven = false;
+      out.simulated = std::move(*result);
+      if (!out.simulated->failure.empty())
+        out.failure = out.simulated->failure;
+      return out.estimatedTasks;
     }
-    out.unproven = false;
-    out.simulated = std::move(*result);
-    if (!out.simulated->failure.empty())
-      out.failure = out.simulated->failure;
-    return out.estimatedTasks;
+    out.schedule = {};
+    if (!whole)
+      return 0;
   }
   out.schedule = {};
   std::optional<TargetDesc> desc = lower(planned, /*whole=*/true);
