@@ -51,6 +51,9 @@ loom_build() {
   loom_install_packages
   loom_configure
   echo "==> building"
+  # Paths under the checkout's parent are hashed relative to it, so git
+  # worktrees beside it (each with its own build) share ccache's objects.
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$LOOM_ROOT")}
   # Two cores on the reference machine; more jobs only thrash.
   ninja -C "$LOOM_BUILD" -j"${LOOM_JOBS:-2}" "$@"
 }
