@@ -40,6 +40,7 @@ ParallelLayout everyDimension() {
   l.fsdp = 2;
   l.zero = 2;
   l.remat = RematPolicy::SaveQkvProj;
+  l.schedule = PipelineSchedule::ZeroBubbleH1;
   return l;
 }
 
@@ -54,7 +55,7 @@ TEST(Layout, EveryDimensionIsDeclaredOnceWithItsOwnNames) {
         EXPECT_NE(std::string(d.help), "") << d.name.str();
       },
       layoutDimensions());
-  EXPECT_EQ(count, 20);
+  EXPECT_EQ(count, 21);
   // The defaults: one chip, one stage, the rule's placement.
   ParallelLayout defaults;
   EXPECT_EQ(defaults.str(), "");

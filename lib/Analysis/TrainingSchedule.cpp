@@ -7,6 +7,7 @@
 
 #include "loom/Analysis/TrainingSchedule.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -141,14 +142,11 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
   return runSchedule(orders, chunks, each);
 }
 
-ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
-                              llvm::ArrayRef<PassTimes> timesOf) {
-  ScheduleRun run;
+bool loom::playSchedule(
+    const StageOrders &orders, int64_t chunks,
+    llvm::function_ref<double(int64_t)> transfer,
+    llvm::function_ref<double(int64_t, const PipelinePass &, double)> run) {
   int64_t stages = orders.size(), virtualStages = stages * chunks;
-  if (int64_t(timesOf.size()) != virtualStages) {
-    run.makespan = std::numeric_limits<double>::infinity();
-    return run;
-  }
   int64_t microbatches = 0;
   for (const std::vector<PipelinePass> &order : orders)
     for (const PipelinePass &pass : order)
@@ -162,33 +160,67 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
   };
   std::vector<double> forwardEnd = table(), backwardEnd = table();
   auto at = [&](int64_t mb, int64_t g) { return mb * virtualStages + g; };
-  std::vector<size_t> next(stages, 0);
-  std::vector<double> free(stages, 0);
   // When `pass` on stage s may start: its dependencies' ends (kNotYet if
   // one has not run).
   auto ready = [&](int64_t s, const PipelinePass &pass) {
     int64_t g = pass.chunk * stages + s;
-    double transfer = stages > 1 ? timesOf[g].transfer : 0;
+    auto after = [&](double end, int64_t from) {
+      return end == kNotYet ? kNotYet
+                            : end + (stages > 1 ? transfer(from) : 0.0);
+    };
     switch (pass.kind) {
     case Kind::Forward:
-      if (g == 0)
-        return 0.0;
-      return forwardEnd[at(pass.microbatch, g - 1)] == kNotYet
-                 ? kNotYet
-                 : forwardEnd[at(pass.microbatch, g - 1)] + transfer;
+      return g == 0 ? 0.0 : after(forwardEnd[at(pass.microbatch, g - 1)], g);
     case Kind::Backward:
     case Kind::BackwardWeight: {
       double own = forwardEnd[at(pass.microbatch, g)];
       if (own == kNotYet || g + 1 == virtualStages)
         return own;
-      double after = backwardEnd[at(pass.microbatch, g + 1)];
-      return after == kNotYet ? kNotYet : std::max(own, after + transfer);
+      double next = after(backwardEnd[at(pass.microbatch, g + 1)], g);
+      return next == kNotYet ? kNotYet : std::max(own, next);
     }
     case Kind::Weight:
       return backwardEnd[at(pass.microbatch, g)];
     }
     return kNotYet;
   };
+  // Each sweep runs every stage's passes as far as their dependencies
+  // allow; an order that waits for a pass no stage runs stops progressing.
+  std::vector<size_t> next(stages, 0);
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (int64_t s = 0; s < stages; ++s)
+      for (; next[s] < orders[s].size(); ++next[s]) {
+        const PipelinePass &pass = orders[s][next[s]];
+        double start = ready(s, pass);
+        if (start == kNotYet)
+          break;
+        int64_t g = pass.chunk * stages + s;
+        double end = run(s, pass, start);
+        if (pass.kind == Kind::Forward)
+          forwardEnd[at(pass.microbatch, g)] = end;
+        else if (pass.kind != Kind::Weight)
+          backwardEnd[at(pass.microbatch, g)] = end;
+        progressed = true;
+      }
+  }
+  for (int64_t s = 0; s < stages; ++s)
+    if (next[s] < orders[s].size())
+      return false;
+  return true;
+}
+
+ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
+                              llvm::ArrayRef<PassTimes> timesOf) {
+  ScheduleRun run;
+  int64_t stages = orders.size();
+  // (An internal misuse, never a user's input.)
+  if (int64_t(timesOf.size()) != stages * chunks)
+    llvm::report_fatal_error("runSchedule: one PassTimes per virtual stage");
+  int64_t microbatches = 0;
+  for (const std::vector<PipelinePass> &order : orders)
+    for (const PipelinePass &pass : order)
+      microbatches = std::max(microbatches, pass.microbatch + 1);
   auto seconds = [&](Kind kind, int64_t g) {
     const PassTimes &times = timesOf[g];
     switch (kind) {
@@ -203,30 +235,18 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
     }
     return 0.0;
   };
-  // Each sweep runs every stage's passes as far as their dependencies
-  // allow; an order that waits for a pass no stage runs stops progressing.
-  for (bool progressed = true; progressed;) {
-    progressed = false;
-    for (int64_t s = 0; s < stages; ++s)
-      for (; next[s] < orders[s].size(); ++next[s]) {
-        const PipelinePass &pass = orders[s][next[s]];
-        double start = ready(s, pass);
-        if (start == kNotYet)
-          break;
-        int64_t g = pass.chunk * stages + s;
-        double end = std::max(start, free[s]) + seconds(pass.kind, g);
+  std::vector<double> free(stages, 0);
+  bool complete = playSchedule(
+      orders, chunks, [&](int64_t g) { return timesOf[g].transfer; },
+      [&](int64_t s, const PipelinePass &pass, double start) {
+        double end = std::max(start, free[s]) +
+                     seconds(pass.kind, pass.chunk * stages + s);
         free[s] = end;
-        if (pass.kind == Kind::Forward)
-          forwardEnd[at(pass.microbatch, g)] = end;
-        else if (pass.kind != Kind::Weight)
-          backwardEnd[at(pass.microbatch, g)] = end;
         run.makespan = std::max(run.makespan, end);
-        progressed = true;
-      }
-  }
-  for (int64_t s = 0; s < stages; ++s)
-    if (next[s] < orders[s].size())
-      run.makespan = std::numeric_limits<double>::infinity();
+        return end;
+      });
+  if (!complete)
+    run.makespan = std::numeric_limits<double>::infinity();
   // One stage's passes back to back: the busiest stage's.
   for (int64_t s = 0; s < stages; ++s) {
     double work = 0;

@@ -220,6 +220,11 @@ static int64_t parametersOf(Operation *op) {
   return cost ? cost.getParameterCount() : 0;
 }
 
+bool loom::isWeightGradient(Operation *op) {
+  auto grad = dyn_cast<GradOp>(op);
+  return grad && grad.getPart() == GradientPart::Weight;
+}
+
 ParameterUse loom::getParameterUse(Operation *op) {
   ParameterUse use;
   if (auto grad = dyn_cast<GradOp>(op)) {

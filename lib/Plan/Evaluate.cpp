@@ -483,7 +483,7 @@ static bool predictTraining(ModuleOp module, const TargetDesc &desc,
   out.predicted = step->seconds;
   out.predictedOptimizer = step->optimizer;
   out.predictedExposed = step->exposed;
-  out.bubble = 0;
+  out.bubble = step->seconds > 0 ? step->pipelineWait / step->seconds : 0;
   const ParallelLayout &l = out.layout;
   out.estimatedTasks =
       step->tasksPerRank * double(l.chipsPerStage() * l.dataParallel);

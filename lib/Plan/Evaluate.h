@@ -162,6 +162,9 @@ struct TrainingStepPrediction {
   /// The TensorCore's forward and backward work, the optimizer's updates,
   /// and the time it waits for collectives between replicas.
   double compute = 0, optimizer = 0, exposed = 0;
+  /// On several stages, the time the stage that ends last waits for the
+  /// stages beside it (the pipeline's bubble).
+  double pipelineWait = 0;
   /// About how many tasks one rank's program has.
   double tasksPerRank = 0;
 };

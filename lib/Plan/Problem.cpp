@@ -103,7 +103,8 @@ std::string loom::checkTraining(const ParallelLayout &layout, bool training) {
     for (auto [name, changed] :
          {std::pair{d.fsdp.name, layout.fsdp != d.fsdp.defaultValue},
           {d.zero.name, layout.zero != d.zero.defaultValue},
-          {d.remat.name, layout.remat != d.remat.defaultValue}})
+          {d.remat.name, layout.remat != d.remat.defaultValue},
+          {d.schedule.name, layout.schedule != d.schedule.defaultValue}})
       if (changed)
         return "--" + name.str() +
                " applies to a training step; give --mode train";
@@ -121,9 +122,6 @@ std::string loom::checkTraining(const ParallelLayout &layout, bool training) {
   if (layout.zero < 1 || layout.zero > 3)
     return fmt::format("--zero must be 1, 2 or 3, got {}", layout.zero);
   // What the training step's lowering builds (docs/training.md).
-  if (layout.stages > 1 || layout.virtualStages > 1)
-    return "a training step is planned on one pipeline stage; give --stages "
-           "1 (and no --virtual-stages)";
   if (layout.tpLayout != TensorLayout::OneD)
     return "a training step's tensor parallelism is 1-D (Megatron); give "
            "--tp-layout 1d";

@@ -74,12 +74,16 @@ PlanEfficiency loom::getEfficiency(const PlanOutcome &p) {
 /// The default block order, left out of plan names.
 static constexpr StringLiteral kStagesInsideReplicas = ", stages inside replicas";
 
-/// A training step's own dimensions: ", fsdp 16 (ZeRO-3), remat full".
+/// A training step's own dimensions: ", fsdp 16 (ZeRO-3), remat full" (on
+/// several stages first ", 1f1b schedule").
 static std::string trainingName(const PlanOutcome &p) {
   if (!p.training)
     return "";
   const ParallelLayout &l = p.layout;
-  return fmt::format("{}, remat {}",
+  return fmt::format("{}{}, remat {}",
+                     l.stages > 1
+                         ? ", " + formatDimension(l.schedule) + " schedule"
+                         : std::string(),
                      l.fsdp > 1 ? fmt::format(", fsdp {} (ZeRO-{})", l.fsdp,
                                               l.zero)
                                 : std::string(),

@@ -402,46 +402,131 @@ SmallVector<int64_t> SearchSpace::accumulationCounts(int64_t share) const {
   return counts;
 }
 
-/// A training step runs on one stage, 1-D tensor parallelism over every
-/// valid degree and data parallelism over the rest of the chips (a
-/// replica's chips idle would only slow the step), with every split of
-/// the states, remat policy and microbatch count the rules above allow,
-/// each at the rule's placement; the other placements of the tp group
-/// refine the best of them.
+/// A training step's pipeline stages: one, and each power of two whose
+/// stages each hold a layer and whose replicas each run at least as many
+/// microbatches as stages (what 1F1B and the schedules after it need).
+SmallVector<int64_t> SearchSpace::trainingStageCounts(int64_t tp) const {
+  if (given.stages)
+    return {*given.stages};
+  SmallVector<int64_t> counts;
+  for (int64_t p = 1; p <= layers && chips % (tp * p) == 0; p *= 2) {
+    int64_t dp = chips / (tp * p);
+    if (p == 1 || (batch % dp == 0 && batch / dp >= p))
+      counts.push_back(p);
+  }
+  return counts;
+}
+
+/// The schedules a pipelined step tries: 1F1B, ZB-H1 and interleaved 1F1B
+/// (two chunks a stage, when each stage has two layers). GPipe is pruned:
+/// 1F1B has its bubble, (p - 1) / m, with at most p microbatches' values
+/// in flight rather than all m (Narayanan et al., SC 2021, 2.2.1); so is
+/// MaxText's circular pipeline, whose bubble (p - 1) / (r m + p - 1) is
+/// interleaved 1F1B's for r = v with every microbatch's values held.
+SmallVector<std::pair<PipelineSchedule, int64_t>>
+SearchSpace::pipelineSchedules(int64_t stages) const {
+  if (stages == 1)
+    return {{given.schedule.value_or(PipelineSchedule::GPipe),
+             given.virtualStages.value_or(1)}};
+  bool chunked = given.schedule &&
+                 (*given.schedule == PipelineSchedule::Interleaved ||
+                  *given.schedule == PipelineSchedule::Circular);
+  if (given.schedule)
+    return {{*given.schedule,
+             given.virtualStages.value_or(chunked ? 2 : 1)}};
+  SmallVector<std::pair<PipelineSchedule, int64_t>> schedules;
+  if (!given.virtualStages || *given.virtualStages == 1) {
+    schedules.push_back({PipelineSchedule::OneFOneB, 1});
+    schedules.push_back({PipelineSchedule::ZeroBubbleH1, 1});
+  }
+  int64_t v = given.virtualStages.value_or(2);
+  if (v > 1 && layers >= v * stages)
+    schedules.push_back({PipelineSchedule::Interleaved, v});
+  return schedules;
+}
+
+/// A pipelined replica's microbatches: the stage count and twice and four
+/// times it, where they divide the replica's sequences. More microbatches
+/// shrink the bubble but run smaller kernels, each with its fixed costs,
+/// and pay each microbatch's FSDP gathers again.
+SmallVector<int64_t> SearchSpace::pipelineMicrobatches(int64_t stages,
+                                                       int64_t share) const {
+  if (given.microbatches)
+    return {*given.microbatches};
+  SmallVector<int64_t> counts;
+  for (int64_t m = stages; m <= share && m <= 4 * stages; m *= 2)
+    if (share % m == 0)
+      counts.push_back(m);
+  return counts;
+}
+
+/// A training step: 1-D tensor parallelism over every valid degree, on
+/// one stage or a pipeline (trainingStageCounts), data parallelism over
+/// the rest of the chips (a replica's chips idle would only slow the
+/// step), with every split of the states, remat policy and microbatch
+/// count the rules above allow, each at the rule's placement; the other
+/// placements of the tp group refine the best of them. A pipelined step
+/// tries the states split over none or all of its replicas and
+/// Korthikanti et al.'s three remat policies (its memory is mostly set by
+/// its stages and schedule).
 Candidates SearchSpace::trainingCandidates() {
   Candidates out;
   for (const TensorChoice &t : tensor) {
-    if (t.tpX > 1 || t.gathered || (given.tp && t.tp != *given.tp) ||
-        (given.stages && *given.stages != 1))
+    if (t.tpX > 1 || t.gathered || (given.tp && t.tp != *given.tp))
       continue;
-    int64_t dp = chips / t.tp;
-    if (chips % t.tp != 0 || batch % dp != 0 ||
-        (given.dataParallel && dp != *given.dataParallel))
-      continue;
-    // Megatron's sequence parallelism keeps 1/tp of the activations
-    // between the matmuls (Korthikanti et al.: 34sbh/t rather than
-    // 10sbh + 24sbh/t per layer) for the same link traffic.
-    SmallVector<bool, 2> sequenceSplits =
-        given.sequenceParallel ? SmallVector<bool, 2>{*given.sequenceParallel}
-        : t.tp > 1             ? SmallVector<bool, 2>{false, true}
-                               : SmallVector<bool, 2>{false};
-    // The tp group's other placements (each moves the replicas' rings
-    // too) refine the best layouts, as the expert groups' do.
-    std::vector<Placement> others;
-    if (!given.placement && t.tp > 1) {
-      const std::vector<Placement> &placed = placements(t.tp, 1, 1, false);
-      if (placed.size() > 1)
-        others.assign(placed.begin() + 1, placed.end());
+    for (int64_t stages : trainingStageCounts(t.tp)) {
+      int64_t dp = chips / (t.tp * stages);
+      if (chips % (t.tp * stages) != 0 || batch % dp != 0 ||
+          (given.dataParallel && dp != *given.dataParallel))
+        continue;
+      addTrainingVariants(t, stages, dp, out);
     }
-    for (bool sequenceParallel : sequenceSplits)
-      for (int64_t fsdp : fsdpDegrees(dp)) {
-        if (dp % fsdp != 0)
-          continue;
-        for (int64_t zero : zeroStages(fsdp))
-          for (RematPolicy remat : rematPolicies())
-            for (int64_t m : accumulationCounts(batch / dp)) {
+  }
+  return out;
+}
+
+void SearchSpace::addTrainingVariants(const TensorChoice &t, int64_t stages,
+                                      int64_t dp, Candidates &out) {
+  // Megatron's sequence parallelism keeps 1/tp of the activations
+  // between the matmuls (Korthikanti et al.: 34sbh/t rather than
+  // 10sbh + 24sbh/t per layer) for the same link traffic.
+  SmallVector<bool, 2> sequenceSplits =
+      given.sequenceParallel ? SmallVector<bool, 2>{*given.sequenceParallel}
+      : t.tp > 1             ? SmallVector<bool, 2>{false, true}
+                             : SmallVector<bool, 2>{false};
+  // The tp group's other placements (each moves the replicas' rings
+  // too) refine the best layouts, as the expert groups' do.
+  std::vector<Placement> others;
+  if (!given.placement && t.tp > 1) {
+    const std::vector<Placement> &placed = placements(t.tp, 1, stages, false);
+    if (placed.size() > 1)
+      others.assign(placed.begin() + 1, placed.end());
+  }
+  bool pipelined = stages > 1;
+  SmallVector<int64_t> splits = fsdpDegrees(dp);
+  if (pipelined && !given.fsdp)
+    splits = dp > 1 ? SmallVector<int64_t>{1, dp} : SmallVector<int64_t>{1};
+  SmallVector<RematPolicy> policies = rematPolicies();
+  if (pipelined && !given.remat)
+    policies = {RematPolicy::None, RematPolicy::Selective, RematPolicy::Full};
+  SmallVector<int64_t> counts = pipelined
+                                    ? pipelineMicrobatches(stages, batch / dp)
+                                    : accumulationCounts(batch / dp);
+  for (bool sequenceParallel : sequenceSplits)
+    for (int64_t fsdp : splits) {
+      if (dp % fsdp != 0)
+        continue;
+      for (int64_t zero : zeroStages(fsdp))
+        for (RematPolicy remat : policies)
+          for (auto [schedule, v] : pipelineSchedules(stages))
+            for (int64_t m : counts) {
+              if (v > 1 && m % stages != 0)
+                continue;
               ParallelLayout candidate;
               candidate.tp = t.tp;
+              candidate.stages = stages;
+              candidate.schedule = schedule;
+              candidate.virtualStages = v;
               candidate.sequenceParallel = sequenceParallel;
               candidate.dataParallel = dp;
               candidate.fsdp = fsdp;
@@ -454,9 +539,7 @@ Candidates SearchSpace::trainingCandidates() {
                 out.refinements.emplace_back(out.layouts.size(), others);
               out.layouts.push_back(candidate);
             }
-      }
-  }
-  return out;
+    }
 }
 
 Candidates SearchSpace::candidates() {

@@ -93,6 +93,11 @@ public:
   llvm::SmallVector<int64_t> zeroStages(int64_t fsdp) const;
   llvm::SmallVector<RematPolicy> rematPolicies() const;
   llvm::SmallVector<int64_t> accumulationCounts(int64_t share) const;
+  llvm::SmallVector<int64_t> trainingStageCounts(int64_t tp) const;
+  llvm::SmallVector<std::pair<PipelineSchedule, int64_t>>
+  pipelineSchedules(int64_t stages) const;
+  llvm::SmallVector<int64_t> pipelineMicrobatches(int64_t stages,
+                                                  int64_t share) const;
   std::optional<Placement> stagesInRing(const Placement &placement,
                                         int64_t tp, int64_t beside,
                                         int64_t stages, int64_t tpX,
@@ -110,8 +115,10 @@ private:
   void addVariants(const TensorChoice &t, int64_t stages, int64_t dp,
                    const ExpertChoice &e, int64_t sp, bool ring,
                    Candidates &out);
-  /// A training step's candidates.
+  /// A training step's candidates, and those of one (tp, stages, dp).
   Candidates trainingCandidates();
+  void addTrainingVariants(const TensorChoice &t, int64_t stages, int64_t dp,
+                           Candidates &out);
 
   LayoutRequest given;
   PlanProblem problem;

@@ -19,6 +19,7 @@
 #include "Evaluate.h"
 
 #include "loom/Analysis/LayerSliceCost.h"
+#include "loom/Analysis/TrainingSchedule.h"
 #include "loom/Analysis/TrainingStep.h"
 #include "loom/Hardware/DeviceMesh.h"
 
@@ -126,7 +127,7 @@ replicaGroups(const CostModel &model, const TargetDesc &desc,
   groups.shape.assign(topology.shape.begin(), topology.shape.end());
   if (dp * beside == 1)
     return groups;
-  MeshShape shape{dp, 1, tp, beside};
+  MeshShape shape{dp, layout.stages, tp, beside};
   shape.expertGroup = layout.hasExpertGroup();
   auto mesh = DeviceMesh::build(desc, topology, shape, placement);
   if (!mesh) {
@@ -169,8 +170,11 @@ replicaGroups(const CostModel &model, const TargetDesc &desc,
   return groups;
 }
 
-/// One replica's step, run through the two resources in the lowering's
-/// order (and, with activation offload, each chip's host link).
+/// One replica's step, run through the two resources of each stage in the
+/// lowering's order (and, with activation offload, each chip's host link):
+/// on one stage each microbatch's forward and backward pass in turn; on
+/// several, each stage's passes in its schedule's order, a pass waiting for
+/// the stage before (or after) it and the transfer between them.
 class StepPredictor {
 public:
   StepPredictor(ModuleOp module, TrainingView &view, const TargetDesc &desc,
@@ -178,25 +182,54 @@ public:
                 const Placement &placement, func::FuncOp func)
       : t(view), desc(desc), split(getZeroSplit(module)), model(desc),
         dp(layout.dataParallel), beside(layout.besideDegree()),
-        axes(stageGroupAxes(desc, topology, layout.tp, beside,
-                            /*stages=*/1, /*tpX=*/1, placement,
-                            layout.hasExpertGroup())),
+        stages(layout.stages),
+        axes(stageGroupAxes(desc, topology, layout.tp, beside, stages,
+                            /*tpX=*/1, placement, layout.hasExpertGroup())),
         groups(
             replicaGroups(model, desc, topology, layout, placement, split)) {
     PipelineAttr pipeline = getPipeline(func);
     m = pipeline ? pipeline.getMicrobatches() : 1;
     tokens = pipeline ? pipeline.getTokens() : getModel(module).getSeq();
+    chunks = pipeline ? pipeline.getChunks() : 1;
+    schedule = pipeline ? pipeline.getSchedule() : PipelineSchedule::GPipe;
+    if (stages > 1)
+      transfers = stageTransfers(topology, layout, placement);
   }
 
   std::optional<TrainingStepPrediction> predict() {
-    if (!groups)
+    if (!groups || (stages > 1 && !transfers))
       return std::nullopt;
+    // One stage runs each microbatch's passes in turn (gradient
+    // accumulation): 1F1B's order on one stage.
+    llvm::Expected<StageOrders> orders = scheduleOrder(
+        stages == 1 ? PipelineSchedule::OneFOneB : schedule, stages, m,
+        chunks / stages);
+    if (!orders) {
+      llvm::consumeError(orders.takeError());
+      return std::nullopt;
+    }
+    for (const std::vector<PipelinePass> &order : *orders)
+      for (const PipelinePass &pass : order)
+        splitPasses |= pass.kind == PipelinePass::Kind::Backward;
     buildParts();
+    clocks.assign(stages, Clock());
     if (split.stage >= 3)
       budget = fsdpGatherBudget(t);
-    for (int64_t mb = 0; mb < m; ++mb)
-      runMicrobatch(mb + 1 == m);
-    runUpdates();
+    std::vector<size_t> left;
+    for (const std::vector<PipelinePass> &order : *orders)
+      left.push_back(order.size());
+    bool complete = playSchedule(
+        *orders, chunks / stages,
+        [&](int64_t g) { return (*transfers)[g]; },
+        [&](int64_t s, const PipelinePass &pass, double ready) {
+          double end = runPass(s, pass, ready);
+          // A stage updates its parameters after its last pass.
+          if (--left[s] == 0)
+            runUpdates(s);
+          return end;
+        });
+    if (!complete)
+      return std::nullopt;
     return result();
   }
 
@@ -216,21 +249,30 @@ private:
     bool layerGradients = false;
     /// A layer's or layer_grad's values kept in host memory (bytes).
     double offloaded = 0;
+    /// A backward run whose schedule splits B from W: its input-gradient
+    /// kernels (B) and its weight-gradient kernels (W), each run alone.
+    Run input, weight;
   };
+  /// Which kernels of a backward run a pass runs (the lowering's Part).
+  enum class Passes { Input, Weight, Both };
 
-  /// `cost`'s kernels, counting the tasks they lower to on one rank.
-  Run items(const LayerSliceCost &cost, std::optional<int64_t> layer) {
+  /// `cost`'s kernels, counting (`count`) the tasks they lower to on one
+  /// rank.
+  Run items(const LayerSliceCost &cost, std::optional<int64_t> layer,
+            bool count = true) {
     SmallVector<TaskTime> times;
     cost.appendTimes(tokens, 0, times);
     Run run;
     size_t i = 0;
     cost.forEachWork(tokens, 0, [&](const SliceWork &work) {
-      tasks += tasksOf(work);
       ParameterUse use = getParameterUse(work.op);
       for (Operation *fused : work.fused)
         use += getParameterUse(fused);
-      reads += use.read > 0;
-      gradients += use.gradient > 0;
+      if (count) {
+        tasks += tasksOf(work);
+        reads += use.read > 0;
+        gradients += use.gradient > 0;
+      }
       double gradientBytes = t.bytesPerParameter(layer, false);
       run.push_back({i < times.size() ? times[i].seconds : 0.0,
                      double(use.read) * t.bytesPerParameter(layer, true),
@@ -240,45 +282,71 @@ private:
     });
     return run;
   }
-  Run run(ArrayRef<Operation *> ops, std::optional<int64_t> layer) {
+  Run run(ArrayRef<Operation *> ops, std::optional<int64_t> layer,
+          bool count = true) {
     return items(
         LayerSliceCost(ops, model, axes.tensor, tokens, axes.sequence, m),
-        layer);
+        layer, count);
+  }
+  /// A backward run of `ops`, and its B and W apart when the schedule
+  /// splits them.
+  Part backwardPart(ArrayRef<Operation *> ops, std::optional<int64_t> layer) {
+    Part part{run(ops, layer), layer};
+    if (splitPasses) {
+      SmallVector<Operation *> input, weight;
+      for (Operation *op : ops)
+        (isWeightGradient(op) ? weight : input).push_back(op);
+      part.input = run(input, layer, /*count=*/false);
+      part.weight = run(weight, layer, /*count=*/false);
+    }
+    return part;
   }
 
-  /// The step's runs in program order.
+  /// Each virtual stage's runs in program order (on one stage, all of
+  /// them): the ops before the layers on the first, the ops after them
+  /// through the loss on the last, each layer on its chunk (its `stage`).
   void buildParts() {
+    forwardOf.assign(chunks, {});
+    backwardOf.assign(chunks, {});
+    auto chunkOf = [](LayerOp layer) {
+      return int64_t(layer.getStage().value_or(0));
+    };
     std::map<int64_t, double> offloadedOf;
+    std::map<int64_t, int64_t> chunkOfIndex;
     for (LayerGradOp grad : t.layerGrads)
       offloadedOf[grad.getIndex()] = double(grad.getOffloadedBytes()) / m;
-    forwardParts.push_back(
+    forwardOf.front().push_back(
         {run(t.forwardPrologue, std::nullopt), std::nullopt});
     for (auto [i, layer] : llvm::enumerate(t.layers)) {
-      forwardParts.push_back(
+      int64_t c = std::min(chunkOf(layer), chunks - 1);
+      chunkOfIndex[layer.getIndex()] = c;
+      forwardOf[c].push_back(
           {items(LayerSliceCost(layer, model, axes.tensor, tokens,
                                 axes.sequence, m),
                  layer.getIndex()),
            layer.getIndex(), false, offloadedOf[layer.getIndex()]});
-      forwardParts.push_back(
-          {run(t.afterLayer[i], std::nullopt), std::nullopt});
+      forwardOf[c].push_back({run(t.afterLayer[i], std::nullopt), std::nullopt});
     }
-    forwardParts.push_back(
+    forwardOf.back().push_back(
         {run(t.forwardEpilogue, std::nullopt), std::nullopt});
-    backwardParts.push_back(
-        {run(t.backwardEpilogue, std::nullopt), std::nullopt});
+    backwardOf.back().push_back(
+        backwardPart(t.backwardEpilogue, std::nullopt));
     for (auto [i, grad] : llvm::enumerate(t.layerGrads)) {
       SmallVector<Operation *> ops;
       for (Operation &op : grad.getBody().front().without_terminator())
         if (!op.hasAttr(kKeptAttrName))
           ops.push_back(&op);
-      int64_t index = grad.getIndex();
-      backwardParts.push_back(
-          {run(ops, index), index, true, offloadedOf[index]});
-      backwardParts.push_back(
-          {run(t.afterLayerGrad[i], std::nullopt), std::nullopt});
+      int64_t index = grad.getIndex(), c = chunkOfIndex[index];
+      stageOf[index] = c % stages;
+      Part part = backwardPart(ops, index);
+      part.layerGradients = true;
+      part.offloaded = offloadedOf[index];
+      backwardOf[c].push_back(std::move(part));
+      backwardOf[c].push_back(
+          backwardPart(t.afterLayerGrad[i], std::nullopt));
     }
-    backwardParts.push_back(
-        {run(t.backwardPrologue, std::nullopt), std::nullopt});
+    backwardOf.front().push_back(
+        backwardPart(t.backwardPrologue, std::nullopt));
     // An offloaded layer's staging allocation, copy and free each way.
     for (auto [index, bytes] : offloadedOf)
       tasks += bytes > 0 ? 6 : 0;
@@ -292,6 +360,7 @@ private:
   /// for the update.
   double reduce(double bytes, double expertBytes, bool last, double after) {
     double ready = after;
+    Timeline &time = c->time;
     for (auto [part, withBeside] :
          {std::pair(bytes - expertBytes, beside > 1),
           std::pair(expertBytes, false)}) {
@@ -333,6 +402,7 @@ private:
   /// one read ahead at least), once the read before that one has ended
   /// and the gather before is done.
   double gatherStart(double bytes, double now) {
+    std::vector<Read> &gatheredReads = c->gatheredReads;
     if (gatheredReads.empty())
       return now;
     size_t last = gatheredReads.size() - 1, from = last;
@@ -341,7 +411,7 @@ private:
       --from;
       held += gatheredReads[from].bytes;
     }
-    double start = std::max(gatheredReads[from].start, lastGathered);
+    double start = std::max(gatheredReads[from].start, c->lastGathered);
     if (from > 0)
       start = std::max(start, gatheredReads[from - 1].end);
     return start;
@@ -354,123 +424,225 @@ private:
     return desc.hostBandwidth > 0 ? bytes / desc.hostBandwidth : 0.0;
   }
   void store(const Part &part, double after) {
-    host.toHost = std::max(host.toHost, after) + hostSeconds(part.offloaded);
-    host.stored[*part.layer] = host.toHost;
+    c->host.toHost =
+        std::max(c->host.toHost, after) + hostSeconds(part.offloaded);
+    c->host.stored[*part.layer] = c->host.toHost;
   }
   void loadBack(const Part *part) {
     if (!part || part->offloaded <= 0)
       return;
-    host.fromHost =
-        std::max({host.fromHost, time.core, host.stored[*part->layer]}) +
-        hostSeconds(part->offloaded);
-    host.loaded[*part->layer] = host.fromHost;
+    c->host.fromHost = std::max({c->host.fromHost, c->time.core,
+                                 c->host.stored[*part->layer]}) +
+                       hostSeconds(part->offloaded);
+    c->host.loaded[*part->layer] = c->host.fromHost;
   }
 
-  /// Runs `part`'s kernels; returns when the last ends.
-  double runPart(const Part &part, bool last) {
+  /// Runs `part`'s kernels of `passes`; returns when the last ends.
+  double runPart(const Part &part, Passes passes, bool last) {
+    Timeline &time = c->time;
     double end = time.core;
-    if (part.layerGradients && part.offloaded > 0)
-      time.core = std::max(time.core, host.loaded[*part.layer]);
-    for (const Item &item : part.run) {
+    bool input = passes != Passes::Weight, weights = passes != Passes::Input;
+    if (part.layerGradients && part.offloaded > 0 && input)
+      time.core = std::max(time.core, c->host.loaded[*part.layer]);
+    const Run &kernels = passes == Passes::Both ? part.run
+                         : passes == Passes::Input ? part.input
+                                                   : part.weight;
+    for (const Item &item : kernels) {
       double start = time.core;
       bool gathers = split.stage >= 3 && item.read > 0;
       if (gathers) {
-        lastGathered = time.collective(
+        c->lastGathered = time.collective(
             groups->time(CollectiveKind::AllGather, ReplicaGroup::Shards,
                          item.read),
             gatherStart(item.read, start));
-        start = std::max(start, lastGathered);
+        start = std::max(start, c->lastGathered);
       }
       end = time.compute(item.seconds, start);
       if (gathers)
-        gatheredReads.push_back({item.read, start, end});
+        c->gatheredReads.push_back({item.read, start, end});
       if (split.stage >= 2 && item.gradient > 0)
-        ready[part.layer] =
-            std::max(ready[part.layer],
+        c->ready[part.layer] =
+            std::max(c->ready[part.layer],
                      reduce(item.gradient, item.expertGradient, last, end));
     }
-    if (part.layerGradients && split.stage < 2) {
+    if (part.layerGradients && split.stage < 2 && weights) {
       auto [whole, experts] = wholeGradients(part.layer);
-      ready[part.layer] = reduce(whole, experts, last, end);
+      c->ready[part.layer] = reduce(whole, experts, last, end);
     }
     return end;
   }
 
-  void runMicrobatch(bool last) {
+  /// Pass `pass` on stage s once `ready`; returns its end.
+  double runPass(int64_t s, const PipelinePass &pass, double ready) {
+    c = &clocks[s];
+    if (ready > c->time.core) {
+      c->waited += ready - c->time.core;
+      c->time.core = ready;
+    }
+    int64_t g = pass.chunk * stages + s;
+    bool last = pass.microbatch + 1 == m;
+    switch (pass.kind) {
+    case PipelinePass::Kind::Forward:
+      runForward(g, last);
+      break;
+    case PipelinePass::Kind::Backward:
+      runBackward(g, s, Passes::Input, last);
+      break;
+    case PipelinePass::Kind::Weight:
+      runBackward(g, s, Passes::Weight, last);
+      break;
+    case PipelinePass::Kind::BackwardWeight:
+      runBackward(g, s, Passes::Both, last);
+      break;
+    }
+    return c->time.core;
+  }
+
+  void runForward(int64_t g, bool last) {
     // A layer's values are staged in HBM once the staging two offloaded
     // layers before is copied out (the lowering's bound of two).
     double storedBefore = 0, storedLast = 0;
-    for (const Part &part : forwardParts) {
+    for (const Part &part : forwardOf[g]) {
       bool offloads = part.offloaded > 0 && !part.layerGradients;
       if (offloads)
-        time.core = std::max(time.core, storedBefore);
-      double end = runPart(part, last);
+        c->time.core = std::max(c->time.core, storedBefore);
+      double end = runPart(part, Passes::Both, last);
       if (!offloads)
         continue;
       store(part, end);
       storedBefore = storedLast;
-      storedLast = host.toHost;
+      storedLast = c->host.toHost;
     }
+  }
+
+  void runBackward(int64_t g, int64_t s, Passes passes, bool last) {
+    bool input = passes != Passes::Weight, weights = passes != Passes::Input;
     // The layer_grads in order, each loading back the next one's values
     // as it starts (the first's as the backward pass starts).
     std::vector<const Part *> grads;
-    for (const Part &part : backwardParts)
-      if (part.layerGradients)
-        grads.push_back(&part);
-    grads.push_back(nullptr);
-    loadBack(grads.front());
-    size_t next = 1;
-    double end = 0;
-    for (const Part &part : backwardParts) {
-      if (part.layerGradients)
-        loadBack(grads[next++]);
-      end = runPart(part, last);
+    if (input) {
+      for (const Part &part : backwardOf[g])
+        if (part.layerGradients)
+          grads.push_back(&part);
+      grads.push_back(nullptr);
+      loadBack(grads.front());
     }
-    if (split.stage < 2)
-      ready[std::nullopt] =
-          reduce(wholeGradients(std::nullopt).first, 0, last, end);
-    else
+    size_t next = 1;
+    double end = c->time.core;
+    for (const Part &part : backwardOf[g]) {
+      if (part.layerGradients && input)
+        loadBack(grads[next++]);
+      end = runPart(part, passes, last);
+    }
+    if (!weights)
+      return;
+    double outside = loom::outsideShare(t, s, stages);
+    if (split.stage < 2) {
+      if ((g == 0 || g + 1 == chunks) && outside > 0)
+        c->ready[std::nullopt] = std::max(
+            c->ready[std::nullopt],
+            reduce(wholeGradients(std::nullopt).first * outside, 0, last, end));
+    } else {
       // A microbatch's reduce-scatters end before the next one runs.
-      time.core = std::max(time.core, time.links);
+      c->time.core = std::max(c->time.core, c->time.links);
+    }
   }
 
-  /// The updates, in the order the gradients were made: HBM-bound vector
-  /// work on each chip's share of the parameters; under ZeRO-1 and 2 the
-  /// updated weights gathered after.
-  void runUpdates() {
+  /// Stage s's updates, in the order the gradients were made: HBM-bound
+  /// vector work on each chip's share of the parameters; under ZeRO-1 and
+  /// 2 the updated weights gathered after.
+  void runUpdates(int64_t s) {
+    c = &clocks[s];
+    double outside = loom::outsideShare(t, s, stages);
     for (OptimizerUpdateOp update : t.updates) {
       std::optional<int64_t> layer = update.getLayer();
-      double part = split.statesShare();
+      double stageShare = layer ? (stageOf[*layer] == s ? 1.0 : 0.0) : outside;
+      if (stageShare <= 0)
+        continue;
+      double part = split.statesShare() * stageShare;
       double seconds = model.taskTime(
           0, double(update.getBytesRead() + update.getBytesWritten()) * part,
           16, double(update.getFlops()) * part);
-      double end = time.compute(seconds, ready[layer]);
-      optimizer += seconds;
+      double end = c->time.compute(seconds, c->ready[layer]);
+      c->optimizer += seconds;
       if (split.stage == 1 || split.stage == 2)
-        time.collective(groups->time(CollectiveKind::AllGather,
-                                     ReplicaGroup::Shards,
-                                     modelStateBytes(update, {}).weights),
-                        end);
+        c->time.collective(
+            groups->time(CollectiveKind::AllGather, ReplicaGroup::Shards,
+                         modelStateBytes(update, {}).weights * stageShare),
+            end);
     }
+  }
+
+  /// Seconds of a message into each virtual stage (either way): every rank
+  /// of a stage sends the chunk's result for one microbatch to its rank of
+  /// the next stage at once, the messages sharing the links they cross.
+  std::optional<std::vector<double>>
+  stageTransfers(const TopologyDesc &topology, const ParallelLayout &layout,
+                 const Placement &placement) {
+    MeshShape shape{dp, stages, layout.tp, beside};
+    shape.expertGroup = layout.hasExpertGroup();
+    auto mesh = DeviceMesh::build(desc, topology, shape, placement);
+    if (!mesh) {
+      llvm::consumeError(mesh.takeError());
+      return std::nullopt;
+    }
+    SmallVector<int64_t, 2> dims(topology.shape.begin(), topology.shape.end());
+    auto coords = [&](int64_t stage, int64_t rank) {
+      ChipCoord chip = mesh->chip(0, stage, rank);
+      return SmallVector<int64_t, 3>{chip[0], chip[1]};
+    };
+    // Each chunk's result (the last layer's) for one microbatch.
+    std::vector<double> bytesOut(chunks, 0);
+    for (LayerOp layer : t.layers) {
+      int64_t chunk = std::min<int64_t>(layer.getStage().value_or(0),
+                                        chunks - 1);
+      bytesOut[chunk] =
+          double(getTensorBytes(layer->getResultTypes())) / double(m);
+    }
+    std::vector<double> seconds(chunks, 0);
+    int64_t ranks = layout.tp * beside;
+    for (int64_t g = 1; g < chunks; ++g) {
+      int64_t from = (g - 1) % stages, into = g % stages;
+      SmallVector<SmallVector<SmallVector<int64_t, 3>>> pairs;
+      for (int64_t r = 0; r < ranks; ++r)
+        pairs.push_back({coords(from, r), coords(into, r)});
+      int64_t alone = busiestLink(model, dims, {pairs.front()});
+      double share =
+          alone > 0 ? double(busiestLink(model, dims, pairs)) / alone : 1.0;
+      seconds[g] = model.pointToPointTime(dims, pairs.front()[0],
+                                          pairs.front()[1], bytesOut[g - 1]) *
+                   share;
+    }
+    return seconds;
   }
 
   TrainingStepPrediction result() const {
     TrainingStepPrediction out;
-    out.optimizer = optimizer;
-    out.seconds = std::max({time.core, time.links, host.toHost}) +
-                  model.programDispatch();
-    out.compute = time.busy - out.optimizer;
-    out.exposed =
-        std::max(0.0, out.seconds - model.programDispatch() - time.busy);
+    // The stage that ends last sets the step.
+    const Clock *critical = &clocks.front();
+    auto end = [](const Clock &clock) {
+      return std::max({clock.time.core, clock.time.links, clock.host.toHost});
+    };
+    for (const Clock &clock : clocks)
+      if (end(clock) > end(*critical))
+        critical = &clock;
+    double span = end(*critical);
+    out.seconds = span + model.programDispatch();
+    out.optimizer = critical->optimizer;
+    out.compute = critical->time.busy - out.optimizer;
+    out.pipelineWait = critical->waited;
+    out.exposed = std::max(0.0, span - critical->time.busy - critical->waited);
     // Per microbatch each layer's kept and recomputed values allocated and
     // freed and its gradients' collectives; FSDP's gathers and ZeRO-2 and
     // 3's buckets, four tasks a weight read or gradient made (an
-    // allocation, a start, a done and a free); then the updates and their
-    // gathers.
+    // allocation, a start, a done and a free); on several stages a send
+    // and a receive each way a chunk; then the updates and their gathers.
     double perLayer = 4 + (dp * beside > 1 ? 2 : 0);
+    double messages = stages > 1 ? 4.0 * double(chunks) / double(stages) : 0;
     out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size()) +
                             4 * ((split.stage >= 3 ? reads : 0) +
-                                 (split.stage >= 2 ? gradients : 0))) +
+                                 (split.stage >= 2 ? gradients : 0)) +
+                            messages) +
                        3 * double(t.updates.size());
     return out;
   }
@@ -479,28 +651,43 @@ private:
   const TargetDesc &desc;
   ZeroSplit split;
   CostModel model;
-  int64_t dp, beside, m = 1, tokens = 0;
+  int64_t dp, beside, stages, m = 1, tokens = 0, chunks = 1;
+  PipelineSchedule schedule = PipelineSchedule::GPipe;
+  bool splitPasses = false;
   StageGroupAxes axes;
   std::optional<ReplicaGroups> groups;
-  std::vector<Part> forwardParts, backwardParts;
+  std::optional<std::vector<double>> transfers = std::vector<double>(1, 0.0);
+  /// Per virtual stage, its forward and backward runs; each layer's stage.
+  std::vector<std::vector<Part>> forwardOf, backwardOf;
+  std::map<int64_t, int64_t> stageOf;
   /// The tasks of one rank's kernels, and the kernels that read weights
   /// and make gradients.
   double tasks = 0, reads = 0, gradients = 0;
-  Timeline time;
-  /// When each group's gradients are ready for its update.
-  std::map<std::optional<int64_t>, double> ready;
-  /// FSDP's gathered reads so far (bytes, start, end), the buffers'
-  /// budget, and the end of the last gather.
+  /// FSDP's gathered reads so far (bytes, start, end).
   struct Read {
     double bytes, start, end;
   };
-  std::vector<Read> gatheredReads;
-  double budget = 0, lastGathered = 0;
-  struct {
-    double toHost = 0, fromHost = 0;
-    std::map<int64_t, double> stored, loaded;
-  } host;
-  double optimizer = 0;
+  /// One stage's resources and what it has run.
+  struct Clock {
+    Timeline time;
+    /// When each group's gradients are ready for its update.
+    std::map<std::optional<int64_t>, double> ready;
+    /// FSDP's gathered reads and the end of the last gather.
+    std::vector<Read> gatheredReads;
+    double lastGathered = 0;
+    struct {
+      double toHost = 0, fromHost = 0;
+      std::map<int64_t, double> stored, loaded;
+    } host;
+    /// Seconds of the optimizer's updates, and of waiting for the stages
+    /// beside it.
+    double optimizer = 0, waited = 0;
+  };
+  std::vector<Clock> clocks;
+  /// The stage being run.
+  Clock *c = nullptr;
+  /// FSDP's buffers' budget (fsdpGatherBudget).
+  double budget = 0;
 };
 
 } // namespace

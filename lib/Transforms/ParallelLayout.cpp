@@ -77,6 +77,33 @@ static const EnumSpelling<RematPolicy> kRematPolicies[] = {
      "recomputed"},
 };
 
+// The schedules' sources are in loom/Analysis/TrainingSchedule.h.
+static const EnumSpelling<PipelineSchedule> kPipelineSchedules[] = {
+    {PipelineSchedule::GPipe, "gpipe",
+     "every microbatch's forward pass, then every backward pass (Huang et "
+     "al. 2019); a stage holds all its microbatches' activations"},
+    {PipelineSchedule::OneFOneB, "1f1b",
+     "one forward and one backward in turn after a warm-up (PipeDream-"
+     "Flush); at most p microbatches in flight; microbatches >= stages"},
+    {PipelineSchedule::Interleaved, "interleaved",
+     "1F1B over --virtual-stages chunks a stage (Megatron-LM): bubble "
+     "(p - 1) / (v m); microbatches a multiple of the stages"},
+    {PipelineSchedule::ZeroBubbleH1, "zb-h1",
+     "1F1B with each backward split into input (B) and weight (W) gradients, "
+     "W passes held back to fill the cool-down (Qi et al. 2024): a third of "
+     "1F1B's bubble at its memory"},
+    {PipelineSchedule::Circular, "circular",
+     "MaxText's pipeline: GPipe round the stages --virtual-stages times "
+     "(num_pipeline_repeats)"},
+};
+static_assert(std::size(kPipelineSchedules) ==
+                  getMaxEnumValForPipelineSchedule() + 1,
+              "every pipeline schedule has a spelling");
+
+ArrayRef<EnumSpelling<PipelineSchedule>>
+loom::enumSpellings(PipelineSchedule) {
+  return kPipelineSchedules;
+}
 ArrayRef<EnumSpelling<RematPolicy>> loom::enumSpellings(RematPolicy) {
   return kRematPolicies;
 }
@@ -133,6 +160,11 @@ const LayoutDimensions &loom::layoutDimensions() {
         "MaxText's num_pipeline_repeats): each stage holds this many chunks "
         "of layers, so the bubble is a chunk's (a search chooses among 1, "
         "2, 4, ... unless given)"};
+    d.schedule = {
+        "schedule", "schedule", PipelineSchedule::GPipe,
+        "A training step on several stages: the order in which each stage "
+        "runs its microbatches' forward and backward passes (a search "
+        "chooses unless given)"};
     d.dataParallel = {"data-parallel", "data_parallel", 1,
                       "Data-parallel replicas" LOOM_SEARCHED_DEGREE, true};
     d.microbatches = {
@@ -319,6 +351,9 @@ std::string loom::formatDimension(ExpertLayout value) {
   return spellingOf(value).str();
 }
 std::string loom::formatDimension(RematPolicy value) {
+  return spellingOf(value).str();
+}
+std::string loom::formatDimension(PipelineSchedule value) {
   return spellingOf(value).str();
 }
 std::string loom::formatDimension(const SliceSpec &value) {
@@ -610,6 +645,7 @@ ParallelLayout loom::layoutOf(mlir::ModuleOp module, ParallelLayout base) {
     if (PipelineAttr pipeline = getPipeline(func)) {
       layout.stages = pipeline.getStages();
       layout.virtualStages = pipeline.getVirtualStages();
+      layout.schedule = pipeline.getSchedule();
       layout.microbatches = pipeline.getMicrobatches();
       layout.slices = SliceSpec::lengths(pipeline.getSlices());
     }

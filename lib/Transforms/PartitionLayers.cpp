@@ -3,11 +3,14 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Partition/PartitionLayers.h"
 #include "loom/Support/Quantity.h"
+#include "loom/Analysis/LayerSliceCost.h"
 #include "loom/Analysis/TrainingStep.h"
+#include "loom/Dialect/Loom/KeptValues.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"
 
 #include <cmath>
+#include <map>
 #include <fmt/format.h>
 
 namespace loom {
@@ -19,6 +22,32 @@ using namespace mlir;
 using namespace loom;
 
 namespace {
+
+/// A training step's times per layer (forward, backward without the kept
+/// ops, which ran forward, and update), and of the ops before and after
+/// the layers with their gradients, into `problem`.
+void balanceTraining(TrainingView &t, const CostModel &model,
+                     ArrayRef<GroupAxis> axes, ArrayRef<GroupAxis> spAxes,
+                     int64_t tokens, PartitionProblem &problem) {
+  auto seconds = [&](ArrayRef<Operation *> ops) {
+    return LayerSliceCost(ops, model, axes, tokens, spAxes).seconds(tokens, 0);
+  };
+  std::map<int64_t, double> backward;
+  for (auto [i, grad] : llvm::enumerate(t.layerGrads)) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : grad.getBody().front().without_terminator())
+      if (!op.hasAttr(kKeptAttrName))
+        ops.push_back(&op);
+    backward[grad.getIndex()] = seconds(ops) + seconds(t.afterLayerGrad[i]);
+  }
+  for (auto [i, layer] : llvm::enumerate(t.layers))
+    problem.layers[i].seconds += seconds(t.afterLayer[i]) +
+                                 backward[layer.getIndex()];
+  problem.prologue.seconds =
+      seconds(t.forwardPrologue) + seconds(t.backwardPrologue);
+  problem.epilogue.seconds =
+      seconds(t.forwardEpilogue) + seconds(t.backwardEpilogue);
+}
 
 struct PartitionLayersPass
     : public loom::impl::PartitionLayersBase<PartitionLayersPass> {
@@ -174,6 +203,17 @@ struct PartitionLayersPass
     }
     problem.prologue = {view->prologueSeconds, view->prologueWeights};
     problem.epilogue = {view->epilogueSeconds, view->epilogueWeights};
+    // A training step's stages run each layer's forward and backward
+    // passes and its update: the ModelView's epilogue (everything after
+    // the last layer) holds the whole backward pass, which is the
+    // layers'.
+    if (isTrainingStep(view->func)) {
+      FailureOr<TrainingView> training =
+          getTrainingView(view->func, "loom-partition-layers");
+      if (failed(training))
+        return signalPassFailure();
+      balanceTraining(*training, model, axes, spAxes, tokens, problem);
+    }
 
     std::optional<Partition> partition = partitionLayers(problem);
     if (!partition) {

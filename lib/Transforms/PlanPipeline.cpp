@@ -70,6 +70,7 @@ static void addPlanPasses(OpPassManager &pm, const ParallelLayout &layout,
   // layout gives slices (which the lowering refuses, with its reason).
   split.slices = settings.training && slices == "auto" ? "1" : slices.str();
   split.microbatches = layout.microbatches;
+  split.schedule = formatDimension(layout.schedule);
   split.granularity = settings.granularity;
   pm.addPass(createSplitTokens(split));
   const LayoutDimensions &d = layoutDimensions();

@@ -37,6 +37,7 @@
 #include "loom/Dialect/Loom/LoomEnums.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -95,6 +96,16 @@ struct ScheduleRun {
 /// the run at infinity.
 ScheduleRun runSchedule(const StageOrders &orders, int64_t chunks,
                         const PassTimes &times);
+/// Plays `orders` (scheduleOrder's, on `chunks` chunks a stage): each
+/// stage's passes in its order, each once what it needs is done (as
+/// runSchedule says, `transfer(g)` seconds for a message into virtual
+/// stage g either way) by `run(stage, pass, ready)`, which returns when
+/// the pass ends (the stage's own clock is the caller's). False when a
+/// pass waits for one no stage runs.
+bool playSchedule(
+    const StageOrders &orders, int64_t chunks,
+    llvm::function_ref<double(int64_t)> transfer,
+    llvm::function_ref<double(int64_t, const PipelinePass &, double)> run);
 /// The same with each virtual stage's own times (`times[g]`, g = chunk x
 /// stages + stage; its `transfer` is that of a message into g, either
 /// way): a pipeline whose first and last stages also run the ops before

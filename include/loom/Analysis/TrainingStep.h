@@ -117,6 +117,11 @@ struct ParameterUse {
 };
 ParameterUse getParameterUse(mlir::Operation *op);
 
+/// Whether `op` is a weight gradient (`loom.grad weight`): the W of a
+/// schedule that runs a backward pass's input gradients (B) and weight
+/// gradients apart.
+bool isWeightGradient(mlir::Operation *op);
+
 /// What FSDP's gathered buffers hold at most (bytes): the two largest
 /// weights any op of the step reads. The lowering starts a read's gather as
 /// early as the buffers from the read running up to it fit this, and at

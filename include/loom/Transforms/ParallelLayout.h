@@ -19,6 +19,7 @@
 #ifndef LOOM_TRANSFORMS_PARALLELLAYOUT_H
 #define LOOM_TRANSFORMS_PARALLELLAYOUT_H
 
+#include "loom/Dialect/Loom/LoomEnums.h"
 #include "loom/Hardware/DeviceMesh.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -103,6 +104,7 @@ llvm::ArrayRef<EnumSpelling<TensorLayout>> enumSpellings(TensorLayout);
 llvm::ArrayRef<EnumSpelling<SequenceMode>> enumSpellings(SequenceMode);
 llvm::ArrayRef<EnumSpelling<ExpertLayout>> enumSpellings(ExpertLayout);
 llvm::ArrayRef<EnumSpelling<RematPolicy>> enumSpellings(RematPolicy);
+llvm::ArrayRef<EnumSpelling<PipelineSchedule>> enumSpellings(PipelineSchedule);
 /// An enum value's spelling, and the value of one (none when unknown).
 template <typename T>
 llvm::StringRef spellingOf(T value) {
@@ -190,6 +192,8 @@ struct LayoutOf {
   F<int64_t> interleave;
   F<int64_t> microbatches;
   F<int64_t> virtualStages;
+  /// A training step's pipeline schedule (loom/Analysis/TrainingSchedule.h).
+  F<PipelineSchedule> schedule;
   /// Collective matmuls as ring steps under partial matmuls.
   F<bool> decompose;
   /// Megatron-LM's scatter/gather stage handover.
@@ -223,6 +227,7 @@ void forEachDimension(Fn &&fn, Layouts &...layouts) {
   fn(layouts.interleave...);
   fn(layouts.microbatches...);
   fn(layouts.virtualStages...);
+  fn(layouts.schedule...);
   fn(layouts.decompose...);
   fn(layouts.scatterHandover...);
   fn(layouts.placement...);
@@ -278,6 +283,7 @@ std::string formatDimension(TensorLayout value);
 std::string formatDimension(SequenceMode value);
 std::string formatDimension(ExpertLayout value);
 std::string formatDimension(RematPolicy value);
+std::string formatDimension(PipelineSchedule value);
 std::string formatDimension(const SliceSpec &value);
 std::string formatDimension(const Placement &value);
 

@@ -44,11 +44,6 @@ struct BackwardRun {
   }
 };
 
-bool isWeightPart(Operation *op) {
-  auto grad = dyn_cast<GradOp>(op);
-  return grad && grad.getPart() == GradientPart::Weight;
-}
-
 class TrainingLowering : public ChipPrograms {
 public:
   TrainingLowering(ModuleOp module, TargetAttr target, ModelView view,
@@ -94,7 +89,7 @@ public:
       if (splitPasses) {
         SmallVector<Operation *> input, weight;
         for (Operation *op : ops)
-          (isWeightPart(op) ? weight : input).push_back(op);
+          (isWeightGradient(op) ? weight : input).push_back(op);
         run.input.emplace(runOf(input));
         run.weight.emplace(runOf(weight));
       }
@@ -208,7 +203,7 @@ private:
       bool weights = false;
       auto look = [&](ArrayRef<Operation *> ops) {
         for (Operation *op : ops)
-          weights |= isWeightPart(op);
+          weights |= isWeightGradient(op);
       };
       if (c == 0)
         look(t.backwardPrologue);
@@ -219,7 +214,7 @@ private:
         LayerGradOp grad = t.layerGrads[i];
         if (first == view.func)
           first = grad;
-        grad.walk([&](GradOp part) { weights |= isWeightPart(part); });
+        grad.walk([&](GradOp part) { weights |= isWeightGradient(part); });
         look(t.afterLayerGrad[i]);
       }
       if (!weights)
