@@ -126,8 +126,13 @@ TEST(TrainingSchedule, ActivationsInFlightComeFromTheOrder) {
     EXPECT_EQ(ofob.peakInFlight[s], 4 - s);
   }
   ScheduleRun zb = run(PipelineSchedule::ZeroBubbleH1, 4, 8);
-  for (int64_t s = 0; s < 4; ++s)
+  for (int64_t s = 0; s < 4; ++s) {
     EXPECT_LE(zb.peakInFlight[s], 4);
+    // Stage s holds s W passes back: s + 1 microbatches between B and W
+    // at once (the one running counted); a fused backward holds none.
+    EXPECT_EQ(zb.peakAwaitingWeights[s], s + 1);
+    EXPECT_EQ(ofob.peakAwaitingWeights[s], 0);
+  }
   ScheduleRun interleaved = run(PipelineSchedule::Interleaved, 4, 8, 2);
   EXPECT_GT(interleaved.peakInFlight[0], 4);
 }

@@ -257,16 +257,22 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
     }
     run.work = std::max(run.work, work);
   }
-  // Activations live from a chunk's F to its W (or fused backward).
+  // Activations live from a chunk's F to its W (or fused backward); a
+  // split B's values until its W.
   for (const std::vector<PipelinePass> &order : orders) {
-    int64_t live = 0, peak = 0;
+    int64_t live = 0, peak = 0, awaiting = 0, peakAwaiting = 0;
     for (const PipelinePass &pass : order) {
       live += pass.kind == Kind::Forward ? 1
               : pass.kind == Kind::Backward ? 0
                                             : -1;
+      awaiting += pass.kind == Kind::Backward ? 1
+                  : pass.kind == Kind::Weight ? -1
+                                              : 0;
       peak = std::max(peak, live);
+      peakAwaiting = std::max(peakAwaiting, awaiting);
     }
     run.peakInFlight.push_back(peak);
+    run.peakAwaitingWeights.push_back(peakAwaiting);
   }
   return run;
 }

@@ -251,9 +251,10 @@ namespace {
 class MemoryWalk {
 public:
   MemoryWalk(const TrainingView &view, const ZeroSplit &split,
-             int64_t microbatches, int64_t inFlight)
+             int64_t microbatches, int64_t inFlight, int64_t awaitingWeights)
       : view(view), split(split), microbatches(microbatches),
-        share(1.0 / double(microbatches)), inFlight(double(inFlight)) {
+        share(1.0 / double(microbatches)), inFlight(double(inFlight)),
+        awaitingWeights(awaitingWeights) {
     for (OptimizerUpdateOp update : view.updates)
       peak.states += modelStateBytes(update, split);
   }
@@ -338,9 +339,18 @@ private:
         staged = offloadedOf[forward.back()] + offloadedOf[backward.front()];
       runs(view.forwardEpilogue, std::nullopt);
       runs(view.backwardEpilogue, std::nullopt);
+      // With B and W apart, the other microbatches awaiting their W hold
+      // all their layers' recomputed values, this one its layers' so far.
+      double all = 0, held = 0;
+      if (awaitingWeights > 0)
+        for (LayerGradOp grad : view.layerGrads)
+          all += recomputedBytes(grad) * share;
+      held = double(std::max<int64_t>(awaitingWeights - 1, 0)) * all;
       for (size_t i = 0; i < view.layerGrads.size(); ++i) {
         LayerGradOp grad = view.layerGrads[i];
-        recomputed = recomputedBytes(grad) * share;
+        recomputed = held + recomputedBytes(grad) * share;
+        if (awaitingWeights > 0)
+          held += recomputedBytes(grad) * share;
         staged = offloadedAt(backward, i, 1);
         for (Operation &op : grad.getBody().front().without_terminator())
           if (!op.hasAttr(kKeptAttrName))
@@ -433,6 +443,7 @@ private:
   ZeroSplit split;
   int64_t microbatches;
   double share, inFlight;
+  int64_t awaitingWeights;
   /// Held at the op being visited.
   double kept = 0, staged = 0, recomputed = 0, bucket = 0,
          previousBucket = 0;
@@ -446,7 +457,7 @@ private:
 } // namespace
 
 double loom::fsdpGatherBudget(const TrainingView &view) {
-  return MemoryWalk(view, ZeroSplit{1, 3}, 1, 1).gatherBudget();
+  return MemoryWalk(view, ZeroSplit{1, 3}, 1, 1, 0).gatherBudget();
 }
 
 TrainingView loom::stageView(const TrainingView &view, int64_t stage,
@@ -503,16 +514,20 @@ TrainingMemory loom::stageTrainingMemory(const TrainingView &view,
   int64_t stages = pipeline.getStages(), m = pipeline.getMicrobatches();
   // The microbatches in flight: the schedule's order (all of them when it
   // cannot run this plan, which the lowering refuses).
-  int64_t inFlight = m * pipeline.getVirtualStages();
+  int64_t inFlight = m * pipeline.getVirtualStages(), awaitingWeights = 0;
   if (llvm::Expected<StageOrders> orders =
           scheduleOrder(pipeline.getSchedule(), stages, m,
-                        pipeline.getVirtualStages()))
-    inFlight = runSchedule(*orders, pipeline.getVirtualStages(), PassTimes())
-                   .peakInFlight[stage];
-  else
+                        pipeline.getVirtualStages())) {
+    ScheduleRun run =
+        runSchedule(*orders, pipeline.getVirtualStages(), PassTimes());
+    inFlight = run.peakInFlight[stage];
+    awaitingWeights = run.peakAwaitingWeights[stage];
+  } else {
     llvm::consumeError(orders.takeError());
+  }
   TrainingView part = stageView(view, stage, stages);
-  TrainingMemory memory = trainingMemory(part, split, m, inFlight);
+  TrainingMemory memory =
+      trainingMemory(part, split, m, inFlight, awaitingWeights);
   // The model states: the stage's layers' and its share of the rest.
   memory.states = ModelStateBytes();
   double share = outsideShare(view, stage, stages);
@@ -530,7 +545,9 @@ TrainingMemory loom::stageTrainingMemory(const TrainingView &view,
 
 TrainingMemory loom::trainingMemory(const TrainingView &view,
                                     const ZeroSplit &split,
-                                    int64_t microbatches, int64_t inFlight) {
-  return MemoryWalk(view, split, std::max<int64_t>(microbatches, 1), inFlight)
+                                    int64_t microbatches, int64_t inFlight,
+                                    int64_t awaitingWeights) {
+  return MemoryWalk(view, split, std::max<int64_t>(microbatches, 1), inFlight,
+                    awaitingWeights)
       .run();
 }

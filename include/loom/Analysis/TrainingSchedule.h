@@ -84,6 +84,9 @@ struct ScheduleRun {
   double work = 0;
   /// Per stage, the most microbatch chunks between their F and their W.
   std::vector<int64_t> peakInFlight;
+  /// Per stage, the most microbatch chunks between their B and their W
+  /// (0 for a schedule that runs them as one pass).
+  std::vector<int64_t> peakAwaitingWeights;
   /// The stages' idle time over their work: (makespan - work) / work.
   double bubble() const { return work > 0 ? (makespan - work) / work : 0; }
 };
