@@ -254,6 +254,10 @@ Expected<PlanOutcome> bestExpressibleTraining(const PlanOutcome &plan,
       l.zero = 3;
       l.remat = policy.value;
       l.placement = placement;
+      // MaxText's pipelines: GPipe, or circular round virtual stages.
+      if (l.stages > 1)
+        l.schedule = l.virtualStages > 1 ? PipelineSchedule::Circular
+                                         : PipelineSchedule::GPipe;
       layouts.push_back(l);
     }
   std::string reasons;
@@ -480,19 +484,42 @@ void writeMaxTextTraining(const PlanOutcome &plan, const PlanOutcome &keys,
         {"ici_sequence_parallelism", 1},
         {"ici_context_parallelism", 1},
         {"ici_expert_parallelism", r.hasExpertGroup() ? r.ep : 1},
-        {"ici_pipeline_parallelism", 1},
+        {"ici_pipeline_parallelism", r.stages},
         {"dcn_data_parallelism", 1},
-        {"dcn_fsdp_parallelism", 1}})
+        {"dcn_fsdp_parallelism", 1},
+        {"dcn_pipeline_parallelism", 1}})
     os << key << ": " << value << "\n";
   int64_t batch = w.batch.value_or(1);
-  os << fmt::format("# {} sequences a step over {} chips, in {} "
-                    "microbatch{} accumulated\n",
-                    batch, keys.chips, r.microbatches,
-                    r.microbatches == 1 ? "" : "es");
-  os << "per_device_batch_size: "
-     << yamlNumber(double(batch) / double(keys.chips * r.microbatches))
-     << "\n";
-  os << "gradient_accumulation_steps: " << r.microbatches << "\n";
+  if (r.stages > 1) {
+    // The pipeline streams the step's microbatches through the stages
+    // (MaxText's num_pipeline_microbatches, a multiple of the stages): the
+    // batch per device is the step's, none accumulated.
+    os << fmt::format("# {} sequences a step over {} chips, {} microbatches "
+                      "through {} stages{}\n",
+                      batch, keys.chips, r.microbatches, r.stages,
+                      r.schedule == PipelineSchedule::Circular
+                          ? fmt::format(" {} times round", r.virtualStages)
+                          : std::string());
+    os << "per_device_batch_size: "
+       << yamlNumber(double(batch) / double(keys.chips)) << "\n";
+    os << "gradient_accumulation_steps: 1\n";
+    os << "num_pipeline_microbatches: " << r.microbatches << "\n";
+    os << "num_layers_per_pipeline_stage: "
+       << keys.layers / std::max<int64_t>(r.stages * r.virtualStages, 1)
+       << "\n";
+    os << "num_pipeline_repeats: "
+       << (r.schedule == PipelineSchedule::Circular ? r.virtualStages : 1)
+       << "\n";
+  } else {
+    os << fmt::format("# {} sequences a step over {} chips, in {} "
+                      "microbatch{} accumulated\n",
+                      batch, keys.chips, r.microbatches,
+                      r.microbatches == 1 ? "" : "es");
+    os << "per_device_batch_size: "
+       << yamlNumber(double(batch) / double(keys.chips * r.microbatches))
+       << "\n";
+    os << "gradient_accumulation_steps: " << r.microbatches << "\n";
+  }
   os << "max_target_length: " << w.seqLen.value_or(0) << "\n";
   os << "remat_policy: \"" << maxTextRemat(r.remat).value_or("full")
      << "\"\n";
@@ -605,6 +632,18 @@ std::string loom::checkRuntimeModel(Runtime runtime, const PlanOutcome &p) {
   return "";
 }
 
+/// Whether every chunk of `p`'s pipeline holds the same number of layers
+/// (MaxText's num_layers_per_pipeline_stage).
+static bool equalStageLayers(const PlanOutcome &p) {
+  auto count = [](std::pair<int64_t, int64_t> range) {
+    return range.second - range.first + 1;
+  };
+  for (std::pair<int64_t, int64_t> chunk : p.stageLayers)
+    if (count(chunk) != count(p.stageLayers.front()))
+      return false;
+  return true;
+}
+
 std::vector<std::string> loom::inexpressible(Runtime runtime,
                                              const PlanOutcome &p) {
   std::vector<std::string> lost;
@@ -632,7 +671,24 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
                      "weight_dtype \"bfloat16\" keeps the weights alone "
                      "(Loom's --master-dtype none)");
   }
-  if (runtime == Runtime::MaxText) {
+  if (runtime == Runtime::MaxText && p.training && r.stages > 1) {
+    if (r.schedule != PipelineSchedule::GPipe &&
+        r.schedule != PipelineSchedule::Circular)
+      lost.push_back(fmt::format(
+          "the {} pipeline schedule: MaxText's pipeline runs GPipe's order "
+          "(all forward passes, then all backward passes), or its circular "
+          "form with num_pipeline_repeats; 1F1B, interleaved 1F1B and the "
+          "zero-bubble schedules need a program per stage (MPMD), which it "
+          "does not have",
+          formatDimension(r.schedule)));
+    if (!equalStageLayers(p))
+      lost.push_back(fmt::format(
+          "stages of unequal layer counts ({} layers over {} chunks, cut by "
+          "time): MaxText's num_layers_per_pipeline_stage gives every stage "
+          "the same count",
+          p.layers, r.stages * r.virtualStages));
+  }
+  if (runtime == Runtime::MaxText && !p.training) {
     if (units > 1)
       lost.push_back(fmt::format(
           "token-level pipelining (TeraPipe): the {} tokens in {} slices "
@@ -663,7 +719,7 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
           "equal layer counts",
           r.virtualStages, r.virtualStages, r.virtualStages, r.virtualStages,
           p.layers / std::max<int64_t>(r.stages * r.virtualStages, 1)));
-  } else {
+  } else if (runtime == Runtime::MaxDiffusion) {
     if (r.stages > 1 || units > 1)
       lost.push_back(fmt::format(
           "PipeFusion: {} stage{} with {} patch{} streaming across "
