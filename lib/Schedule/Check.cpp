@@ -121,7 +121,7 @@ bool Checker::checkSize() {
   // As #loom.target's verifier bounds a topology (loom-translate
   // --json-to-sched builds one), so that every reader gives one answer.
   if (machine.chips > kMaxTopologyChips)
-    return fail({-1, -1, "target.shape"},
+    return fail({-1, -1, machine.slices > 1 ? "target.slices" : "target.shape"},
                 "topology " + machine.name + " has " +
                     (machine.chips == std::numeric_limits<int64_t>::max()
                          ? std::string("2^63 or more")
