@@ -668,6 +668,8 @@ size_t StreamReader::targetFigures(const JsonPath &path, IrSection section,
     if (!problem.empty())
       return fail(at, problem);
     figure->set(figs, f.number);
+    // The DCN's figures are optional in a target but come together in a
+    // schedule: each counts.
     if ((figure->required || section == IrSection::Dcn) &&
         !llvm::is_contained(given, figure))
       given.push_back(figure);

@@ -194,6 +194,7 @@ public:
          const schedule::Schedule &schedule, bool recordTrace,
          int64_t programSteps, SimOptions options)
       : target(target), model(target), topology(std::move(topology)),
+        sliceChips(this->topology.sliceChips()),
         dcn(schedule::getDcnFigures(schedule, target)), schedule(schedule),
         recordTrace(recordTrace), programSteps(programSteps),
         options(options) {}
@@ -224,10 +225,10 @@ public:
 private:
   // Topology: chips numbered slice-major, each slice's in row-major order.
   int64_t numChips() const { return topology.numChips(); }
-  int64_t sliceOf(int64_t id) const { return id / topology.sliceChips(); }
+  int64_t sliceOf(int64_t id) const { return id / sliceChips; }
   /// A chip's coordinates within its slice.
   llvm::SmallVector<int64_t, 3> coords(int64_t id) const {
-    id %= topology.sliceChips();
+    id %= sliceChips;
     llvm::SmallVector<int64_t, 3> c(topology.shape.size());
     for (int64_t axis = topology.shape.size() - 1; axis >= 0; --axis) {
       c[axis] = id % topology.shape[axis];
@@ -250,7 +251,7 @@ private:
   /// order, all of a slice smaller than a host (checkSchedule ensures one
   /// divides the other).
   int64_t chipsPerHost() const {
-    return std::min(dcn.chipsPerHost, topology.sliceChips());
+    return std::min(dcn.chipsPerHost, sliceChips);
   }
   /// A host's NICs on the DCN, out of the host (egress) or into it
   /// (ingress): ids past every ICI link's.
@@ -265,9 +266,8 @@ private:
   /// with the links a schedule uses, not with the topology's size.
   int32_t linkSlot(int64_t id) {
     auto [it, fresh] = linkIndex.try_emplace(id, links.size());
-    if (fresh) {
+    if (fresh)
       links.push_back({id, isNicLink(id), {}});
-    }
     return it->second;
   }
   void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int64_t> &path) const;
@@ -418,6 +418,7 @@ private:
   const TargetDesc &target;
   CostModel model;
   TopologyDesc topology;
+  int64_t sliceChips; ///< topology.sliceChips(), asked for every flow
   schedule::DcnFigures dcn;
   const schedule::Schedule &schedule;
   bool recordTrace;
@@ -516,7 +517,7 @@ void Engine::route(int64_t from, int64_t to,
     path.push_back(nicLinkId(to, /*ingress=*/true));
     return;
   }
-  int64_t base = sliceOf(from) * topology.sliceChips();
+  int64_t base = sliceOf(from) * sliceChips;
   model.route(topology.shape, coords(from), coords(to),
               [&](llvm::ArrayRef<int64_t> at, unsigned axis, int dir) {
                 path.push_back(linkId(base + idOf(at), axis, dir));
@@ -1576,7 +1577,7 @@ SimResult Engine::run() {
     c[axis] = ((c[axis] + dir) % topology.shape[axis] + topology.shape[axis]) %
               topology.shape[axis];
     result.links.push_back({chip,
-                            sliceOf(chip) * topology.sliceChips() + idOf(c),
+                            sliceOf(chip) * sliceChips + idOf(c),
                             link.bytes, link.busy});
   }
   llvm::stable_sort(result.links, [](const LinkStats &a, const LinkStats &b) {
