@@ -54,6 +54,7 @@ llvm::StringRef fileSectionKey(FileSection section) {
 llvm::StringRef irSectionKey(IrSection section) {
   return section == IrSection::Chip   ? "chip"
          : section == IrSection::Ici ? "ici"
+         : section == IrSection::Dcn ? "dcn"
                                       : "calibration";
 }
 
@@ -96,6 +97,7 @@ std::string scheduleError(const TargetFigure &figure, double value) {
   plan.targetName = "tpu-v5e";
   plan.shape = {2, 2};
   plan.figures = *lookupTarget("tpu-v5e");
+  plan.dcn = schedule::DcnFigures::of(*plan.figures);
   plan.chips.emplace_back();
   std::string written;
   llvm::raw_string_ostream os(written);
@@ -193,6 +195,34 @@ TEST(TargetSchema, EveryReaderRefusesTheSameFigureForTheSameReason) {
       EXPECT_EQ(scheduleError(*figure, value), "") << figure->irKey.str();
       EXPECT_EQ(attributeError(*figure, value), "") << figure->irKey.str();
     }
+}
+
+// The DCN's figures (docs/multislice.md) are read by the target file and
+// a schedule's "dcn" (no IR attribute carries them), with the same ranges.
+TEST(TargetSchema, DcnFiguresAreRefusedAlikeInTheTargetFileAndTheSchedule) {
+  int checked = 0;
+  for (const TargetFigure *figure : getIrFigures(IrSection::Dcn))
+    for (double value : outOfRange(*figure)) {
+      std::string why = figure->check(value);
+      ASSERT_FALSE(why.empty()) << figure->irKey.str() << " " << value;
+      std::string fileMessage = fileError(*figure, value);
+      EXPECT_NE(fileMessage.find("$.host." + figure->fileKey.str() +
+                                 ".value: " + why),
+                std::string::npos)
+          << fileMessage;
+      EXPECT_EQ(scheduleError(*figure, value),
+                "edited.json: $.target.dcn." + figure->irKey.str() + ": " + why);
+      ++checked;
+    }
+  // chips_per_host, bandwidth and latency.
+  EXPECT_EQ(checked, 3);
+  const TargetDesc &v5e = *lookupTarget("tpu-v5e");
+  for (const TargetFigure *figure : getIrFigures(IrSection::Dcn)) {
+    double value = figure->get(v5e);
+    EXPECT_GT(value, 0) << figure->irKey.str();
+    EXPECT_EQ(fileError(*figure, value), "") << figure->irKey.str();
+    EXPECT_EQ(scheduleError(*figure, value), "") << figure->irKey.str();
+  }
 }
 
 TEST(TargetSchema, RangesSayWhatIsAllowed) {

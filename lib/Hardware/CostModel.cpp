@@ -10,6 +10,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -344,4 +345,56 @@ double CostModel::collectiveTime(CollectiveKind kind,
   }
   }
   return 0;
+}
+
+double CostModel::dcnCollectiveTime(CollectiveKind kind, int64_t slices,
+                                    double bytes, int64_t sharers) const {
+  if (slices <= 1)
+    return 0;
+  if (!target.missingDcnFigure().empty())
+    return std::numeric_limits<double>::infinity();
+  double s = slices, sync = target.calibration.collectiveSync;
+  // Each step a chip sends bytes / S through its host's NIC (both halves
+  // of a ring's chunk leave through it), shared by the host's `sharers`.
+  double step = target.dcnLatency +
+                std::max<int64_t>(sharers, 1) * bytes / (s * target.dcnBandwidth);
+  switch (kind) {
+  case CollectiveKind::AllGather:
+  case CollectiveKind::ReduceScatter:
+    return sync + (s - 1) * step;
+  case CollectiveKind::AllReduce:
+    return sync + 2 * (s - 1) * step;
+  case CollectiveKind::AllToAll:
+    return sync + target.dcnLatency +
+           std::max<int64_t>(sharers, 1) * (s - 1) * bytes /
+               (s * target.dcnBandwidth);
+  }
+  return 0;
+}
+
+double CostModel::multisliceCollectiveTime(CollectiveKind kind,
+                                           llvm::ArrayRef<GroupAxis> axes,
+                                           const TopologyDesc &topology,
+                                           double bytes) const {
+  if (topology.slices <= 1)
+    return collectiveTime(kind, axes, bytes);
+  if (kind == CollectiveKind::AllToAll || !target.missingDcnFigure().empty())
+    return std::numeric_limits<double>::infinity();
+  int64_t n = 1;
+  for (const GroupAxis &axis : axes)
+    n *= std::max<int64_t>(axis.size, 1);
+  // Every chip of a host runs its shard's DCN phase at once.
+  int64_t sharers = std::min(target.chipsPerHost, topology.sliceChips());
+  double across = dcnCollectiveTime(kind, topology.slices, bytes / n, sharers);
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return collectiveTime(CollectiveKind::ReduceScatter, axes, bytes) + across +
+           collectiveTime(CollectiveKind::AllGather, axes, bytes);
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllGather:
+    return collectiveTime(kind, axes, bytes) + across;
+  case CollectiveKind::AllToAll:
+    break;
+  }
+  return std::numeric_limits<double>::infinity();
 }

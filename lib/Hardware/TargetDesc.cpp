@@ -9,6 +9,7 @@
 #include "loom/Hardware/TargetDesc.h"
 #include "loom/Hardware/CostModel.h"
 #include "loom/Hardware/TargetSchema.h"
+#include "loom/Hardware/TopologyLimit.h"
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -27,7 +29,7 @@ using llvm::json::Array;
 using llvm::json::Object;
 using llvm::json::Value;
 
-int64_t TopologyDesc::numChips() const {
+int64_t TopologyDesc::sliceChips() const {
   // The loader bounds every topology by kMaxPodChips; a shape built elsewhere
   // saturates rather than wraps.
   int64_t chips = 1;
@@ -35,6 +37,68 @@ int64_t TopologyDesc::numChips() const {
     if (llvm::MulOverflow(chips, dim, chips))
       return std::numeric_limits<int64_t>::max();
   return chips;
+}
+
+int64_t TopologyDesc::numChips() const {
+  int64_t chips;
+  if (llvm::MulOverflow(sliceChips(), std::max<int64_t>(slices, 1), chips))
+    return std::numeric_limits<int64_t>::max();
+  return chips;
+}
+
+llvm::StringRef TargetDesc::missingDcnFigure() const {
+  if (chipsPerHost <= 0)
+    return "chips_per_host";
+  if (dcnBandwidth <= 0)
+    return "dcn_bandwidth";
+  if (dcnLatency <= 0)
+    return "dcn_latency";
+  return "";
+}
+
+llvm::Expected<TopologyDesc> loom::parseTopology(const TargetDesc &target,
+                                                 llvm::StringRef spelling) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "topology '" + spelling + "': " + why);
+  };
+  llvm::StringRef name = spelling;
+  int64_t slices = 1;
+  // "4xv5e-256": a slice count, an 'x', then a topology's name. Names of
+  // topologies start with a letter, so a leading digit means a count.
+  if (!spelling.empty() && (llvm::isDigit(spelling[0]) || spelling[0] == '-' ||
+                            spelling[0] == '+' || spelling[0] == '.')) {
+    auto [count, rest] = spelling.split('x');
+    if (rest.empty() && !spelling.contains('x'))
+      return fail("expected <slices>x<topology> (e.g. 4x" +
+                  (target.topologies.empty() ? std::string("v5e-256")
+                                             : target.topologies.back().name) +
+                  ") or a topology's name");
+    if (count.getAsInteger(10, slices) || slices < 1)
+      return fail("the slice count '" + count +
+                  "' must be an integer of at least 1");
+    name = rest;
+  }
+  const TopologyDesc *topology = target.findTopology(name);
+  if (!topology)
+    return fail(target.name + " has no topology '" + name +
+                "'; valid: " + target.listTopologies());
+  if (slices > kMaxTopologyChips / topology->numChips())
+    return fail(std::to_string(slices) + " slices of " +
+                std::to_string(topology->numChips()) +
+                " chips exceed the " + std::to_string(kMaxTopologyChips) +
+                " chips Loom plans at most");
+  TopologyDesc result = *topology;
+  result.slices = slices;
+  if (slices > 1) {
+    if (llvm::StringRef missing = target.missingDcnFigure(); !missing.empty())
+      return fail(std::to_string(slices) + " slices are joined by the "
+                  "data-center network, and target " + target.name +
+                  " does not give host." + missing.str() +
+                  " (targets/README.md, \"host\")");
+    result.name = std::to_string(slices) + "x" + topology->name;
+  }
+  return result;
 }
 
 const TopologyDesc *TargetDesc::findTopology(llvm::StringRef topologyName) const {

@@ -90,6 +90,16 @@ constexpr TargetFigure figures[] = {
          Range::Rate, "link_bandwidth", IS::Ici, &TargetDesc::linkBandwidth),
     priced("hop_latency", FS::Interconnect, Form::Choice, "s", Range::Latency,
          "hop_latency", IS::Ici, &TargetDesc::hopLatency),
+    // A schedule's "dcn": the data-center network between slices, through
+    // each host's NICs (docs/multislice.md); a target without them cannot
+    // span slices.
+    {"chips_per_host", FS::Host, Form::Figure, false, "chips", Range::Whole,
+     "chips_per_host", IS::Dcn, kNoReal, &TargetDesc::chipsPerHost,
+     kNoCalibration},
+    optional("dcn_bandwidth", FS::Host, "bytes/s", Range::Rate, "bandwidth",
+             IS::Dcn, &TargetDesc::dcnBandwidth),
+    optional("dcn_latency", FS::Host, "s", Range::Latency, "latency", IS::Dcn,
+             &TargetDesc::dcnLatency),
     // #loom.calibration and a schedule's "calibration".
     fitted("program_dispatch", "s", Range::FixedCost,
            &Calibration::programDispatch),
@@ -117,8 +127,6 @@ constexpr TargetFigure figures[] = {
     recorded("chip_bandwidth", FS::Interconnect, true, "bytes/s", Range::Rate),
     recorded("latency_bound_below", FS::Interconnect, true, "bytes",
              Range::Whole),
-    recorded("chips_per_host", FS::Host, true, "chips", Range::Whole),
-    recorded("dcn_bandwidth", FS::Host, true, "bytes/s", Range::Rate),
     recorded("nics", FS::Host, false, "count", Range::Whole),
     recorded("dram", FS::Host, false, "bytes", Range::Whole),
     recorded("hosts", FS::Pod, true, "hosts", Range::Whole),

@@ -74,7 +74,8 @@ public:
       : schedule(schedule), machine(machine), report(report) {}
 
   bool run() {
-    return checkSize() && checkChips() && checkTasks() && checkHostLink() &&
+    return checkSize() && checkSlices() && checkChips() && checkTasks() &&
+           checkHostLink() &&
            matchMessages() && completeCollectives() && checkAcyclic();
   }
 
@@ -96,6 +97,7 @@ private:
   }
 
   bool checkSize();
+  bool checkSlices();
   bool checkChips();
   bool checkTasks();
   bool checkTask(Ref r);
@@ -119,7 +121,7 @@ bool Checker::checkSize() {
   // As #loom.target's verifier bounds a topology (loom-translate
   // --json-to-sched builds one), so that every reader gives one answer.
   if (machine.chips > kMaxTopologyChips)
-    return fail({-1, -1, "target.shape"},
+    return fail({-1, -1, machine.slices > 1 ? "target.slices" : "target.shape"},
                 "topology " + machine.name + " has " +
                     (machine.chips == std::numeric_limits<int64_t>::max()
                          ? std::string("2^63 or more")
@@ -137,6 +139,37 @@ bool Checker::checkSize() {
   if (total > limit)
     return fail({}, "has " + llvm::Twine(total) + " tasks; at most " +
                         llvm::Twine(limit) + " are supported");
+  return true;
+}
+
+bool Checker::checkSlices() {
+  if (machine.slices < 1 || machine.chips % machine.slices != 0)
+    return fail({-1, -1, "target.slices"},
+                "must be a whole number of at least 1 that divides the " +
+                    llvm::Twine(machine.chips) + " chips, got " +
+                    llvm::Twine(machine.slices));
+  if (machine.slices == 1)
+    return true;
+  // Messages between slices cross the DCN: without its figures they have
+  // no time, and none is guessed.
+  const DcnFigures &dcn = machine.dcn;
+  if (!dcn.given() || dcn.bandwidth <= 0 || dcn.latency <= 0)
+    return fail({-1, -1, "target.dcn"},
+                machine.name + " has " + llvm::Twine(machine.slices) +
+                    " slices joined by the data-center network, which needs "
+                    "its figures chips_per_host, bandwidth and latency "
+                    "(the target's host.chips_per_host, dcn_bandwidth and "
+                    "dcn_latency)");
+  // The chips of a host share its NICs: hosts tile a slice, or a slice is
+  // part of one host (v5e-4: half of one).
+  int64_t sliceChips = machine.chips / machine.slices;
+  if (sliceChips % dcn.chipsPerHost != 0 &&
+      dcn.chipsPerHost % sliceChips != 0)
+    return fail({-1, -1, "target.dcn.chips_per_host"},
+                llvm::Twine(dcn.chipsPerHost) +
+                    " chips per host neither divide a slice's " +
+                    llvm::Twine(sliceChips) + " chips nor are a multiple of "
+                    "them");
   return true;
 }
 
@@ -315,6 +348,23 @@ bool Checker::checkCollective(Ref r) {
         twice != sorted.end())
       return fail({r.chip, r.task, "group"},
                   "chip " + llvm::Twine(*twice) + " is in the group twice");
+    if (machine.slices > 1) {
+      // Over the DCN a collective runs between slices, one chip of each;
+      // within them it runs over ICI (docs/multislice.md).
+      int64_t sliceChips = machine.chips / machine.slices;
+      llvm::SmallVector<int64_t, 8> slices;
+      for (int64_t member : sorted) // sorted, so their slices are too
+        slices.push_back(member / sliceChips);
+      bool spans = slices.front() != slices.back();
+      if (auto twice = std::adjacent_find(slices.begin(), slices.end());
+          spans && twice != slices.end())
+        return fail({r.chip, r.task, "group"},
+                    "spans slices with several chips of slice " +
+                        llvm::Twine(*twice) +
+                        "; a collective across slices takes one chip of each "
+                        "(split it into collectives within the slices and "
+                        "one across them)");
+    }
   }
   auto [it, fresh] = collectiveOf.try_emplace(t.tag, collectives.size());
   if (fresh)

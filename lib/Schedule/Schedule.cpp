@@ -668,7 +668,10 @@ size_t StreamReader::targetFigures(const JsonPath &path, IrSection section,
     if (!problem.empty())
       return fail(at, problem);
     figure->set(figs, f.number);
-    if (figure->required && !llvm::is_contained(given, figure))
+    // The DCN's figures are optional in a target but come together in a
+    // schedule: each counts.
+    if ((figure->required || section == IrSection::Dcn) &&
+        !llvm::is_contained(given, figure))
       given.push_back(figure);
   });
   return given.size();
@@ -676,7 +679,8 @@ size_t StreamReader::targetFigures(const JsonPath &path, IrSection section,
 
 void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
   bool sawName = false, sawShape = false, sawTopology = false, sawWrap = false,
-       sawChip = false, sawIci = false, sawCalibration = false;
+       sawChip = false, sawIci = false, sawCalibration = false,
+       sawSlices = false, sawDcn = false;
   TargetDesc figs;
   std::string topologyName;
   llvm::SmallVector<int64_t, 3> wrapAxes;
@@ -691,14 +695,27 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
                  : field == "chip"      ? &sawChip
                  : field == "ici"       ? &sawIci
                  : field == "calibration" ? &sawCalibration
+                 : field == "slices"    ? &sawSlices
+                 : field == "dcn"       ? &sawDcn
                                         : nullptr;
     if (!seen) {
-      fail(path, "unknown key (known here: name, topology, shape, wrap_axes, "
-                 "chip, ici, calibration)");
+      fail(path, "unknown key (known here: name, topology, shape, slices, "
+                 "wrap_axes, chip, ici, dcn, calibration)");
       return;
     }
     if (!firstTime(*seen, path))
       return;
+    if (field == "dcn") {
+      // All three figures or none: a run between slices needs them all.
+      TargetDesc dcn;
+      size_t given = targetFigures(path, IrSection::Dcn, dcn, "",
+                                   [](const std::string &, const Field &,
+                                      const JsonPath &) { return false; });
+      if (failed.empty() && given != getIrFigures(IrSection::Dcn).size())
+        fail(path, "needs " + listIrKeys(IrSection::Dcn, " and "));
+      result.dcn = DcnFigures::of(dcn);
+      return;
+    }
     if (field == "chip" || field == "ici") {
       IrSection section = field == "chip" ? IrSection::Chip : IrSection::Ici;
       size_t given = targetFigures(path, section, figs, "",
@@ -739,6 +756,8 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
     value(f, 0);
     if (field == "name") {
       result.targetName = stringField(f, path);
+    } else if (field == "slices") {
+      result.slices = integer(f, path, 1);
     } else if (field == "topology") {
       topologyName = stringField(f, path).str();
     } else if (field == "shape" || field == "wrap_axes") {
@@ -771,6 +790,7 @@ void StreamReader::readTarget(Schedule &result, const JsonPath &targetPath) {
     figs.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
     figs.wrap.sizes.assign(wrapAxes.begin(), wrapAxes.end());
     TopologyDesc topology{topologyName, result.shape};
+    // The figures' topology is one slice: a schedule's slices are its own.
     figs.maxChips = topology.numChips();
     figs.topologies.push_back(std::move(topology));
     result.figures = std::move(figs);
@@ -882,16 +902,10 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
         for (int64_t d : schedule.shape)
           j.value(d);
       });
-      if (!topology)
-        return;
-      const TargetDesc &f = *schedule.figures;
-      j.attributeArray("wrap_axes", [&] {
-        for (unsigned axis = 0; axis < schedule.shape.size(); ++axis)
-          if (f.axisWraps(schedule.shape, axis))
-            j.value(axis);
-      });
+      if (schedule.slices != 1)
+        j.attribute("slices", schedule.slices);
       // The figures in the schema's order; whole ones as integers.
-      auto writeFigures = [&](IrSection section) {
+      auto writeFigures = [&](const TargetDesc &f, IrSection section) {
         for (const TargetFigure *figure : getIrFigures(section))
           if (!figure->required && figure->get(f) == 0)
             continue; // an optional figure the target does not give
@@ -900,14 +914,29 @@ void schedule::writeSchedule(const Schedule &schedule, llvm::raw_ostream &os) {
           else
             j.attribute(figure->irKey, figure->get(f));
       };
-      j.attributeObject("chip", [&] { writeFigures(IrSection::Chip); });
-      j.attributeObject("ici", [&] { writeFigures(IrSection::Ici); });
+      if (schedule.dcn.given()) {
+        TargetDesc dcn;
+        dcn.chipsPerHost = schedule.dcn.chipsPerHost;
+        dcn.dcnBandwidth = schedule.dcn.bandwidth;
+        dcn.dcnLatency = schedule.dcn.latency;
+        j.attributeObject("dcn", [&] { writeFigures(dcn, IrSection::Dcn); });
+      }
+      if (!topology)
+        return;
+      const TargetDesc &f = *schedule.figures;
+      j.attributeArray("wrap_axes", [&] {
+        for (unsigned axis = 0; axis < schedule.shape.size(); ++axis)
+          if (f.axisWraps(schedule.shape, axis))
+            j.value(axis);
+      });
+      j.attributeObject("chip", [&] { writeFigures(f, IrSection::Chip); });
+      j.attributeObject("ici", [&] { writeFigures(f, IrSection::Ici); });
       const Calibration &c = f.calibration;
       j.attributeObject("calibration", [&] {
         j.attribute("file", c.file);
         j.attribute("name", c.name);
         j.attribute("version", c.version);
-        writeFigures(IrSection::Calibration);
+        writeFigures(f, IrSection::Calibration);
       });
     });
     j.attributeArray("chips", [&] {

@@ -85,8 +85,13 @@ void sim::printReport(const SimResult &result,
     os << "busiest links:\n";
     for (size_t i = 0; i < std::min<size_t>(5, result.links.size()); ++i) {
       const LinkStats &link = result.links[i];
-      os << fmt::format("  {:>4} -> {:<4} {:>10}  busy {:.1f}%\n", link.from,
-                        link.to, formatQuantity(link.bytes, "B"),
+      // A NIC reads "8 -> dcn" (out of the host of chip 8) or "dcn -> 8".
+      auto end = [&](int64_t chip) {
+        return link.dcn && chip < 0 ? std::string("dcn") : std::to_string(chip);
+      };
+      os << fmt::format("  {:>4} -> {:<4} {:>10}  busy {:.1f}%\n",
+                        end(link.from), end(link.to),
+                        formatQuantity(link.bytes, "B"),
                         result.makespan > 0
                             ? 100.0 * link.busy / result.makespan
                             : 0.0);
@@ -132,6 +137,8 @@ void sim::writeReportJSON(const SimResult &result,
         j.object([&] {
           j.attribute("from", link.from);
           j.attribute("to", link.to);
+          if (link.dcn)
+            j.attribute("dcn", true);
           j.attribute("bytes", link.bytes);
           j.attribute("busy_s", link.busy);
         });

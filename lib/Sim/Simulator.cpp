@@ -71,7 +71,10 @@ struct Flow {
 };
 
 struct Link {
-  int64_t id; ///< see Engine::linkId
+  int64_t id; ///< see Engine::linkId and Engine::nicLinkId
+  /// A host's NIC on the data-center network, at the DCN's bandwidth (not
+  /// the ICI's, nor its calibrated efficiency).
+  bool dcn = false;
   llvm::SmallVector<int32_t, 4> flows;
   double bytes = 0, busy = 0, since = 0;
   bool dirty = false; ///< its flows' shares are due to be recomputed
@@ -187,10 +190,12 @@ struct Event {
 
 class Engine {
 public:
-  Engine(const TargetDesc &target, const TopologyDesc &topology,
+  Engine(const TargetDesc &target, TopologyDesc topology,
          const schedule::Schedule &schedule, bool recordTrace,
          int64_t programSteps, SimOptions options)
-      : target(target), model(target), topology(topology), schedule(schedule),
+      : target(target), model(target), topology(std::move(topology)),
+        sliceChips(this->topology.sliceChips()),
+        dcn(schedule::getDcnFigures(schedule, target)), schedule(schedule),
         recordTrace(recordTrace), programSteps(programSteps),
         options(options) {}
 
@@ -218,9 +223,12 @@ public:
   const std::string &brokenAccounting() const { return accounting; }
 
 private:
-  // Topology.
+  // Topology: chips numbered slice-major, each slice's in row-major order.
   int64_t numChips() const { return topology.numChips(); }
+  int64_t sliceOf(int64_t id) const { return id / sliceChips; }
+  /// A chip's coordinates within its slice.
   llvm::SmallVector<int64_t, 3> coords(int64_t id) const {
+    id %= sliceChips;
     llvm::SmallVector<int64_t, 3> c(topology.shape.size());
     for (int64_t axis = topology.shape.size() - 1; axis >= 0; --axis) {
       c[axis] = id % topology.shape[axis];
@@ -239,12 +247,27 @@ private:
     return chip * 2 * int64_t(topology.shape.size()) + 2 * axis +
            (dir < 0 ? 1 : 0);
   }
+  /// The chips of a host, sharing its NICs: consecutive in a slice's
+  /// order, all of a slice smaller than a host (checkSchedule ensures one
+  /// divides the other).
+  int64_t chipsPerHost() const {
+    return std::min(dcn.chipsPerHost, sliceChips);
+  }
+  /// A host's NICs on the DCN, out of the host (egress) or into it
+  /// (ingress): ids past every ICI link's.
+  int64_t nicLinkId(int64_t chip, bool ingress) const {
+    return numChips() * 2 * int64_t(topology.shape.size()) +
+           2 * (chip / chipsPerHost()) + (ingress ? 1 : 0);
+  }
+  bool isNicLink(int64_t id) const {
+    return id >= numChips() * 2 * int64_t(topology.shape.size());
+  }
   /// The state of link `id`, made when a flow first uses it: memory grows
   /// with the links a schedule uses, not with the topology's size.
   int32_t linkSlot(int64_t id) {
     auto [it, fresh] = linkIndex.try_emplace(id, links.size());
     if (fresh)
-      links.push_back({id, {}});
+      links.push_back({id, isNicLink(id), {}});
     return it->second;
   }
   void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int64_t> &path) const;
@@ -394,7 +417,9 @@ private:
 
   const TargetDesc &target;
   CostModel model;
-  const TopologyDesc &topology;
+  TopologyDesc topology;
+  int64_t sliceChips; ///< topology.sliceChips(), asked for every flow
+  schedule::DcnFigures dcn;
   const schedule::Schedule &schedule;
   bool recordTrace;
   int64_t programSteps;
@@ -485,9 +510,17 @@ private:
 
 void Engine::route(int64_t from, int64_t to,
                    llvm::SmallVectorImpl<int64_t> &path) const {
+  // Between slices: out through the sender's host NIC, into the
+  // receiver's; no ICI link is used.
+  if (sliceOf(from) != sliceOf(to)) {
+    path.push_back(nicLinkId(from, /*ingress=*/false));
+    path.push_back(nicLinkId(to, /*ingress=*/true));
+    return;
+  }
+  int64_t base = sliceOf(from) * sliceChips;
   model.route(topology.shape, coords(from), coords(to),
               [&](llvm::ArrayRef<int64_t> at, unsigned axis, int dir) {
-                path.push_back(linkId(idOf(at), axis, dir));
+                path.push_back(linkId(base + idOf(at), axis, dir));
               });
 }
 
@@ -575,6 +608,15 @@ void Engine::load() {
   std::map<llvm::SmallVector<int64_t, 8>, bool> blockRings;
   for (Instance &instance : instances) {
     int64_t n = instance.group.size();
+    instance.steps = instance.kind == CollectiveKind::AllToAll ? 1
+                     : instance.kind == CollectiveKind::AllReduce ? 2 * (n - 1)
+                                                                  : n - 1;
+    // A group across slices (one chip of each, checkSchedule) meets in the
+    // DCN's switches: any order closes a ring, every step one message.
+    if (n > 1 && sliceOf(instance.group[0]) != sliceOf(instance.group[1])) {
+      instance.ring = n > 2;
+      continue;
+    }
     bool neighbours = n > 2;
     for (int64_t i = 0; i < n && neighbours; ++i)
       neighbours = model.hops(topology.shape, coords(instance.group[i]),
@@ -592,9 +634,6 @@ void Engine::load() {
       instance.ring = known->second;
     }
     instance.chained = instance.ring && !neighbours;
-    instance.steps = instance.kind == CollectiveKind::AllToAll ? 1
-                     : instance.kind == CollectiveKind::AllReduce ? 2 * (n - 1)
-                                                                  : n - 1;
   }
   dependentsStart.assign(total + 1, 0);
   for (size_t t = 0; t < total; ++t)
@@ -854,7 +893,9 @@ void Engine::startFlow(int64_t from, int64_t to, double bytes,
       releaseCircuit(links[l].circuit);
   flow.remaining = bytes;
   flow.updated = now;
-  flow.latency = flow.links.size() * target.hopLatency;
+  flow.latency = sliceOf(from) != sliceOf(to)
+                     ? dcn.latency
+                     : flow.links.size() * target.hopLatency;
   // A collective's first step also carries its start/done synchronisation
   // (calibration), once; a chained ring pays it before it starts, so that
   // no later step's chunk overtakes the first's.
@@ -892,7 +933,9 @@ void Engine::rerate(int32_t l) {
     Flow &flow = flows[f];
     double rate = std::numeric_limits<double>::infinity();
     for (int32_t other : flow.links)
-      rate = std::min(rate, flow.efficiency * target.linkBandwidth /
+      rate = std::min(rate, (links[other].dcn
+                                 ? dcn.bandwidth
+                                 : flow.efficiency * target.linkBandwidth) /
                                 links[other].flows.size());
     if (rate == flow.rate)
       continue;
@@ -1518,13 +1561,24 @@ SimResult Engine::run() {
     if (link.bytes <= 0)
       continue;
     int64_t l = link.id, dims = topology.shape.size();
+    if (link.dcn) {
+      // A NIC: from its host's first chip out, or in to it.
+      int64_t nic = l - numChips() * 2 * dims,
+              first = nic / 2 * chipsPerHost();
+      bool ingress = nic % 2;
+      result.links.push_back({ingress ? -1 : first, ingress ? first : -1,
+                              link.bytes, link.busy, /*dcn=*/true});
+      continue;
+    }
     int64_t chip = l / (2 * dims);
     size_t axis = (l % (2 * dims)) / 2;
     int dir = l % 2 ? -1 : 1;
     llvm::SmallVector<int64_t, 3> c = coords(chip);
     c[axis] = ((c[axis] + dir) % topology.shape[axis] + topology.shape[axis]) %
               topology.shape[axis];
-    result.links.push_back({chip, idOf(c), link.bytes, link.busy});
+    result.links.push_back({chip,
+                            sliceOf(chip) * sliceChips + idOf(c),
+                            link.bytes, link.busy});
   }
   llvm::stable_sort(result.links, [](const LinkStats &a, const LinkStats &b) {
     return a.busy > b.busy;
@@ -1869,16 +1923,31 @@ void Engine::extrapolateLinks() {
 
 } // namespace
 
-llvm::Expected<schedule::Machine>
-sim::checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule) {
-  const TopologyDesc *topology = target.findTopology(schedule.shape);
-  if (!topology)
+/// The machine a schedule runs on: `slices` of its shape's topology.
+static llvm::Expected<TopologyDesc>
+scheduleTopology(const TargetDesc &target, const schedule::Schedule &schedule) {
+  const TopologyDesc *slice = target.findTopology(schedule.shape);
+  if (!slice)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "$.target.shape: " + target.name + " has no such topology; valid: " +
             target.listTopologies());
+  TopologyDesc topology = *slice;
+  topology.slices = schedule.slices;
+  if (schedule.slices > 1)
+    topology.name = std::to_string(schedule.slices) + "x" + slice->name;
+  return topology;
+}
+
+llvm::Expected<schedule::Machine>
+sim::checkSchedule(const TargetDesc &target, const schedule::Schedule &schedule) {
+  llvm::Expected<TopologyDesc> topology = scheduleTopology(target, schedule);
+  if (!topology)
+    return topology.takeError();
   schedule::Machine machine{topology->name, topology->numChips(),
-                            target.hostBandwidth, target.hostBytes};
+                            target.hostBandwidth, target.hostBytes,
+                            topology->slices,
+                            schedule::getDcnFigures(schedule, target)};
   if (llvm::Error error = schedule::checkSchedule(schedule, machine))
     return std::move(error);
   return machine;
@@ -1923,7 +1992,8 @@ llvm::Expected<SimResult> sim::simulateProgram(
     int64_t programSteps, SimOptions options) {
   if (llvm::Error error = checkSchedule(target, schedule).takeError())
     return std::move(error);
-  Engine engine(target, *target.findTopology(schedule.shape), schedule,
+  Engine engine(target, llvm::cantFail(scheduleTopology(target, schedule)),
+                schedule,
                 /*recordTrace=*/false, programSteps, options);
   if (!engine.loadProgram()) {
     SimResult result;
@@ -1941,7 +2011,8 @@ llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
                                         SimOptions options) {
   if (llvm::Error error = checkSchedule(target, schedule).takeError())
     return std::move(error);
-  Engine engine(target, *target.findTopology(schedule.shape), schedule,
+  Engine engine(target, llvm::cantFail(scheduleTopology(target, schedule)),
+                schedule,
                 recordTrace, programSteps, options);
   engine.load();
   return trusted(engine, engine.run());

@@ -36,6 +36,25 @@
 //   order, XLA's way (jax-ml/jax d6c36255e8): each message routed, links
 //   shared, and chained (a chip passes a chunk on as it arrives, no
 //   barrier between steps): routedCollectiveTime follows its chains.
+// - Collectives across slices (docs/multislice.md): XLA runs a collective
+//   whose group spans slices hierarchically (MaxText docs, "sharding":
+//   gradients are reduce-scattered over ICI, all-reduced over DCN,
+//   all-gathered over ICI). With n chips on `axes` in each of S slices and
+//   V the bytes of the whole gathered array:
+//     AllReduce     = RS_ici(V) + AR_dcn(V / n) + AG_ici(V)
+//     ReduceScatter = RS_ici(V) + RS_dcn(V / n)
+//     AllGather     = AG_dcn(V / n) + AG_ici(V)
+//   each phase one collective (its own synchronisation). Between slices a
+//   collective of B bytes over S chips, one of each slice, runs as a ring
+//   through the DCN's switches (S - 1 steps; 2 (S - 1) for an all-reduce),
+//   each step's chunk B / S leaving through its host's NIC and entering
+//   the next host's; when the c chips of a host all run one at once (each
+//   its own shard) they share the NIC, W_dcn per host each way:
+//     AG_dcn = RS_dcn = sync + (S - 1) (L_dcn + c B / (S W_dcn))
+//     AR_dcn = sync + 2 (S - 1) (L_dcn + c B / (S W_dcn))
+//   (the ring's bandwidth term, Patarasuk and Yuan, "Bandwidth optimal
+//   all-reduce algorithms for clusters of workstations", JPDC 2009, with
+//   the NIC shared c ways; W_dcn and L_dcn from the target's host section).
 // - Calibration (the target's `calibration` section, fitted by
 //   bench/calibrate.py from targets/tpu-v5e-measurements.json; each
 //   constant's cases are listed beside it in the target file):
@@ -252,6 +271,28 @@ public:
   /// steps), so the routes' latencies add up along the chains.
   double routedCollectiveTime(CollectiveKind kind, const GroupRoutes &routes,
                               double bytes) const;
+
+  /// Time of a collective of `kind` over `slices` chips, one of each slice,
+  /// through the DCN, `sharers` chips of each host running one alike at
+  /// once (their NIC shared), for `bytes` as collectiveTime takes them
+  /// (AG_dcn, RS_dcn and AR_dcn in the file comment; an all-to-all sends
+  /// bytes / S to each other chip at once: sync + L_dcn + c (S - 1) B /
+  /// (S W_dcn)). Infinite on a target without the DCN's figures.
+  double dcnCollectiveTime(CollectiveKind kind, int64_t slices, double bytes,
+                           int64_t sharers) const;
+
+  /// Time of a collective of `kind` over the chips on `axes` in every
+  /// slice of `topology` (the same chips in each), for `bytes` as
+  /// collectiveTime takes them, run hierarchically (file comment): within
+  /// the slices over ICI, between them over the DCN, every chip of a host
+  /// running the DCN phase at once (as data parallelism over slices does:
+  /// each chip reduces its own shard). One slice: collectiveTime. Infinite
+  /// for an all-to-all across slices (not decomposed) and on a target
+  /// without the DCN's figures (parseTopology refuses such a topology).
+  double multisliceCollectiveTime(CollectiveKind kind,
+                                  llvm::ArrayRef<GroupAxis> axes,
+                                  const TopologyDesc &topology,
+                                  double bytes) const;
 
   /// Whether a group on `axes` runs its collectives as a ring (else a line).
   static bool isRing(llvm::ArrayRef<GroupAxis> axes);

@@ -20,11 +20,19 @@
 
 namespace loom {
 
-/// A named topology of a pod: `v5e-16` is a 4x4 torus.
+/// A named topology of a pod: `v5e-16` is a 4x4 torus. With `slices`
+/// above 1 (spelled `4xv5e-256`, parseTopology) it is that many such
+/// slices joined by the data-center network (DCN) through their hosts'
+/// NICs (docs/multislice.md); chips are numbered slice-major, each slice's
+/// in row-major order of `shape`.
 struct TopologyDesc {
   std::string name;
   llvm::SmallVector<int64_t, 3> shape;
+  int64_t slices = 1;
 
+  /// The chips of one slice.
+  int64_t sliceChips() const;
+  /// The chips of every slice.
   int64_t numChips() const;
 };
 
@@ -69,6 +77,17 @@ struct TargetDesc {
   double hostBandwidth = 0; ///< bytes/s, each direction; 0 when unknown
   double hostBytes = 0;     ///< host memory one chip may fill; 0 when unknown
 
+  // Data-center network (DCN) between slices, through each host's NICs;
+  // 0 when unknown, and then no topology of several slices is priced.
+  int64_t chipsPerHost = 0; ///< chips sharing one host's NICs
+  double dcnBandwidth = 0;  ///< bytes/s per host, each direction
+  double dcnLatency = 0;    ///< seconds, one message across the DCN
+
+  /// The DCN figure a topology of several slices needs and this target
+  /// lacks ("chips_per_host", "dcn_bandwidth" or "dcn_latency", as the
+  /// target file spells it); empty when it has them all.
+  llvm::StringRef missingDcnFigure() const;
+
   // Interconnect.
   double linkBandwidth = 0; ///< bytes/s, one direction of one link
   double hopLatency = 0;    ///< seconds per hop
@@ -111,6 +130,15 @@ struct TargetDesc {
     return elementBits == 8 ? peakOpsInt8 : peakFlopsBf16;
   }
 };
+
+/// Parses a topology as a user spells it: a topology of `target` by name
+/// ("v5e-256") or, for several slices, `<N>x<name>` ("4xv5e-256": N >= 1
+/// slices of that topology). The error says what is wrong: an unknown name
+/// (listing the valid ones), a slice count that is not an integer of at
+/// least 1, or several slices on a target without DCN figures (naming the
+/// missing one).
+llvm::Expected<TopologyDesc> parseTopology(const TargetDesc &target,
+                                           llvm::StringRef spelling);
 
 /// Parses a target file. Errors name the JSON path of the offending field
 /// (e.g. `$.chip.hbm_bandwidth.measured.value: must be positive`): unknown

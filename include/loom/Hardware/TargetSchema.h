@@ -35,9 +35,10 @@ enum class FileSection : uint8_t {
 
 /// The object that carries a figure in the IR and in a schedule file:
 /// #loom.chip and "chip", #loom.ici and "ici", #loom.calibration and
-/// "calibration". None: the target file records it, the cost model does not
-/// read it.
-enum class IrSection : uint8_t { None, Chip, Ici, Calibration };
+/// "calibration"; Dcn only a schedule's "dcn" (the network between slices,
+/// read by loom-sim). None: the target file records it, the cost model
+/// does not read it.
+enum class IrSection : uint8_t { None, Chip, Ici, Calibration, Dcn };
 
 /// How a target file states a figure (targets/README.md, "Value kinds").
 enum class FigureForm : uint8_t {

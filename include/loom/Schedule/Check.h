@@ -36,10 +36,14 @@ std::string jsonPath(const Place &place);
 /// The chips a schedule runs on: a topology's name and its chip count, and
 /// each chip's link to its host (TargetDesc's hostBandwidth and hostBytes;
 /// 0 when the target does not give them).
+/// With `slices` above 1 the chips are that many slices of `chips /
+/// slices` joined by the data-center network, whose figures `dcn` gives.
 struct Machine {
   std::string name;
   int64_t chips = 0;
   double hostBandwidth = 0, hostBytes = 0;
+  int64_t slices = 1;
+  DcnFigures dcn;
 };
 
 /// The dependencies a task may have: the simulator counts a task's
@@ -62,11 +66,16 @@ using Locator =
 ///   after it: `store` is a dependency);
 /// - host transfers only on a machine whose host link figures are known
 ///   (hostBandwidth and hostBytes above 0);
+/// - several slices only with the DCN's figures, its chips per host
+///   dividing a slice's chips (or a slice within one host);
 /// - messages: a peer is another chip of the machine; each (sender,
 ///   receiver, tag) is sent once and received once, with the same bytes;
 /// - collectives: a tag names one collective, run once by each chip of its
 ///   group (no repeats, all inside the machine, the chip itself included),
-///   all agreeing on its kind, group and bytes;
+///   all agreeing on its kind, group and bytes; a group that spans slices
+///   takes at most one chip of each (a collective over several chips of
+///   several slices is split into ones within slices and one across them,
+///   as XLA runs it: docs/multislice.md);
 /// - no cycle through dependencies, messages (a receive after its send),
 ///   collectives (all members start together) and each chip's TensorCore
 ///   (compute tasks one at a time, in order): such a schedule deadlocks.

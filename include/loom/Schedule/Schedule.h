@@ -139,9 +139,29 @@ struct Chip {
   std::vector<Task> tasks;
 };
 
+/// The data-center network (DCN) between slices, as a schedule's "dcn"
+/// gives it (the target file's host.chips_per_host, dcn_bandwidth and
+/// dcn_latency; docs/multislice.md). All 0 when not given.
+struct DcnFigures {
+  int64_t chipsPerHost = 0; ///< chips sharing one host's NICs
+  double bandwidth = 0;     ///< bytes/s per host, each direction
+  double latency = 0;       ///< seconds per message
+
+  bool given() const { return chipsPerHost > 0; }
+  static DcnFigures of(const TargetDesc &target) {
+    return {target.chipsPerHost, target.dcnBandwidth, target.dcnLatency};
+  }
+};
+
 struct Schedule {
   std::string targetName;
+  /// The shape of one slice; `slices` of them, joined by the DCN, make the
+  /// machine (chips numbered slice-major, TopologyDesc).
   llvm::SmallVector<int64_t, 3> shape;
+  int64_t slices = 1;
+  /// The DCN's figures when the file gives them ("dcn"); otherwise the
+  /// target's (getDcnFigures).
+  DcnFigures dcn;
   /// The figures of the target the schedule was planned for, as
   /// #loom.target carries them (one topology, of `shape`, with its wrapping
   /// axes listed), so that loom-sim runs a schedule of a user's target with
@@ -165,6 +185,13 @@ struct Schedule {
 /// else the bundled target of that name with the file's shape. Errors say
 /// which is unknown.
 llvm::Expected<TargetDesc> getScheduleTarget(const Schedule &schedule);
+
+/// The DCN figures a run of `schedule` on `target` uses: the schedule's
+/// own when it gives them, else the target's.
+inline DcnFigures getDcnFigures(const Schedule &schedule,
+                                const TargetDesc &target) {
+  return schedule.dcn.given() ? schedule.dcn : DcnFigures::of(target);
+}
 
 llvm::Expected<Schedule> parseSchedule(llvm::StringRef json,
                                        llvm::StringRef fileName);

@@ -13,6 +13,11 @@
 //   transfer under way is the chip moving data, as a send is, so the
 //   TensorCore idle meanwhile counts in ChipStats::exposedComm;
 // - per ICI link and direction, the target's bandwidth and hop latency;
+// - with several slices (Schedule::slices), per host a NIC each way on the
+//   data-center network (DCN), shared by the host's chips: a message
+//   between slices leaves through its sender's host NIC and enters through
+//   its receiver's, each at the DCN's bandwidth per host, after the DCN's
+//   latency, and takes no ICI link (docs/multislice.md);
 //   transfers sharing a link share its bandwidth equally (a fluid model:
 //   rates are recomputed whenever a transfer starts or ends), routed in
 //   dimension order over the torus with the target's wraparound rule;
@@ -65,10 +70,14 @@ struct ChipStats {
   int64_t tasks = 0;
 };
 
+/// An ICI link from chip `from` to its neighbour `to`, or (`dcn`) a host's
+/// NICs on the data-center network: out of the host whose first chip is
+/// `from` (`to` -1), or into the host whose first chip is `to` (`from` -1).
 struct LinkStats {
   int64_t from = 0, to = 0;
   double bytes = 0;
   double busy = 0; ///< seconds with at least one transfer on it
+  bool dcn = false;
 };
 
 struct SimResult {

@@ -132,6 +132,15 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                                             MLIRContext *context,
                                             Location loc) {
   context->loadDialect<SchedDialect, LoomDialect>();
+  // #loom.target holds one slice; a schedule across slices is loom-sim's
+  // (docs/multislice.md).
+  if (schedule.slices > 1) {
+    mlir::emitError(loc) << "$.target.slices: sched IR holds one slice; a "
+                            "schedule of "
+                         << schedule.slices
+                         << " slices runs in loom-sim from its file";
+    return nullptr;
+  }
   llvm::Expected<TargetDesc> desc = file::getScheduleTarget(schedule);
   if (!desc) {
     mlir::emitError(loc) << "$.target: " << llvm::toString(desc.takeError());
