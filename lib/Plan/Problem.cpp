@@ -122,6 +122,15 @@ std::string loom::checkTraining(const ParallelLayout &layout, bool training) {
   if (layout.zero < 1 || layout.zero > 3)
     return fmt::format("--zero must be 1, 2 or 3, got {}", layout.zero);
   // What the training step's lowering builds (docs/training.md).
+  bool chunked = layout.schedule == PipelineSchedule::Interleaved ||
+                 layout.schedule == PipelineSchedule::Circular;
+  if (layout.virtualStages > 1 && (layout.stages < 2 || !chunked))
+    return fmt::format("--virtual-stages {} runs a training step's chunks "
+                       "with --schedule interleaved or circular on 2 or more "
+                       "--stages (got {} stage{}, schedule {})",
+                       layout.virtualStages, layout.stages,
+                       layout.stages == 1 ? "" : "s",
+                       formatDimension(layout.schedule));
   if (layout.tpLayout != TensorLayout::OneD)
     return "a training step's tensor parallelism is 1-D (Megatron); give "
            "--tp-layout 1d";
