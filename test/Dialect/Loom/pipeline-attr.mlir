@@ -199,8 +199,8 @@ func.func @one_f_one_b() attributes {loom.pipeline = #loom.pipeline<stages = 1, 
 func.func @zero_bubble() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h1">} {
   return
 }
-// CHECK: #loom.pipeline<stages = 2, slices = [8], microbatches = 3, schedule = "zb-h2">
-func.func @zero_bubble_h2() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [8], microbatches = 3, schedule = "zb-h2">} {
+// CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h2">
+func.func @zero_bubble_h2() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h2">} {
   return
 }
 // CHECK: #loom.pipeline<stages = 2, slices = [8], virtual_stages = 2, schedule = "circular">
