@@ -190,6 +190,10 @@ TEST(TrainingSchedule, ActivationsInFlightComeFromTheOrder) {
       for (int64_t s = 0; s < p; ++s)
         EXPECT_EQ(h2.peakInFlight[s], std::min(2 * p - 1, m))
             << "p " << p << " m " << m << " stage " << s;
+      // The last stage runs each B as its F ends and holds the W passes
+      // back while it can run F: all of its in flight await their W.
+      if (m >= 2 * p - 1)
+        EXPECT_EQ(h2.peakAwaitingWeights[p - 1], 2 * p - 1);
     }
 }
 
