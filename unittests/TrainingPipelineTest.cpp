@@ -10,9 +10,11 @@
 // - with those times equal on every stage and no transfer, the order's
 //   bubble is the closed form: (p - 1) / m for GPipe and 1F1B (Narayanan
 //   et al., SC 2021, section 2.2.1), (p - 1)(T_F + T_B - T_W) of time for
-//   ZB-H1 (Qi et al., ICLR 2024, section 3.1); the simulated step's is
-//   that and what the last stage's loss and the transfers add, and
-//   ZB-H1's makespan is below 1F1B's;
+//   ZB-H1 (Qi et al., ICLR 2024, section 2.1), (p - 1)(T_F + T_B - 2 T_W)
+//   between overlapping steps for ZB-H2 (the same paper's Table 2); the
+//   simulated step's is that and what the last stage's loss and the
+//   transfers add, ZB-H1's makespan is below 1F1B's and ZB-H2's below
+//   ZB-H1's;
 // - each stage's simulated peak HBM is its model states plus
 //   runSchedule's peakInFlight x one microbatch's kept activations, and
 //   so is loom-check-memory's accounting of the stage
@@ -278,7 +280,7 @@ TEST_F(TrainingPipelineTest, EachScheduleRunsAsItsOrderPlays) {
     std::map<PipelineSchedule, double> makespan;
     for (PipelineSchedule schedule :
          {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
-          PipelineSchedule::ZeroBubbleH1}) {
+          PipelineSchedule::ZeroBubbleH1, PipelineSchedule::ZeroBubbleH2}) {
       Plan plan{layers, /*batch=*/microbatches, stages, 1, microbatches,
                 schedule};
       Run got = run(plan);
@@ -288,7 +290,7 @@ TEST_F(TrainingPipelineTest, EachScheduleRunsAsItsOrderPlays) {
       // The closed forms, with stage 0's measured pass times on every
       // stage and no transfer: GPipe's and 1F1B's bubble is (p - 1) / m
       // (Narayanan et al., SC 2021, section 2.2.1); ZB-H1's is smaller
-      // (Qi et al., ICLR 2024, section 3.1: (p - 1)(T_F + T_B - T_W) of
+      // (Qi et al., ICLR 2024, section 2.1: (p - 1)(T_F + T_B - T_W) of
       // time with T_B no longer than T_F; here a GELU's gradient makes B
       // twice F, and ZB-H1's bubble lies between that and 1F1B's).
       PassTimes layer = got.measured.times.front();
@@ -307,6 +309,18 @@ TEST_F(TrainingPipelineTest, EachScheduleRunsAsItsOrderPlays) {
                                       layer.weight) /
                                      (mb * work));
         published = even.bubble();
+      } else if (schedule == PipelineSchedule::ZeroBubbleH2) {
+        // Between overlapping steps a stage waits (p - 1)(T_F + T_B -
+        // 2 T_W) (Qi et al., ICLR 2024, Table 2) when its W passes fit the
+        // waits of T_F they fill; here a W is longer than F, so it waits
+        // more, still less than ZB-H1's (p - 1)(T_F + T_B - T_W). Within
+        // the step the last stage starts (p - 1) T_F late.
+        double f = layer.forward, b = layer.backward, w = layer.weight;
+        ASSERT_GT(w, f);
+        EXPECT_GT(even.period - even.work, (p - 1) * (f + b - 2 * w));
+        EXPECT_LT(even.period - even.work, (p - 1) * (f + b - w));
+        EXPECT_GE(even.makespan - even.work, (p - 1) * f);
+        published = even.bubble();
       } else {
         EXPECT_NEAR(even.bubble(), published, 1e-9)
             << scheduleName(schedule).str();
@@ -319,6 +333,8 @@ TEST_F(TrainingPipelineTest, EachScheduleRunsAsItsOrderPlays) {
     }
     EXPECT_LT(makespan[PipelineSchedule::ZeroBubbleH1],
               makespan[PipelineSchedule::OneFOneB]);
+    EXPECT_LT(makespan[PipelineSchedule::ZeroBubbleH2],
+              makespan[PipelineSchedule::ZeroBubbleH1]);
   }
 }
 

@@ -4,8 +4,9 @@
 // paper publishes: (p - 1) / m for GPipe and 1F1B (Narayanan et al., SC
 // 2021), (p - 1) / (v m) interleaved, (p - 1) / (3 m) for ZB-H1 with T_F =
 // T_B = T_W (Qi et al., ICLR 2024), and (p - 1) / (r m + p - 1) of the run
-// for MaxText's circular pipeline; and the activations in flight that
-// tell them apart.
+// for MaxText's circular pipeline; ZB-H2's (p - 1)(T_F + T_B - 2 T_W)
+// between overlapping steps (the same paper's Table 2); and the
+// activations in flight that tell them apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +55,8 @@ TEST(TrainingSchedule, EveryScheduleRunsEveryPassOnce) {
         {PipelineSchedule::OneFOneB, 1},
         {PipelineSchedule::Interleaved, 2},
         {PipelineSchedule::ZeroBubbleH1, 1},
-        {PipelineSchedule::Circular, 3}}) {
+        {PipelineSchedule::Circular, 3},
+        {PipelineSchedule::ZeroBubbleH2, 1}}) {
     llvm::Expected<StageOrders> orders = scheduleOrder(schedule, 4, 8, chunks);
     ASSERT_TRUE(bool(orders));
     expectEveryPassOnce(*orders, 8, chunks);
@@ -101,6 +103,50 @@ TEST(TrainingSchedule, ZeroBubbleH1IsAThirdOfOneFOneBs) {
     }
 }
 
+TEST(TrainingSchedule, ZeroBubbleH2HasNoBubbleBetweenOverlappingSteps) {
+  for (int64_t p : {2, 3, 4, 8})
+    for (int64_t m : {2 * p - 1, 2 * p, 4 * p + 1}) {
+      SCOPED_TRACE(testing::Message() << "p " << p << " m " << m);
+      // Qi et al., ICLR 2024, Table 2: (p - 1)(T_F + T_B - 2 T_W) of idle
+      // time a stage, 0 with equal passes; with a W no longer than F (a
+      // longer one outlasts the waits it fills).
+      for (PassTimes times : {PassTimes{1, 1, 1}, PassTimes{1, 2, 1},
+                              PassTimes{1, 1.5, 0.5}, PassTimes{2, 1, 1}}) {
+        ScheduleRun zb = run(PipelineSchedule::ZeroBubbleH2, p, m, 1, times);
+        double idle = double(p - 1) *
+                      (times.forward + times.backward - 2 * times.weight);
+        EXPECT_NEAR(zb.period - zb.work, idle, 1e-12);
+        // Within one step the last stage starts (p - 1) T_F late.
+        EXPECT_NEAR(zb.makespan - zb.work,
+                    std::max(idle, double(p - 1) * times.forward), 1e-12);
+      }
+      EXPECT_NEAR(run(PipelineSchedule::ZeroBubbleH2, p, m).periodBubble(),
+                  0, 1e-12);
+      // ZB-H1's and 1F1B's last stages end last and their first stages start
+      // first: their bubbles are the same between overlapping steps.
+      for (PipelineSchedule other :
+           {PipelineSchedule::OneFOneB, PipelineSchedule::ZeroBubbleH1}) {
+        ScheduleRun one = run(other, p, m, 1, PassTimes{1, 1.5, 0.5});
+        EXPECT_NEAR(one.period, one.makespan, 1e-12);
+      }
+    }
+}
+
+TEST(TrainingSchedule, ZeroBubbleH2SendsBackwardsAsSoonAsTheyCanRun) {
+  // Stage s runs 2 (p - s - 1) + 1 forwards before its first B.
+  llvm::Expected<StageOrders> orders =
+      scheduleOrder(PipelineSchedule::ZeroBubbleH2, 4, 8);
+  ASSERT_TRUE(bool(orders));
+  for (int64_t s = 0; s < 4; ++s) {
+    const std::vector<PipelinePass> &order = (*orders)[s];
+    int64_t warmup = 2 * (4 - s - 1) + 1;
+    for (int64_t i = 0; i < warmup; ++i)
+      EXPECT_EQ(order[i].kind, PipelinePass::Kind::Forward);
+    EXPECT_EQ(order[warmup].kind, PipelinePass::Kind::Backward);
+    EXPECT_EQ(order[warmup].microbatch, 0);
+  }
+}
+
 TEST(TrainingSchedule, CircularBubbleIsPMinusOneOverRmPlusPMinusOneOfTheRun) {
   for (int64_t p : {2, 4})
     for (int64_t r : {1, 2, 4})
@@ -135,6 +181,20 @@ TEST(TrainingSchedule, ActivationsInFlightComeFromTheOrder) {
   }
   ScheduleRun interleaved = run(PipelineSchedule::Interleaved, 4, 8, 2);
   EXPECT_GT(interleaved.peakInFlight[0], 4);
+  // ZB-H2 holds 2p - 1 on every stage (Qi et al., ICLR 2024, Table 2's
+  // (2p - 1) M_B): the first stage's warm-up, and W passes held back on
+  // the others; fewer microbatches, all of them.
+  for (int64_t p : {2, 4, 8})
+    for (int64_t m : {p, 2 * p - 1, 4 * p}) {
+      ScheduleRun h2 = run(PipelineSchedule::ZeroBubbleH2, p, m);
+      for (int64_t s = 0; s < p; ++s)
+        EXPECT_EQ(h2.peakInFlight[s], std::min(2 * p - 1, m))
+            << "p " << p << " m " << m << " stage " << s;
+      // The last stage runs each B as its F ends and holds the W passes
+      // back while it can run F: all of its in flight await their W.
+      if (m >= 2 * p - 1)
+        EXPECT_EQ(h2.peakAwaitingWeights[p - 1], 2 * p - 1);
+    }
 }
 
 TEST(TrainingSchedule, AnOrderThatWaitsForItselfNeverEnds) {

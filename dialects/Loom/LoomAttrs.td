@@ -343,7 +343,8 @@ def Loom_PipelineSchedule : I32EnumAttr<"PipelineSchedule",
     I32EnumAttrCase<"OneFOneB", 1, "1f1b">,
     I32EnumAttrCase<"Interleaved", 2, "interleaved">,
     I32EnumAttrCase<"ZeroBubbleH1", 3, "zb-h1">,
-    I32EnumAttrCase<"Circular", 4, "circular">]> {
+    I32EnumAttrCase<"Circular", 4, "circular">,
+    I32EnumAttrCase<"ZeroBubbleH2", 5, "zb-h2">]> {
   let cppNamespace = "::loom";
   let genSpecializedAttr = 0;
 }
@@ -386,9 +387,10 @@ def Loom_PipelineAttr : AttrDef<Loom_Dialect, "Pipeline"> {
     `schedule = "name"` (a training step's; default `"gpipe"`): the order
     in which each stage runs its microbatches' forward and backward passes
     (docs/training.md, "Pipeline schedules"): `"gpipe"`, `"1f1b"`,
-    `"interleaved"` (with virtual stages), `"zb-h1"` or `"circular"` (with
-    virtual stages). `1f1b`, `zb-h1` and `interleaved` need at least as
-    many microbatches as stages. A forward pass (inference) ignores it.
+    `"interleaved"` (with virtual stages), `"zb-h1"`, `"circular"` (with
+    virtual stages) or `"zb-h2"`. `1f1b`, `zb-h1` and `interleaved` need at
+    least as many microbatches as stages, `zb-h2` 2 x stages - 1. A forward
+    pass (inference) ignores it.
 
     ```mlir
     func.func @llama_65b(...) attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [640, 512, 480, 416]>}

@@ -90,6 +90,50 @@ std::vector<PipelinePass> interleaved(int64_t stage, int64_t stages,
   return order;
 }
 
+/// ZB-H2's orders (Qi et al., ICLR 2024, section 2.2 and Figure 3): what
+/// each stage runs when every pass takes one unit and, at each unit, it
+/// runs of the passes whose inputs have come a B, else an F while fewer
+/// than 2p - 1 microbatches are in flight on it, else a W. Stage s's first
+/// 2 (p - s - 1) + 1 forwards fill its wait for its first B, W passes fill
+/// every wait after it, and with 2p - 1 microbatches or more no stage
+/// idles between its first pass and its last (the paper's parallelogram).
+StageOrders zeroBubbleH2(int64_t stages, int64_t microbatches) {
+  int64_t limit = 2 * stages - 1;
+  constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  // The unit at whose end each microbatch's F and B on each stage ended.
+  std::vector<int64_t> forwardEnd(stages * microbatches, kNever),
+      backwardEnd(stages * microbatches, kNever);
+  auto at = [&](int64_t mb, int64_t s) { return mb * stages + s; };
+  // Per stage, the F, B and W passes run so far (each in microbatch order).
+  std::vector<int64_t> forwards(stages, 0), backwards(stages, 0),
+      weights(stages, 0);
+  StageOrders orders(stages);
+  // Each unit some stage runs a pass, so the loop ends: a W, else the B
+  // pending furthest down (the stage after it either ran that B or may run
+  // the microbatch's F), else the first stage's F with no B pending.
+  for (int64_t unit = 0; llvm::any_of(weights, [&](int64_t w) {
+         return w < microbatches;
+       });
+       ++unit)
+    for (int64_t s = 0; s < stages; ++s) {
+      int64_t f = forwards[s], b = backwards[s], w = weights[s];
+      if (b < f && (s + 1 == stages || backwardEnd[at(b, s + 1)] <= unit)) {
+        orders[s].push_back({Kind::Backward, b, 0});
+        backwardEnd[at(b, s)] = unit + 1;
+        ++backwards[s];
+      } else if (f < microbatches && f - w < limit &&
+                 (s == 0 || forwardEnd[at(f, s - 1)] <= unit)) {
+        orders[s].push_back({Kind::Forward, f, 0});
+        forwardEnd[at(f, s)] = unit + 1;
+        ++forwards[s];
+      } else if (w < b) {
+        orders[s].push_back({Kind::Weight, w, 0});
+        ++weights[s];
+      }
+    }
+  return orders;
+}
+
 } // namespace
 
 llvm::Expected<StageOrders> loom::scheduleOrder(PipelineSchedule schedule,
@@ -108,6 +152,8 @@ llvm::Expected<StageOrders> loom::scheduleOrder(PipelineSchedule schedule,
                   llvm::formatv("runs microbatches in groups of the {0} "
                                 "stages: {1} microbatches is no multiple of it",
                                 stages, microbatches));
+  if (schedule == PipelineSchedule::ZeroBubbleH2)
+    return zeroBubbleH2(stages, microbatches);
   StageOrders orders(stages);
   for (int64_t s = 0; s < stages; ++s) {
     std::vector<PipelinePass> &order = orders[s];
@@ -131,6 +177,8 @@ llvm::Expected<StageOrders> loom::scheduleOrder(PipelineSchedule schedule,
       order = chunks == 1 ? oneFOneB(s, stages, microbatches, false)
                           : interleaved(s, stages, microbatches, chunks);
       break;
+    case PipelineSchedule::ZeroBubbleH2:
+      llvm_unreachable("ZB-H2's orders are built for all stages at once");
     }
   }
   return orders;
@@ -235,18 +283,24 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
     }
     return 0.0;
   };
-  std::vector<double> free(stages, 0);
+  // Each stage's first pass's start (-1 until it runs one) and its clock.
+  std::vector<double> first(stages, -1), free(stages, 0);
   bool complete = playSchedule(
       orders, chunks, [&](int64_t g) { return timesOf[g].transfer; },
-      [&](int64_t s, const PipelinePass &pass, double start) {
-        double end = std::max(start, free[s]) +
-                     seconds(pass.kind, pass.chunk * stages + s);
+      [&](int64_t s, const PipelinePass &pass, double ready) {
+        double start = std::max(ready, free[s]);
+        if (first[s] < 0)
+          first[s] = start;
+        double end = start + seconds(pass.kind, pass.chunk * stages + s);
         free[s] = end;
         run.makespan = std::max(run.makespan, end);
         return end;
       });
+  for (int64_t s = 0; s < stages; ++s)
+    if (first[s] >= 0)
+      run.period = std::max(run.period, free[s] - first[s]);
   if (!complete)
-    run.makespan = std::numeric_limits<double>::infinity();
+    run.makespan = run.period = std::numeric_limits<double>::infinity();
   // One stage's passes back to back: the busiest stage's.
   for (int64_t s = 0; s < stages; ++s) {
     double work = 0;

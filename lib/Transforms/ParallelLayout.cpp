@@ -95,6 +95,10 @@ static const EnumSpelling<PipelineSchedule> kPipelineSchedules[] = {
     {PipelineSchedule::Circular, "circular",
      "MaxText's pipeline: GPipe round the stages --virtual-stages times "
      "(num_pipeline_repeats)"},
+    {PipelineSchedule::ZeroBubbleH2, "zb-h2",
+     "B and W split, 2p - 1 microbatches in flight, W passes wherever a "
+     "stage would wait (Qi et al. 2024): no bubble between overlapping "
+     "steps; microbatches >= 2 x stages - 1"},
 };
 static_assert(std::size(kPipelineSchedules) ==
                   getMaxEnumValForPipelineSchedule() + 1,

@@ -7,10 +7,12 @@
 // orders), on a causal model cut into 2 stages.
 // RUN: not loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 schedule=1f2b" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 schedule=zb-h1" 2>&1 | FileCheck %s --check-prefix=FEW
+// RUN: not loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 schedule=zb-h2" 2>&1 | FileCheck %s --check-prefix=FEW2
 // RUN: loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 microbatches=1 schedule=gpipe" | FileCheck %s --check-prefix=GPIPE
 // RUN: loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 schedule=circular" | FileCheck %s --check-prefix=CIRCULAR
-// UNKNOWN: causal-2-stages.mlir:6:3: error: unknown pipeline schedule '1f2b' (valid: gpipe, 1f1b, interleaved, zb-h1, circular)
+// UNKNOWN: causal-2-stages.mlir:6:3: error: unknown pipeline schedule '1f2b' (valid: gpipe, 1f1b, interleaved, zb-h1, circular, zb-h2)
 // FEW: causal-2-stages.mlir:6:3: error: the zb-h1 schedule needs at least as many microbatches as stages (2), got 1
+// FEW2: causal-2-stages.mlir:6:3: error: the zb-h2 schedule needs at least 2 x stages - 1 (3) microbatches, got 1
 // GPIPE: loom.pipeline = #loom.pipeline<stages = 2, slices = [256]>
 // CIRCULAR: loom.pipeline = #loom.pipeline<stages = 2, slices = [256], schedule = "circular">
 
@@ -61,6 +63,26 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2], calibra
       loom.yield %u : tensor<2x16x64xbf16>
     }
     return %1 : tensor<2x16x64xbf16>
+  }
+}
+
+// -----
+
+// So does ZB-H2: here the first stage's layer makes no weight gradient.
+module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2], calibration = "nominal">} {
+  func.func @no_weights_first(%x: tensor<3x16x64xbf16>) -> tensor<3x16x64xbf16> attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [16], microbatches = 3, schedule = "zb-h2">} {
+    // expected-error @+1 {{convert-loom-to-sched: the zb-h2 schedule runs each backward pass as its input gradients (B) and its weight gradients (W), but the backward pass of chunk 0 (stage 0) makes no weight gradient (loom.grad weight)}}
+    %0 = loom.layer 0 (%x) {stage = 0} : (tensor<3x16x64xbf16>) -> tensor<3x16x64xbf16> {
+    ^bb0(%in: tensor<3x16x64xbf16>):
+      %u = loom.activation gelu %in : tensor<3x16x64xbf16>
+      loom.yield %u : tensor<3x16x64xbf16>
+    }
+    %1 = loom.layer 1 (%0) {stage = 1} : (tensor<3x16x64xbf16>) -> tensor<3x16x64xbf16> {
+    ^bb0(%in: tensor<3x16x64xbf16>):
+      %u = loom.linear up %in : tensor<3x16x64xbf16> -> tensor<3x16x64xbf16>
+      loom.yield %u : tensor<3x16x64xbf16>
+    }
+    return %1 : tensor<3x16x64xbf16>
   }
 }
 

@@ -17,13 +17,20 @@
 //   2 (p - s - 1) + (v - 1) p forwards, microbatches in groups of p.
 //   Bubble (p - 1) / (v m); m a multiple of p.
 // - ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024,
-//   section 3.1): 1F1B's order and in-flight bound with stage s's first s
+//   section 2.1): 1F1B's order and in-flight bound with stage s's first s
 //   W passes held back to the end, where they fill the cool-down's waits.
 //   Bubble (p - 1)(T_F + T_B - T_W): (p - 1) / (3 m) of the work with
 //   T_F = T_B = T_W.
 // - Circular (MaxText's pipeline, pipeline_parallel_layers / num_pipeline_
 //   repeats): GPipe over r repeats of the stages, microbatch by microbatch
 //   round the ring; the bubble is (p - 1) / (r m + p - 1) of the run.
+// - ZB-H2 (Qi et al., ICLR 2024, section 2.2, Table 2): 2 (p - s - 1) + 1
+//   forwards on stage s before its first B, at most 2p - 1 microbatches
+//   in flight on every stage, W passes wherever a stage would wait. Each
+//   stage runs without a gap from its first pass to its last (a
+//   parallelogram): bubble (p - 1)(T_F + T_B - 2 T_W) between steps that
+//   overlap (ScheduleRun::period), 0 with T_F = T_B = T_W; within one step
+//   the last stage still starts (p - 1) T_F late. m >= 2p - 1.
 //
 // runSchedule plays an order with given pass times: the closed forms
 // above are what it gives (unit tests), and each stage's peak of
@@ -47,8 +54,9 @@
 namespace loom {
 
 /// The schedule's name in options, reports and #loom.pipeline's
-/// `schedule` ("gpipe", "1f1b", "interleaved", "zb-h1", "circular"; the
-/// enum PipelineSchedule is the loom dialect's, dialects/Loom/LoomAttrs.td).
+/// `schedule` ("gpipe", "1f1b", "interleaved", "zb-h1", "circular",
+/// "zb-h2"; the enum PipelineSchedule is the loom dialect's,
+/// dialects/Loom/LoomAttrs.td).
 llvm::StringRef scheduleName(PipelineSchedule schedule);
 
 struct PipelinePass {
@@ -80,6 +88,11 @@ struct PassTimes {
 struct ScheduleRun {
   /// From the first pass's start to the last's end.
   double makespan = 0;
+  /// The longest stage's time from its first pass's start to its last's
+  /// end: the time a step takes when each stage starts the next step as
+  /// soon as its own passes end (optimizer steps without a synchronization
+  /// across stages; Qi et al., ICLR 2024, section 4).
+  double period = 0;
   /// One stage's passes back to back: microbatches x chunks x (F + B + W).
   double work = 0;
   /// Per stage, the most microbatch chunks between their F and their W.
@@ -89,6 +102,11 @@ struct ScheduleRun {
   std::vector<int64_t> peakAwaitingWeights;
   /// The stages' idle time over their work: (makespan - work) / work.
   double bubble() const { return work > 0 ? (makespan - work) / work : 0; }
+  /// The same between steps that follow one another so: (period - work) /
+  /// work, the bubble of Qi et al.'s Table 2.
+  double periodBubble() const {
+    return work > 0 ? (period - work) / work : 0;
+  }
 };
 
 /// Runs `orders` (scheduleOrder's, on `chunks` chunks a stage): each stage

@@ -361,9 +361,10 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
 
     `schedule=NAME` (a training step's): the order in which each stage runs
     its microbatches' forward and backward passes, recorded as the
-    pipeline's `schedule`: gpipe (the default), 1f1b, interleaved, zb-h1 or
-    circular (docs/training.md, "Pipeline schedules"). 1f1b, zb-h1 and
-    interleaved need at least as many microbatches as stages.
+    pipeline's `schedule`: gpipe (the default), 1f1b, interleaved, zb-h1,
+    circular or zb-h2 (docs/training.md, "Pipeline schedules"). 1f1b, zb-h1
+    and interleaved need at least as many microbatches as stages, zb-h2
+    2 x stages - 1.
   }];
   let options = [
     Option<"slices", "slices", "std::string", /*default=*/"\"auto\"",
@@ -383,7 +384,7 @@ def SplitTokens : Pass<"loom-split-tokens", "mlir::ModuleOp"> {
            "batch">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"gpipe\"",
            "A training step's pipeline schedule: gpipe, 1f1b, interleaved, "
-           "zb-h1 or circular">,
+           "zb-h1, circular or zb-h2">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Report the choice and its predicted time as a remark">,
   ];

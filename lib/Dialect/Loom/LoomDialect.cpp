@@ -746,6 +746,14 @@ PipelineAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                        << " schedule needs at least as many microbatches as "
                           "stages ("
                        << stages << "), got " << microbatches;
+  // ZB-H2's first stage runs 2p - 1 forwards while its first B travels
+  // down and back (Qi et al., ICLR 2024, section 2.2): fewer leave it
+  // waiting, and the schedule's bubble is no longer zero.
+  if (schedule == PipelineSchedule::ZeroBubbleH2 &&
+      microbatches < 2 * stages - 1)
+    return emitError() << "the zb-h2 schedule needs at least 2 x stages - 1 ("
+                       << 2 * stages - 1 << ") microbatches, got "
+                       << microbatches;
   return success();
 }
 

@@ -190,13 +190,17 @@ func.func @misspelt() attributes {loom.pipeline = #loom.pipeline<stages = 1, sli
 // -----
 
 // A training step's schedule: printed when not the default (gpipe), quoted
-// (1f1b and zb-h1 are no keywords); a bare keyword parses too.
+// (1f1b, zb-h1 and zb-h2 are no keywords); a bare keyword parses too.
 // CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "1f1b">
 func.func @one_f_one_b() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "1f1b">} {
   return
 }
 // CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h1">
 func.func @zero_bubble() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h1">} {
+  return
+}
+// CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h2">
+func.func @zero_bubble_h2() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h2">} {
   return
 }
 // CHECK: #loom.pipeline<stages = 2, slices = [8], virtual_stages = 2, schedule = "circular">
@@ -210,7 +214,7 @@ func.func @gpipe() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices
 
 // -----
 
-// expected-error @+1 {{unknown pipeline schedule '1f2b' (valid: gpipe, 1f1b, interleaved, zb-h1, circular)}}
+// expected-error @+1 {{unknown pipeline schedule '1f2b' (valid: gpipe, 1f1b, interleaved, zb-h1, circular, zb-h2)}}
 func.func @unknown_schedule() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [8], schedule = "1f2b">} {
   return
 }
@@ -226,6 +230,14 @@ func.func @too_few_microbatches() attributes {loom.pipeline = #loom.pipeline<sta
 
 // expected-error @+1 {{the zb-h1 schedule needs at least as many microbatches as stages (2), got 1}}
 func.func @zero_bubble_one_microbatch() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [8], schedule = "zb-h1">} {
+  return
+}
+
+// -----
+
+// ZB-H2's first stage runs 2p - 1 forwards before its first backward pass.
+// expected-error @+1 {{the zb-h2 schedule needs at least 2 x stages - 1 (7) microbatches, got 6}}
+func.func @zero_bubble_h2_few_microbatches() attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [8], microbatches = 6, schedule = "zb-h2">} {
   return
 }
 

@@ -47,8 +47,8 @@ int64_t getPipelineTokens(mlir::Operation *func);
 int64_t getPipelineBatch(mlir::Operation *func);
 /// "1, 2, 4, 8": the microbatch counts that divide `batch`.
 std::string validMicrobatches(int64_t batch);
-/// "gpipe, 1f1b, interleaved, zb-h1, circular": the pipeline schedules'
-/// names, for the diagnostics that refuse another.
+/// "gpipe, 1f1b, interleaved, zb-h1, circular, zb-h2": the pipeline
+/// schedules' names, for the diagnostics that refuse another.
 std::string pipelineScheduleNames();
 
 /// The module's loom.target, loom.model and loom.parallel; null when absent.
