@@ -417,8 +417,9 @@ SmallVector<int64_t> SearchSpace::trainingStageCounts(int64_t tp) const {
   return counts;
 }
 
-/// The schedules a pipelined step tries: 1F1B, ZB-H1 and interleaved 1F1B
-/// (two chunks a stage, when each stage has two layers). GPipe is pruned:
+/// The schedules a pipelined step tries: 1F1B, ZB-H1, ZB-H2 (with 2p - 1
+/// microbatches or more) and interleaved 1F1B (two chunks a stage, when
+/// each stage has two layers). GPipe is pruned:
 /// 1F1B has its bubble, (p - 1) / m, with at most p microbatches' values
 /// in flight rather than all m (Narayanan et al., SC 2021, 2.2.1); so is
 /// MaxText's circular pipeline, whose bubble (p - 1) / (r m + p - 1) is
@@ -438,6 +439,7 @@ SearchSpace::pipelineSchedules(int64_t stages) const {
   if (!given.virtualStages || *given.virtualStages == 1) {
     schedules.push_back({PipelineSchedule::OneFOneB, 1});
     schedules.push_back({PipelineSchedule::ZeroBubbleH1, 1});
+    schedules.push_back({PipelineSchedule::ZeroBubbleH2, 1});
   }
   int64_t v = given.virtualStages.value_or(2);
   if (v > 1 && layers >= v * stages)
@@ -520,7 +522,10 @@ void SearchSpace::addTrainingVariants(const TensorChoice &t, int64_t stages,
         for (RematPolicy remat : policies)
           for (auto [schedule, v] : pipelineSchedules(stages))
             for (int64_t m : counts) {
-              if (v > 1 && m % stages != 0)
+              // (ZB-H2 fills its warm-up with 2p - 1 microbatches.)
+              if ((v > 1 && m % stages != 0) ||
+                  (schedule == PipelineSchedule::ZeroBubbleH2 &&
+                   m < 2 * stages - 1))
                 continue;
               ParallelLayout candidate;
               candidate.tp = t.tp;
