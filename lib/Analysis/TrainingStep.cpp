@@ -321,7 +321,17 @@ private:
       for (Operation *op : ops)
         fn(op, group);
     };
-    for (int64_t mb = 0; mb < microbatches; ++mb) {
+    // With B and W apart, the other microbatches awaiting their W hold
+    // all their layers' recomputed values, the running one its layers' so
+    // far.
+    double allRecomputed = 0;
+    if (awaitingWeights > 0)
+      for (LayerGradOp grad : view.layerGrads)
+        allRecomputed += recomputedBytes(grad) * share;
+    // Every microbatch runs alike: the first (the step's start), a middle
+    // one (a gather ahead into the next, behind into the one before) and
+    // the last (nothing ahead) hold what any of them holds.
+    for (int64_t mb = 0; mb < std::min<int64_t>(microbatches, 3); ++mb) {
       kept = outside;
       runs(view.forwardPrologue, std::nullopt);
       for (size_t i = 0; i < view.layers.size(); ++i) {
@@ -339,18 +349,14 @@ private:
         staged = offloadedOf[forward.back()] + offloadedOf[backward.front()];
       runs(view.forwardEpilogue, std::nullopt);
       runs(view.backwardEpilogue, std::nullopt);
-      // With B and W apart, the other microbatches awaiting their W hold
-      // all their layers' recomputed values, this one its layers' so far.
-      double all = 0, held = 0;
-      if (awaitingWeights > 0)
-        for (LayerGradOp grad : view.layerGrads)
-          all += recomputedBytes(grad) * share;
-      held = double(std::max<int64_t>(awaitingWeights - 1, 0)) * all;
+      double held =
+          double(std::max<int64_t>(awaitingWeights - 1, 0)) * allRecomputed;
       for (size_t i = 0; i < view.layerGrads.size(); ++i) {
         LayerGradOp grad = view.layerGrads[i];
-        recomputed = held + recomputedBytes(grad) * share;
+        double own = recomputedBytes(grad) * share;
+        recomputed = held + own;
         if (awaitingWeights > 0)
-          held += recomputedBytes(grad) * share;
+          held += own;
         staged = offloadedAt(backward, i, 1);
         for (Operation &op : grad.getBody().front().without_terminator())
           if (!op.hasAttr(kKeptAttrName))

@@ -554,7 +554,8 @@ static std::string weightsCannotFit(ModuleOp module,
 
 /// Why a training layout's model states alone cannot fit a chip, from a
 /// lower bound: the parameters (the workload's weights, one copy) split
-/// over tp (every split parameter is; a replicated one only adds), each
+/// over tp (every split parameter is; a replicated one only adds) and the
+/// stages (the fullest holds at least the mean), each
 /// with its bf16 weight and gradient and its master copy and optimizer
 /// state, split over the fsdp replicas as the ZeRO stage says
 /// (loom-check-memory's items, modelStateBytes). "" when the bound fits.
@@ -562,10 +563,11 @@ static std::string statesCannotFit(const PlanOutcome &out,
                                    const TargetDesc &desc) {
   const ParallelLayout &l = out.layout;
   const TrainingSettings &t = *out.problem.import.training;
+  // On several stages the fullest stage holds at least the mean.
   double parameters =
       out.weightBytes /
       (out.problem.import.weights == ImportOptions::Precision::Int8 ? 1 : 2) /
-      double(l.tp);
+      double(l.tp * l.stages);
   auto bytesOf = [](StringRef type) {
     return type == "f32" ? 4.0 : type == "bf16" ? 2.0 : 0.0;
   };
@@ -579,9 +581,11 @@ static std::string statesCannotFit(const PlanOutcome &out,
   if (bytes <= desc.hbmBytes)
     return "";
   return fmt::format("its model states need at least {} per chip (the "
-                     "parameters over tp {}, ZeRO-{} over {} replicas), more "
-                     "than the {} of HBM",
+                     "parameters over tp {}{}, ZeRO-{} over {} replicas), "
+                     "more than the {} of HBM",
                      formatQuantity(bytes, "B"), l.tp,
+                     l.stages > 1 ? fmt::format(" and {} stages", l.stages)
+                                  : std::string(),
                      l.fsdp > 1 ? l.zero : 0, l.fsdp,
                      formatQuantity(desc.hbmBytes, "B"));
 }

@@ -447,18 +447,23 @@ SearchSpace::pipelineSchedules(int64_t stages) const {
   return schedules;
 }
 
-/// A pipelined replica's microbatches: the stage count and twice and four
-/// times it, where they divide the replica's sequences. More microbatches
-/// shrink the bubble but run smaller kernels, each with its fixed costs,
-/// and pay each microbatch's FSDP gathers again.
+/// A pipelined replica's microbatches: twice and four times the stages,
+/// where they divide the replica's sequences. More microbatches shrink the
+/// bubble but run smaller kernels, each with its fixed costs, and pay each
+/// microbatch's FSDP gathers again. As many as the stages only when no
+/// more divide: 1F1B's bubble, (p - 1) / p of the work, is twice 2p's, and
+/// its p microbatches in flight hold twice the activations of 2p's
+/// half-size ones.
 SmallVector<int64_t> SearchSpace::pipelineMicrobatches(int64_t stages,
                                                        int64_t share) const {
   if (given.microbatches)
     return {*given.microbatches};
   SmallVector<int64_t> counts;
-  for (int64_t m = stages; m <= share && m <= 4 * stages; m *= 2)
+  for (int64_t m = 2 * stages; m <= share && m <= 4 * stages; m *= 2)
     if (share % m == 0)
       counts.push_back(m);
+  if (counts.empty() && share % stages == 0)
+    counts.push_back(stages);
   return counts;
 }
 
@@ -469,8 +474,9 @@ SmallVector<int64_t> SearchSpace::pipelineMicrobatches(int64_t stages,
 /// count the rules above allow, each at the rule's placement; the other
 /// placements of the tp group refine the best of them. A pipelined step
 /// tries the states split over none or all of its replicas and
-/// Korthikanti et al.'s three remat policies (its memory is mostly set by
-/// its stages and schedule).
+/// Korthikanti et al.'s selective and full recomputation (its memory is
+/// mostly set by its stages and schedule; selective is none wherever
+/// attention runs as flash kernels, which keep no scores).
 Candidates SearchSpace::trainingCandidates() {
   Candidates out;
   for (const TensorChoice &t : tensor) {
@@ -510,7 +516,7 @@ void SearchSpace::addTrainingVariants(const TensorChoice &t, int64_t stages,
     splits = dp > 1 ? SmallVector<int64_t>{1, dp} : SmallVector<int64_t>{1};
   SmallVector<RematPolicy> policies = rematPolicies();
   if (pipelined && !given.remat)
-    policies = {RematPolicy::None, RematPolicy::Selective, RematPolicy::Full};
+    policies = {RematPolicy::Selective, RematPolicy::Full};
   SmallVector<int64_t> counts = pipelined
                                     ? pipelineMicrobatches(stages, batch / dp)
                                     : accumulationCounts(batch / dp);

@@ -207,7 +207,8 @@ struct PartitionLayersPass
     // passes and its update: the ModelView's epilogue (everything after
     // the last layer) holds the whole backward pass, which is the
     // layers'.
-    if (isTrainingStep(view->func)) {
+    // (One chunk takes every layer: nothing to balance.)
+    if (isTrainingStep(view->func) && stages * v > 1) {
       FailureOr<TrainingView> training =
           getTrainingView(view->func, "loom-partition-layers");
       if (failed(training))
