@@ -142,8 +142,7 @@ llvm::Expected<StageOrders> loom::scheduleOrder(PipelineSchedule schedule,
                                                 int64_t chunks) {
   if (stages < 1 || microbatches < 1 || chunks < 1)
     return refuse(schedule, "needs at least one stage, microbatch and chunk");
-  bool chunked = schedule == PipelineSchedule::Interleaved ||
-                 schedule == PipelineSchedule::Circular;
+  bool chunked = runsChunks(schedule);
   if (!chunked && chunks > 1)
     return refuse(schedule,
                   llvm::formatv("runs one model chunk a stage, got {0}", chunks));

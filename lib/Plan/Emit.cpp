@@ -254,10 +254,16 @@ Expected<PlanOutcome> bestExpressibleTraining(const PlanOutcome &plan,
       l.zero = 3;
       l.remat = policy.value;
       l.placement = placement;
-      // MaxText's pipelines: GPipe, or circular round virtual stages.
-      if (l.stages > 1)
+      // MaxText's pipelines: GPipe, or circular round virtual stages, each
+      // chunk of as many layers (num_layers_per_pipeline_stage).
+      if (l.stages > 1) {
+        if (plan.layers % (l.stages * l.virtualStages) != 0)
+          l.virtualStages = 1;
+        if (plan.layers % l.stages != 0)
+          continue;
         l.schedule = l.virtualStages > 1 ? PipelineSchedule::Circular
                                          : PipelineSchedule::GPipe;
+      }
       layouts.push_back(l);
     }
   std::string reasons;

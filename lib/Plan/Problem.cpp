@@ -12,6 +12,8 @@
 
 #include "Evaluate.h"
 
+#include "loom/Analysis/TrainingSchedule.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -122,9 +124,8 @@ std::string loom::checkTraining(const ParallelLayout &layout, bool training) {
   if (layout.zero < 1 || layout.zero > 3)
     return fmt::format("--zero must be 1, 2 or 3, got {}", layout.zero);
   // What the training step's lowering builds (docs/training.md).
-  bool chunked = layout.schedule == PipelineSchedule::Interleaved ||
-                 layout.schedule == PipelineSchedule::Circular;
-  if (layout.virtualStages > 1 && (layout.stages < 2 || !chunked))
+  if (layout.virtualStages > 1 &&
+      (layout.stages < 2 || !runsChunks(layout.schedule)))
     return fmt::format("--virtual-stages {} runs a training step's chunks "
                        "with --schedule interleaved or circular on 2 or more "
                        "--stages (got {} stage{}, schedule {})",

@@ -2,6 +2,7 @@
 
 #include "SearchSpace.h"
 
+#include "loom/Analysis/TrainingSchedule.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Transforms/ShardExperts.h"
 #include "loom/Transforms/ShardHeads.h"
@@ -429,12 +430,9 @@ SearchSpace::pipelineSchedules(int64_t stages) const {
   if (stages == 1)
     return {{given.schedule.value_or(PipelineSchedule::GPipe),
              given.virtualStages.value_or(1)}};
-  bool chunked = given.schedule &&
-                 (*given.schedule == PipelineSchedule::Interleaved ||
-                  *given.schedule == PipelineSchedule::Circular);
   if (given.schedule)
-    return {{*given.schedule,
-             given.virtualStages.value_or(chunked ? 2 : 1)}};
+    return {{*given.schedule, given.virtualStages.value_or(
+                                  runsChunks(*given.schedule) ? 2 : 1)}};
   SmallVector<std::pair<PipelineSchedule, int64_t>> schedules;
   if (!given.virtualStages || *given.virtualStages == 1) {
     schedules.push_back({PipelineSchedule::OneFOneB, 1});

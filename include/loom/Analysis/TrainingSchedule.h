@@ -59,6 +59,13 @@ namespace loom {
 /// dialects/Loom/LoomAttrs.td).
 llvm::StringRef scheduleName(PipelineSchedule schedule);
 
+/// Whether `schedule` runs several model chunks a stage (virtual stages):
+/// interleaved 1F1B and MaxText's circular pipeline.
+inline bool runsChunks(PipelineSchedule schedule) {
+  return schedule == PipelineSchedule::Interleaved ||
+         schedule == PipelineSchedule::Circular;
+}
+
 struct PipelinePass {
   /// `BackwardWeight`: B and W as one pass, its input gradients sent at
   /// its end (the schedules that do not split them).
