@@ -107,6 +107,29 @@ def Loom_CalibrationAttr : AttrDef<Loom_Dialect, "Calibration"> {
   let genVerifyDecl = 1;
 }
 
+def Loom_DcnAttr : AttrDef<Loom_Dialect, "Dcn"> {
+  let mnemonic = "dcn";
+  let summary = "Several slices joined by the data-center network";
+  let description = [{
+    A target of several slices of its topology (`4xv5e-256`), joined by
+    the data-center network (DCN) through each host's NIC: the number of
+    slices, the chips of a host (which share its NIC), one NIC's bandwidth
+    each way (bytes/s) and the latency of a message across the DCN
+    (seconds). The figures are the target file's `host` section's
+    (targets/README.md, "host"); docs/multislice.md says how they are used.
+
+    ```mlir
+    #loom.dcn<slices = 4, chips_per_host = 8, bandwidth = 1.25e+10, latency = 0.0001>
+    ```
+  }];
+  let parameters = (ins "int64_t":$slices,
+                        "int64_t":$chips_per_host,
+                        Loom_FigureParameter:$bandwidth,
+                        Loom_FigureParameter:$latency);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
   let mnemonic = "target";
   let summary = "The TPU target and topology a module is planned for, with its figures";
@@ -127,6 +150,10 @@ def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
     the short form `#loom.target<"tpu-v5e", shape = [4, 4]>` (or
     `topology = "v5e-16"`) is completed from the bundled file when parsed;
     the attribute is always printed in full.
+
+    Several slices of the topology joined by the data-center network add
+    `dcn = #loom.dcn<...>` (topology `4xv5e-256`: four v5e-256 slices;
+    `shape` is one slice's). Chips are numbered slice-major.
   }];
   let parameters = (ins StringRefParameter<"target name">:$name,
                         StringRefParameter<"topology name">:$topology,
@@ -134,7 +161,8 @@ def Loom_TargetAttr : AttrDef<Loom_Dialect, "Target"> {
                         ArrayRefParameter<"int64_t", "axes with wraparound links">:$wrapAxes,
                         "ChipAttr":$chip,
                         "InterconnectAttr":$ici,
-                        "CalibrationAttr":$calibration);
+                        "CalibrationAttr":$calibration,
+                        OptionalParameter<"DcnAttr">:$dcn);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -274,6 +274,8 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
   if (shape.dataParallel < 1 || shape.stages < 1 || shape.tensorParallel < 1 ||
       shape.sequenceParallel < 1)
     return fail("parallel degrees must be positive");
+  if (topology.slices > 1)
+    return buildSlices(target, topology, shape, requested);
   int64_t X = topology.shape[0], Y = topology.shape[1];
   int64_t tp = shape.tensorParallel, sp = shape.sequenceParallel;
   int64_t ranks = shape.ranksPerStage();
@@ -407,6 +409,7 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
 
   DeviceMesh mesh;
   mesh.shape = shape;
+  mesh.sliceShape = shape;
   mesh.placement = placement;
   mesh.topologyShape.assign(topology.shape.begin(), topology.shape.end());
   if (placement.byColumns) {
@@ -483,8 +486,72 @@ llvm::Expected<DeviceMesh> DeviceMesh::build(const TargetDesc &target,
   return mesh;
 }
 
+llvm::Expected<DeviceMesh>
+DeviceMesh::buildSlices(const TargetDesc &target, const TopologyDesc &topology,
+                        MeshShape shape, const Placement &requested) {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  int64_t slices = topology.slices, sliceChips = topology.sliceChips();
+  int64_t perReplica = shape.stages * shape.ranksPerStage();
+  if (shape.dataParallel * perReplica != topology.numChips())
+    return fail(llvm::formatv(
+        "data-parallel {0} x stages {1} x {2} chips a stage = {3} chips, but "
+        "topology {4} ({5} slices of {6}) has {7}",
+        shape.dataParallel, shape.stages, shape.ranksPerStage(),
+        shape.dataParallel * perReplica, topology.name, slices, sliceChips,
+        topology.numChips()));
+  // A replica within a slice (data parallelism over the DCN), or spanning
+  // whole slices, a run of its stages on each (stages over the DCN).
+  MeshShape local = shape;
+  if (perReplica <= sliceChips) {
+    if (sliceChips % perReplica != 0)
+      return fail(llvm::formatv("a replica of stages {0} x {1} chips a stage "
+                                "= {2} chips does not tile a slice of {3}",
+                                shape.stages, shape.ranksPerStage(),
+                                perReplica, sliceChips));
+    local.dataParallel = sliceChips / perReplica;
+  } else {
+    int64_t spanned = perReplica / sliceChips;
+    if (perReplica % sliceChips != 0 || shape.stages % spanned != 0)
+      return fail(llvm::formatv(
+          "a replica of stages {0} x {1} chips a stage = {2} chips spans "
+          "slices of {3}: its stages must fill whole slices, an equal run "
+          "of stages on each",
+          shape.stages, shape.ranksPerStage(), perReplica, sliceChips));
+    if (slices % spanned != 0)
+      return fail(llvm::formatv(
+          "a replica spans {0} slices, which does not divide the {1} slices "
+          "of {2}: the data-parallel degree over the DCN must divide the "
+          "slices",
+          spanned, slices, topology.name));
+    local.dataParallel = 1;
+    local.stages = shape.stages / spanned;
+  }
+  TopologyDesc one = topology;
+  one.slices = 1;
+  llvm::Expected<DeviceMesh> built = build(target, one, local, requested);
+  if (!built)
+    return built.takeError();
+  DeviceMesh mesh = std::move(*built);
+  mesh.sliceShape = local;
+  mesh.shape = shape;
+  mesh.slices = slices;
+  return mesh;
+}
+
+int64_t DeviceMesh::sliceOf(int64_t replica, int64_t stage) const {
+  if (slices == 1)
+    return 0;
+  if (sliceShape.stages < shape.stages)
+    return replica * (shape.stages / sliceShape.stages) +
+           stage / sliceShape.stages;
+  return replica / sliceShape.dataParallel;
+}
+
 int64_t DeviceMesh::stageHops(int64_t stage) const {
-  ChipCoord a = chip(0, stage, 0), b = chip(0, (stage + 1) % shape.stages, 0);
+  ChipCoord a = inSlice(chip(0, stage, 0)),
+            b = inSlice(chip(0, (stage + 1) % shape.stages, 0));
   int64_t hops = 0;
   for (unsigned axis = 0; axis < 2; ++axis) {
     int64_t d = std::llabs(a[axis] - b[axis]);
@@ -496,9 +563,15 @@ int64_t DeviceMesh::stageHops(int64_t stage) const {
 }
 
 ChipCoord DeviceMesh::chip(int64_t replica, int64_t stage, int64_t rank) const {
+  // Several slices: the slice's chips stacked below the ones before it.
+  int64_t slice = sliceOf(replica, stage);
+  if (slices > 1) {
+    replica %= sliceShape.dataParallel;
+    stage %= sliceShape.stages;
+  }
   int64_t blockIndex = placement.replicasInner
-                           ? stage * shape.dataParallel + replica
-                           : replica * shape.stages + stage;
+                           ? stage * sliceShape.dataParallel + replica
+                           : replica * sliceShape.stages + stage;
   const ChipCoord &origin = blockOrigins[blockIndex];
   int64_t tp = shape.tensorParallel;
   int64_t t = rank % tp, u = rank / tp;
@@ -506,7 +579,8 @@ ChipCoord DeviceMesh::chip(int64_t replica, int64_t stage, int64_t rank) const {
   int64_t outerRank = placement.sequenceInner ? t : u;
   const ChipCoord &sub = outerOrder[outerRank];
   const ChipCoord &offset = innerOrder[innerRank];
-  return {origin[0] + sub[0] * placement.inner[0] + offset[0],
+  return {slice * topologyShape[0] + origin[0] + sub[0] * placement.inner[0] +
+              offset[0],
           origin[1] + sub[1] * placement.inner[1] + offset[1]};
 }
 

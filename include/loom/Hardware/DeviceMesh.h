@@ -14,6 +14,9 @@
 //   `stages` blocks (stages inside replicas), or each stage a run of `dp`;
 //   or (stages in ring) each replica's stages take a sub-grid of blocks
 //   walked as a closed cycle, so the last stage is beside the first.
+// On several slices joined by the DCN (docs/multislice.md) each slice
+// holds whole replicas (data parallelism over the DCN), or each replica an
+// equal run of stages on each of the slices it spans.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,17 +145,35 @@ public:
   const Placement &getPlacement() const { return placement; }
 
   /// Chip hops from each stage's rank-0 chip to the next stage's (the last
-  /// to the first), in replica 0.
+  /// to the first), in replica 0 (within a slice).
   int64_t stageHops(int64_t stage) const;
 
   /// The chip of a (replica, stage, rank), rank = u * tp + t. Within a
   /// group, consecutive ranks are neighbours when the group's stride is 1.
+  /// On several slices, slice k's chips are rows k * X to (k + 1) * X - 1
+  /// of a stack of the slices (X rows each): the coordinate within the
+  /// slice is {row mod X, column}.
   ChipCoord chip(int64_t replica, int64_t stage, int64_t rank) const;
 
-  /// Chip id in row-major order of the topology.
+  /// Chip id in row-major order of the topology (slice-major on several
+  /// slices: the stack's row-major order).
   int64_t chipId(ChipCoord coord) const {
     return coord[0] * topologyShape[1] + coord[1];
   }
+
+  /// The slices of the topology; the slice a (replica, stage) is on.
+  int64_t numSlices() const { return slices; }
+  int64_t sliceOf(int64_t replica, int64_t stage) const;
+  /// The slice of a chip coordinate, and the coordinate within its slice.
+  int64_t sliceOf(ChipCoord coord) const {
+    return coord[0] / topologyShape[0];
+  }
+  ChipCoord inSlice(ChipCoord coord) const {
+    return {coord[0] % topologyShape[0], coord[1]};
+  }
+  /// One slice's part of the shape: its replicas and, when a replica spans
+  /// slices, the stages on each (the whole shape on one slice).
+  const MeshShape &getSliceShape() const { return sliceShape; }
 
   /// The torus axes a tensor-parallel group spans, for the cost model (a
   /// 4x4 group on a 16x16 topology: two 4-chip axes, no wrap); a strided
@@ -178,8 +199,15 @@ public:
 
 private:
   DeviceMesh() = default;
+  /// build() on a topology of several slices: one slice's mesh, its
+  /// replicas (or runs of stages) repeated on each slice.
+  static llvm::Expected<DeviceMesh> buildSlices(const TargetDesc &target,
+                                                const TopologyDesc &topology,
+                                                MeshShape shape,
+                                                const Placement &requested);
 
-  MeshShape shape;
+  MeshShape shape, sliceShape;
+  int64_t slices = 1;
   Placement placement;
   llvm::SmallVector<int64_t, 2> topologyShape;
   /// Blocks in snake order: their top-left chip.

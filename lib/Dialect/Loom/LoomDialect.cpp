@@ -7,6 +7,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <cmath>
 #include <cstdio>
@@ -144,6 +145,22 @@ CalibrationAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ringEfficiency, lineEfficiency}));
 }
 
+LogicalResult DcnAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              int64_t slices, int64_t chipsPerHost,
+                              APFloat bandwidth, APFloat latency) {
+  if (slices < 2)
+    return emitError() << "a #loom.dcn joins 2 or more slices, got " << slices;
+  // Every DCN figure is required here: a target without them spans no
+  // slices.
+  SmallVector<double, 8> values =
+      figures({APFloat(double(chipsPerHost)), bandwidth, latency});
+  for (auto [figure, value] :
+       llvm::zip_equal(getIrFigures(IrSection::Dcn), values))
+    if (value <= 0)
+      return emitError() << "a #loom.dcn needs its " << figure->irKey;
+  return checkFigures(emitError, IrSection::Dcn, values);
+}
+
 static CalibrationAttr makeCalibration(MLIRContext *context,
                                        const Calibration &c) {
   return CalibrationAttr::get(
@@ -161,7 +178,7 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> shape,
                                  ArrayRef<int64_t> wrapAxes, ChipAttr chip,
                                  InterconnectAttr ici,
-                                 CalibrationAttr calibration) {
+                                 CalibrationAttr calibration, DcnAttr dcn) {
   if (name.empty() || topology.empty())
     return emitError() << "a target needs a name and a topology name";
   if (shape.empty())
@@ -172,6 +189,16 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "topology " << topology
                          << " has an axis of " << extent << " chips";
     chips *= extent;
+  }
+  if (dcn) {
+    // A host's chips lie in one slice, or a slice in one host (docs/
+    // multislice.md; the schedule checker holds a schedule's dcn alike).
+    int64_t perHost = dcn.getChipsPerHost();
+    if (chips.get() % perHost != 0 && perHost % chips.get() != 0)
+      return emitError() << "chips_per_host " << perHost
+                         << " neither divides a slice's " << chips.get()
+                         << " chips nor is a multiple of them";
+    chips *= dcn.getSlices();
   }
   if (chips.get() > kMaxTopologyChips)
     return emitError() << "topology " << topology << " has "
@@ -212,9 +239,18 @@ TargetAttr TargetAttr::getChecked(function_ref<InFlightDiagnostic()> emitError,
       APFloat(c.lineEfficiency));
   if (!chip || !ici || !calibration)
     return {};
+  DcnAttr dcn;
+  if (topology.slices > 1) {
+    dcn = DcnAttr::getChecked(emitError, context, topology.slices,
+                              target.chipsPerHost,
+                              APFloat(target.dcnBandwidth),
+                              APFloat(target.dcnLatency));
+    if (!dcn)
+      return {};
+  }
   return TargetAttr::getChecked(emitError, context, target.name,
                                 topology.name, topology.shape, wrapAxes, chip,
-                                ici, calibration);
+                                ici, calibration, dcn);
 }
 
 TargetAttr TargetAttr::get(MLIRContext *context, const TargetDesc &target,
@@ -244,6 +280,11 @@ TargetDesc TargetAttr::getDesc() const {
              figures({c.getProgramDispatch(), c.getKernelStep(),
                       c.getCollectiveSync(), c.getLinkEfficiencyRing(),
                       c.getLinkEfficiencyLine()}));
+  if (DcnAttr dcn = getDcn()) {
+    desc.chipsPerHost = dcn.getChipsPerHost();
+    desc.dcnBandwidth = dcn.getBandwidth().convertToDouble();
+    desc.dcnLatency = dcn.getLatency().convertToDouble();
+  }
   desc.wrap.kind = TargetDesc::WrapRule::Kind::ListedAxes;
   desc.wrap.sizes.assign(getWrapAxes().begin(), getWrapAxes().end());
   desc.maxChips = getNumChips();
@@ -255,11 +296,13 @@ TopologyDesc TargetAttr::getTopologyDesc() const {
   TopologyDesc topology;
   topology.name = getTopology().str();
   topology.shape.assign(getShape().begin(), getShape().end());
+  if (DcnAttr dcn = getDcn())
+    topology.slices = dcn.getSlices();
   return topology;
 }
 
 int64_t TargetAttr::getNumChips() const {
-  int64_t chips = 1;
+  int64_t chips = getDcn() ? getDcn().getSlices() : 1;
   for (int64_t extent : getShape())
     chips *= extent;
   return chips;
@@ -282,6 +325,7 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   ChipAttr chip;
   InterconnectAttr ici;
   CalibrationAttr calibration;
+  DcnAttr dcn;
   // `calibration = "nominal"`: a bundled target's figures without its fit.
   bool nominal = false;
   auto parseCalibration = [&]() -> ParseResult {
@@ -320,11 +364,13 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
         : key == "chip"      ? parser.parseAttribute(chip)
         : key == "ici"       ? parser.parseAttribute(ici)
         : key == "calibration" ? parseCalibration()
-                             : (parser.emitError(keyLoc)
-                                    << "unknown key '" << key
-                                    << "' (known: topology, shape, wrap_axes, "
-                                       "chip, ici, calibration)",
-                                failure());
+        : key == "dcn"         ? parser.parseAttribute(dcn)
+                               : (parser.emitError(keyLoc)
+                                      << "unknown key '" << key
+                                      << "' (known: topology, shape, "
+                                         "wrap_axes, chip, ici, calibration, "
+                                         "dcn)",
+                                  failure());
     if (failed(parsed))
       return {};
   }
@@ -342,9 +388,9 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
       calibration = makeCalibration(context, Calibration());
     return getChecked(error, context, name, topology, *shape,
                       wrapAxes.value_or(SmallVector<int64_t>()), chip, ici,
-                      calibration);
+                      calibration, dcn);
   }
-  if (chip || ici || wrapAxes || calibration)
+  if (chip || ici || wrapAxes || calibration || dcn)
     return error() << "target '" << name
                    << "' gives some of its figures; give shape, wrap_axes, "
                       "chip and ici together, or none for a bundled target",
@@ -357,8 +403,19 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
                       "loom-set-target=\"file=... topology=...\"",
            Attribute();
   const TopologyDesc *found = nullptr;
+  // A topology of several slices ("4xv5e-256"): its slice's shape.
+  std::optional<TopologyDesc> parsed;
   if (!topology.empty()) {
     found = bundled->findTopology(StringRef(topology));
+    if (!found && !topology.empty() && llvm::isDigit(topology[0])) {
+      llvm::Expected<TopologyDesc> named = parseTopology(*bundled, topology);
+      if (!named)
+        return error() << "target '" << name
+                       << "': " << llvm::toString(named.takeError()),
+               Attribute();
+      parsed = std::move(*named);
+      found = &*parsed;
+    }
     if (!found)
       return error() << "target '" << name << "' has no topology '"
                      << topology << "'; valid: " << bundled->listTopologies(),
@@ -394,7 +451,10 @@ void TargetAttr::print(AsmPrinter &printer) const {
   printer << "], wrap_axes = [";
   llvm::interleaveComma(getWrapAxes(), printer);
   printer << "], chip = " << getChip() << ", ici = " << getIci()
-          << ", calibration = " << getCalibration() << ">";
+          << ", calibration = " << getCalibration();
+  if (getDcn())
+    printer << ", dcn = " << getDcn();
+  printer << ">";
 }
 
 //===----------------------------------------------------------------------===//

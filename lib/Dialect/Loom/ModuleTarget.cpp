@@ -2,6 +2,8 @@
 
 #include "loom/Dialect/Loom/ModuleTarget.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 using namespace loom;
 
@@ -22,7 +24,21 @@ llvm::Expected<TargetAttr> loom::materializeTarget(MLIRContext *context,
   auto fail = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
   };
+  // Several slices, "4xv5e-256": parseTopology reads the count and checks
+  // the target's DCN figures.
+  auto severalSlices = [&](const TargetDesc &desc) -> llvm::Expected<TargetAttr> {
+    llvm::Expected<TopologyDesc> slices = parseTopology(desc, topology);
+    if (!slices)
+      return slices.takeError();
+    return TargetAttr::get(context, desc, *slices);
+  };
+  bool counted = !topology.empty() && llvm::isDigit(topology.front());
   if (targetFile.empty()) {
+    if (counted) {
+      auto [desc, found] = lookupTopology(topology.split('x').second);
+      if (desc)
+        return severalSlices(*desc);
+    }
     auto [desc, found] = lookupTopology(topology);
     if (!desc)
       return fail("unknown topology '" + topology + "'; tpu-v5e has: " +
@@ -33,6 +49,8 @@ llvm::Expected<TargetAttr> loom::materializeTarget(MLIRContext *context,
   llvm::Expected<TargetDesc> desc = loadTargetFile(targetFile);
   if (!desc)
     return desc.takeError();
+  if (counted)
+    return severalSlices(*desc);
   const TopologyDesc *found = desc->findTopology(topology);
   if (!found)
     return fail("target '" + desc->name + "' (" + targetFile +

@@ -12,8 +12,12 @@ namespace file = loom::schedule;
 
 file::Machine sched::getMachine(TargetAttr target) {
   TargetDesc desc = target.getDesc();
-  return {target.getTopology().str(), target.getNumChips(), desc.hostBandwidth,
-          desc.hostBytes};
+  file::Machine machine{target.getTopology().str(), target.getNumChips(),
+                        desc.hostBandwidth, desc.hostBytes};
+  machine.slices = target.getTopologyDesc().slices;
+  if (machine.slices > 1)
+    machine.dcn = file::DcnFigures::of(desc);
+  return machine;
 }
 
 file::Schedule sched::emptySchedule(TargetAttr target) {
@@ -21,6 +25,9 @@ file::Schedule sched::emptySchedule(TargetAttr target) {
   out.targetName = target.getName().str();
   out.shape.assign(target.getShape().begin(), target.getShape().end());
   out.figures = target.getDesc();
+  out.slices = target.getTopologyDesc().slices;
+  if (out.slices > 1)
+    out.dcn = file::DcnFigures::of(*out.figures);
   return out;
 }
 
@@ -132,15 +139,6 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                                             MLIRContext *context,
                                             Location loc) {
   context->loadDialect<SchedDialect, LoomDialect>();
-  // #loom.target holds one slice; a schedule across slices is loom-sim's
-  // (docs/multislice.md).
-  if (schedule.slices > 1) {
-    mlir::emitError(loc) << "$.target.slices: sched IR holds one slice; a "
-                            "schedule of "
-                         << schedule.slices
-                         << " slices runs in loom-sim from its file";
-    return nullptr;
-  }
   llvm::Expected<TargetDesc> desc = file::getScheduleTarget(schedule);
   if (!desc) {
     mlir::emitError(loc) << "$.target: " << llvm::toString(desc.takeError());
@@ -154,8 +152,19 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                          << desc->listTopologies();
     return nullptr;
   }
+  // Several slices: #loom.target's dcn, with the schedule's own figures
+  // when it gives them.
+  TopologyDesc machine = *topology;
+  if (schedule.slices > 1) {
+    machine.slices = schedule.slices;
+    machine.name = std::to_string(schedule.slices) + "x" + topology->name;
+    file::DcnFigures dcn = file::getDcnFigures(schedule, *desc);
+    desc->chipsPerHost = dcn.chipsPerHost;
+    desc->dcnBandwidth = dcn.bandwidth;
+    desc->dcnLatency = dcn.latency;
+  }
   TargetAttr target = TargetAttr::getChecked(
-      [&] { return mlir::emitError(loc); }, context, *desc, *topology);
+      [&] { return mlir::emitError(loc); }, context, *desc, machine);
   if (!target)
     return nullptr;
   // Checked as data first, so that problems name their JSON path and no op

@@ -88,7 +88,7 @@ module attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2], ici = #
 
 // -----
 
-// expected-error @+1 {{unknown key 'slice' (known: topology, shape, wrap_axes, chip, ici, calibration)}}
+// expected-error @+1 {{unknown key 'slice' (known: topology, shape, wrap_axes, chip, ici, calibration, dcn)}}
 module attributes {loom.target = #loom.target<"tpu-v5e", slice = "v5e-16">} {
 }
 
@@ -139,4 +139,46 @@ module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_ax
 // expected-error @+1 {{'loom.target' belongs on the module}}
 func.func @f() attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   return
+}
+
+// -----
+
+// Several slices joined by the data-center network: the count and the
+// bundled target's DCN figures (its host section) in #loom.dcn; the shape
+// is one slice's.
+// CHECK: #loom.target<"tpu-v5e", topology = "4xv5e-256", shape = [16, 16], wrap_axes = [0, 1],
+// CHECK-SAME: dcn = #loom.dcn<slices = 4, chips_per_host = 8, bandwidth = 1.25e+10, latency = 0.0001>>
+module attributes {loom.target = #loom.target<"tpu-v5e", topology = "4xv5e-256">} {
+}
+
+// -----
+
+// A target written in full spans slices with a #loom.dcn of its own.
+// CHECK: #loom.target<"lab-tpu", topology = "2x4", shape = [2, 4],
+// CHECK-SAME: dcn = #loom.dcn<slices = 3, chips_per_host = 4, bandwidth = 2.5e+10, latency = 5.0e-05>>
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, dcn = #loom.dcn<slices = 3, chips_per_host = 4, bandwidth = 2.5e10, latency = 5.0e-5>>} {
+}
+
+// -----
+
+// expected-error @+1 {{a #loom.dcn joins 2 or more slices, got 1}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, dcn = #loom.dcn<slices = 1, chips_per_host = 4, bandwidth = 2.5e10, latency = 5.0e-5>>} {
+}
+
+// -----
+
+// expected-error @+1 {{chips_per_host 3 neither divides a slice's 8 chips nor is a multiple of them}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, dcn = #loom.dcn<slices = 2, chips_per_host = 3, bandwidth = 2.5e10, latency = 5.0e-5>>} {
+}
+
+// -----
+
+// expected-error @+1 {{latency must be in (0, 1] s, got 30}}
+module attributes {loom.target = #loom.target<"lab-tpu", shape = [2, 4], wrap_axes = [], chip = #loom.chip<peak_bf16 = 1.0e14, peak_int8 = 2.0e14, mxu_tile = 256, mxu_efficiency = 0.75, hbm_capacity = 3.2e10, hbm_bandwidth = 1.5e12, hbm_efficiency = 0.9>, ici = #loom.ici<link_bandwidth = 1.0e11, hop_latency = 2.5e-6>, dcn = #loom.dcn<slices = 2, chips_per_host = 4, bandwidth = 2.5e10, latency = 30.0>>} {
+}
+
+// -----
+
+// expected-error @+1 {{target 'tpu-v5e': topology '0xv5e-16': the slice count '0' must be an integer of at least 1}}
+module attributes {loom.target = #loom.target<"tpu-v5e", topology = "0xv5e-16">} {
 }
