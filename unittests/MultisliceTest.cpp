@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Hardware/CostModel.h"
+#include "loom/Hardware/DeviceMesh.h"
 #include "loom/Sim/Simulator.h"
 
 #include <gtest/gtest.h>
@@ -412,3 +413,54 @@ TEST(Multislice, TheScheduleFileKeepsSlicesAndDcnFigures) {
 }
 
 } // namespace
+
+// Two chips of one host send 1e9 and 2e9 bytes across at once: they share
+// the NIC until the first is done (2e9 / W), then the second has the NIC
+// alone for its last 1e9 bytes: L + 3e9 / W in all. The second flow's end
+// as first rated (L + 4e9 / W) is stale once it is re-rated, and the
+// makespan is the last task's end, not the last event popped.
+TEST(Multislice, AReRatedFlowEndsTheRunWhenItsBytesArrive) {
+  Schedule s = slicesOf({2, 2}, 2);
+  message(s, 0, 4, 1000000000, 0);
+  message(s, 1, 5, 2000000000, 1);
+  EXPECT_LT(relative(runTime(s), kDcnLatency + 3e9 / kDcnBandwidth), 1e-9);
+}
+
+// Chips of one slice laid out over several: whole replicas per slice, slice
+// k's chips stacked below slice k - 1's (ids slice-major); or a replica's
+// stages in equal runs over the slices it spans. What does not tile is
+// refused, naming the numbers.
+TEST(Multislice, TheDeviceMeshLaysReplicasOverSlices) {
+  auto two = parseTopology(v5e(), "2xv5e-16");
+  ASSERT_TRUE(bool(two));
+  auto replicas = DeviceMesh::build(v5e(), *two, MeshShape{8, 1, 4, 1});
+  ASSERT_TRUE(bool(replicas)) << llvm::toString(replicas.takeError());
+  EXPECT_EQ(replicas->numSlices(), 2);
+  EXPECT_EQ(replicas->getSliceShape().dataParallel, 4);
+  for (int64_t d = 0; d < 8; ++d)
+    for (int64_t r = 0; r < 4; ++r) {
+      ChipCoord at = replicas->chip(d, 0, r);
+      EXPECT_EQ(replicas->sliceOf(at), d / 4);
+      EXPECT_EQ(replicas->chipId(at) / 16, d / 4);
+      // The same place in its slice as replica d mod 4 of slice 0.
+      EXPECT_EQ(replicas->inSlice(at), replicas->chip(d % 4, 0, r));
+    }
+  // tp 4 x 8 stages = 32 chips: each replica's stages 0-3 on slice 0 and
+  // 4-7 on slice 1.
+  auto stages = DeviceMesh::build(v5e(), *two, MeshShape{1, 8, 4, 1});
+  ASSERT_TRUE(bool(stages)) << llvm::toString(stages.takeError());
+  EXPECT_EQ(stages->getSliceShape().stages, 4);
+  for (int64_t st = 0; st < 8; ++st)
+    EXPECT_EQ(stages->sliceOf(stages->chip(0, st, 0)), st / 4);
+  auto three = parseTopology(v5e(), "3xv5e-16");
+  ASSERT_TRUE(bool(three));
+  auto spans = DeviceMesh::build(v5e(), *three, MeshShape{1, 12, 4, 1});
+  ASSERT_TRUE(bool(spans)) << llvm::toString(spans.takeError());
+  EXPECT_EQ(spans->sliceOf(spans->chip(0, 11, 3)), 2);
+  auto odd = DeviceMesh::build(v5e(), *three, MeshShape{1, 2, 16, 1});
+  ASSERT_FALSE(bool(odd));
+  EXPECT_NE(llvm::toString(odd.takeError())
+                .find("data-parallel 1 x stages 2 x 16 chips a stage = 32 "
+                      "chips, but topology 3xv5e-16 (3 slices of 16) has 48"),
+            std::string::npos);
+}

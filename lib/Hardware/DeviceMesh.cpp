@@ -502,7 +502,8 @@ DeviceMesh::buildSlices(const TargetDesc &target, const TopologyDesc &topology,
         shape.dataParallel * perReplica, topology.name, slices, sliceChips,
         topology.numChips()));
   // A replica within a slice (data parallelism over the DCN), or spanning
-  // whole slices, a run of its stages on each (stages over the DCN).
+  // whole slices, a run of its stages on each (stages over the DCN). (The
+  // replicas fill the slices, so the slices a replica spans divide them.)
   MeshShape local = shape;
   if (perReplica <= sliceChips) {
     if (sliceChips % perReplica != 0)
@@ -519,12 +520,6 @@ DeviceMesh::buildSlices(const TargetDesc &target, const TopologyDesc &topology,
           "slices of {3}: its stages must fill whole slices, an equal run "
           "of stages on each",
           shape.stages, shape.ranksPerStage(), perReplica, sliceChips));
-    if (slices % spanned != 0)
-      return fail(llvm::formatv(
-          "a replica spans {0} slices, which does not divide the {1} slices "
-          "of {2}: the data-parallel degree over the DCN must divide the "
-          "slices",
-          spanned, slices, topology.name));
     local.dataParallel = 1;
     local.stages = shape.stages / spanned;
   }

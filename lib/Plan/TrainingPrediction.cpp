@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace mlir;
@@ -32,11 +33,19 @@ using namespace loom;
 
 namespace {
 
-/// The two resources: the TensorCore and the replicas' links.
+/// A collective over replicas in its phases: within a slice over ICI, then
+/// over the DCN, then within the slice again (docs/multislice.md; one
+/// slice: `before` alone).
+struct Phases {
+  double before = 0, across = 0, after = 0;
+};
+
+/// The resources: the TensorCore, the replicas' links and, on several
+/// slices, the hosts' NICs into the DCN.
 struct Timeline {
   /// The TensorCore and the replicas' links (a gather and a reduction at
   /// once share them).
-  double core = 0, links = 0;
+  double core = 0, links = 0, dcn = 0;
   /// Seconds the TensorCore computes.
   double busy = 0;
   /// Runs `seconds` of compute once `after` is reached; returns its end.
@@ -53,6 +62,15 @@ struct Timeline {
     links = std::max(links, after) + seconds;
     return links;
   }
+  /// Runs a collective's phases in turn, each once its resource is free.
+  double collective(const Phases &phases, double after) {
+    double end = collective(phases.before, after);
+    if (phases.across > 0)
+      end = dcn = std::max(dcn, end) + phases.across;
+    return collective(phases.after, end);
+  }
+  /// When every resource is done.
+  double end() const { return std::max({core, links, dcn}); }
 };
 
 /// The lowering's groups of a collective over replicas (TrainingLowering's
@@ -68,25 +86,54 @@ enum class ReplicaGroup { Shards, Copies, CopiesBeside };
 /// once (the lowering's groups are per rank), so the groups of a tp x sp
 /// stage share links: each group's time is stretched by how many more
 /// messages its busiest link carries with all of them than with its own.
+/// A group spanning slices runs hierarchically, as the lowering emits it
+/// (docs/multislice.md): its members in one slice over ICI (`routes`), the
+/// chips at one place in each slice over the DCN.
 struct ReplicaGroups {
   const CostModel &model;
   llvm::SmallVector<int64_t, 2> shape;
   std::optional<GroupRoutes> routes[3];
   double share[3] = {1, 1, 1};
+  /// The slices a group spans (1: within one), and the chips of a host
+  /// running their DCN phase at once.
+  int64_t slices[3] = {1, 1, 1};
+  int64_t sharers = 1;
+  /// The members of a group in one slice.
+  int64_t members[3] = {1, 1, 1};
 
-  double time(CollectiveKind kind, ReplicaGroup group, double bytes) {
+  Phases time(CollectiveKind kind, ReplicaGroup group, double bytes) {
     int which = int(group);
-    if (!routes[which] || bytes <= 0)
-      return 0;
+    if ((!routes[which] && slices[which] == 1) || bytes <= 0)
+      return {};
     // (A model's layers read the same weights' sizes again and again; a
     // group of 256 replicas is costly to price.)
-    auto [it, fresh] = priced.try_emplace({kind, which, bytes}, 0.0);
+    auto [it, fresh] = priced.try_emplace({kind, which, bytes}, Phases());
     if (fresh)
-      it->second =
-          model.routedCollectiveTime(kind, *routes[which], bytes) * share[which];
+      it->second = slices[which] == 1
+                       ? Phases{local(kind, which, bytes), 0, 0}
+                       : hierarchical(kind, which, bytes);
     return it->second;
   }
-  std::map<std::tuple<CollectiveKind, int, double>, double> priced;
+  double local(CollectiveKind kind, int which, double bytes) const {
+    if (!routes[which])
+      return 0;
+    return model.routedCollectiveTime(kind, *routes[which], bytes) *
+           share[which];
+  }
+  /// RS_ici + AR_dcn(bytes / n) + AG_ici for an all-reduce over n chips a
+  /// slice; RS_ici + RS_dcn and AG_dcn + AG_ici for the others.
+  Phases hierarchical(CollectiveKind kind, int which, double bytes) const {
+    double n = double(members[which]);
+    Phases phases;
+    if (kind != CollectiveKind::AllGather)
+      phases.before = local(CollectiveKind::ReduceScatter, which, bytes);
+    phases.across =
+        model.dcnCollectiveTime(kind, slices[which], bytes / n, sharers);
+    if (kind != CollectiveKind::ReduceScatter)
+      phases.after = local(CollectiveKind::AllGather, which, bytes);
+    return phases;
+  }
+  std::map<std::tuple<CollectiveKind, int, double>, Phases> priced;
 };
 
 /// The most messages one step of the groups' rings puts on a link, over
@@ -153,6 +200,7 @@ replicaGroups(const CostModel &model, const TargetDesc &desc,
           add(j * fsdp, group == ReplicaGroup::Copies ? rank : u * tp + rank);
     return coords;
   };
+  groups.sharers = std::min(desc.chipsPerHost, topology.sliceChips());
   for (ReplicaGroup group : {ReplicaGroup::Shards, ReplicaGroup::Copies,
                              ReplicaGroup::CopiesBeside}) {
     int64_t ranks = group == ReplicaGroup::CopiesBeside ? tp : tp * beside;
@@ -161,6 +209,27 @@ replicaGroups(const CostModel &model, const TargetDesc &desc,
       all.push_back(members(group, r));
     if (all.front().size() < 2)
       continue;
+    if (mesh->numSlices() > 1) {
+      // Across slices: the members in the first one's slice, over ICI,
+      // at their places in it (the DCN phase is priced apart).
+      std::set<int64_t> spanned;
+      for (const auto &coord : all.front())
+        spanned.insert(mesh->sliceOf(ChipCoord{coord[0], coord[1]}));
+      groups.slices[int(group)] = spanned.size();
+      for (auto &list : all) {
+        int64_t slice = mesh->sliceOf(ChipCoord{list[0][0], list[0][1]});
+        SmallVector<SmallVector<int64_t, 3>> in;
+        for (const auto &coord : list)
+          if (mesh->sliceOf(ChipCoord{coord[0], coord[1]}) == slice) {
+            ChipCoord at = mesh->inSlice(ChipCoord{coord[0], coord[1]});
+            in.push_back({at[0], at[1]});
+          }
+        list = std::move(in);
+      }
+      groups.members[int(group)] = all.front().size();
+      if (all.front().size() < 2)
+        continue;
+    }
     int64_t alone = busiestLink(model, groups.shape, {all.front()});
     if (alone > 0)
       groups.share[int(group)] =
@@ -621,7 +690,7 @@ private:
     // The stage that ends last sets the step.
     const Clock *critical = &clocks.front();
     auto end = [](const Clock &clock) {
-      return std::max({clock.time.core, clock.time.links, clock.host.toHost});
+      return std::max(clock.time.end(), clock.host.toHost);
     };
     for (const Clock &clock : clocks)
       if (end(clock) > end(*critical))

@@ -482,6 +482,9 @@ private:
   } queue;
   uint64_t seq = 0, events = 0;
   double now = 0;
+  /// When the last task finished: the makespan. (A flow re-rated leaves
+  /// its earlier end in the queue, stale; popping it moves `now` on.)
+  double lastFinish = 0;
   std::string failure;
   /// A broken invariant of the run itself: the result is refused.
   std::string accounting;
@@ -1441,6 +1444,7 @@ void Engine::finish(int32_t t, uint8_t engine) {
   task.done = true;
   touchTask(t);
   ++finished;
+  lastFinish = now;
   ++chips[task.chip].stats.tasks;
   if (recordTrace && task.taskKind() != TaskKind::Alloc &&
       task.taskKind() != TaskKind::Free &&
@@ -1531,7 +1535,7 @@ SimResult Engine::run() {
     }
   }
   SimResult result;
-  result.makespan = now;
+  result.makespan = std::max(lastFinish, model.programDispatch());
   result.dispatch = model.programDispatch();
   result.calibration = target.calibration;
   result.events = events;

@@ -95,6 +95,7 @@ LogicalResult ChipPrograms::setUp() {
     return module.emitError() << llvm::toString(built.takeError());
   mesh.emplace(std::move(*built));
 
+  sliceChips = topology.sliceChips();
   tokens = getPipelineTokens(view.func);
   return success();
 }

@@ -146,6 +146,8 @@ protected:
   // A stage's ranks: tp x sp chips (r = u * tp + t).
   int64_t tp = 1, sp = 1, ranks = 1, dp = 1, stages = 1, tokens = 0,
           nextTag = 0;
+  /// The chips of one slice (all of them on one slice).
+  int64_t sliceChips = 1;
   /// The pipeline's chunks: stages x virtual stages.
   int64_t chunks = 1;
   PipelineAttr pipeline;

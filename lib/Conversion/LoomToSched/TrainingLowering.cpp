@@ -386,11 +386,31 @@ private:
   /// A collective of `kind` over `bytes` among `group` of every chip's
   /// replicas of stage s, after `after`; returns its done tasks. The
   /// members of one group share a tag: base + (the group's index) * ranks
-  /// + the rank (the tensor rank for CopiesBeside).
+  /// + the rank (the tensor rank for CopiesBeside). A group that spans
+  /// slices runs hierarchically (spanningCollective).
   ReplicaTasks replicaCollective(int64_t s, CollectiveKind kind,
                                  ReplicaGroup group, double bytes,
                                  const ReplicaTasks &after) {
     int64_t fsdp = split.fsdp, base = nextTag;
+    bool shards = group == ReplicaGroup::Shards,
+         withBeside = group == ReplicaGroup::CopiesBeside;
+    auto indexOf = [&](int64_t d) { return shards ? d / fsdp : d % fsdp; };
+    auto memberOf = [&](int64_t r) { return withBeside ? r % tp : r; };
+    auto membersOf = [&](int64_t d, int64_t r) {
+      int64_t index = indexOf(d), member = memberOf(r);
+      SmallVector<int64_t> chips;
+      if (shards)
+        for (int64_t i = 0; i < fsdp; ++i)
+          chips.push_back(chipId(index * fsdp + i, s, r));
+      else
+        for (int64_t j = 0; j < dp / fsdp; ++j)
+          for (int64_t u = 0; u < (withBeside ? beside() : 1); ++u)
+            chips.push_back(chipId(j * fsdp + index, s,
+                                   withBeside ? u * tp + member : r));
+      return chips;
+    };
+    if (mesh->numSlices() > 1 && spansSlices(membersOf(0, 0)))
+      return spanningCollective(s, kind, bytes, after, membersOf);
     nextTag += dp * ranks;
     ReplicaTasks starts = onReplicas([&](int64_t d) {
       return onRanks(d, s, [&](int64_t r) {
@@ -398,27 +418,93 @@ private:
         t.kind = file::TaskKind::Collective;
         t.collective = kind;
         t.deps = depsOf({after[d][r]});
-        bool shards = group == ReplicaGroup::Shards,
-             withBeside = group == ReplicaGroup::CopiesBeside;
-        int64_t index = shards ? d / fsdp : d % fsdp,
-                member = withBeside ? r % tp : r;
-        SmallVector<int64_t> chips;
-        if (shards)
-          for (int64_t i = 0; i < fsdp; ++i)
-            chips.push_back(chipId(index * fsdp + i, s, r));
-        else
-          for (int64_t j = 0; j < dp / fsdp; ++j)
-            for (int64_t u = 0; u < (withBeside ? beside() : 1); ++u)
-              chips.push_back(chipId(j * fsdp + index, s,
-                                     withBeside ? u * tp + member : r));
-        t.group = sharedGroup(chips);
+        t.group = sharedGroup(membersOf(d, r));
         t.bytes = toInt(bytes);
-        t.tag = base + index * ranks + member;
+        t.tag = base + indexOf(d) * ranks + memberOf(r);
         return t;
       });
     });
     return onReplicas(
         [&](int64_t d) { return collectiveDone(d, s, starts[d]); });
+  }
+
+  int64_t sliceOfChip(int64_t chip) const { return chip / sliceChips; }
+  bool spansSlices(ArrayRef<int64_t> chips) const {
+    return llvm::any_of(chips, [&](int64_t c) {
+      return sliceOfChip(c) != sliceOfChip(chips.front());
+    });
+  }
+
+  /// A collective over a group spanning slices, as XLA runs one
+  /// (docs/multislice.md): with n members in each of S slices, an
+  /// all-reduce is a reduce-scatter over the n of the chip's slice, an
+  /// all-reduce of the shard (bytes / n) with the chips at its place in
+  /// the other slices over the DCN, and an all-gather over the n; a
+  /// reduce-scatter the first two, an all-gather the last two. A phase
+  /// over one chip is left out. Each phase's groups get tags of their own.
+  template <typename MembersFn>
+  ReplicaTasks spanningCollective(int64_t s, CollectiveKind kind, double bytes,
+                                  const ReplicaTasks &after,
+                                  MembersFn membersOf) {
+    // The chip's slice's members, or the members at its place in each
+    // slice.
+    auto local = [&](ArrayRef<int64_t> all, int64_t chip) {
+      SmallVector<int64_t> in;
+      for (int64_t c : all)
+        if (sliceOfChip(c) == sliceOfChip(chip))
+          in.push_back(c);
+      return in;
+    };
+    auto across = [&](ArrayRef<int64_t> all, int64_t chip) {
+      SmallVector<int64_t> mine = local(all, chip);
+      int64_t place = llvm::find(mine, chip) - mine.begin();
+      std::map<int64_t, SmallVector<int64_t>> bySlice;
+      for (int64_t c : all)
+        bySlice[sliceOfChip(c)].push_back(c);
+      SmallVector<int64_t> at;
+      for (auto &[slice, members] : bySlice)
+        at.push_back(members[place]);
+      return at;
+    };
+    int64_t n = local(membersOf(0, 0), membersOf(0, 0).front()).size();
+    struct Phase {
+      CollectiveKind kind;
+      bool overDcn;
+    };
+    SmallVector<Phase, 3> phases;
+    if (kind != CollectiveKind::AllGather)
+      phases.push_back({CollectiveKind::ReduceScatter, false});
+    phases.push_back({kind, true});
+    if (kind != CollectiveKind::ReduceScatter)
+      phases.push_back({CollectiveKind::AllGather, false});
+    ReplicaTasks done = after;
+    for (const Phase &phase : phases) {
+      if (!phase.overDcn && n == 1)
+        continue;
+      std::map<SmallVector<int64_t>, int64_t> tagOf;
+      ReplicaTasks starts = onReplicas([&](int64_t d) {
+        return onRanks(d, s, [&](int64_t r) {
+          int64_t chip = chipId(d, s, r);
+          SmallVector<int64_t> all = membersOf(d, r);
+          SmallVector<int64_t> chips =
+              phase.overDcn ? across(all, chip) : local(all, chip);
+          file::Task t;
+          t.kind = file::TaskKind::Collective;
+          t.collective = phase.kind;
+          t.deps = depsOf({done[d][r]});
+          t.group = sharedGroup(chips);
+          t.bytes = toInt(phase.overDcn ? bytes / double(n) : bytes);
+          auto [it, fresh] = tagOf.try_emplace(chips, nextTag);
+          if (fresh)
+            ++nextTag;
+          t.tag = it->second;
+          return t;
+        });
+      });
+      done = onReplicas(
+          [&](int64_t d) { return collectiveDone(d, s, starts[d]); });
+    }
+    return done;
   }
 
   /// The parameters the ops of `item` read and make gradients of.
