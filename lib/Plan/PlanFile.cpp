@@ -120,14 +120,21 @@ struct PlanFileReader {
       return std::nullopt;
     return json.integer(o, key, path, 1);
   }
+  /// A recorded time, within what the replay line can compare: at least
+  /// the report's 0.001 ms (a smaller time prints as 0.000 ms and makes the
+  /// percentage meaningless) and at most 1e6 s, far past any plan.
   double seconds(const json::Object &o, StringRef key, const JsonPath &path) {
+    constexpr double minSeconds = 1e-6, maxSeconds = 1e6;
     const json::Value *value = o.get(key);
     std::optional<double> number = value ? value->getAsNumber() : std::nullopt;
-    // Every plan takes some time: 0 would be no record to compare with.
-    if (!number || !(*number > 0) || !std::isfinite(*number)) {
+    if (!value) {
+      json.fail(JsonReader::at(path, key), "missing required key");
+      return 0;
+    }
+    if (!number || !(*number >= minSeconds && *number <= maxSeconds)) {
       json.fail(JsonReader::at(path, key),
-                value ? "must be a finite time in seconds, more than 0"
-                      : "missing required key");
+                "must be a time in seconds from 1e-06 (0.001 ms) to 1e+06" +
+                    (number ? ", got " + showNumber(*number) : std::string()));
       return 0;
     }
     return *number;
