@@ -245,14 +245,21 @@ Expected<SavedPlan> loom::readPlanFile(StringRef text, StringRef fileName) {
   JsonPath root("$");
   const json::Object *top = json.object(&*document, root);
   if (top) {
-    json.keys(*top, root,
-              {"format", "model", "workload", "target", "layout", "result"},
-              {"format", "model", "workload", "target", "layout"});
+    // The format first: another of Loom's files (a schedule, a target)
+    // given as a plan is named for what it is, not for the keys a plan
+    // lacks.
     std::string format = json.string(*top, "format", root);
     if (!json.failed() && format != kPlanFormat)
       json.fail(JsonReader::at(root, "format"),
-                "is \"" + format + "\"; this loom-plan reads \"" +
-                    kPlanFormat.str() + "\" files");
+                "is \"" + format + "\"; " +
+                    (StringRef(format).starts_with("loom-plan/")
+                         ? "this loom-plan reads \"" + kPlanFormat.str() +
+                               "\" files"
+                         : "this is not a plan file (\"" +
+                               kPlanFormat.str() + "\")"));
+    json.keys(*top, root,
+              {"format", "model", "workload", "target", "layout", "result"},
+              {"format", "model", "workload", "target", "layout"});
     r.model = json.string(*top, "model", root);
     if (!json.failed() && r.model.empty())
       json.fail(JsonReader::at(root, "model"), "must name a model");
