@@ -318,9 +318,7 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
                                                  llvm::StringRef fileName) {
   llvm::Expected<Value> document = parseJson(json);
   if (!document)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        fileName + ": invalid JSON: " + llvm::toString(document.takeError()));
+    return jsonSyntaxError(document.takeError(), fileName);
   Reader r(fileName);
   TargetDesc t;
   const Object *root = r.object(&*document, "$");

@@ -6,7 +6,6 @@
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
@@ -228,16 +227,8 @@ struct PlanFileReader {
 
 Expected<SavedPlan> loom::readPlanFile(StringRef text, StringRef fileName) {
   Expected<json::Value> document = parseJson(text);
-  if (!document) {
-    std::string message = toString(document.takeError());
-    auto [line, column] = takeJsonErrorPosition(message);
-    return createStringError(
-        inconvertibleErrorCode(),
-        line ? formatv("{0}:{1}:{2}: invalid JSON: {3}", fileName, line,
-                       column, message)
-                   .str()
-             : (fileName + ": invalid JSON: " + message).str());
-  }
+  if (!document)
+    return jsonSyntaxError(document.takeError(), fileName);
   PlanFileReader reader(fileName);
   JsonReader &json = reader.json;
   SavedPlan saved;
