@@ -154,8 +154,10 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
                          << desc->listTopologies();
     return nullptr;
   }
+  // Located as the file's other errors are: by the JSON path.
   TargetAttr target = TargetAttr::getChecked(
-      [&] { return mlir::emitError(loc); }, context, *desc, *topology);
+      [&] { return mlir::emitError(loc) << "$.target: "; }, context, *desc,
+      *topology);
   if (!target)
     return nullptr;
   // Checked as data first, so that problems name their JSON path and no op
