@@ -257,6 +257,7 @@ Expected<SavedPlan> loom::readPlanFile(StringRef text, StringRef fileName) {
     JsonPath workload = JsonReader::at(root, "workload");
     if (const json::Object *o = json.object(top->get("workload"), workload))
       reader.workload(*o, workload, r.import);
+    r.workloadPlace = fileName.str() + ": " + workload.str();
     JsonPath target = JsonReader::at(root, "target");
     if (const json::Object *o = json.object(top->get("target"), target)) {
       json.keys(*o, target, {"topology", "name", "file"}, {"topology"});
