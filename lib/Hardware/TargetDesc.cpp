@@ -318,9 +318,7 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
                                                  llvm::StringRef fileName) {
   llvm::Expected<Value> document = parseJson(json);
   if (!document)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        fileName + ": invalid JSON: " + llvm::toString(document.takeError()));
+    return jsonSyntaxError(document.takeError(), fileName);
   Reader r(fileName);
   TargetDesc t;
   const Object *root = r.object(&*document, "$");
@@ -332,17 +330,16 @@ llvm::Expected<TargetDesc> loom::parseTargetDesc(llvm::StringRef json,
   llvm::SmallVector<llvm::StringRef> known(std::begin(sections),
                                            std::end(sections));
   known.push_back("calibration");
-  // The format first: another of Loom's files (the measurements) given as a
-  // target is named for what it is, not for the keys a target lacks.
-  if (root->get("format")) {
-    std::string format = r.string(*root, "format", "$");
-    if (format != "loom-target/1" && !r.failed())
-      r.fail("$.format",
-             "must be \"loom-target/1\", got \"" + format + "\"" +
-                 (llvm::StringRef(format).starts_with("loom-")
-                      ? ": this is not a target file"
-                      : ""));
-  }
+  // The format first: another of Loom's files (the measurements, a model
+  // config) given as a target is named for what it is, or for the format it
+  // lacks, not for the keys a target lacks.
+  std::string format = r.string(*root, "format", "$");
+  if (format != "loom-target/1" && !r.failed())
+    r.fail("$.format",
+           "must be \"loom-target/1\", got \"" + format + "\"" +
+               (llvm::StringRef(format).starts_with("loom-")
+                    ? ": this is not a target file"
+                    : ""));
   r.keys(*root, "$", known, sections);
   if (r.failed())
     return r.takeError();

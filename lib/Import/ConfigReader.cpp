@@ -1,6 +1,7 @@
 //===- ConfigReader.cpp - typed, located access to a config.json ----------===//
 
 #include "ConfigReader.h"
+#include "loom/Import/ModelImporter.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -12,7 +13,7 @@ Location ConfigReader::fileLoc() const {
 }
 
 Location ConfigReader::workloadLoc(Location file) {
-  return NameLoc::get(StringAttr::get(file.getContext(), "workload options"),
+  return NameLoc::get(StringAttr::get(file.getContext(), kWorkloadOptionsLocName),
                       file);
 }
 

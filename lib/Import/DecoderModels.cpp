@@ -98,9 +98,12 @@ static int64_t readHeadDim(ConfigReader &c, int64_t hidden, int64_t heads,
                              "rotates pairs)";
     return headDim;
   }
-  requireDivisible(c, "hidden_size", hidden, "num_attention_heads", heads);
+  // An uneven division is the one error: the rounded head_dim's parity
+  // would be a consequence of it.
+  bool divides =
+      requireDivisible(c, "hidden_size", hidden, "num_attention_heads", heads);
   headDim = std::max<int64_t>(hidden / heads, 1);
-  if (headDim % 2 != 0)
+  if (divides && headDim % 2 != 0)
     c.error("num_attention_heads")
         << "head_dim = 'hidden_size' / 'num_attention_heads' = " << headDim
         << " must be even for rotary embeddings (RoPE rotates pairs)";

@@ -250,8 +250,9 @@ struct StreamBlocks {
 Value streamBlocks(ImportContext &ic, const DiffusionShape &s,
                    const StreamBlocks &blocks, Value x, Value ctx, Value cond);
 
-/// Reports at `divisorKey` unless `divisorKey`'s value divides `key`'s.
-void requireDivisible(ConfigReader &c, StringRef key, int64_t value,
+/// Reports at `divisorKey` unless `divisorKey`'s value divides `key`'s;
+/// returns whether it does.
+bool requireDivisible(ConfigReader &c, StringRef key, int64_t value,
                       StringRef divisorKey, int64_t divisor);
 
 /// Reports at `key` when it names a variant other than the one the

@@ -224,11 +224,14 @@ LogicalResult loom::importer::buildDeepSeekV3(ImportContext &ic) {
     c.error("first_k_dense_replace")
         << "'first_k_dense_replace' " << dense << " exceeds the " << layers
         << " layers";
-  requireDivisible(c, expertsKey, r.experts, "n_group", groups);
+  // Groups that do not divide the experts, or a top-k past all of them,
+  // are the one error: the groups' bound would repeat it.
+  bool divides = requireDivisible(c, expertsKey, r.experts, "n_group", groups);
   if (keptGroups > groups)
     c.error("topk_group") << "'topk_group' " << keptGroups
                           << " exceeds 'n_group' " << groups;
-  else if (groups > 0 && r.topK > keptGroups * (r.experts / groups))
+  else if (divides && groups > 0 && r.topK <= r.experts &&
+           r.topK > keptGroups * (r.experts / groups))
     c.error("num_experts_per_tok")
         << "'num_experts_per_tok' " << r.topK << " exceeds the "
         << keptGroups * (r.experts / groups)

@@ -134,13 +134,15 @@ static void applyPrecision(func::FuncOp func, const ImportOptions &options) {
   });
 }
 
-void loom::importer::requireDivisible(ConfigReader &c, StringRef key,
+bool loom::importer::requireDivisible(ConfigReader &c, StringRef key,
                                       int64_t value, StringRef divisorKey,
                                       int64_t divisor) {
-  if (value % divisor != 0)
-    c.error(divisorKey) << "'" << key << "' " << value
-                        << " is not divisible by '" << divisorKey << "' "
-                        << divisor;
+  if (value % divisor == 0)
+    return true;
+  c.error(divisorKey) << "'" << key << "' " << value
+                      << " is not divisible by '" << divisorKey << "' "
+                      << divisor;
+  return false;
 }
 
 void loom::importer::requireVariant(ConfigReader &c, StringRef key,

@@ -38,9 +38,10 @@ using namespace loom;
 // Diagnostics
 //===----------------------------------------------------------------------===//
 
-Captured::Captured(MLIRContext &context)
+Captured::Captured(MLIRContext &context, StringRef workloadPlace)
     : context(context), printedOp(context.shouldPrintOpOnDiagnostic()),
-      handler(&context, [this](Diagnostic &diag) {
+      handler(&context, [this, workloadPlace = workloadPlace.str()](
+                            Diagnostic &diag) {
         std::string text;
         llvm::raw_string_ostream os(text);
         os << diag;
@@ -48,13 +49,18 @@ Captured::Captured(MLIRContext &context)
           errors.push_back(text);
           // A config file's error names its place in the file, as
           // loom-import's does (1:1 for the file as a whole); one about the
-          // workload options (ConfigReader::workloadLoc) is at none.
+          // workload options names where they were given, if anywhere.
           auto where = dyn_cast<FileLineColLoc>(diag.getLocation());
-          located.push_back(where ? (where.getFilename().str() + ":" +
-                                     std::to_string(where.getLine()) + ":" +
-                                     std::to_string(where.getColumn()) +
-                                     ": " + text)
-                                  : text);
+          auto name = dyn_cast<NameLoc>(diag.getLocation());
+          if (where)
+            located.push_back(where.getFilename().str() + ":" +
+                              std::to_string(where.getLine()) + ":" +
+                              std::to_string(where.getColumn()) + ": " + text);
+          else if (name && name.getName() == kWorkloadOptionsLocName &&
+                   !workloadPlace.empty())
+            located.push_back(workloadPlace + ": " + text);
+          else
+            located.push_back(text);
         } else if (diag.getSeverity() == DiagnosticSeverity::Remark) {
           remarks.push_back(text);
         }
@@ -611,7 +617,7 @@ Planned loom::planModule(const PlanProblem &problem,
   out.training = problem.import.training.has_value();
   if (std::string why = checkTraining(layout, out.training); !why.empty())
     return fail(why);
-  Captured diagnostics(context);
+  Captured diagnostics(context, problem.workloadPlace);
   llvm::Expected<TargetAttr> targetAttr =
       materializeTarget(&context, problem.topology, problem.targetFile);
   if (!targetAttr)

@@ -88,7 +88,10 @@ struct SearchShared {
 /// message alone, so the op a diagnostic is emitted at is not printed into
 /// a note (a rejected plan's whole function, a twentieth of a search).
 struct Captured {
-  explicit Captured(mlir::MLIRContext &context);
+  /// `workloadPlace` (PlanProblem::workloadPlace) locates the errors
+  /// about workload options.
+  explicit Captured(mlir::MLIRContext &context,
+                    llvm::StringRef workloadPlace = "");
   ~Captured();
   /// The errors, separated by "; " (`withPlaces`: each with its file
   /// place, as loom-import names a config's).

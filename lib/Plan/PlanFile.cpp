@@ -6,7 +6,6 @@
 #include "loom/Support/JsonReader.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
@@ -120,14 +119,21 @@ struct PlanFileReader {
       return std::nullopt;
     return json.integer(o, key, path, 1);
   }
+  /// A recorded time, within what the replay line can compare: at least
+  /// the report's 0.001 ms (a smaller time prints as 0.000 ms and makes the
+  /// percentage meaningless) and at most 1e6 s, far past any plan.
   double seconds(const json::Object &o, StringRef key, const JsonPath &path) {
+    constexpr double minSeconds = 1e-6, maxSeconds = 1e6;
     const json::Value *value = o.get(key);
     std::optional<double> number = value ? value->getAsNumber() : std::nullopt;
-    // Every plan takes some time: 0 would be no record to compare with.
-    if (!number || !(*number > 0) || !std::isfinite(*number)) {
+    if (!value) {
+      json.fail(JsonReader::at(path, key), "missing required key");
+      return 0;
+    }
+    if (!number || !(*number >= minSeconds && *number <= maxSeconds)) {
       json.fail(JsonReader::at(path, key),
-                value ? "must be a finite time in seconds, more than 0"
-                      : "missing required key");
+                "must be a time in seconds from 1e-06 (0.001 ms) to 1e+06" +
+                    (number ? ", got " + showNumber(*number) : std::string()));
       return 0;
     }
     return *number;
@@ -221,16 +227,8 @@ struct PlanFileReader {
 
 Expected<SavedPlan> loom::readPlanFile(StringRef text, StringRef fileName) {
   Expected<json::Value> document = parseJson(text);
-  if (!document) {
-    std::string message = toString(document.takeError());
-    auto [line, column] = takeJsonErrorPosition(message);
-    return createStringError(
-        inconvertibleErrorCode(),
-        line ? formatv("{0}:{1}:{2}: invalid JSON: {3}", fileName, line,
-                       column, message)
-                   .str()
-             : (fileName + ": invalid JSON: " + message).str());
-  }
+  if (!document)
+    return jsonSyntaxError(document.takeError(), fileName);
   PlanFileReader reader(fileName);
   JsonReader &json = reader.json;
   SavedPlan saved;
@@ -238,20 +236,28 @@ Expected<SavedPlan> loom::readPlanFile(StringRef text, StringRef fileName) {
   JsonPath root("$");
   const json::Object *top = json.object(&*document, root);
   if (top) {
-    json.keys(*top, root,
-              {"format", "model", "workload", "target", "layout", "result"},
-              {"format", "model", "workload", "target", "layout"});
+    // The format first: another of Loom's files (a schedule, a target)
+    // given as a plan is named for what it is, not for the keys a plan
+    // lacks.
     std::string format = json.string(*top, "format", root);
     if (!json.failed() && format != kPlanFormat)
       json.fail(JsonReader::at(root, "format"),
-                "is \"" + format + "\"; this loom-plan reads \"" +
-                    kPlanFormat.str() + "\" files");
+                "is \"" + format + "\"; " +
+                    (StringRef(format).starts_with("loom-plan/")
+                         ? "this loom-plan reads \"" + kPlanFormat.str() +
+                               "\" files"
+                         : "this is not a plan file (\"" +
+                               kPlanFormat.str() + "\")"));
+    json.keys(*top, root,
+              {"format", "model", "workload", "target", "layout", "result"},
+              {"format", "model", "workload", "target", "layout"});
     r.model = json.string(*top, "model", root);
     if (!json.failed() && r.model.empty())
       json.fail(JsonReader::at(root, "model"), "must name a model");
     JsonPath workload = JsonReader::at(root, "workload");
     if (const json::Object *o = json.object(top->get("workload"), workload))
       reader.workload(*o, workload, r.import);
+    r.workloadPlace = fileName.str() + ": " + workload.str();
     JsonPath target = JsonReader::at(root, "target");
     if (const json::Object *o = json.object(top->get("target"), target)) {
       json.keys(*o, target, {"topology", "name", "file"}, {"topology"});

@@ -158,6 +158,17 @@ loom::takeJsonErrorPosition(std::string &message) {
   return {line, std::max(column, 1u)};
 }
 
+llvm::Error loom::jsonSyntaxError(llvm::Error error, llvm::StringRef fileName) {
+  std::string message = llvm::toString(std::move(error));
+  auto [line, column] = takeJsonErrorPosition(message);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      line ? llvm::formatv("{0}:{1}:{2}: invalid JSON: {3}", fileName, line,
+                           column, message)
+                 .str()
+           : (fileName + ": invalid JSON: " + message).str());
+}
+
 std::string JsonPath::str() const {
   if (!parent)
     return text;

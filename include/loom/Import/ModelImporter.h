@@ -102,6 +102,13 @@ struct BundledModel {
 /// The bundled models (models/*.json), in name order.
 llvm::ArrayRef<BundledModel> getBundledModels();
 
+/// The name of the location (a NameLoc over the config file's) at which the
+/// importer reports a workload option that does not fit the model: not a
+/// place in the file, so a caller that read the options from a file of its
+/// own may name that instead.
+inline constexpr llvm::StringLiteral kWorkloadOptionsLocName =
+    "workload options";
+
 /// Imports `config`, the text of a config.json; `fileName` names it in
 /// diagnostics and `modelName` becomes the function's name. Returns null
 /// after emitting a located diagnostic when the config is missing a field,

@@ -39,6 +39,10 @@ struct PlanProblem {
   /// The workload; `import.batch` is the whole batch, which the
   /// data-parallel replicas share equally.
   ImportOptions import;
+  /// Where the workload was given, named by the errors of an option that
+  /// does not fit the model: empty for loom-plan's command line (the
+  /// message names the option), "FILE: $.workload" for a plan file.
+  std::string workloadPlace;
 };
 
 /// A problem and the layout dimensions the user gave; a search chooses the

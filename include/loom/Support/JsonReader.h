@@ -53,6 +53,10 @@ std::pair<unsigned, unsigned> takeJsonErrorPosition(std::string &message);
 llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text,
                                             unsigned maxDepth = 64);
 
+/// A parseJson error as the files' other errors read: "file:line:column:
+/// invalid JSON: what" (just "file: invalid JSON: what" without a position).
+llvm::Error jsonSyntaxError(llvm::Error error, llvm::StringRef fileName);
+
 class JsonReader {
 public:
   explicit JsonReader(llvm::StringRef fileName) : fileName(fileName.str()) {}

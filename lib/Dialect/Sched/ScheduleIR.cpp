@@ -163,8 +163,10 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
     desc->dcnBandwidth = dcn.bandwidth;
     desc->dcnLatency = dcn.latency;
   }
+  // Located as the file's other errors are: by the JSON path.
   TargetAttr target = TargetAttr::getChecked(
-      [&] { return mlir::emitError(loc); }, context, *desc, machine);
+      [&] { return mlir::emitError(loc) << "$.target: "; }, context, *desc,
+      machine);
   if (!target)
     return nullptr;
   // Checked as data first, so that problems name their JSON path and no op
