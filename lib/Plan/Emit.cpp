@@ -414,8 +414,15 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
     os << "# Megatron sequence parallelism is MaxText's tensor_sequence axis: "
           "heads and MLP\n# split as on the tensor axis, the norms' "
           "activations split along the sequence.\n";
+  // On several slices, the dcn_* axes are the slices (writeMaxTextTraining).
+  DcnDegrees dcn = keys.dcn();
+  if (keys.slices > 1)
+    os << fmt::format("# {} slices of {} chips joined by the data-center "
+                      "network (MaxText's num_slices)\n",
+                      keys.slices, keys.sliceChips);
   for (auto [key, value] :
-       {std::pair<StringRef, int64_t>{"ici_data_parallelism", r.dataParallel},
+       {std::pair<StringRef, int64_t>{"ici_data_parallelism",
+                                      r.dataParallel / dcn.dataParallel},
         {"ici_fsdp_parallelism", r.isWeightGathered() ? r.tp : 1},
         {"ici_tensor_parallelism",
          r.sequenceParallel || r.isWeightGathered() ? 1 : r.tp},
@@ -424,8 +431,11 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
         {"ici_context_parallelism", 1},
         {"ici_expert_parallelism", r.hasExpertGroup() ? r.ep : 1},
         {"ici_autoregressive_parallelism", 1},
-        {"ici_pipeline_parallelism", r.stages}})
+        {"ici_pipeline_parallelism", r.stages / dcn.pipeline}})
     os << key << ": " << value << "\n";
+  if (keys.slices > 1)
+    os << "dcn_data_parallelism: " << dcn.dataParallel
+       << "\ndcn_pipeline_parallelism: " << dcn.pipeline << "\n";
   os << fmt::format("# the batch of {} over {} chips\n",
                     w.batch.value_or(1), keys.chips);
   os << "per_device_batch_size: "
@@ -480,20 +490,31 @@ void writeMaxTextTraining(const PlanOutcome &plan, const PlanOutcome &keys,
           "heads and MLP\n# split as on the tensor axis, the norms' "
           "activations split along the sequence.\n";
   // Each group of fsdp replicas is MaxText's fsdp axis; the groups holding
-  // the same shard are its data axis.
+  // the same shard are its data axis. On several slices the replicas of
+  // one slice are the ici_* axes' and the slices the dcn_* axes': a
+  // shard group spanning slices is dcn_fsdp, the rest dcn_data; a
+  // replica's stages spanning slices are dcn_pipeline.
+  DcnDegrees dcn = keys.dcn();
+  int64_t sliceReplicas = r.dataParallel / dcn.dataParallel;
+  int64_t iciFsdp = std::min(r.fsdp, sliceReplicas),
+          dcnFsdp = r.fsdp / iciFsdp;
+  if (keys.slices > 1)
+    os << fmt::format("# {} slices of {} chips joined by the data-center "
+                      "network (MaxText's num_slices)\n",
+                      keys.slices, keys.sliceChips);
   for (auto [key, value] :
        {std::pair<StringRef, int64_t>{"ici_data_parallelism",
-                                      r.dataParallel / r.fsdp},
-        {"ici_fsdp_parallelism", r.fsdp},
+                                      sliceReplicas / iciFsdp},
+        {"ici_fsdp_parallelism", iciFsdp},
         {"ici_tensor_parallelism", r.sequenceParallel ? 1 : r.tp},
         {"ici_tensor_sequence_parallelism", r.sequenceParallel ? r.tp : 1},
         {"ici_sequence_parallelism", 1},
         {"ici_context_parallelism", 1},
         {"ici_expert_parallelism", r.hasExpertGroup() ? r.ep : 1},
-        {"ici_pipeline_parallelism", r.stages},
-        {"dcn_data_parallelism", 1},
-        {"dcn_fsdp_parallelism", 1},
-        {"dcn_pipeline_parallelism", 1}})
+        {"ici_pipeline_parallelism", r.stages / dcn.pipeline},
+        {"dcn_data_parallelism", dcn.dataParallel / dcnFsdp},
+        {"dcn_fsdp_parallelism", dcnFsdp},
+        {"dcn_pipeline_parallelism", dcn.pipeline}})
     os << key << ": " << value << "\n";
   int64_t batch = w.batch.value_or(1);
   if (r.stages > 1) {

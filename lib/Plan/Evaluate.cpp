@@ -627,6 +627,8 @@ Planned loom::planModule(const PlanProblem &problem,
   out.targetName = desc.name;
   out.calibration = desc.calibration;
   out.chips = topology.numChips();
+  out.slices = topology.slices;
+  out.sliceChips = topology.sliceChips();
   // The lowering lays meshes out on 2-D topologies only (DeviceMesh::build).
   if (topology.shape.size() != 2)
     return fail("Loom plans 2-D topologies only; " + topology.name + " has " +

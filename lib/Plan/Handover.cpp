@@ -83,6 +83,8 @@ std::vector<double> BoundaryTransfers::simulateBoundaries(int64_t bytes, bool bu
   schedule::Schedule handover;
   handover.targetName = target.name;
   handover.shape.assign(topology.shape.begin(), topology.shape.end());
+  // Boundaries between slices cross the DCN (the target's figures).
+  handover.slices = topology.slices;
   for (int64_t id = 0; id < topology.numChips(); ++id)
     handover.chips.push_back({id, {}});
   int64_t tag = 0;

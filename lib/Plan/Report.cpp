@@ -188,6 +188,30 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   if (!p.placement.empty())
     os << fmt::format("  placement:  {} ({})\n", p.placement,
                       p.defaultPlacement ? "the default rule" : "chosen");
+  if (p.slices > 1) {
+    DcnDegrees dcn = p.dcn();
+    std::string over =
+        dcn.pipeline > 1
+            ? fmt::format("each replica's stages over {} slices ({} a "
+                          "slice), {} handed "
+                          "over the DCN{}",
+                          dcn.pipeline, r.stages / dcn.pipeline,
+                          p.training ? "activations and their gradients"
+                                     : "activations",
+                          dcn.dataParallel > 1
+                              ? fmt::format("; {} replicas over the DCN",
+                                            dcn.dataParallel)
+                              : "")
+            : fmt::format("data parallelism over the DCN ({} replicas a "
+                          "slice){}",
+                          r.dataParallel / p.slices,
+                          p.training ? "; gradients reduce-scattered over "
+                                       "ICI, all-reduced over the DCN, "
+                                       "all-gathered over ICI"
+                                     : "");
+    os << fmt::format("  dcn:        {} slices of {} chips: {}\n", p.slices,
+                      p.sliceChips, over);
+  }
   int64_t used = r.chipsPerStage() * r.stages * r.dataParallel;
   if (used < p.chips)
     os << fmt::format("  idle chips: {} of {}{}\n", p.chips - used, p.chips,
@@ -337,6 +361,13 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
       j.attribute("version", p.calibration.version);
     });
     writeLayoutJSON(p.resolvedLayout(), j, /*onlyChanged=*/false);
+    if (p.slices > 1) {
+      // MaxText's names for the degrees over the DCN.
+      DcnDegrees dcn = p.dcn();
+      j.attribute("slices", p.slices);
+      j.attribute("dcn_data_parallelism", dcn.dataParallel);
+      j.attribute("dcn_pipeline_parallelism", dcn.pipeline);
+    }
     if (p.experts > 0) {
       j.attribute("experts_per_chip", p.expertsPerChip);
       j.attribute("expert_bytes_per_chip", p.expertBytesPerChip);

@@ -24,6 +24,7 @@ std::optional<SearchSpace> SearchSpace::build(const PlanRequest &request,
   }
   SearchSpace space(request, target->getDesc(), target->getTopologyDesc());
   space.chips = target->getNumChips();
+  space.sliceChips = target->getTopologyDesc().sliceChips();
   space.givenSequenceParallel = request.layout.sequenceParallel.value_or(false);
   Captured quiet(context);
   OwningOpRef<ModuleOp> module =
@@ -45,18 +46,18 @@ std::optional<SearchSpace> SearchSpace::build(const PlanRequest &request,
   // Expert parallelism over the tp group's chips, and (as the request
   // allows) over a group of its own beside it, which splits the batch.
   std::optional<ExpertLayout> epLayout = request.layout.epLayout;
-  for (int64_t tp : validTensorParallelDegrees(*module, space.chips,
+  for (int64_t tp : validTensorParallelDegrees(*module, space.sliceChips,
                                                space.givenSequenceParallel)) {
     SmallVector<ExpertChoice> &layouts = space.expertLayoutsOf[tp];
     if (!epLayout || *epLayout == ExpertLayout::Tensor)
       for (int64_t ep : validExpertParallelDegrees(*module, tp))
         layouts.push_back({ep, false});
     if (!epLayout || *epLayout == ExpertLayout::Data)
-      for (int64_t ep : validExpertDataDegrees(*module, tp, space.chips))
+      for (int64_t ep : validExpertDataDegrees(*module, tp, space.sliceChips))
         layouts.push_back({ep, true});
   }
   space.sequence =
-      searchedSequenceDegrees(*module, space.chips, space.target.hbmBytes);
+      searchedSequenceDegrees(*module, space.sliceChips, space.target.hbmBytes);
   return space;
 }
 
@@ -77,11 +78,11 @@ SmallVector<TensorChoice> SearchSpace::tensorLayouts(ModuleOp module) const {
                   !decode && !diffusion && !moe && batch > 1;
   SmallVector<TensorChoice> layouts;
   if (oneD)
-    for (int64_t tp : validTensorParallelDegrees(module, chips, sp))
+    for (int64_t tp : validTensorParallelDegrees(module, sliceChips, sp))
       layouts.push_back({tp, 1, false});
   if (twoD)
-    for (int64_t tp = 4; tp <= chips; ++tp)
-      if (chips % tp == 0)
+    for (int64_t tp = 4; tp <= sliceChips; ++tp)
+      if (sliceChips % tp == 0)
         for (int64_t x : validTensorRows(module, topology, tp, sp))
           if (!given.tpX || *given.tpX <= 1 || x == *given.tpX)
             layouts.push_back(
@@ -91,8 +92,8 @@ SmallVector<TensorChoice> SearchSpace::tensorLayouts(ModuleOp module) const {
                                             /*sequenceParallel=*/true),
                             x)});
   if (gathered)
-    for (int64_t tp = 2; tp <= chips && tp <= batch; ++tp)
-      if (chips % tp == 0 && batch % tp == 0)
+    for (int64_t tp = 2; tp <= sliceChips && tp <= batch; ++tp)
+      if (sliceChips % tp == 0 && batch % tp == 0)
         layouts.push_back({tp, 1, true});
   return layouts;
 }
@@ -104,7 +105,7 @@ SmallVector<int64_t> SearchSpace::stageCounts(int64_t tp) const {
   if (given.tp && tp != *given.tp)
     return counts;
   for (int64_t stages = 1; stages <= layers; ++stages)
-    if (chips % (tp * stages) == 0 && (!given.stages || stages == *given.stages))
+    if (tiles(tp * stages) && (!given.stages || stages == *given.stages))
       counts.push_back(stages);
   return counts;
 }
@@ -412,7 +413,7 @@ SmallVector<int64_t> SearchSpace::trainingStageCounts(int64_t tp) const {
   SmallVector<int64_t> counts;
   for (int64_t p = 1; p <= layers && chips % (tp * p) == 0; p *= 2) {
     int64_t dp = chips / (tp * p);
-    if (p == 1 || (batch % dp == 0 && batch / dp >= p))
+    if (tiles(tp * p) && (p == 1 || (batch % dp == 0 && batch / dp >= p)))
       counts.push_back(p);
   }
   return counts;
@@ -572,7 +573,7 @@ Candidates SearchSpace::candidates() {
             if (batch % dp != 0 ||
                 (given.dataParallel && dp != *given.dataParallel) ||
                 (given.ep && e.ep != *given.ep) ||
-                chips % (t.tp * beside * stages) != 0 ||
+                !tiles(t.tp * beside * stages) ||
                 dp > chips / (t.tp * beside * stages))
               continue;
             addVariants(t, stages, dp, e, sp, ring, out);

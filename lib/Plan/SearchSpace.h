@@ -125,7 +125,16 @@ private:
   TargetDesc target;
   TopologyDesc topology;
   WorkloadFigures workload;
-  int64_t chips = 0, layers = 0, batch = 1;
+  /// The chips of the topology, and of one slice (a stage's group lies in
+  /// one; its replicas' stages fill slices or whole runs of them).
+  int64_t chips = 0, sliceChips = 0, layers = 0, batch = 1;
+  /// Whether replicas of `perReplica` chips tile the slices
+  /// (DeviceMesh::build's rule).
+  bool tiles(int64_t perReplica) const {
+    return perReplica > 0 && chips % perReplica == 0 &&
+           (perReplica <= sliceChips ? sliceChips % perReplica == 0
+                                     : perReplica % sliceChips == 0);
+  }
   bool diffusion = false, decode = false, training = false;
   bool givenSequenceParallel = false;
   llvm::SmallVector<TensorChoice> tensor;

@@ -672,6 +672,10 @@ private:
     int64_t ranks = layout.tp * beside;
     for (int64_t g = 1; g < chunks; ++g) {
       int64_t from = (g - 1) % stages, into = g % stages;
+      if (mesh->sliceOf(0, from) != mesh->sliceOf(0, into)) {
+        seconds[g] = dcnTransfer(*mesh, from, into, ranks, bytesOut[g - 1]);
+        continue;
+      }
       SmallVector<SmallVector<SmallVector<int64_t, 3>>> pairs;
       for (int64_t r = 0; r < ranks; ++r)
         pairs.push_back({coords(from, r), coords(into, r)});
@@ -683,6 +687,23 @@ private:
                    share;
     }
     return seconds;
+  }
+
+  /// A handover between stages on different slices, over the DCN (docs/
+  /// multislice.md): every rank's message leaves through its host's NIC
+  /// and enters through the receiver's, the ranks of one host sharing it,
+  /// L + c B / W with c the most ranks of either stage on one host.
+  double dcnTransfer(const DeviceMesh &mesh, int64_t from, int64_t into,
+                     int64_t ranks, double bytes) const {
+    int64_t sharers = 1;
+    for (int64_t stage : {from, into}) {
+      std::map<int64_t, int64_t> onHost;
+      for (int64_t r = 0; r < ranks; ++r)
+        sharers = std::max(
+            sharers, ++onHost[mesh.chipId(mesh.chip(0, stage, r)) /
+                              std::max<int64_t>(desc.chipsPerHost, 1)]);
+    }
+    return desc.dcnLatency + double(sharers) * bytes / desc.dcnBandwidth;
   }
 
   TrainingStepPrediction result() const {

@@ -210,7 +210,8 @@ static LogicalResult shardExpertsData(ModuleOp module, int64_t ep,
   if (failed(target))
     return failure();
   TopologyDesc topology = target->getTopologyDesc();
-  int64_t chips = topology.numChips();
+  // A stage's tp x ep group lies within one slice.
+  int64_t chips = topology.sliceChips();
   std::string valid = joinDegrees(validExpertDataDegrees(module, tp, chips));
   if (valid.empty())
     valid = "none";

@@ -821,7 +821,8 @@ static int64_t layerBatch(LayerOp layer) {
 static LogicalResult shardWeightGathered(ModuleOp module,
                                          const HeadShardingOptions &options,
                                          const TopologyDesc &topology) {
-  int64_t tp = options.tp, chips = topology.numChips();
+  // A tensor-parallel group lies within one slice.
+  int64_t tp = options.tp, chips = topology.sliceChips();
   if (options.tpX != 1 || options.sequenceParallel)
     return module.emitError()
            << "weight-gathered splits the batch over the whole tp group and "
@@ -964,7 +965,8 @@ LogicalResult loom::shardHeads(ModuleOp module,
     return failure();
   const TopologyDesc topologyDesc = target->getTopologyDesc();
   const TopologyDesc *topology = &topologyDesc;
-  int64_t chips = topology->numChips();
+  // A tensor-parallel group lies within one slice.
+  int64_t chips = topology->sliceChips();
   // The degrees that split the model and tile the topology.
   auto validDegrees = [&] {
     SmallVector<int64_t> valid;
@@ -980,8 +982,9 @@ LogicalResult loom::shardHeads(ModuleOp module,
            << "; valid degrees on " << topology->name << ": " << validDegrees();
   if (options.tp > chips)
     return module.emitError()
-           << "tp = " << options.tp << " needs more chips than " << topology->name
-           << " has (" << chips << "); valid degrees: " << validDegrees();
+           << "tp = " << options.tp << " needs more chips than "
+           << topology->sliceName() << " has (" << chips
+           << "); valid degrees: " << validDegrees();
   if (options.weightGathered)
     return shardWeightGathered(module, options, *topology);
   if (options.tpX != 1)
@@ -1002,7 +1005,7 @@ LogicalResult loom::shardHeads(ModuleOp module,
   if (chips % options.tp != 0)
     return module.emitError()
            << "tp = " << options.tp << " does not divide the " << chips
-           << " chips of " << topology->name
+           << " chips of " << topology->sliceName()
            << ", which tensor-parallel groups must tile; valid degrees: "
            << validDegrees();
 

@@ -439,7 +439,8 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
     return failure();
   ParallelAttr parallel = getParallelOrDefault(module);
   int64_t tp = parallel.getTp();
-  int64_t chips = target->getNumChips();
+  // A stage's tp x sp group lies within one slice.
+  int64_t chips = target->getTopologyDesc().sliceChips();
   auto validDegrees = [&] {
     SmallVector<int64_t> valid;
     for (int64_t d : validSequenceParallelDegrees(module, chips / tp, mode))

@@ -29,6 +29,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -101,6 +102,23 @@ struct Placement {
            byColumns == other.byColumns;
   }
 };
+
+/// How a layout spreads over the slices of a topology (MaxText's
+/// dcn_data_parallelism and dcn_pipeline_parallelism): replicas of
+/// `chipsPerReplica` chips each within one slice (data parallelism over the
+/// DCN, `slices` ways), or each spanning `pipeline` slices, an equal run of
+/// its stages on each (slices / pipeline replicas over the DCN). One slice:
+/// 1 and 1.
+struct DcnDegrees {
+  int64_t dataParallel = 1, pipeline = 1;
+};
+inline DcnDegrees dcnDegrees(int64_t chipsPerReplica, int64_t sliceChips,
+                             int64_t slices) {
+  if (slices <= 1 || sliceChips <= 0)
+    return {};
+  int64_t pipeline = std::max<int64_t>(1, chipsPerReplica / sliceChips);
+  return {std::max<int64_t>(1, slices / pipeline), pipeline};
+}
 
 /// Parses Placement::str()'s form; the error names the expected form.
 llvm::Expected<Placement> parsePlacement(llvm::StringRef text);

@@ -34,6 +34,11 @@ struct TopologyDesc {
   int64_t sliceChips() const;
   /// The chips of every slice.
   int64_t numChips() const;
+  /// What a group within one slice is placed on: the name, or "a slice of
+  /// <name>" on several slices (for messages).
+  std::string sliceName() const {
+    return slices > 1 ? "a slice of " + name : name;
+  }
 };
 
 /// The constants bench/calibrate.py fits from published measurements

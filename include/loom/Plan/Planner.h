@@ -66,6 +66,13 @@ struct PlanOutcome {
   /// The model's family as loom-import records it ("llama", "flux", ...).
   std::string family;
   int64_t chips = 0, layers = 0, tokens = 0;
+  /// The slices of the topology, joined by the DCN, and one slice's chips.
+  int64_t slices = 1, sliceChips = 0;
+  /// The layout's degrees over the DCN (one slice: 1 and 1).
+  DcnDegrees dcn() const {
+    return dcnDegrees(layout.chipsPerStage() * layout.stages, sliceChips,
+                      slices);
+  }
   /// The placement the plan runs with, resolved (Placement::str()), and
   /// whether it is the default rule's.
   std::string placement;
