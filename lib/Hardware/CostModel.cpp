@@ -385,16 +385,10 @@ double CostModel::multisliceCollectiveTime(CollectiveKind kind,
     n *= std::max<int64_t>(axis.size, 1);
   // Every chip of a host runs its shard's DCN phase at once.
   int64_t sharers = std::min(target.chipsPerHost, topology.sliceChips());
-  double across = dcnCollectiveTime(kind, topology.slices, bytes / n, sharers);
-  switch (kind) {
-  case CollectiveKind::AllReduce:
-    return collectiveTime(CollectiveKind::ReduceScatter, axes, bytes) + across +
-           collectiveTime(CollectiveKind::AllGather, axes, bytes);
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::AllGather:
-    return collectiveTime(kind, axes, bytes) + across;
-  case CollectiveKind::AllToAll:
-    break;
-  }
-  return std::numeric_limits<double>::infinity();
+  double seconds = 0;
+  for (const SlicePhase &phase : multislicePhases(kind))
+    seconds += phase.overDcn ? dcnCollectiveTime(phase.kind, topology.slices,
+                                                 bytes / n, sharers)
+                             : collectiveTime(phase.kind, axes, bytes);
+  return seconds;
 }

@@ -88,17 +88,13 @@ llvm::Expected<TopologyDesc> loom::parseTopology(const TargetDesc &target,
                 std::to_string(topology->numChips()) +
                 " chips exceed the " + std::to_string(kMaxTopologyChips) +
                 " chips Loom plans at most");
-  TopologyDesc result = *topology;
-  result.slices = slices;
-  if (slices > 1) {
+  if (slices > 1)
     if (llvm::StringRef missing = target.missingDcnFigure(); !missing.empty())
       return fail(std::to_string(slices) + " slices are joined by the "
                   "data-center network, and target " + target.name +
                   " does not give host." + missing.str() +
                   " (targets/README.md, \"host\")");
-    result.name = std::to_string(slices) + "x" + topology->name;
-  }
-  return result;
+  return topology->times(slices);
 }
 
 const TopologyDesc *TargetDesc::findTopology(llvm::StringRef topologyName) const {

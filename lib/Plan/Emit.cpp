@@ -398,6 +398,14 @@ void writeHeader(Runtime runtime, const PlanOutcome &plan,
                     timeOf(keys), 100 * (restricted - full) / full);
 }
 
+/// On several slices, what the dcn_* keys span.
+void writeSlices(const PlanOutcome &keys, raw_ostream &os) {
+  if (keys.slices > 1)
+    os << fmt::format("# {} slices of {} chips joined by the data-center "
+                      "network (MaxText's num_slices)\n",
+                      keys.slices, keys.sliceChips);
+}
+
 void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
                   ArrayRef<std::string> lost, raw_ostream &os) {
   writeHeader(Runtime::MaxText, plan, keys, lost, "", os);
@@ -416,10 +424,7 @@ void writeMaxText(const PlanOutcome &plan, const PlanOutcome &keys,
           "activations split along the sequence.\n";
   // On several slices, the dcn_* axes are the slices (writeMaxTextTraining).
   DcnDegrees dcn = keys.dcn();
-  if (keys.slices > 1)
-    os << fmt::format("# {} slices of {} chips joined by the data-center "
-                      "network (MaxText's num_slices)\n",
-                      keys.slices, keys.sliceChips);
+  writeSlices(keys, os);
   for (auto [key, value] :
        {std::pair<StringRef, int64_t>{"ici_data_parallelism",
                                       r.dataParallel / dcn.dataParallel},
@@ -498,10 +503,7 @@ void writeMaxTextTraining(const PlanOutcome &plan, const PlanOutcome &keys,
   int64_t sliceReplicas = r.dataParallel / dcn.dataParallel;
   int64_t iciFsdp = std::min(r.fsdp, sliceReplicas),
           dcnFsdp = r.fsdp / iciFsdp;
-  if (keys.slices > 1)
-    os << fmt::format("# {} slices of {} chips joined by the data-center "
-                      "network (MaxText's num_slices)\n",
-                      keys.slices, keys.sliceChips);
+  writeSlices(keys, os);
   for (auto [key, value] :
        {std::pair<StringRef, int64_t>{"ici_data_parallelism",
                                       sliceReplicas / iciFsdp},

@@ -120,17 +120,20 @@ struct ReplicaGroups {
     return model.routedCollectiveTime(kind, *routes[which], bytes) *
            share[which];
   }
-  /// RS_ici + AR_dcn(bytes / n) + AG_ici for an all-reduce over n chips a
-  /// slice; RS_ici + RS_dcn and AG_dcn + AG_ici for the others.
+  /// The phases of multislicePhases, n chips a slice.
   Phases hierarchical(CollectiveKind kind, int which, double bytes) const {
-    double n = double(members[which]);
     Phases phases;
-    if (kind != CollectiveKind::AllGather)
-      phases.before = local(CollectiveKind::ReduceScatter, which, bytes);
-    phases.across =
-        model.dcnCollectiveTime(kind, slices[which], bytes / n, sharers);
-    if (kind != CollectiveKind::ReduceScatter)
-      phases.after = local(CollectiveKind::AllGather, which, bytes);
+    bool crossed = false;
+    for (const SlicePhase &phase : multislicePhases(kind)) {
+      if (phase.overDcn)
+        phases.across = model.dcnCollectiveTime(
+            phase.kind, slices[which], bytes / double(members[which]),
+            sharers);
+      else
+        (crossed ? phases.after : phases.before) =
+            local(phase.kind, which, bytes);
+      crossed |= phase.overDcn;
+    }
     return phases;
   }
   std::map<std::tuple<CollectiveKind, int, double>, Phases> priced;

@@ -160,16 +160,10 @@ bool Checker::checkSlices() {
                     "its figures chips_per_host, bandwidth and latency "
                     "(the target's host.chips_per_host, dcn_bandwidth and "
                     "dcn_latency)");
-  // The chips of a host share its NICs: hosts tile a slice, or a slice is
-  // part of one host (v5e-4: half of one).
-  int64_t sliceChips = machine.chips / machine.slices;
-  if (sliceChips % dcn.chipsPerHost != 0 &&
-      dcn.chipsPerHost % sliceChips != 0)
-    return fail({-1, -1, "target.dcn.chips_per_host"},
-                llvm::Twine(dcn.chipsPerHost) +
-                    " chips per host neither divide a slice's " +
-                    llvm::Twine(sliceChips) + " chips nor are a multiple of "
-                    "them");
+  if (std::string problem = TopologyDesc::hostProblem(
+          dcn.chipsPerHost, machine.chips / machine.slices);
+      !problem.empty())
+    return fail({-1, -1, "target.dcn.chips_per_host"}, problem);
   return true;
 }
 

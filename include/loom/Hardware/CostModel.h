@@ -156,6 +156,29 @@ inline bool GroupAxis::operator<(const GroupAxis &other) const {
   return routes->key() < other.routes->key();
 }
 
+/// One phase of a collective over a group spanning slices, as XLA runs it
+/// (file comment, "Collectives across slices"): over the group's chips in
+/// one slice (ICI, the whole bytes), or over the chips at one place in
+/// each slice (DCN, the bytes over the n chips of a slice).
+struct SlicePhase {
+  CollectiveKind kind;
+  bool overDcn;
+};
+/// The phases of `kind` across slices: an all-reduce is a reduce-scatter
+/// in the slice, an all-reduce over the DCN and an all-gather in the
+/// slice; a reduce-scatter the first two, an all-gather the last two (an
+/// all-to-all, not decomposed, only its DCN phase).
+inline llvm::SmallVector<SlicePhase, 3> multislicePhases(CollectiveKind kind) {
+  llvm::SmallVector<SlicePhase, 3> phases;
+  if (kind == CollectiveKind::AllReduce ||
+      kind == CollectiveKind::ReduceScatter)
+    phases.push_back({CollectiveKind::ReduceScatter, false});
+  phases.push_back({kind, true});
+  if (kind == CollectiveKind::AllReduce || kind == CollectiveKind::AllGather)
+    phases.push_back({CollectiveKind::AllGather, false});
+  return phases;
+}
+
 class CostModel {
 public:
   explicit CostModel(const TargetDesc &target) : target(target) {}

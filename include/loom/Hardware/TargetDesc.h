@@ -34,6 +34,26 @@ struct TopologyDesc {
   int64_t sliceChips() const;
   /// The chips of every slice.
   int64_t numChips() const;
+  /// `count` slices of this one: slices set and the name `<count>x<name>`
+  /// (the name alone for one).
+  TopologyDesc times(int64_t count) const {
+    TopologyDesc many = *this;
+    many.slices = count;
+    if (count > 1)
+      many.name = std::to_string(count) + "x" + name;
+    return many;
+  }
+  /// The problem with `chipsPerHost` on slices of `sliceChips` (empty when
+  /// none): the chips of a host share its NICs, so hosts tile a slice, or a
+  /// slice is part of one host (v5e-4: half of one).
+  static std::string hostProblem(int64_t chipsPerHost, int64_t sliceChips) {
+    if (chipsPerHost > 0 && sliceChips > 0 &&
+        (sliceChips % chipsPerHost == 0 || chipsPerHost % sliceChips == 0))
+      return "";
+    return std::to_string(chipsPerHost) +
+           " chips per host neither divide a slice's " +
+           std::to_string(sliceChips) + " chips nor are a multiple of them";
+  }
   /// What a group within one slice is placed on: the name, or "a slice of
   /// <name>" on several slices (for messages).
   std::string sliceName() const {

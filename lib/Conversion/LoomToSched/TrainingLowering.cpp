@@ -435,59 +435,39 @@ private:
     });
   }
 
-  /// A collective over a group spanning slices, as XLA runs one
-  /// (docs/multislice.md): with n members in each of S slices, an
-  /// all-reduce is a reduce-scatter over the n of the chip's slice, an
-  /// all-reduce of the shard (bytes / n) with the chips at its place in
-  /// the other slices over the DCN, and an all-gather over the n; a
-  /// reduce-scatter the first two, an all-gather the last two. A phase
-  /// over one chip is left out. Each phase's groups get tags of their own.
+  /// A collective over a group spanning slices in the phases XLA runs it
+  /// in (multislicePhases; docs/multislice.md): over the chip's n fellow
+  /// members in its slice, or over the chips at its place among them in
+  /// every slice (bytes / n, through the DCN). A phase over one chip is
+  /// left out. Each phase's groups get tags of their own.
   template <typename MembersFn>
   ReplicaTasks spanningCollective(int64_t s, CollectiveKind kind, double bytes,
                                   const ReplicaTasks &after,
                                   MembersFn membersOf) {
-    // The chip's slice's members, or the members at its place in each
-    // slice.
-    auto local = [&](ArrayRef<int64_t> all, int64_t chip) {
-      SmallVector<int64_t> in;
+    // The group's members by slice, in order.
+    auto bySlice = [&](ArrayRef<int64_t> all) {
+      std::map<int64_t, SmallVector<int64_t>> slices;
       for (int64_t c : all)
-        if (sliceOfChip(c) == sliceOfChip(chip))
-          in.push_back(c);
-      return in;
+        slices[sliceOfChip(c)].push_back(c);
+      return slices;
     };
-    auto across = [&](ArrayRef<int64_t> all, int64_t chip) {
-      SmallVector<int64_t> mine = local(all, chip);
-      int64_t place = llvm::find(mine, chip) - mine.begin();
-      std::map<int64_t, SmallVector<int64_t>> bySlice;
-      for (int64_t c : all)
-        bySlice[sliceOfChip(c)].push_back(c);
-      SmallVector<int64_t> at;
-      for (auto &[slice, members] : bySlice)
-        at.push_back(members[place]);
-      return at;
-    };
-    int64_t n = local(membersOf(0, 0), membersOf(0, 0).front()).size();
-    struct Phase {
-      CollectiveKind kind;
-      bool overDcn;
-    };
-    SmallVector<Phase, 3> phases;
-    if (kind != CollectiveKind::AllGather)
-      phases.push_back({CollectiveKind::ReduceScatter, false});
-    phases.push_back({kind, true});
-    if (kind != CollectiveKind::ReduceScatter)
-      phases.push_back({CollectiveKind::AllGather, false});
+    int64_t n = bySlice(membersOf(0, 0)).begin()->second.size();
     ReplicaTasks done = after;
-    for (const Phase &phase : phases) {
+    for (const SlicePhase &phase : multislicePhases(kind)) {
       if (!phase.overDcn && n == 1)
         continue;
       std::map<SmallVector<int64_t>, int64_t> tagOf;
       ReplicaTasks starts = onReplicas([&](int64_t d) {
         return onRanks(d, s, [&](int64_t r) {
           int64_t chip = chipId(d, s, r);
-          SmallVector<int64_t> all = membersOf(d, r);
-          SmallVector<int64_t> chips =
-              phase.overDcn ? across(all, chip) : local(all, chip);
+          auto slices = bySlice(membersOf(d, r));
+          SmallVector<int64_t> chips = slices[sliceOfChip(chip)];
+          if (phase.overDcn) {
+            int64_t place = llvm::find(chips, chip) - chips.begin();
+            chips.clear();
+            for (auto &[slice, members] : slices)
+              chips.push_back(members[place]);
+          }
           file::Task t;
           t.kind = file::TaskKind::Collective;
           t.collective = phase.kind;

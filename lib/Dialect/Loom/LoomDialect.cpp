@@ -191,13 +191,10 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     chips *= extent;
   }
   if (dcn) {
-    // A host's chips lie in one slice, or a slice in one host (docs/
-    // multislice.md; the schedule checker holds a schedule's dcn alike).
-    int64_t perHost = dcn.getChipsPerHost();
-    if (chips.get() % perHost != 0 && perHost % chips.get() != 0)
-      return emitError() << "chips_per_host " << perHost
-                         << " neither divides a slice's " << chips.get()
-                         << " chips nor is a multiple of them";
+    if (std::string problem =
+            TopologyDesc::hostProblem(dcn.getChipsPerHost(), chips.get());
+        !problem.empty())
+      return emitError() << problem;
     chips *= dcn.getSlices();
   }
   if (chips.get() > kMaxTopologyChips)

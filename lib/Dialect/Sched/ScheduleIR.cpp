@@ -154,10 +154,8 @@ OwningOpRef<ModuleOp> sched::importSchedule(const file::Schedule &schedule,
   }
   // Several slices: #loom.target's dcn, with the schedule's own figures
   // when it gives them.
-  TopologyDesc machine = *topology;
+  TopologyDesc machine = topology->times(schedule.slices);
   if (schedule.slices > 1) {
-    machine.slices = schedule.slices;
-    machine.name = std::to_string(schedule.slices) + "x" + topology->name;
     file::DcnFigures dcn = file::getDcnFigures(schedule, *desc);
     desc->chipsPerHost = dcn.chipsPerHost;
     desc->dcnBandwidth = dcn.bandwidth;
