@@ -84,7 +84,10 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
     result.chosen = std::move(*result.search.winner);
     result.search.winner.reset();
   }
-  if (result.chosen.failure.empty())
+  // A plan refused before its model was imported (an option out of range,
+  // a target or model that cannot be read) blames no layout: nothing to
+  // suggest, and printFailure shows no note.
+  if (result.chosen.failure.empty() || result.chosen.modelName.empty())
     return result;
   // Say what would fit, with the degrees, the overlap, the handover and the
   // placement free.
