@@ -85,60 +85,130 @@ def figures(p):
 
 
 def layout_name(p):
-    parts = [f"tp {p['tp']}" + (" + sp" if p.get("sequence_parallel") else ""),
-             f"dp {p['data_parallel']}"]
+    parts = [f"tp {p['tp']}" + (" + sp" if p.get("sequence_parallel") else "")]
+    if p.get("stages", 1) > 1:
+        parts.append(f"{p['stages']} stages ({p['schedule']}"
+                     + (f", v {p['virtual_stages']}" if p.get("virtual_stages", 1) > 1 else "")
+                     + ")")
+    parts.append(f"dp {p['data_parallel']}")
     if p.get("fsdp", 1) > 1:
         parts.append(f"fsdp {p['fsdp']} (ZeRO-{p['zero']})")
     parts.append(f"remat {p['remat']}")
     if p.get("microbatches", 1) > 1:
         parts.append(f"{p['microbatches']} microbatches")
+    if p.get("slices", 1) > 1:
+        over = []
+        if p.get("dcn_data_parallelism", 1) > 1:
+            over.append(f"dp {p['dcn_data_parallelism']}")
+        if p.get("dcn_pipeline_parallelism", 1) > 1:
+            over.append(f"{p['dcn_pipeline_parallelism']} stage runs")
+        parts.append("over the DCN: " + (" x ".join(over) or "nothing"))
     return ", ".join(parts)
 
 
-print("| MaxText script | model | sequences a step | MaxText layout (as configured) | step s | MFU | "
-      "Loom's search winner | step s | MFU | winner / MaxText | search s |")
-print("|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|")
-only = set(sys.argv[2:])
+def model_file(tmp, script, model):
+    """The --model argument and the table's name of a case's model."""
+    if not isinstance(model, dict):
+        return model, model
+    path = os.path.join(tmp, script + ".json")
+    json.dump(model, open(path, "w"))
+    return path, (f"{model['hidden_size']}/{model['num_attention_heads']}/"
+                  f"{model['intermediate_size']}/{model['num_hidden_layers']}")
+
+
+def compare(tmp, script, path, workload, tp, remat, extra=()):
+    """MaxText's layout as configured (fsdp over the chips of each slice
+    the tensor axis leaves, data parallel over the slices) beside the
+    search's winner: the row's cells after the workload's."""
+    chips = CHIPS * workload_slices(workload)
+    dp, fsdp = chips // tp, CHIPS // tp
+    # base.yml's logical_axis_rules shard activation_embed over the
+    # tensor axis (src/maxtext/configs/base.yml:598): between the
+    # matmuls each chip holds 1/tp of the activations, which Loom
+    # prices as Megatron sequence parallelism.
+    split = ["--sequence-parallel"] if tp > 1 else []
+    given, why = plan(workload + ["--tp", str(tp), "--data-parallel", str(dp),
+                                  "--fsdp", str(fsdp), "--remat", remat] + split)
+    configured = f"tp {tp}{' + sp' if split else ''}, fsdp {fsdp}"
+    if dp > fsdp:
+        configured += f", dp {dp // fsdp} over the DCN"
+    configured += f", remat {remat}{''.join(' ' + e for e in extra)}"
+    if given:
+        t0, mfu0, how0 = figures(given)
+        exposed = given.get("exposed_comm_s")
+        exposed = f"{100 * exposed / t0:.1f}%" if exposed is not None else "-"
+        left = f"{configured} | {t0:.2f}{how0} | {100 * mfu0:.1f}% | {exposed} |"
+    else:
+        t0 = None
+        left = f"{configured}: does not fit ({why.split('error: ')[-1][:160]}) | | | |"
+    winner_file = os.path.join(tmp, script + ".plan.json")
+    start = time.time()
+    searched = subprocess.run([PLAN, *workload, "--save-plan", winner_file],
+                              capture_output=True, text=True)
+    seconds = time.time() - start
+    if searched.returncode != 0:
+        return f"{left} no plan fits | | | | {seconds:.0f} |"
+    best, _ = plan(["--plan", winner_file])
+    t1, mfu1, how1 = figures(best)
+    ratio = f"{t0 / t1:.2f}x" if t0 else "-"
+    return (f"{left} {layout_name(best)} | {t1:.2f}{how1} | {100 * mfu1:.1f}% | "
+            f"{ratio} | {seconds:.0f} |")
+
+
+def workload_slices(workload):
+    topology = workload[workload.index("--target") + 1]
+    return int(topology.split("x")[0]) if "x" in topology.split("v5e")[0] else 1
+
+
+# MaxText's v5e scripts across slices: each slice runs the script's mesh,
+# the slices data-parallel over the DCN (base.yml's dcn_data_parallelism
+# -1), per_device_batch_size unchanged, so the global batch grows with the
+# slices.
+SLICES = (2, 8, 32)
+# MLPerf Training v3.1's GPT-3 175B on v5e (Google's closed-division
+# submission, 4096 chips): 16 slices of v5e-256, in each slice fsdp 16 x
+# tensor 16, data parallel 16 over the DCN, global batch 2048 sequences of
+# 2048 tokens, int8 matmuls (AQT).
+MLPERF = ("gpt3-175b", 16, 2048, 16, "full", ["--weights-dtype", "int8",
+                                              "--activations-dtype", "int8"])
+
+only = set(a for a in sys.argv[2:] if a != "--slices")
+slices_only = "--slices" in sys.argv[2:]
 with tempfile.TemporaryDirectory() as tmp:
-    for script, model, per_device, remat, tp in CASES:
+    if not slices_only:
+        print("| MaxText script | model | sequences a step | MaxText layout (as configured) | "
+              "step s | MFU | exposed comm | Loom's search winner | step s | MFU | "
+              "winner / MaxText | search s |")
+        print("|---|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|")
+        for script, model, per_device, remat, tp in CASES:
+            if only and script not in only:
+                continue
+            path, name = model_file(tmp, script, model)
+            batch = int(per_device * CHIPS)
+            workload = ["--model", path, "--mode", "train", "--target", TOPOLOGY,
+                        "--batch", str(batch), "--seq", str(SEQ)]
+            print(f"| {script} | {name} | {batch} | "
+                  + compare(tmp, script, path, workload, tp, remat))
+            sys.stdout.flush()
+        print()
+    print("| MaxText script | slices | sequences a step | MaxText layout (as configured) | "
+          "step s | MFU | exposed comm | Loom's search winner | step s | MFU | "
+          "winner / MaxText | search s |")
+    print("|---|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|")
+    for script, model, per_device, remat, tp in CASES[:4]:
         if only and script not in only:
             continue
-        if isinstance(model, dict):
-            path = os.path.join(tmp, script + ".json")
-            json.dump(model, open(path, "w"))
-            name = (f"{model['hidden_size']}/{model['num_attention_heads']}/"
-                    f"{model['intermediate_size']}/{model['num_hidden_layers']}")
-        else:
-            path = name = model
-        batch = int(per_device * CHIPS)
-        workload = ["--model", path, "--mode", "train", "--target", TOPOLOGY,
-                    "--batch", str(batch), "--seq", str(SEQ)]
-        dp = CHIPS // tp
-        # base.yml's logical_axis_rules shard activation_embed over the
-        # tensor axis (src/maxtext/configs/base.yml:598): between the
-        # matmuls each chip holds 1/tp of the activations, which Loom
-        # prices as Megatron sequence parallelism.
-        split = ["--sequence-parallel"] if tp > 1 else []
-        given, why = plan(workload + ["--tp", str(tp), "--data-parallel", str(dp),
-                                      "--fsdp", str(dp), "--remat", remat] + split)
-        configured = f"tp {tp}{' + sp' if split else ''}, fsdp {dp}, remat {remat}"
-        if given:
-            t0, mfu0, how0 = figures(given)
-            left = f"{configured} | {t0:.2f}{how0} | {100 * mfu0:.1f}% |"
-        else:
-            t0 = None
-            left = f"{configured}: does not fit ({why.split('error: ')[-1][:160]}) | | |"
-        winner_file = os.path.join(tmp, script + ".plan.json")
-        start = time.time()
-        searched = subprocess.run([PLAN, *workload, "--save-plan", winner_file],
-                                  capture_output=True, text=True)
-        seconds = time.time() - start
-        if searched.returncode != 0:
-            print(f"| {script} | {name} | {batch} | {left} no plan fits | | | | {seconds:.0f} |")
-            continue
-        best, _ = plan(["--plan", winner_file])
-        t1, mfu1, how1 = figures(best)
-        ratio = f"{t0 / t1:.2f}x" if t0 else "-"
-        print(f"| {script} | {name} | {batch} | {left} {layout_name(best)} | {t1:.2f}{how1} | "
-              f"{100 * mfu1:.1f}% | {ratio} | {seconds:.0f} |")
-        sys.stdout.flush()
+        path, _ = model_file(tmp, script, model)
+        for n in SLICES:
+            batch = int(per_device * CHIPS * n)
+            workload = ["--model", path, "--mode", "train", "--target",
+                        f"{n}x{TOPOLOGY}", "--batch", str(batch), "--seq", str(SEQ)]
+            print(f"| {script} | {n} | {batch} | "
+                  + compare(tmp, f"{script}.{n}", path, workload, tp, remat))
+            sys.stdout.flush()
+    model, n, batch, tp, remat, int8 = MLPERF
+    if not only or "mlperf" in only:
+        workload = ["--model", model, "--mode", "train", "--target", f"{n}x{TOPOLOGY}",
+                    "--batch", str(batch), "--seq", str(SEQ)] + int8
+        print(f"| MLPerf v3.1 gpt3-175b | {n} | {batch} | "
+              + compare(tmp, "mlperf", model, workload, tp, remat, ["int8"]))

@@ -134,6 +134,26 @@ TEST(Multislice, BadSliceCountsAreRefused) {
             std::string::npos);
 }
 
+TEST(Multislice, ReplicasLieInASliceOrSpanWholeSlices) {
+  auto three = parseTopology(v5e(), "3xv5e-16");
+  ASSERT_TRUE(bool(three));
+  // Within a slice: a replica's chips divide the slice's 16.
+  EXPECT_TRUE(three->tiledBy(1, 16));
+  EXPECT_TRUE(three->tiledBy(4, 2));
+  EXPECT_FALSE(three->tiledBy(3, 2));
+  // Spanning: 16 x 3 stages over all three slices, a stage on each.
+  EXPECT_TRUE(three->tiledBy(3, 16));
+  EXPECT_TRUE(three->tiledBy(24, 2));
+  // Two of three slices, so a third replica would be split by the DCN.
+  EXPECT_FALSE(three->tiledBy(2, 16));
+  // Three slices' worth but 4 stages: no equal run of stages on each.
+  EXPECT_FALSE(three->tiledBy(4, 12));
+  // A stage's group larger than a slice, nothing, or past every chip.
+  EXPECT_FALSE(three->tiledBy(1, 32));
+  EXPECT_FALSE(three->tiledBy(0, 4));
+  EXPECT_FALSE(three->tiledBy(int64_t(1) << 62, 16));
+}
+
 TEST(Multislice, ATargetWithoutDcnFiguresCannotSpanSlices) {
   TargetDesc noLatency = v5e();
   noLatency.dcnLatency = 0;

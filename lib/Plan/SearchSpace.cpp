@@ -105,7 +105,7 @@ SmallVector<int64_t> SearchSpace::stageCounts(int64_t tp) const {
   if (given.tp && tp != *given.tp)
     return counts;
   for (int64_t stages = 1; stages <= layers; ++stages)
-    if (tiles(tp * stages) && (!given.stages || stages == *given.stages))
+    if (tiles(tp, stages) && (!given.stages || stages == *given.stages))
       counts.push_back(stages);
   return counts;
 }
@@ -413,7 +413,7 @@ SmallVector<int64_t> SearchSpace::trainingStageCounts(int64_t tp) const {
   SmallVector<int64_t> counts;
   for (int64_t p = 1; p <= layers && chips % (tp * p) == 0; p *= 2) {
     int64_t dp = chips / (tp * p);
-    if (tiles(tp * p) && (p == 1 || (batch % dp == 0 && batch / dp >= p)))
+    if (tiles(tp, p) && (p == 1 || (batch % dp == 0 && batch / dp >= p)))
       counts.push_back(p);
   }
   return counts;
@@ -573,7 +573,7 @@ Candidates SearchSpace::candidates() {
             if (batch % dp != 0 ||
                 (given.dataParallel && dp != *given.dataParallel) ||
                 (given.ep && e.ep != *given.ep) ||
-                !tiles(t.tp * beside * stages) ||
+                !tiles(t.tp * beside, stages) ||
                 dp > chips / (t.tp * beside * stages))
               continue;
             addVariants(t, stages, dp, e, sp, ring, out);

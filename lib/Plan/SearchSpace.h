@@ -128,12 +128,10 @@ private:
   /// The chips of the topology, and of one slice (a stage's group lies in
   /// one; its replicas' stages fill slices or whole runs of them).
   int64_t chips = 0, sliceChips = 0, layers = 0, batch = 1;
-  /// Whether replicas of `perReplica` chips tile the slices
-  /// (DeviceMesh::build's rule).
-  bool tiles(int64_t perReplica) const {
-    return perReplica > 0 && chips % perReplica == 0 &&
-           (perReplica <= sliceChips ? sliceChips % perReplica == 0
-                                     : perReplica % sliceChips == 0);
+  /// Whether replicas of `stages` stages of `stageChips` chips tile the
+  /// slices (DeviceMesh::build's rule).
+  bool tiles(int64_t stageChips, int64_t stages) const {
+    return topology.tiledBy(stages, stageChips);
   }
   bool diffusion = false, decode = false, training = false;
   bool givenSequenceParallel = false;

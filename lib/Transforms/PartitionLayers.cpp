@@ -125,22 +125,33 @@ struct PartitionLayersPass
                              << " layers; the model has " << layers;
       return signalPassFailure();
     }
-    // The lowering tiles the slice with replicas of tp x stages chips.
-    if (topologyDesc.numChips() % (group * stages) != 0) {
+    // The lowering tiles the slices with replicas of tp x stages chips; on
+    // several slices joined by the DCN, a replica lies within one slice or
+    // spans whole slices (so the DCN's degree divides the slices).
+    if (!topologyDesc.tiledBy(stages, group)) {
       std::string valid;
       for (int64_t k = 1; k * group <= topologyDesc.numChips(); ++k)
-        if (topologyDesc.numChips() % (group * k) == 0)
+        if (topologyDesc.tiledBy(k, group))
           valid += (valid.empty() ? "" : ", ") + std::to_string(k);
-      InFlightDiagnostic diag =
-          module.emitError()
-          << groupName << group << " x stages " << stages << " = "
-          << group * stages << " chips per replica does not divide "
-          << topologyDesc.name << "'s " << topologyDesc.numChips()
-          << ", which replicas tile; ";
+      int64_t replica = group * stages;
+      InFlightDiagnostic diag = module.emitError()
+                                << groupName << group << " x stages "
+                                << stages << " = " << replica
+                                << " chips per replica ";
+      if (topologyDesc.slices == 1)
+        diag << "does not divide " << topologyDesc.name << "'s "
+             << topologyDesc.numChips() << ", which replicas tile; ";
+      else
+        diag << "does not tile " << topologyDesc.name
+             << ": a replica lies within a slice of "
+             << topologyDesc.sliceChips()
+             << " chips and divides it, or spans whole slices with an equal "
+                "run of stages on each, their number dividing the "
+             << topologyDesc.slices << " slices; ";
       // loom-shard-heads takes any degree the heads divide.
       if (valid.empty())
         diag << "no stage count does with " << degrees << group
-             << ", which does not divide " << topologyDesc.numChips();
+             << ", which does not divide " << topologyDesc.sliceChips();
       else
         diag << "stage counts that do with " << degrees << group << ": "
              << valid;

@@ -54,6 +54,24 @@ struct TopologyDesc {
            " chips per host neither divide a slice's " +
            std::to_string(sliceChips) + " chips nor are a multiple of them";
   }
+  /// Whether replicas of `stages` stages of `stageChips` chips each tile
+  /// every slice (DeviceMesh::build's rule): a replica within one slice
+  /// divides it; a larger one spans whole slices, an equal run of its
+  /// stages on each, and the slices it spans divide the slice count.
+  bool tiledBy(int64_t stages, int64_t stageChips) const {
+    int64_t each = sliceChips();
+    // (A stage's group lies within a slice; the bounds keep the product
+    // from overflowing.)
+    if (stages < 1 || stageChips < 1 || stageChips > each ||
+        stages > numChips())
+      return false;
+    int64_t replica = stages * stageChips;
+    if (replica <= each)
+      return each % replica == 0;
+    int64_t spanned = replica / each;
+    return replica % each == 0 && slices % spanned == 0 &&
+           stages % spanned == 0;
+  }
   /// What a group within one slice is placed on: the name, or "a slice of
   /// <name>" on several slices (for messages).
   std::string sliceName() const {
