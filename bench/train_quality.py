@@ -120,19 +120,28 @@ def compare(tmp, script, path, workload, tp, remat, extra=()):
     """MaxText's layout as configured (fsdp over the chips of each slice
     the tensor axis leaves, data parallel over the slices) beside the
     search's winner: the row's cells after the workload's."""
-    chips = CHIPS * workload_slices(workload)
+    slices = workload_slices(workload)
+    chips = CHIPS * slices
     dp, fsdp = chips // tp, CHIPS // tp
     # base.yml's logical_axis_rules shard activation_embed over the
     # tensor axis (src/maxtext/configs/base.yml:598): between the
     # matmuls each chip holds 1/tp of the activations, which Loom
     # prices as Megatron sequence parallelism.
     split = ["--sequence-parallel"] if tp > 1 else []
-    given, why = plan(workload + ["--tp", str(tp), "--data-parallel", str(dp),
-                                  "--fsdp", str(fsdp), "--remat", remat] + split)
+    mesh = workload + ["--tp", str(tp), "--data-parallel", str(dp),
+                       "--fsdp", str(fsdp), "--remat", remat] + split
+    given, why = plan(mesh)
     configured = f"tp {tp}{' + sp' if split else ''}, fsdp {fsdp}"
     if dp > fsdp:
         configured += f", dp {dp // fsdp} over the DCN"
     configured += f", remat {remat}{''.join(' ' + e for e in extra)}"
+    if not given and slices > 1 and "HBM" in why:
+        # MaxText's gradient_accumulation_steps (base.yml) splits the step
+        # into microbatches when one does not fit.
+        retried, _ = plan(mesh + ["--microbatches", "2"])
+        if retried:
+            given = retried
+            configured += ", gradient_accumulation_steps 2"
     if given:
         t0, mfu0, how0 = figures(given)
         exposed = given.get("exposed_comm_s")

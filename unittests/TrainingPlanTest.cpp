@@ -140,6 +140,29 @@ TEST_F(TrainingPlan, APipelinedStepIsPredictedInItsSchedulesOrder) {
             idle[PipelineSchedule::OneFOneB]);
 }
 
+TEST_F(TrainingPlan, ASmallerMicrobatchRunsSlowerPerToken) {
+  // The same step cut into more, smaller microbatches: every kernel of a
+  // microbatch pays the chip's fixed step (calibration.kernel_step), its
+  // matmuls pad their rows to the MXU's tiles and read the layer's weights
+  // from HBM again, so the step's time grows with the microbatch count,
+  // predicted and simulated alike, while its FLOPs stay. This is what keeps the search from a pipeline whose many
+  // small microbatches lose to one large batch.
+  double lastPredicted = 0, lastSimulated = 0, flops = 0;
+  for (int64_t m : {1, 2, 4, 8, 16}) {
+    ParallelLayout l = layout(8, 2, 1, RematPolicy::Full, m);
+    PlanOutcome plan = planAndSimulate(problem(), l, context, PlanOptions());
+    ASSERT_EQ(plan.failure, "") << l.str();
+    ASSERT_TRUE(plan.simulated) << l.str();
+    if (m == 1)
+      flops = plan.modelFlops;
+    EXPECT_EQ(plan.modelFlops, flops) << l.str();
+    EXPECT_GT(plan.predicted, lastPredicted) << l.str();
+    EXPECT_GT(plan.simulated->makespan, lastSimulated) << l.str();
+    lastPredicted = plan.predicted;
+    lastSimulated = plan.simulated->makespan;
+  }
+}
+
 TEST_F(TrainingPlan, AZeroBubbleStageHoldsTheRecomputedValuesUntilTheirW) {
   // ZB-H1 runs a microbatch's W after later microbatches' B: the values
   // its full rematerialisation recomputes at B stay until its W, which
