@@ -28,6 +28,13 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::importer;
 
+/// The largest batch, and the most tokens a step's batch holds (4096
+/// sequences of the longest, 2^20 tokens): bounds under which every op's
+/// and the whole model's cost figures stay within 64 bits (checked after
+/// the import).
+static constexpr int64_t kMaxBatch = int64_t(1) << 20;
+static constexpr int64_t kMaxBatchTokens = int64_t(1) << 32;
+
 static const BundledModel bundledModels[] = {
 #include "BundledModels.inc"
 };
@@ -283,9 +290,10 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
     }
 
   // Keep FLOP counts of the largest models within 64 bits (and a DiT's
-  // resolution squared well inside them before its token cap applies).
+  // resolution squared well inside them before its token cap applies); the
+  // tokens of a whole batch are bounded once the model's sequence is known.
   for (auto [flag, what, limit] :
-       {std::tuple{options.batch, "batch", int64_t(4096)},
+       {std::tuple{options.batch, "batch", kMaxBatch},
         {options.seqLen, "sequence length", int64_t(1) << 20},
         {options.resolution, "resolution", int64_t(1) << 16},
         {options.height, "height", int64_t(1) << 16},
@@ -341,6 +349,13 @@ loom::importModelConfig(StringRef text, StringRef fileName, StringRef modelName,
   ImportContext ic{config, options, fn, graph};
   if (failed(family->build(ic)) || !config.ok())
     return nullptr;
+  if (ic.model.seq > kMaxBatchTokens / std::max<int64_t>(1, ic.model.batch)) {
+    mlir::emitError(optionsLoc)
+        << "batch " << ic.model.batch << " x " << ic.model.seq
+        << " tokens is larger than Loom models (" << kMaxBatchTokens
+        << " tokens a step)";
+    return nullptr;
+  }
   // The routing's imbalance applies to routed experts only; NaN included,
   // anything but the default is refused on a dense model.
   bool routed = false;

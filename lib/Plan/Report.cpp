@@ -279,11 +279,14 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
                           : std::string("whose steps are not alike enough "
                                         "to be generated from them"));
   } else if (!p.simulated) {
+    // A training step of one microbatch is as small as its chips make it.
+    const char *fewer = !p.training                  ? "; fewer slices or steps"
+                        : p.layout.microbatches > 1 ? "; fewer microbatches"
+                                                    : nullptr;
     os << fmt::format("  simulated:  no: its program has about {:.1f} million "
-                      "tasks, over the {:.0f} million Loom simulates; fewer "
-                      "{} shrink it\n",
+                      "tasks, over the {:.0f} million Loom simulates{}\n",
                       p.simulatedTasks / 1e6, simulationBudget(p) / 1e6,
-                      p.training ? "microbatches" : "slices or steps");
+                      fewer ? fewer + std::string(" shrink it") : "");
   } else {
     const sim::SimResult &s = *p.simulated;
     os << fmt::format("  simulated:  {:.3f} ms ({:+.1f}% against the "
