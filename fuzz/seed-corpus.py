@@ -94,7 +94,12 @@ for name, args in [
                                   "--remat", "full"]),
         ("dit-xl-2-train-offloaded", ["dit-xl-2", "--mode", "train", "--target", "v5e-4", "--resolution",
                                       "256", "--batch", "4", "--tp", "2", "--data-parallel", "2", "--fsdp",
-                                      "2", "--zero", "2", "--remat", "minimal_offloaded"])]:
+                                      "2", "--zero", "2", "--remat", "minimal_offloaded"]),
+        # Two slices joined by the DCN: FSDP within each, data parallel
+        # over the DCN.
+        ("dit-xl-2-train-2slices", ["dit-xl-2", "--mode", "train", "--target", "2xv5e-4", "--resolution",
+                                    "256", "--batch", "8", "--tp", "1", "--data-parallel", "8", "--fsdp", "4",
+                                    "--remat", "full"])]:
     out = os.path.join(build, "fuzz-seed-plan.json")
     tool("loom-plan", "--model", *args, "--save-plan", out)
     put("plan", name + ".json", read(out))
