@@ -96,7 +96,7 @@ def layout_name(p):
     parts.append(f"remat {p['remat']}")
     if p.get("microbatches", 1) > 1:
         parts.append(f"{p['microbatches']} microbatches")
-    if p.get("slices", 1) > 1:
+    if p.get("num_slices", 1) > 1:
         over = []
         if p.get("dcn_data_parallelism", 1) > 1:
             over.append(f"dp {p['dcn_data_parallelism']}")

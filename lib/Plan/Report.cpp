@@ -365,9 +365,10 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
     });
     writeLayoutJSON(p.resolvedLayout(), j, /*onlyChanged=*/false);
     if (p.slices > 1) {
-      // MaxText's names for the degrees over the DCN.
+      // MaxText's names for the slices and the degrees over the DCN
+      // (`slices` is the layout's token slices).
       DcnDegrees dcn = p.dcn();
-      j.attribute("slices", p.slices);
+      j.attribute("num_slices", p.slices);
       j.attribute("dcn_data_parallelism", dcn.dataParallel);
       j.attribute("dcn_pipeline_parallelism", dcn.pipeline);
     }
