@@ -197,6 +197,88 @@ TEST(TrainingSchedule, ActivationsInFlightComeFromTheOrder) {
     }
 }
 
+TEST(TrainingSchedule, TokenSlicesRunForwardInOrderAndBackwardInReverse) {
+  llvm::Expected<StageOrders> orders =
+      scheduleOrder(PipelineSchedule::OneFOneB, 2, 2);
+  ASSERT_TRUE(bool(orders));
+  // One slice: the order itself.
+  StageOrders once = sliceOrders(*orders, 1);
+  ASSERT_EQ(once.size(), orders->size());
+  for (size_t s = 0; s < once.size(); ++s)
+    for (size_t i = 0; i < once[s].size(); ++i) {
+      EXPECT_EQ(once[s][i].kind, (*orders)[s][i].kind);
+      EXPECT_EQ(once[s][i].microbatch, (*orders)[s][i].microbatch);
+    }
+  // Three slices: microbatch m's units 3m..3m+2, forwards ascending,
+  // backwards descending; every unit's passes once.
+  StageOrders sliced = sliceOrders(*orders, 3);
+  expectEveryPassOnce(sliced, 6, 1);
+  using Kind = PipelinePass::Kind;
+  std::vector<std::pair<Kind, int64_t>> last;
+  for (const PipelinePass &pass : sliced[1])
+    last.push_back({pass.kind, pass.microbatch});
+  std::vector<std::pair<Kind, int64_t>> expected = {
+      {Kind::Forward, 0},        {Kind::Forward, 1},
+      {Kind::Forward, 2},        {Kind::BackwardWeight, 2},
+      {Kind::BackwardWeight, 1}, {Kind::BackwardWeight, 0},
+      {Kind::Forward, 3},        {Kind::Forward, 4},
+      {Kind::Forward, 5},        {Kind::BackwardWeight, 5},
+      {Kind::BackwardWeight, 4}, {Kind::BackwardWeight, 3}};
+  EXPECT_EQ(last, expected);
+}
+
+TEST(TrainingSchedule, TokenSlicesTakeTeraPipesTime) {
+  // TeraPipe (Li et al., ICML 2021, section 3.3): slices costing t_i flow
+  // through p stages in sum_i t_i + (p - 1) max_i t_i, here forward and
+  // then backward (B = F, no W) over GPipe's m microbatches:
+  // 2 (m sum_i t_i + (p - 1) max_i t_i). Later slices cost more (they
+  // attend to more), so the largest need not be the last.
+  std::vector<double> t = {1, 3, 2};
+  double sum = 6, max = 3;
+  for (int64_t p : {1, 2, 4})
+    for (int64_t m : {1, 2, 3}) {
+      SCOPED_TRACE(testing::Message() << "p " << p << " m " << m);
+      llvm::Expected<StageOrders> orders =
+          scheduleOrder(PipelineSchedule::GPipe, p, m);
+      ASSERT_TRUE(bool(orders));
+      ScheduleRun run = runSchedule(
+          sliceOrders(*orders, 3), 1, [&](int64_t, int64_t unit) {
+            double each = t[unit % 3];
+            return PassTimes{each, each, 0, 0};
+          });
+      EXPECT_DOUBLE_EQ(run.makespan, 2 * (m * sum + (p - 1) * max));
+      EXPECT_DOUBLE_EQ(run.work, 2 * m * sum);
+    }
+}
+
+TEST(TrainingSchedule, EqualTokenSlicesDivideGPipesBubble) {
+  // k equal slices of each microbatch: GPipe's bubble (p - 1) / m over k,
+  // and 1F1B's no larger; a slice of a microbatch is a k-th of its work.
+  for (int64_t p : {2, 4})
+    for (int64_t m : {2, 4})
+      for (int64_t k : {2, 4}) {
+        SCOPED_TRACE(testing::Message()
+                     << "p " << p << " m " << m << " k " << k);
+        PassTimes slice{1.0 / k, 1.0 / k, 1.0 / k, 0};
+        for (PipelineSchedule schedule :
+             {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB}) {
+          llvm::Expected<StageOrders> orders = scheduleOrder(schedule, p, m);
+          ASSERT_TRUE(bool(orders));
+          ScheduleRun run =
+              runSchedule(sliceOrders(*orders, k), 1, slice);
+          EXPECT_NEAR(run.work, 3.0 * m, 1e-12);
+          if (schedule == PipelineSchedule::GPipe)
+            EXPECT_NEAR(run.bubble(), double(p - 1) / double(m * k), 1e-12);
+          else
+            EXPECT_LE(run.bubble(), double(p - 1) / double(m) + 1e-12);
+          // 1F1B holds at most p microbatches' slices; GPipe all of them.
+          EXPECT_EQ(run.peakInFlight.front(),
+                    schedule == PipelineSchedule::GPipe ? m * k
+                                                        : std::min(p, m) * k);
+        }
+      }
+}
+
 TEST(TrainingSchedule, AnOrderThatWaitsForItselfNeverEnds) {
   // Stage 0 of 2 runs its backward before the forward it waits for.
   using Kind = PipelinePass::Kind;

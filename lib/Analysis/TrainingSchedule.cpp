@@ -257,19 +257,40 @@ bool loom::playSchedule(
   return true;
 }
 
+StageOrders loom::sliceOrders(const StageOrders &orders, int64_t slices) {
+  StageOrders sliced;
+  for (const std::vector<PipelinePass> &order : orders) {
+    std::vector<PipelinePass> &into = sliced.emplace_back();
+    for (const PipelinePass &pass : order)
+      for (int64_t i = 0; i < slices; ++i) {
+        int64_t slice = pass.kind == Kind::Forward ? i : slices - 1 - i;
+        into.push_back({pass.kind, pass.microbatch * slices + slice,
+                        pass.chunk});
+      }
+  }
+  return sliced;
+}
+
 ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
                               llvm::ArrayRef<PassTimes> timesOf) {
+  // (An internal misuse, never a user's input.)
+  if (int64_t(timesOf.size()) != int64_t(orders.size()) * chunks)
+    llvm::report_fatal_error("runSchedule: one PassTimes per virtual stage");
+  return runSchedule(orders, chunks,
+                     [&](int64_t g, int64_t) { return timesOf[g]; });
+}
+
+ScheduleRun
+loom::runSchedule(const StageOrders &orders, int64_t chunks,
+                  llvm::function_ref<PassTimes(int64_t, int64_t)> timesOf) {
   ScheduleRun run;
   int64_t stages = orders.size();
-  // (An internal misuse, never a user's input.)
-  if (int64_t(timesOf.size()) != stages * chunks)
-    llvm::report_fatal_error("runSchedule: one PassTimes per virtual stage");
   int64_t microbatches = 0;
   for (const std::vector<PipelinePass> &order : orders)
     for (const PipelinePass &pass : order)
       microbatches = std::max(microbatches, pass.microbatch + 1);
-  auto seconds = [&](Kind kind, int64_t g) {
-    const PassTimes &times = timesOf[g];
+  auto seconds = [&](Kind kind, int64_t g, int64_t microbatch) {
+    const PassTimes times = timesOf(g, microbatch);
     switch (kind) {
     case Kind::Forward:
       return times.forward;
@@ -284,13 +305,15 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
   };
   // Each stage's first pass's start (-1 until it runs one) and its clock.
   std::vector<double> first(stages, -1), free(stages, 0);
+  // (A transfer's time is its virtual stage's, the same for every unit.)
   bool complete = playSchedule(
-      orders, chunks, [&](int64_t g) { return timesOf[g].transfer; },
+      orders, chunks, [&](int64_t g) { return timesOf(g, 0).transfer; },
       [&](int64_t s, const PipelinePass &pass, double ready) {
         double start = std::max(ready, free[s]);
         if (first[s] < 0)
           first[s] = start;
-        double end = start + seconds(pass.kind, pass.chunk * stages + s);
+        double end = start + seconds(pass.kind, pass.chunk * stages + s,
+                                     pass.microbatch);
         free[s] = end;
         run.makespan = std::max(run.makespan, end);
         return end;
@@ -303,11 +326,11 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
   // One stage's passes back to back: the busiest stage's.
   for (int64_t s = 0; s < stages; ++s) {
     double work = 0;
-    for (int64_t c = 0; c < chunks; ++c) {
-      const PassTimes &times = timesOf[c * stages + s];
-      work += double(microbatches) *
-              (times.forward + times.backward + times.weight);
-    }
+    for (int64_t c = 0; c < chunks; ++c)
+      for (int64_t mb = 0; mb < microbatches; ++mb) {
+        PassTimes times = timesOf(c * stages + s, mb);
+        work += times.forward + times.backward + times.weight;
+      }
     run.work = std::max(run.work, work);
   }
   // Activations live from a chunk's F to its W (or fused backward); a

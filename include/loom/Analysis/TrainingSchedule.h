@@ -32,6 +32,15 @@
 //   overlap (ScheduleRun::period), 0 with T_F = T_B = T_W; within one step
 //   the last stage still starts (p - 1) T_F late. m >= 2p - 1.
 //
+// TeraPipe's token slices (Li et al., "TeraPipe: Token-Level Pipeline
+// Parallelism for Training Large-Scale Language Models", ICML 2021,
+// section 3) compose with any of them (sliceOrders): each microbatch's
+// sequence is cut into k slices that flow through the stages one after
+// another, forward in order and backward in reverse, a slice's keys' and
+// values' gradients gathering from the later slices that attended to it.
+// On a GPipe order a forward (or backward) sweep of slices costing t_i
+// takes sum_i t_i + (p - 1) max_i t_i, TeraPipe's T.
+//
 // runSchedule plays an order with given pass times: the closed forms
 // above are what it gives (unit tests), and each stage's peak of
 // activations in flight (from a chunk's F to its W) comes from the order.
@@ -85,6 +94,15 @@ using StageOrders = std::vector<std::vector<PipelinePass>>;
 llvm::Expected<StageOrders> scheduleOrder(PipelineSchedule schedule,
                                           int64_t stages, int64_t microbatches,
                                           int64_t chunks = 1);
+
+/// `orders` (scheduleOrder's) with each microbatch's sequence cut into
+/// `slices` token slices (TeraPipe): each pass of microbatch m becomes one
+/// pass per slice, of unit m x slices + i for slice i, its forwards in
+/// slice order and its backward and weight passes in reverse (slice i's
+/// backward needs the key and value gradients of the later slices, which
+/// attend to it). Played as microbatches, the units keep every schedule's
+/// dependencies; `slices` 1 gives `orders` back.
+StageOrders sliceOrders(const StageOrders &orders, int64_t slices);
 
 /// Seconds of each pass of one chunk of one microbatch, and of a transfer
 /// between stages.
@@ -140,6 +158,11 @@ bool playSchedule(
 /// and after the layers. `work` is then the busiest stage's.
 ScheduleRun runSchedule(const StageOrders &orders, int64_t chunks,
                         llvm::ArrayRef<PassTimes> times);
+/// The same with each microbatch's (or sliceOrders' unit's) own times,
+/// `times(g, microbatch)`: token slices, a later one costing more.
+ScheduleRun
+runSchedule(const StageOrders &orders, int64_t chunks,
+            llvm::function_ref<PassTimes(int64_t, int64_t)> times);
 
 } // namespace loom
 
