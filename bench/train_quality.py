@@ -116,10 +116,12 @@ def model_file(tmp, script, model):
                   f"{model['intermediate_size']}/{model['num_hidden_layers']}")
 
 
-def compare(tmp, script, path, workload, tp, remat, extra=()):
+def compare(tmp, script, path, workload, tp, remat, extra=(), alone=None):
     """MaxText's layout as configured (fsdp over the chips of each slice
     the tensor axis leaves, data parallel over the slices) beside the
-    search's winner: the row's cells after the workload's."""
+    search's winner: the row's cells after the workload's. With `alone`,
+    the predicted step of the same layout on one slice, the exposed
+    communication's cell is what the slices add to the predicted step."""
     slices = workload_slices(workload)
     chips = CHIPS * slices
     dp, fsdp = chips // tp, CHIPS // tp
@@ -145,7 +147,10 @@ def compare(tmp, script, path, workload, tp, remat, extra=()):
     if given:
         t0, mfu0, how0 = figures(given)
         exposed = given.get("exposed_comm_s")
-        exposed = f"{100 * exposed / t0:.1f}%" if exposed is not None else "-"
+        if alone:
+            exposed = f"{100 * (given['predicted_s'] / alone - 1):+.1f}%"
+        else:
+            exposed = f"{100 * exposed / t0:.1f}%" if exposed is not None else "-"
         left = f"{configured} | {t0:.2f}{how0} | {100 * mfu0:.1f}% | {exposed} |"
     else:
         t0 = None
@@ -162,6 +167,20 @@ def compare(tmp, script, path, workload, tp, remat, extra=()):
     ratio = f"{t0 / t1:.2f}x" if t0 else "-"
     return (f"{left} {layout_name(best)} | {t1:.2f}{how1} | {100 * mfu1:.1f}% | "
             f"{ratio} | {seconds:.0f} |")
+
+
+def one_slice(path, batch, tp, remat, extra=()):
+    """The predicted step of MaxText's layout on one v5e-256 (None when it
+    does not fit): what the DCN adds is measured against it."""
+    fsdp = CHIPS // tp
+    split = ["--sequence-parallel"] if tp > 1 else []
+    args = ["--model", path, "--mode", "train", "--target", TOPOLOGY, "--batch",
+            str(int(batch)), "--seq", str(SEQ), "--tp", str(tp), "--data-parallel",
+            str(fsdp), "--fsdp", str(fsdp), "--remat", remat, *split, *extra]
+    p, why = plan(args)
+    if not p and "HBM" in why:
+        p, _ = plan(args + ["--microbatches", "2"])
+    return p["predicted_s"] if p else None
 
 
 def workload_slices(workload):
@@ -201,23 +220,25 @@ with tempfile.TemporaryDirectory() as tmp:
             sys.stdout.flush()
         print()
     print("| MaxText script | slices | sequences a step | MaxText layout (as configured) | "
-          "step s | MFU | exposed comm | Loom's search winner | step s | MFU | "
+          "step s | MFU | predicted step vs one slice | Loom's search winner | step s | MFU | "
           "winner / MaxText | search s |")
     print("|---|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|")
     for script, model, per_device, remat, tp in CASES[:4]:
         if only and script not in only:
             continue
         path, _ = model_file(tmp, script, model)
+        alone = one_slice(path, per_device * CHIPS, tp, remat)
         for n in SLICES:
             batch = int(per_device * CHIPS * n)
             workload = ["--model", path, "--mode", "train", "--target",
                         f"{n}x{TOPOLOGY}", "--batch", str(batch), "--seq", str(SEQ)]
             print(f"| {script} | {n} | {batch} | "
-                  + compare(tmp, f"{script}.{n}", path, workload, tp, remat))
+                  + compare(tmp, f"{script}.{n}", path, workload, tp, remat, alone=alone))
             sys.stdout.flush()
     model, n, batch, tp, remat, int8 = MLPERF
     if not only or "mlperf" in only:
         workload = ["--model", model, "--mode", "train", "--target", f"{n}x{TOPOLOGY}",
                     "--batch", str(batch), "--seq", str(SEQ)] + int8
+        alone = one_slice(model, batch // n, tp, remat, int8)
         print(f"| MLPerf v3.1 gpt3-175b | {n} | {batch} | "
-              + compare(tmp, "mlperf", model, workload, tp, remat, ["int8"]))
+              + compare(tmp, "mlperf", model, workload, tp, remat, ["int8"], alone))

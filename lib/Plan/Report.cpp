@@ -167,7 +167,9 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   os << fmt::format(
       "  plan:       {}, {} layers; {} {} of {} {} in all{}{}{}; {}\n",
       planName(p), p.layers, p.sliceLengths.size(),
-      p.patches ? (one ? "patch" : "patches") : (one ? "slice" : "slices"),
+      // (Token slices, not the slices of a multislice topology.)
+      p.patches ? (one ? "patch" : "patches")
+                : (one ? "token slice" : "token slices"),
       p.tokens, p.tokens == 1 ? "token" : "tokens",
       r.microbatches > 1
           ? fmt::format(" for each of {} microbatches of {} {}",
