@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <tuple>
+#include <unordered_map>
 
 using namespace loom;
 using namespace loom::schedule;
@@ -112,8 +112,13 @@ private:
   Locator report;
   std::vector<size_t> base;
   size_t total = 0;
-  std::map<MessageKey, Ref> sends, recvs;
-  std::map<int64_t, size_t> collectiveOf; ///< tag -> index into collectives
+  // Hashed, not ordered: only looked up (a DiT's first steps have about a
+  // million messages). A message's chips are checked before it is entered,
+  // so a key is never DenseMap's empty or tombstone tuple (their chip ids
+  // are the largest numbers); a tag may be any number, so the collectives'
+  // map reserves none.
+  llvm::DenseMap<MessageKey, Ref> sends, recvs;
+  std::unordered_map<int64_t, size_t> collectiveOf; ///< tag -> index into collectives
   std::vector<Collective> collectives;
 };
 

@@ -20,6 +20,7 @@
 #include <optional>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 using namespace loom;
 using namespace loom::sim;
@@ -474,7 +475,10 @@ private:
   std::vector<Bundle> bundles;
   std::vector<int32_t> freeBundles;
   std::vector<Instance> instances;
-  std::map<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
+  /// Each send by (sender, receiver, tag), to pair it with its receive;
+  /// hashed (only looked up), its chips checked (checkSchedule) before, so
+  /// no key is DenseMap's empty or tombstone one.
+  llvm::DenseMap<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
   /// The event queue, its heap open to the repetition proof's snapshots.
   struct Queue
       : std::priority_queue<Event, std::vector<Event>, std::greater<Event>> {
@@ -535,7 +539,7 @@ void Engine::load() {
   specs.reserve(total);
   // Dependents per task, counted, then laid out as compressed rows.
   std::vector<int32_t> counts(total, 0);
-  std::map<int64_t, int32_t> instanceOf;
+  std::unordered_map<int64_t, int32_t> instanceOf; // by tag, any number
   for (const schedule::Chip &chip : schedule.chips) {
     ChipState state;
     state.id = chip.id;
@@ -555,7 +559,7 @@ void Engine::load() {
         state.computes.push_back(self);
         break;
       case TaskKind::Send:
-        sends.emplace(std::make_tuple(chip.id, spec.peer, spec.tag), self);
+        sends.try_emplace(std::make_tuple(chip.id, spec.peer, spec.tag), self);
         break;
       case TaskKind::Collective: {
         auto [it, fresh] = instanceOf.try_emplace(spec.tag, instances.size());

@@ -11,6 +11,7 @@
 #include "loom/InitAll.h"
 #include "loom/Plan/PlanCommandLine.h"
 #include "loom/Support/CommandLine.h"
+#include "loom/Support/SearchMalloc.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
@@ -41,6 +42,10 @@ int main(int argc, char **argv) {
     errs() << "loom-plan: " << toString(command.takeError()) << "\n";
     return 1;
   }
+  // A search runs again with glibc's malloc set to reuse what one
+  // program frees for the next, on huge pages (SearchMalloc.h).
+  if (command->search)
+    loom::rerunWithSearchMalloc(argv);
   mlir::DialectRegistry registry;
   loom::registerAllDialects(registry);
   mlir::MLIRContext context(registry);

@@ -332,7 +332,32 @@ private:
     return items;
   }
 
+  /// Room for the rest of a chip's program once its first denoising step
+  /// is there (`starts`: where its steps 0 and 1 begin): each later step
+  /// about as long, and one more. A program's vector that grows by
+  /// doubling moves every task it holds each time (a task is about 230
+  /// bytes) and touches fresh pages for it; what the estimate leaves over
+  /// is never touched. Only the capacity changes, never a task.
+  void reserveSteps(std::vector<file::Task> &tasks,
+                    ArrayRef<int64_t> starts) const {
+    size_t length = starts[1] - starts[0];
+    size_t left = loweredSteps() - 1;
+    // (A later replica's chip has its room already.)
+    if (tasks.capacity() < tasks.size() + length * left)
+      tasks.reserve(tasks.size() + length * (left + 1));
+  }
+
+  /// A later replica's chips run the first replica's programs: each is
+  /// given room for the program of the first replica's chip in its place.
+  void reserveLikeFirstReplica(int64_t d) {
+    for (int64_t s = 0; s < stages; ++s)
+      for (int64_t r = 0; r < ranks; ++r)
+        programOf(d, s, r).reserve(programOf(0, s, r).size());
+  }
+
   void emitReplica(int64_t d) {
+    if (d > 0)
+      reserveLikeFirstReplica(d);
     for (int64_t s = 0; s < stages; ++s)
       emitAllocations(d, s);
     // Tags of messages in flight: into stage s for the current unit, and
@@ -359,7 +384,10 @@ private:
         if (patches() && group.front().index == 0)
           for (int64_t r = 0; r < ranks; ++r) {
             size_t c = slot.find(chipId(d, s, r))->second;
-            out.stepStarts[c].push_back(out.chips[c].tasks.size());
+            std::vector<file::Task> &tasks = out.chips[c].tasks;
+            out.stepStarts[c].push_back(tasks.size());
+            if (group.front().step == 1)
+              reserveSteps(tasks, out.stepStarts[c]);
           }
         SmallVector<Tasks> acts, lasts;
         std::vector<std::vector<Item>> work;
@@ -534,6 +562,8 @@ private:
   /// second, and so on (Megatron's order); a unit's result goes to the
   /// stage of its next chunk, from the last stage round to the first.
   void emitVirtualReplica(int64_t d) {
+    if (d > 0)
+      reserveLikeFirstReplica(d);
     for (int64_t s = 0; s < stages; ++s)
       emitAllocations(d, s);
     std::map<std::pair<int64_t, int64_t>, int64_t> forward;
