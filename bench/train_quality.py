@@ -123,27 +123,17 @@ def compare(tmp, script, path, workload, tp, remat, extra=(), alone=None):
     the predicted step of the same layout on one slice, the exposed
     communication's cell is what the slices add to the predicted step."""
     slices = workload_slices(workload)
-    chips = CHIPS * slices
-    dp, fsdp = chips // tp, CHIPS // tp
-    # base.yml's logical_axis_rules shard activation_embed over the
-    # tensor axis (src/maxtext/configs/base.yml:598): between the
-    # matmuls each chip holds 1/tp of the activations, which Loom
-    # prices as Megatron sequence parallelism.
-    split = ["--sequence-parallel"] if tp > 1 else []
-    mesh = workload + ["--tp", str(tp), "--data-parallel", str(dp),
-                       "--fsdp", str(fsdp), "--remat", remat] + split
-    given, why = plan(mesh)
-    configured = f"tp {tp}{' + sp' if split else ''}, fsdp {fsdp}"
+    # MaxText's gradient accumulation only where the table across slices
+    # needs it; the single-slice table shows where one microbatch fails.
+    given, why, accumulated = maxtext_layout(workload, tp, remat,
+                                             accumulate=slices > 1)
+    dp, fsdp = CHIPS * slices // tp, CHIPS // tp
+    configured = f"tp {tp}{' + sp' if tp > 1 else ''}, fsdp {fsdp}"
     if dp > fsdp:
         configured += f", dp {dp // fsdp} over the DCN"
     configured += f", remat {remat}{''.join(' ' + e for e in extra)}"
-    if not given and slices > 1 and "HBM" in why:
-        # MaxText's gradient_accumulation_steps (base.yml) splits the step
-        # into microbatches when one does not fit.
-        retried, _ = plan(mesh + ["--microbatches", "2"])
-        if retried:
-            given = retried
-            configured += ", gradient_accumulation_steps 2"
+    if accumulated:
+        configured += ", gradient_accumulation_steps 2"
     if given:
         t0, mfu0, how0 = figures(given)
         exposed = given.get("exposed_comm_s")
@@ -169,17 +159,34 @@ def compare(tmp, script, path, workload, tp, remat, extra=(), alone=None):
             f"{ratio} | {seconds:.0f} |")
 
 
+def maxtext_layout(workload, tp, remat, accumulate):
+    """`workload` planned with MaxText's mesh: in each slice fsdp over the
+    chips the tensor axis leaves, the slices data parallel over the DCN.
+    Returns the plan (or None), the error, and whether it took MaxText's
+    gradient_accumulation_steps 2 (base.yml) because one microbatch did not
+    fit (only with `accumulate`)."""
+    dp, fsdp = CHIPS * workload_slices(workload) // tp, CHIPS // tp
+    # base.yml's logical_axis_rules shard activation_embed over the
+    # tensor axis (src/maxtext/configs/base.yml:598): between the
+    # matmuls each chip holds 1/tp of the activations, which Loom
+    # prices as Megatron sequence parallelism.
+    split = ["--sequence-parallel"] if tp > 1 else []
+    mesh = workload + ["--tp", str(tp), "--data-parallel", str(dp),
+                       "--fsdp", str(fsdp), "--remat", remat] + split
+    given, why = plan(mesh)
+    if not given and accumulate and "HBM" in why:
+        retried, _ = plan(mesh + ["--microbatches", "2"])
+        if retried:
+            return retried, None, True
+    return given, why, False
+
+
 def one_slice(path, batch, tp, remat, extra=()):
     """The predicted step of MaxText's layout on one v5e-256 (None when it
     does not fit): what the DCN adds is measured against it."""
-    fsdp = CHIPS // tp
-    split = ["--sequence-parallel"] if tp > 1 else []
-    args = ["--model", path, "--mode", "train", "--target", TOPOLOGY, "--batch",
-            str(int(batch)), "--seq", str(SEQ), "--tp", str(tp), "--data-parallel",
-            str(fsdp), "--fsdp", str(fsdp), "--remat", remat, *split, *extra]
-    p, why = plan(args)
-    if not p and "HBM" in why:
-        p, _ = plan(args + ["--microbatches", "2"])
+    workload = ["--model", path, "--mode", "train", "--target", TOPOLOGY, "--batch",
+                str(int(batch)), "--seq", str(SEQ), *extra]
+    p, _, _ = maxtext_layout(workload, tp, remat, accumulate=True)
     return p["predicted_s"] if p else None
 
 

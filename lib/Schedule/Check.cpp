@@ -118,7 +118,8 @@ private:
   // are the largest numbers); a tag may be any number, so the collectives'
   // map reserves none.
   llvm::DenseMap<MessageKey, Ref> sends, recvs;
-  std::unordered_map<int64_t, size_t> collectiveOf; ///< tag -> index into collectives
+  /// A collective's tag -> its index into `collectives`.
+  std::unordered_map<int64_t, size_t> collectiveOf;
   std::vector<Collective> collectives;
 };
 
