@@ -279,6 +279,37 @@ TEST(TrainingSchedule, EqualTokenSlicesDivideGPipesBubble) {
       }
 }
 
+TEST(TrainingSchedule, ASliceHoldsItsShareOfAMicrobatch) {
+  // liveShares weighs each unit by its slice's share of a microbatch's
+  // tokens: 1F1B's p - s microbatches in flight on stage s whatever the
+  // slicing (a microbatch's slices run back to back), GPipe's m; ZB-H1's
+  // B-to-W peak. Unequal slices, 1/2, 1/4, 1/4.
+  std::vector<double> share = {0.5, 0.25, 0.25};
+  auto shareOf = [&](int64_t unit) { return share[unit % 3]; };
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+        PipelineSchedule::ZeroBubbleH1}) {
+    SCOPED_TRACE(scheduleName(schedule).str());
+    llvm::Expected<StageOrders> orders = scheduleOrder(schedule, 4, 8);
+    ASSERT_TRUE(bool(orders));
+    std::vector<LiveShares> sliced =
+        liveShares(sliceOrders(*orders, 3), shareOf);
+    std::vector<LiveShares> whole =
+        liveShares(*orders, [](int64_t) { return 1.0; });
+    ScheduleRun run = runSchedule(*orders, 1, PassTimes());
+    for (int64_t s = 0; s < 4; ++s) {
+      EXPECT_NEAR(whole[s].inFlight, double(run.peakInFlight[s]), 1e-12);
+      EXPECT_NEAR(whole[s].awaitingWeights,
+                  double(run.peakAwaitingWeights[s]), 1e-12);
+      EXPECT_NEAR(sliced[s].inFlight, whole[s].inFlight, 1e-12);
+    }
+  }
+  // One unit alone: its share.
+  StageOrders one = {{{PipelinePass::Kind::Forward, 1, 0},
+                      {PipelinePass::Kind::BackwardWeight, 1, 0}}};
+  EXPECT_NEAR(liveShares(one, shareOf).front().inFlight, 0.25, 1e-12);
+}
+
 TEST(TrainingSchedule, AnOrderThatWaitsForItselfNeverEnds) {
   // Stage 0 of 2 runs its backward before the forward it waits for.
   using Kind = PipelinePass::Kind;

@@ -2,7 +2,10 @@
 
 #include "loom/Analysis/StageSliceCost.h"
 
+#include "loom/Dialect/Loom/LoomAttributes.h"
 #include "loom/Dialect/Loom/ModelCost.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace loom;
@@ -172,5 +175,71 @@ double StageSliceCost::operator()(int64_t length, int64_t context) const {
   SmallVector<std::optional<double>, 4> priced(kinds.size());
   for (int64_t s = 0; s < getStages(); ++s)
     slowest = std::max(slowest, stageSeconds(s, length, context, priced));
+  return slowest;
+}
+
+TrainingSliceCost::TrainingSliceCost(const TrainingView &view,
+                                     const CostModel &model,
+                                     ArrayRef<GroupAxis> axes, int64_t tokens,
+                                     int64_t chunks, ArrayRef<GroupAxis> spAxes,
+                                     int64_t microbatches)
+    : uses(std::max<int64_t>(chunks, 1)) {
+  int64_t last = int64_t(uses.size()) - 1;
+  auto run = [&](int64_t chunk, ArrayRef<Operation *> ops) {
+    if (!ops.empty())
+      add(chunk, LayerSliceCost(ops, model, axes, tokens, spAxes,
+                                microbatches));
+  };
+  std::map<int64_t, int64_t> chunkOf;
+  for (size_t i = 0; i < view.layers.size(); ++i) {
+    LayerOp layer = view.layers[i];
+    int64_t chunk = std::min<int64_t>(layer.getStage().value_or(0), last);
+    chunkOf[layer.getIndex()] = chunk;
+    add(chunk,
+        LayerSliceCost(layer, model, axes, tokens, spAxes, microbatches));
+    run(chunk, view.afterLayer[i]);
+  }
+  for (size_t i = 0; i < view.layerGrads.size(); ++i) {
+    LayerGradOp grad = view.layerGrads[i];
+    SmallVector<Operation *> ops;
+    for (Operation &op : grad.getBody().front().without_terminator())
+      if (!op.hasAttr(kKeptAttrName))
+        ops.push_back(&op);
+    int64_t chunk = chunkOf.count(grad.getIndex()) ? chunkOf[grad.getIndex()]
+                                                   : 0;
+    run(chunk, ops);
+    run(chunk, view.afterLayerGrad[i]);
+  }
+  run(0, view.forwardPrologue);
+  run(0, view.backwardPrologue);
+  run(last, view.forwardEpilogue);
+  run(last, view.backwardEpilogue);
+}
+
+void TrainingSliceCost::add(int64_t chunk, LayerSliceCost cost) {
+  auto same = llvm::find_if(
+      kinds, [&](const LayerSliceCost &kind) { return kind.pricesAs(cost); });
+  unsigned kind = same - kinds.begin();
+  if (same == kinds.end())
+    kinds.push_back(std::move(cost));
+  auto &counts = uses[chunk];
+  auto it = llvm::find_if(counts, [&](auto use) { return use.first == kind; });
+  if (it == counts.end())
+    counts.push_back({kind, 1});
+  else
+    ++it->second;
+}
+
+double TrainingSliceCost::operator()(int64_t length, int64_t context) const {
+  SmallVector<double> seconds;
+  for (const LayerSliceCost &kind : kinds)
+    seconds.push_back(kind.seconds(length, context));
+  double slowest = 0;
+  for (const auto &counts : uses) {
+    double chunk = 0;
+    for (auto [kind, count] : counts)
+      chunk += double(count) * seconds[kind];
+    slowest = std::max(slowest, chunk);
+  }
   return slowest;
 }

@@ -191,7 +191,7 @@ ScheduleRun loom::runSchedule(const StageOrders &orders, int64_t chunks,
 
 bool loom::playSchedule(
     const StageOrders &orders, int64_t chunks,
-    llvm::function_ref<double(int64_t)> transfer,
+    llvm::function_ref<double(int64_t, int64_t)> transfer,
     llvm::function_ref<double(int64_t, const PipelinePass &, double)> run) {
   int64_t stages = orders.size(), virtualStages = stages * chunks;
   int64_t microbatches = 0;
@@ -211,9 +211,10 @@ bool loom::playSchedule(
   // one has not run).
   auto ready = [&](int64_t s, const PipelinePass &pass) {
     int64_t g = pass.chunk * stages + s;
-    auto after = [&](double end, int64_t from) {
-      return end == kNotYet ? kNotYet
-                            : end + (stages > 1 ? transfer(from) : 0.0);
+    auto after = [&](double end, int64_t into) {
+      return end == kNotYet
+                 ? kNotYet
+                 : end + (stages > 1 ? transfer(into, pass.microbatch) : 0.0);
     };
     switch (pass.kind) {
     case Kind::Forward:
@@ -305,9 +306,9 @@ loom::runSchedule(const StageOrders &orders, int64_t chunks,
   };
   // Each stage's first pass's start (-1 until it runs one) and its clock.
   std::vector<double> first(stages, -1), free(stages, 0);
-  // (A transfer's time is its virtual stage's, the same for every unit.)
   bool complete = playSchedule(
-      orders, chunks, [&](int64_t g) { return timesOf(g, 0).transfer; },
+      orders, chunks,
+      [&](int64_t g, int64_t unit) { return timesOf(g, unit).transfer; },
       [&](int64_t s, const PipelinePass &pass, double ready) {
         double start = std::max(ready, free[s]);
         if (first[s] < 0)
@@ -351,4 +352,35 @@ loom::runSchedule(const StageOrders &orders, int64_t chunks,
     run.peakAwaitingWeights.push_back(peakAwaiting);
   }
   return run;
+}
+
+std::vector<LiveShares>
+loom::liveShares(const StageOrders &orders,
+                 llvm::function_ref<double(int64_t)> share) {
+  std::vector<LiveShares> out;
+  for (const std::vector<PipelinePass> &order : orders) {
+    double live = 0, awaiting = 0;
+    LiveShares &peak = out.emplace_back();
+    for (const PipelinePass &pass : order) {
+      double part = share(pass.microbatch);
+      switch (pass.kind) {
+      case Kind::Forward:
+        live += part;
+        break;
+      case Kind::Backward:
+        awaiting += part;
+        break;
+      case Kind::Weight:
+        awaiting -= part;
+        live -= part;
+        break;
+      case Kind::BackwardWeight:
+        live -= part;
+        break;
+      }
+      peak.inFlight = std::max(peak.inFlight, live);
+      peak.awaitingWeights = std::max(peak.awaitingWeights, awaiting);
+    }
+  }
+  return out;
 }

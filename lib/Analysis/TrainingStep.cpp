@@ -251,9 +251,9 @@ namespace {
 class MemoryWalk {
 public:
   MemoryWalk(const TrainingView &view, const ZeroSplit &split,
-             int64_t microbatches, int64_t inFlight, int64_t awaitingWeights)
+             int64_t microbatches, double inFlight, double awaitingWeights)
       : view(view), split(split), microbatches(microbatches),
-        share(1.0 / double(microbatches)), inFlight(double(inFlight)),
+        share(1.0 / double(microbatches)), inFlight(inFlight),
         awaitingWeights(awaitingWeights) {
     for (OptimizerUpdateOp update : view.updates)
       peak.states += modelStateBytes(update, split);
@@ -350,7 +350,7 @@ private:
       runs(view.forwardEpilogue, std::nullopt);
       runs(view.backwardEpilogue, std::nullopt);
       double held =
-          double(std::max<int64_t>(awaitingWeights - 1, 0)) * allRecomputed;
+          std::max(awaitingWeights - 1, 0.0) * allRecomputed;
       for (size_t i = 0; i < view.layerGrads.size(); ++i) {
         LayerGradOp grad = view.layerGrads[i];
         double own = recomputedBytes(grad) * share;
@@ -448,8 +448,7 @@ private:
   const TrainingView &view;
   ZeroSplit split;
   int64_t microbatches;
-  double share, inFlight;
-  int64_t awaitingWeights;
+  double share, inFlight, awaitingWeights;
   /// Held at the op being visited.
   double kept = 0, staged = 0, recomputed = 0, bucket = 0,
          previousBucket = 0;
@@ -519,15 +518,21 @@ TrainingMemory loom::stageTrainingMemory(const TrainingView &view,
                                          PipelineAttr pipeline, int64_t stage) {
   int64_t stages = pipeline.getStages(), m = pipeline.getMicrobatches();
   // The microbatches in flight: the schedule's order (all of them when it
-  // cannot run this plan, which the lowering refuses).
-  int64_t inFlight = m * pipeline.getVirtualStages(), awaitingWeights = 0;
+  // cannot run this plan, which the lowering refuses), with token slices
+  // each slice's share of one.
+  double inFlight = double(m * pipeline.getVirtualStages()),
+         awaitingWeights = 0;
   if (llvm::Expected<StageOrders> orders =
           scheduleOrder(pipeline.getSchedule(), stages, m,
                         pipeline.getVirtualStages())) {
-    ScheduleRun run =
-        runSchedule(*orders, pipeline.getVirtualStages(), PassTimes());
-    inFlight = run.peakInFlight[stage];
-    awaitingWeights = run.peakAwaitingWeights[stage];
+    ArrayRef<int64_t> slices = pipeline.getSlices();
+    int64_t k = std::max<int64_t>(slices.size(), 1);
+    double tokens = double(pipeline.getTokens());
+    LiveShares live = liveShares(sliceOrders(*orders, k), [&](int64_t unit) {
+      return k == 1 ? 1.0 : double(slices[unit % k]) / tokens;
+    })[stage];
+    inFlight = live.inFlight;
+    awaitingWeights = live.awaitingWeights;
   } else {
     llvm::consumeError(orders.takeError());
   }
@@ -551,8 +556,8 @@ TrainingMemory loom::stageTrainingMemory(const TrainingView &view,
 
 TrainingMemory loom::trainingMemory(const TrainingView &view,
                                     const ZeroSplit &split,
-                                    int64_t microbatches, int64_t inFlight,
-                                    int64_t awaitingWeights) {
+                                    int64_t microbatches, double inFlight,
+                                    double awaitingWeights) {
   return MemoryWalk(view, split, std::max<int64_t>(microbatches, 1), inFlight,
                     awaitingWeights)
       .run();

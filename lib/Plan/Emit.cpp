@@ -254,6 +254,8 @@ Expected<PlanOutcome> bestExpressibleTraining(const PlanOutcome &plan,
       l.zero = 3;
       l.remat = policy.value;
       l.placement = placement;
+      // Its pipeline streams whole microbatches.
+      l.slices = SliceSpec::count(1);
       // MaxText's pipelines: GPipe, or circular round virtual stages, each
       // chunk of as many layers (num_layers_per_pipeline_stage).
       if (l.stages > 1) {
@@ -716,6 +718,12 @@ std::vector<std::string> loom::inexpressible(Runtime runtime,
           "time): MaxText's num_layers_per_pipeline_stage gives every stage "
           "the same count",
           p.layers, r.stages * r.virtualStages));
+    if (units > 1)
+      lost.push_back(fmt::format(
+          "token slices (TeraPipe): each microbatch's {} tokens in {} slices "
+          "flowing through the stages, forward and backward; MaxText's "
+          "pipeline streams whole microbatches",
+          p.tokens, units));
   }
   if (runtime == Runtime::MaxText && !p.training) {
     if (units > 1)

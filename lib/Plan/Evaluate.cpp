@@ -500,6 +500,36 @@ static bool predictTraining(ModuleOp module, const TargetDesc &desc,
         if (auto cost = dyn_cast<CostOpInterface>(op))
           out.recomputeFlopsPerChip += double(cost.getFlops());
   });
+  // Token slices against equal ones (each power-of-two count up to twice
+  // theirs, and theirs, that cuts the sequence into whole multiples of 8
+  // tokens) and the whole sequence (TeraPipe, Li et al., ICML 2021,
+  // section 5.3, compares its slicing with both).
+  if (out.sliceLengths.size() > 1) {
+    int64_t tokens = out.tokens, k = out.sliceLengths.size();
+    auto predict = [&](ArrayRef<int64_t> lengths) {
+      std::optional<TrainingStepPrediction> other = predictTrainingStep(
+          module, desc, topology, out.layout, placement, lengths);
+      return other ? other->seconds : std::numeric_limits<double>::infinity();
+    };
+    PlanOutcome::SliceBaselines baselines;
+    baselines.whole = predict({tokens});
+    baselines.equal = std::numeric_limits<double>::infinity();
+    SmallVector<int64_t> counts;
+    for (int64_t c = 2; c <= 2 * k; c *= 2)
+      counts.push_back(c);
+    if (!llvm::is_contained(counts, k))
+      counts.push_back(k);
+    for (int64_t c : counts) {
+      if (tokens % c != 0 || (tokens / c) % 8 != 0)
+        continue;
+      double t = predict(SmallVector<int64_t>(c, tokens / c));
+      if (t < baselines.equal) {
+        baselines.equal = t;
+        baselines.equalSlices = c;
+      }
+    }
+    out.sliceBaselines = baselines;
+  }
   return true;
 }
 

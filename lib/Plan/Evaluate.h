@@ -171,11 +171,13 @@ struct TrainingStepPrediction {
   /// About how many tasks one rank's program has.
   double tasksPerRank = 0;
 };
-/// None when `module` holds no training step.
+/// None when `module` holds no training step. With `slices` the step's
+/// sequence is cut into those token slices instead of the plan's.
 std::optional<TrainingStepPrediction>
 predictTrainingStep(mlir::ModuleOp module, const TargetDesc &desc,
                     const TopologyDesc &topology, const ParallelLayout &layout,
-                    const Placement &placement);
+                    const Placement &placement,
+                    llvm::ArrayRef<int64_t> slices = {});
 
 /// Why `layout` cannot plan the problem's step: a training layout (fsdp,
 /// zero, remat) for a forward pass, or for a training step a dimension its

@@ -47,6 +47,16 @@ PlanOutcome loom::planAndSimulate(const PlanProblem &problem,
   return std::move(planned.outcome);
 }
 
+/// The layout `request` asks for, its free dimensions at their defaults: a
+/// training step's sequence whole unless --slices is given (`auto` then
+/// TeraPipe's slicing), an inference pipeline's slices TeraPipe's.
+static ParallelLayout requestedLayout(const PlanRequest &request) {
+  ParallelLayout layout = request.layout.complete();
+  if (request.problem.import.training && !request.layout.slices)
+    layout.slices = SliceSpec::count(1);
+  return layout;
+}
+
 /// When the search finds nothing: the request's own plan, lowered too (the
 /// lowering refuses layouts the cost model can still price), says why.
 static void explainNoneFits(const PlanRequest &request, MLIRContext &context,
@@ -56,7 +66,7 @@ static void explainNoneFits(const PlanRequest &request, MLIRContext &context,
   why.simulate = Simulation::Always;
   why.trace = false;
   PlanOutcome &chosen = result.chosen = planAndSimulate(
-      request.problem, request.layout.complete(), context, why);
+      request.problem, requestedLayout(request), context, why);
   // No layout at all can hold weights larger than the topology's HBM.
   if (chosen.weightBytes > chosen.sliceHbmBytes && chosen.sliceHbmBytes > 0)
     chosen.failure = fmt::format(
@@ -71,7 +81,7 @@ PlanResult loom::planOrSearch(const PlanRequest &request, MLIRContext &context,
   PlanResult result;
   result.searched = search;
   if (!search) {
-    result.chosen = planAndSimulate(request.problem, request.layout.complete(),
+    result.chosen = planAndSimulate(request.problem, requestedLayout(request),
                                     context, options);
   } else {
     result.search = searchPlans(request, context, options);

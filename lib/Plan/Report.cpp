@@ -267,6 +267,13 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
   os << fmt::format("  predicted:  {:.3f} ms (cost model; busiest stage idle "
                     "{:.1f}%)\n",
                     p.predicted * 1e3, 100 * p.bubble);
+  if (const auto &b = p.sliceBaselines)
+    os << fmt::format("  token slices: TeraPipe's {} against {} equal slices, "
+                      "predicted {:.3f} ms ({:.2f}x), and the whole sequence, "
+                      "{:.3f} ms ({:.2f}x)\n",
+                      p.sliceLengths.size(), b->equalSlices, b->equal * 1e3,
+                      b->equal / p.predicted, b->whole * 1e3,
+                      b->whole / p.predicted);
   if (!p.simulated && p.unproven) {
     // Over the tasks a generated program may have, or its steps not alike
     // (finishUnproven).
@@ -404,6 +411,12 @@ void loom::writePlanJSON(const PlanOutcome &p, json::OStream &j) {
         j.attribute("recompute_flops_per_chip", p.recomputeFlopsPerChip);
         j.attribute("predicted_optimizer_s", p.predictedOptimizer);
         j.attribute("predicted_exposed_s", p.predictedExposed);
+        if (const auto &b = p.sliceBaselines)
+          j.attributeObject("token_slices", [&] {
+            j.attribute("equal_slices", b->equalSlices);
+            j.attribute("equal_predicted_s", b->equal);
+            j.attribute("whole_predicted_s", b->whole);
+          });
         if (p.simulated) {
           double time = p.simulated->makespan;
           j.attribute("tokens_per_s_per_chip",

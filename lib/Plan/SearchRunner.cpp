@@ -38,6 +38,9 @@ bool cannotSimulate(const PlanOutcome &p) {
 /// collectives; trying them all on every layout took a batched DeepSeek-V3
 /// search on v5e-256 from 25 to 104 s).
 constexpr size_t kExpertPlacementRefinements = 4;
+/// The pipelined training steps that predict best, tried again with
+/// TeraPipe's token slices (docs/training.md, "The search").
+constexpr size_t kTokenSliceRefinements = 4;
 
 class SearchRunner {
 public:
@@ -57,6 +60,9 @@ public:
   /// Plans the other placements of the best expert-group layouts.
   void refine(const Candidates &candidates,
               const std::vector<std::optional<size_t>> &planIndex);
+  /// Plans the best pipelined training steps again with TeraPipe's token
+  /// slices, and with equal ones where those predict better still.
+  void sliceTokens();
   /// Simulates the best plans by prediction within the budget, drops the
   /// ones the simulator refuses, and ranks the rest by their best
   /// estimate.
@@ -227,6 +233,39 @@ void SearchRunner::refine(const Candidates &candidates,
     }
   steps += round.size();
   planRound(round);
+}
+
+void SearchRunner::sliceTokens() {
+  std::vector<size_t> pipelined;
+  for (size_t i = 0; i < plans.size(); ++i)
+    if (plans[i].outcome.training && plans[i].outcome.layout.stages > 1)
+      pipelined.push_back(i);
+  llvm::stable_sort(pipelined, [&](size_t a, size_t b) {
+    return byPrediction(plans[a].outcome, plans[b].outcome);
+  });
+  if (pipelined.size() > kTokenSliceRefinements)
+    pipelined.resize(kTokenSliceRefinements);
+  std::vector<ParallelLayout> round;
+  for (size_t i : pipelined) {
+    round.push_back(plans[i].outcome.layout);
+    round.back().slices = SliceSpec();
+  }
+  steps += round.size();
+  size_t first = plans.size();
+  planRound(round);
+  // TeraPipe's slicing minimises its closed form; the schedule played may
+  // favour equal slices (the report's comparison).
+  std::vector<ParallelLayout> equal;
+  for (size_t i = first; i < plans.size(); ++i) {
+    const PlanOutcome &p = plans[i].outcome;
+    if (p.sliceBaselines && p.sliceBaselines->equalSlices > 0 &&
+        p.sliceBaselines->equal < p.predicted) {
+      equal.push_back(p.layout);
+      equal.back().slices = SliceSpec::count(p.sliceBaselines->equalSlices);
+    }
+  }
+  steps += equal.size();
+  planRound(equal);
 }
 
 bool SearchRunner::planAgain(Planned &planned) {
@@ -478,6 +517,7 @@ SearchResult loom::searchPlans(const PlanRequest &request, MLIRContext &context,
                  std::min<int64_t>(std::max<int64_t>(options.simulateTop, 0),
                                    candidates.layouts.size());
   runner.refine(candidates, runner.planRound(candidates.layouts));
+  runner.sliceTokens();
   runner.simulateBest();
   runner.finish();
   return result;

@@ -543,6 +543,7 @@ void SearchSpace::addTrainingVariants(const TensorChoice &t, int64_t stages,
               candidate.zero = zero;
               candidate.remat = remat;
               candidate.microbatches = m;
+              candidate.slices = SliceSpec::count(1);
               if (given.placement)
                 candidate.placement = *given.placement;
               if (!others.empty())

@@ -251,7 +251,8 @@ class StepPredictor {
 public:
   StepPredictor(ModuleOp module, TrainingView &view, const TargetDesc &desc,
                 const TopologyDesc &topology, const ParallelLayout &layout,
-                const Placement &placement, func::FuncOp func)
+                const Placement &placement, func::FuncOp func,
+                ArrayRef<int64_t> sliceLengths)
       : t(view), desc(desc), split(getZeroSplit(module)), model(desc),
         dp(layout.dataParallel), beside(layout.besideDegree()),
         stages(layout.stages),
@@ -262,6 +263,17 @@ public:
     PipelineAttr pipeline = getPipeline(func);
     m = pipeline ? pipeline.getMicrobatches() : 1;
     tokens = pipeline ? pipeline.getTokens() : getModel(module).getSeq();
+    // TeraPipe's token slices (the lowering's units: slice u mod k of
+    // microbatch u / k); one slice of the whole sequence without them.
+    int64_t start = 0;
+    if (sliceLengths.empty() && pipeline)
+      sliceLengths = pipeline.getSlices();
+    for (int64_t length : sliceLengths) {
+      slices.push_back({length, start});
+      start += length;
+    }
+    if (slices.empty())
+      slices.push_back({tokens, 0});
     chunks = pipeline ? pipeline.getChunks() : 1;
     schedule = pipeline ? pipeline.getSchedule() : PipelineSchedule::GPipe;
     if (stages > 1)
@@ -280,6 +292,7 @@ public:
       llvm::consumeError(orders.takeError());
       return std::nullopt;
     }
+    *orders = sliceOrders(*orders, k());
     for (const std::vector<PipelinePass> &order : *orders)
       for (const PipelinePass &pass : order)
         splitPasses |= pass.kind == PipelinePass::Kind::Backward;
@@ -292,7 +305,9 @@ public:
       left.push_back(order.size());
     bool complete = playSchedule(
         *orders, chunks / stages,
-        [&](int64_t g) { return (*transfers)[g]; },
+        [&](int64_t g, int64_t unit) {
+          return transfers->empty() ? 0.0 : (*transfers)[unit % k()][g];
+        },
         [&](int64_t s, const PipelinePass &pass, double ready) {
           double end = runPass(s, pass, ready);
           // A stage updates its parameters after its last pass.
@@ -333,10 +348,12 @@ private:
   Run items(const LayerSliceCost &cost, std::optional<int64_t> layer,
             bool count = true) {
     SmallVector<TaskTime> times;
-    cost.appendTimes(tokens, 0, times);
+    cost.appendTimes(slice.length, slice.context, times);
     Run run;
     size_t i = 0;
-    cost.forEachWork(tokens, 0, [&](const SliceWork &work) {
+    // The tasks of one unit: every slice lowers to the same ones.
+    count &= counting;
+    cost.forEachWork(slice.length, slice.context, [&](const SliceWork &work) {
       ParameterUse use = getParameterUse(work.op);
       for (Operation *fused : work.fused)
         use += getParameterUse(fused);
@@ -354,49 +371,82 @@ private:
     });
     return run;
   }
-  Run run(ArrayRef<Operation *> ops, std::optional<int64_t> layer,
-          bool count = true) {
-    return items(
-        LayerSliceCost(ops, model, axes.tensor, tokens, axes.sequence, m),
-        layer, count);
+  /// The cost of a run of ops, built once (a run is priced on every
+  /// slice): `key` names the run, `part` which of its kernels (the
+  /// lowering's Part: 0 all, 1 B, 2 W).
+  const LayerSliceCost &costOf(const void *key, int part,
+                               llvm::function_ref<LayerSliceCost()> make) {
+    std::unique_ptr<LayerSliceCost> &cost = costs[{key, part}];
+    if (!cost)
+      cost = std::make_unique<LayerSliceCost>(make());
+    return *cost;
   }
-  /// A backward run of `ops`, and its B and W apart when the schedule
-  /// splits them.
-  Part backwardPart(ArrayRef<Operation *> ops, std::optional<int64_t> layer) {
-    Part part{run(ops, layer), layer};
+  Run run(const void *key, int part, ArrayRef<Operation *> ops,
+          std::optional<int64_t> layer, bool count = true) {
+    return items(costOf(key, part,
+                        [&] {
+                          return LayerSliceCost(ops, model, axes.tensor, tokens,
+                                                axes.sequence, m);
+                        }),
+                 layer, count);
+  }
+  Run run(ArrayRef<Operation *> ops, std::optional<int64_t> layer) {
+    return run(ops.data(), 0, ops, layer);
+  }
+  /// A backward run of `ops` (named `key`), and its B and W apart when the
+  /// schedule splits them.
+  Part backwardPart(const void *key, ArrayRef<Operation *> ops,
+                    std::optional<int64_t> layer) {
+    Part part{run(key, 0, ops, layer), layer};
     if (splitPasses) {
       SmallVector<Operation *> input, weight;
       for (Operation *op : ops)
         (isWeightGradient(op) ? weight : input).push_back(op);
-      part.input = run(input, layer, /*count=*/false);
-      part.weight = run(weight, layer, /*count=*/false);
+      part.input = run(key, 1, input, layer, /*count=*/false);
+      part.weight = run(key, 2, weight, layer, /*count=*/false);
     }
     return part;
   }
+  Part backwardPart(ArrayRef<Operation *> ops, std::optional<int64_t> layer) {
+    return backwardPart(ops.data(), ops, layer);
+  }
 
-  /// Each virtual stage's runs in program order (on one stage, all of
-  /// them): the ops before the layers on the first, the ops after them
-  /// through the loss on the last, each layer on its chunk (its `stage`).
+  /// Each slice's runs of each virtual stage in program order (on one
+  /// stage, all of them): the ops before the layers on the first, the ops
+  /// after them through the loss on the last, each layer on its chunk (its
+  /// `stage`); the tasks of one unit counted on the first slice.
   void buildParts() {
-    forwardOf.assign(chunks, {});
-    backwardOf.assign(chunks, {});
+    forwardOf.assign(k(), std::vector<std::vector<Part>>(chunks));
+    backwardOf.assign(k(), std::vector<std::vector<Part>>(chunks));
+    for (int64_t i = 0; i < k(); ++i) {
+      slice = slices[i];
+      counting = i == 0;
+      buildParts(forwardOf[i], backwardOf[i]);
+    }
+    counting = false;
+  }
+  void buildParts(std::vector<std::vector<Part>> &forwardOf,
+                  std::vector<std::vector<Part>> &backwardOf) {
     auto chunkOf = [](LayerOp layer) {
       return int64_t(layer.getStage().value_or(0));
     };
     std::map<int64_t, double> offloadedOf;
     std::map<int64_t, int64_t> chunkOfIndex;
+    double sliceShare = double(slice.length) / double(tokens);
     for (LayerGradOp grad : t.layerGrads)
-      offloadedOf[grad.getIndex()] = double(grad.getOffloadedBytes()) / m;
+      offloadedOf[grad.getIndex()] =
+          double(grad.getOffloadedBytes()) / m * sliceShare;
     forwardOf.front().push_back(
         {run(t.forwardPrologue, std::nullopt), std::nullopt});
     for (auto [i, layer] : llvm::enumerate(t.layers)) {
       int64_t c = std::min(chunkOf(layer), chunks - 1);
       chunkOfIndex[layer.getIndex()] = c;
-      forwardOf[c].push_back(
-          {items(LayerSliceCost(layer, model, axes.tensor, tokens,
-                                axes.sequence, m),
-                 layer.getIndex()),
-           layer.getIndex(), false, offloadedOf[layer.getIndex()]});
+      const LayerSliceCost &cost = costOf(layer, 0, [&] {
+        return LayerSliceCost(layer, model, axes.tensor, tokens, axes.sequence,
+                              m);
+      });
+      forwardOf[c].push_back({items(cost, layer.getIndex()), layer.getIndex(),
+                              false, offloadedOf[layer.getIndex()]});
       forwardOf[c].push_back({run(t.afterLayer[i], std::nullopt), std::nullopt});
     }
     forwardOf.back().push_back(
@@ -410,7 +460,7 @@ private:
           ops.push_back(&op);
       int64_t index = grad.getIndex(), c = chunkOfIndex[index];
       stageOf[index] = c % stages;
-      Part part = backwardPart(ops, index);
+      Part part = backwardPart(grad.getOperation(), ops, index);
       part.layerGradients = true;
       part.offloaded = offloadedOf[index];
       backwardOf[c].push_back(std::move(part));
@@ -420,8 +470,9 @@ private:
     backwardOf.front().push_back(
         backwardPart(t.backwardPrologue, std::nullopt));
     // An offloaded layer's staging allocation, copy and free each way.
-    for (auto [index, bytes] : offloadedOf)
-      tasks += bytes > 0 ? 6 : 0;
+    if (counting)
+      for (auto [index, bytes] : offloadedOf)
+        tasks += bytes > 0 ? 6 : 0;
   }
 
   /// Gradients once made, `expertBytes` of them experts': all-reduced
@@ -552,29 +603,32 @@ private:
       c->time.core = ready;
     }
     int64_t g = pass.chunk * stages + s;
-    bool last = pass.microbatch + 1 == m;
+    // A microbatch's slices run their backward passes in reverse: its
+    // first slice's is its last.
+    int64_t i = pass.microbatch % k();
+    bool last = pass.microbatch / k() + 1 == m && i == 0;
     switch (pass.kind) {
     case PipelinePass::Kind::Forward:
-      runForward(g, last);
+      runForward(forwardOf[i][g], last);
       break;
     case PipelinePass::Kind::Backward:
-      runBackward(g, s, Passes::Input, last);
+      runBackward(backwardOf[i][g], g, s, Passes::Input, last);
       break;
     case PipelinePass::Kind::Weight:
-      runBackward(g, s, Passes::Weight, last);
+      runBackward(backwardOf[i][g], g, s, Passes::Weight, last);
       break;
     case PipelinePass::Kind::BackwardWeight:
-      runBackward(g, s, Passes::Both, last);
+      runBackward(backwardOf[i][g], g, s, Passes::Both, last);
       break;
     }
     return c->time.core;
   }
 
-  void runForward(int64_t g, bool last) {
+  void runForward(ArrayRef<Part> parts, bool last) {
     // A layer's values are staged in HBM once the staging two offloaded
     // layers before is copied out (the lowering's bound of two).
     double storedBefore = 0, storedLast = 0;
-    for (const Part &part : forwardOf[g]) {
+    for (const Part &part : parts) {
       bool offloads = part.offloaded > 0 && !part.layerGradients;
       if (offloads)
         c->time.core = std::max(c->time.core, storedBefore);
@@ -587,13 +641,14 @@ private:
     }
   }
 
-  void runBackward(int64_t g, int64_t s, Passes passes, bool last) {
+  void runBackward(ArrayRef<Part> parts, int64_t g, int64_t s, Passes passes,
+                   bool last) {
     bool input = passes != Passes::Weight, weights = passes != Passes::Input;
     // The layer_grads in order, each loading back the next one's values
     // as it starts (the first's as the backward pass starts).
     std::vector<const Part *> grads;
     if (input) {
-      for (const Part &part : backwardOf[g])
+      for (const Part &part : parts)
         if (part.layerGradients)
           grads.push_back(&part);
       grads.push_back(nullptr);
@@ -601,7 +656,7 @@ private:
     }
     size_t next = 1;
     double end = c->time.core;
-    for (const Part &part : backwardOf[g]) {
+    for (const Part &part : parts) {
       if (part.layerGradients && input)
         loadBack(grads[next++]);
       end = runPart(part, passes, last);
@@ -645,10 +700,11 @@ private:
     }
   }
 
-  /// Seconds of a message into each virtual stage (either way): every rank
-  /// of a stage sends the chunk's result for one microbatch to its rank of
-  /// the next stage at once, the messages sharing the links they cross.
-  std::optional<std::vector<double>>
+  /// Per token slice, the seconds of a message into each virtual stage
+  /// (either way): every rank of a stage sends the chunk's result for the
+  /// slice of one microbatch to its rank of the next stage at once, the
+  /// messages sharing the links they cross.
+  std::optional<std::vector<std::vector<double>>>
   stageTransfers(const TopologyDesc &topology, const ParallelLayout &layout,
                  const Placement &placement) {
     MeshShape shape{dp, stages, layout.tp, beside};
@@ -671,23 +727,27 @@ private:
       bytesOut[chunk] =
           double(getTensorBytes(layer->getResultTypes())) / double(m);
     }
-    std::vector<double> seconds(chunks, 0);
+    std::vector<std::vector<double>> seconds(slices.size(),
+                                             std::vector<double>(chunks, 0));
     int64_t ranks = layout.tp * beside;
     for (int64_t g = 1; g < chunks; ++g) {
       int64_t from = (g - 1) % stages, into = g % stages;
-      if (mesh->sliceOf(0, from) != mesh->sliceOf(0, into)) {
-        seconds[g] = dcnTransfer(*mesh, from, into, ranks, bytesOut[g - 1]);
-        continue;
-      }
+      bool dcn = mesh->sliceOf(0, from) != mesh->sliceOf(0, into);
       SmallVector<SmallVector<SmallVector<int64_t, 3>>> pairs;
       for (int64_t r = 0; r < ranks; ++r)
         pairs.push_back({coords(from, r), coords(into, r)});
       int64_t alone = busiestLink(model, dims, {pairs.front()});
       double share =
           alone > 0 ? double(busiestLink(model, dims, pairs)) / alone : 1.0;
-      seconds[g] = model.pointToPointTime(dims, pairs.front()[0],
-                                          pairs.front()[1], bytesOut[g - 1]) *
-                   share;
+      for (auto [i, slice] : llvm::enumerate(slices)) {
+        double bytes =
+            bytesOut[g - 1] * double(slice.length) / double(tokens);
+        seconds[i][g] =
+            dcn ? dcnTransfer(*mesh, from, into, ranks, bytes)
+                : model.pointToPointTime(dims, pairs.front()[0],
+                                         pairs.front()[1], bytes) *
+                      share;
+      }
     }
     return seconds;
   }
@@ -732,7 +792,7 @@ private:
     // and a receive each way a chunk; then the updates and their gathers.
     double perLayer = 4 + (dp * beside > 1 ? 2 : 0);
     double messages = stages > 1 ? 4.0 * double(chunks) / double(stages) : 0;
-    out.tasksPerRank = m * (tasks + perLayer * double(t.layers.size()) +
+    out.tasksPerRank = m * k() * (tasks + perLayer * double(t.layers.size()) +
                             4 * ((split.stage >= 3 ? reads : 0) +
                                  (split.stage >= 2 ? gradients : 0)) +
                             messages) +
@@ -745,13 +805,29 @@ private:
   ZeroSplit split;
   CostModel model;
   int64_t dp, beside, stages, m = 1, tokens = 0, chunks = 1;
+  /// The token slices (length, first token), and the one being built.
+  struct Slice {
+    int64_t length, context;
+  };
+  SmallVector<Slice> slices;
+  Slice slice{0, 0};
+  int64_t k() const { return slices.size(); }
+  /// Whether buildParts counts the tasks of the runs it builds.
+  bool counting = false;
+  /// Each run's cost (costOf).
+  std::map<std::pair<const void *, int>, std::unique_ptr<LayerSliceCost>>
+      costs;
   PipelineSchedule schedule = PipelineSchedule::GPipe;
   bool splitPasses = false;
   StageGroupAxes axes;
   std::optional<ReplicaGroups> groups;
-  std::optional<std::vector<double>> transfers = std::vector<double>(1, 0.0);
-  /// Per virtual stage, its forward and backward runs; each layer's stage.
-  std::vector<std::vector<Part>> forwardOf, backwardOf;
+  /// Per token slice, the seconds of a message into each virtual stage
+  /// (stageTransfers; none on one stage).
+  std::optional<std::vector<std::vector<double>>> transfers =
+      std::vector<std::vector<double>>();
+  /// Per token slice and virtual stage, its forward and backward runs;
+  /// each layer's stage.
+  std::vector<std::vector<std::vector<Part>>> forwardOf, backwardOf;
   std::map<int64_t, int64_t> stageOf;
   /// The tasks of one rank's kernels, and the kernels that read weights
   /// and make gradients.
@@ -789,7 +865,8 @@ std::optional<TrainingStepPrediction>
 loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
                           const TopologyDesc &topology,
                           const ParallelLayout &layout,
-                          const Placement &placement) {
+                          const Placement &placement,
+                          ArrayRef<int64_t> slices) {
   func::FuncOp func;
   for (auto f : module.getOps<func::FuncOp>())
     if (!f.isExternal() && isTrainingStep(f))
@@ -799,6 +876,7 @@ loom::predictTrainingStep(ModuleOp module, const TargetDesc &desc,
   FailureOr<TrainingView> view = getTrainingView(func, "loom-plan");
   if (failed(view))
     return std::nullopt;
-  return StepPredictor(module, *view, desc, topology, layout, placement, func)
+  return StepPredictor(module, *view, desc, topology, layout, placement, func,
+                       slices)
       .predict();
 }

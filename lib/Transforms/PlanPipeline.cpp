@@ -66,9 +66,7 @@ static void addPlanPasses(OpPassManager &pm, const ParallelLayout &layout,
   partition.placement = placement.str();
   pm.addPass(createPartitionLayers(partition));
   SplitTokensOptions split;
-  // A training step runs each microbatch's sequence whole unless the
-  // layout gives slices (which the lowering refuses, with its reason).
-  split.slices = settings.training && slices == "auto" ? "1" : slices.str();
+  split.slices = slices.str();
   split.microbatches = layout.microbatches;
   split.schedule = formatDimension(layout.schedule);
   split.granularity = settings.granularity;

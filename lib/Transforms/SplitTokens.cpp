@@ -5,6 +5,8 @@
 #include "loom/Transforms/ParallelLayout.h"
 #include "loom/Transforms/Passes.h"
 #include "loom/Analysis/StageCost.h"
+#include "loom/Analysis/StageSliceCost.h"
+#include "loom/Analysis/TrainingStep.h"
 #include "loom/Support/Quantity.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -117,12 +119,28 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                           "diffusion models, not to token slices";
       return signalPassFailure();
     }
+    // A training step's slices cost their forward and backward passes.
+    std::optional<TrainingSliceCost> training;
+    if (!patches && isTrainingStep(func)) {
+      FailureOr<TrainingView> train =
+          getTrainingView(func, "loom-split-tokens");
+      if (failed(train))
+        return signalPassFailure();
+      training.emplace(*train, model, axes, tokens, pipeline.getChunks(),
+                       analysis.getSequenceParallelAxes(stages),
+                       microbatches);
+    }
     FailureOr<SmallVector<int64_t>> lengths =
         patches ? choosePatches(func, pipeline, tokens, cost,
                                 StageMemory(*view, stages,
                                             analysis.getTargetDesc().hbmBytes))
-                : chooseSlices(func, tokens, stages,
-                               pipeline.getVirtualStages(), cost);
+        : training
+            ? chooseSlices(func, tokens, stages, pipeline.getVirtualStages(),
+                           [&](int64_t l, int64_t c) { return (*training)(l, c); },
+                           nullptr)
+            : chooseSlices(func, tokens, stages, pipeline.getVirtualStages(),
+                           [&](int64_t l, int64_t c) { return cost(l, c); },
+                           &cost);
     if (failed(lengths))
       return signalPassFailure();
     int64_t warmup =
@@ -207,14 +225,20 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
     return lengths;
   }
 
-  FailureOr<SmallVector<int64_t>> chooseSlices(func::FuncOp func,
-                                               int64_t tokens, int64_t stages,
-                                               int64_t virtualStages,
-                                               const StageSliceCost &cost) {
+  /// TeraPipe's slices of `tokens` on `stages` stages by `costFn`, a
+  /// slice's seconds on the slowest chunk; `inference` the forward pass's
+  /// stages, whose played pipeline settles interleaved slicings (none for
+  /// a training step, whose schedule runs its units).
+  FailureOr<SmallVector<int64_t>>
+  chooseSlices(func::FuncOp func, int64_t tokens, int64_t stages,
+               int64_t virtualStages, SliceCost costFn,
+               const StageSliceCost *inference) {
     FailureOr<SmallVector<int64_t>> given = requested(func, tokens, false);
     if (failed(given))
       return failure();
-    auto costFn = [&](int64_t l, int64_t c) { return cost(l, c); };
+    // A training step on one stage has no pipeline for slices to fill.
+    if (given->empty() && !inference && stages == 1)
+      return SmallVector<int64_t>{tokens};
     int64_t unit = granularity;
     if (unit == 0) {
       // The smallest multiple of 8 that cuts the sequence into at most 128
@@ -258,15 +282,15 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
                           "not a finite, non-negative number";
       return failure();
     }
-    if (virtualStages > 1 && given->empty())
+    if (virtualStages > 1 && given->empty() && inference)
       chosen = evaluateSlicing(fillGroups(func, tokens, unit, stages,
-                                          virtualStages, cost,
+                                          virtualStages, *inference,
                                           std::move(chosen))
                                    .lengths,
                                stages, costFn, m);
     if (report)
       func.emitRemark() << fmt::format(
-          "TeraPipe: {} slices [{}] on {} stages{}, predicted {:.3f} ms "
+          "TeraPipe: {} slices [{}] on {} stages{}{}, predicted {:.3f} ms "
           "({}sum {:.3f} ms + {} x max {:.3f} ms); best equal slicing: {} x {} "
           "tokens, {:.3f} ms; {:.1f}% better",
           chosen.lengths.size(), llvm::join(llvm::map_range(chosen.lengths, [](int64_t l) {
@@ -279,7 +303,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
               ? fmt::format(" x {} virtual stages (times of a chunk)",
                             virtualStages)
               : "",
-          chosen.total * 1e3, m > 1 ? fmt::format("{} x ", m) : "",
+          inference ? "" : " (forward and backward)", chosen.total * 1e3, m > 1 ? fmt::format("{} x ", m) : "",
           chosen.sum * 1e3, stages - 1,
           chosen.max * 1e3, uniform.lengths.size(), uniform.lengths.front(),
           uniform.total * 1e3,

@@ -10,6 +10,7 @@
 #define LOOM_ANALYSIS_STAGESLICECOST_H
 
 #include "loom/Analysis/LayerSliceCost.h"
+#include "loom/Analysis/TrainingStep.h"
 
 #include <optional>
 #include <vector>
@@ -85,6 +86,30 @@ private:
   int64_t tokens, microbatches;
   /// A message's: the hop, and the link at its (line) efficiency.
   double hopLatency, linkBandwidth;
+};
+
+/// Seconds of a slice's forward and backward passes on the slowest chunk
+/// of a pipelined training step (TeraPipe's cost for training: Li et al.,
+/// ICML 2021, section 3.3, slices the step on forward plus backward time).
+/// A chunk runs its layers and their layer_grads (the backward ops, not
+/// the kept forward ones), and the ops between them; the first also the ops
+/// before the layers and their gradients, the last those after them
+/// through the loss. A later slice costs more both ways: its queries visit
+/// more keys, and its backward pass makes the gradients of those keys.
+class TrainingSliceCost {
+public:
+  TrainingSliceCost(const TrainingView &view, const CostModel &model,
+                    llvm::ArrayRef<GroupAxis> axes, int64_t tokens,
+                    int64_t chunks, llvm::ArrayRef<GroupAxis> spAxes = {},
+                    int64_t microbatches = 1);
+  double operator()(int64_t length, int64_t context) const;
+
+private:
+  /// Adds a run of ops to chunk `chunk`, priced once per kind of run.
+  void add(int64_t chunk, LayerSliceCost cost);
+  /// The distinct runs (pricesAs), and per chunk each kind's count.
+  std::vector<LayerSliceCost> kinds;
+  std::vector<llvm::SmallVector<std::pair<unsigned, unsigned>>> uses;
 };
 
 } // namespace loom

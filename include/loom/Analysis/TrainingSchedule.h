@@ -144,13 +144,13 @@ ScheduleRun runSchedule(const StageOrders &orders, int64_t chunks,
                         const PassTimes &times);
 /// Plays `orders` (scheduleOrder's, on `chunks` chunks a stage): each
 /// stage's passes in its order, each once what it needs is done (as
-/// runSchedule says, `transfer(g)` seconds for a message into virtual
-/// stage g either way) by `run(stage, pass, ready)`, which returns when
+/// runSchedule says, `transfer(g, unit)` seconds for unit's message into
+/// virtual stage g either way) by `run(stage, pass, ready)`, which returns when
 /// the pass ends (the stage's own clock is the caller's). False when a
 /// pass waits for one no stage runs.
 bool playSchedule(
     const StageOrders &orders, int64_t chunks,
-    llvm::function_ref<double(int64_t)> transfer,
+    llvm::function_ref<double(int64_t, int64_t)> transfer,
     llvm::function_ref<double(int64_t, const PipelinePass &, double)> run);
 /// The same with each virtual stage's own times (`times[g]`, g = chunk x
 /// stages + stage; its `transfer` is that of a message into g, either
@@ -159,10 +159,25 @@ bool playSchedule(
 ScheduleRun runSchedule(const StageOrders &orders, int64_t chunks,
                         llvm::ArrayRef<PassTimes> times);
 /// The same with each microbatch's (or sliceOrders' unit's) own times,
-/// `times(g, microbatch)`: token slices, a later one costing more.
+/// `times(g, microbatch)`: token slices, a later one costing more (and
+/// each slice's transfer its own).
 ScheduleRun
 runSchedule(const StageOrders &orders, int64_t chunks,
             llvm::function_ref<PassTimes(int64_t, int64_t)> times);
+
+/// A stage's most activations in flight, in microbatches: with token
+/// slices (sliceOrders) each unit holds its slice's share of a
+/// microbatch's.
+struct LiveShares {
+  /// From a unit's F to its W (or fused backward).
+  double inFlight = 0;
+  /// From a unit's B to its W.
+  double awaitingWeights = 0;
+};
+/// Per stage of `orders`, its peaks, unit u holding `share(u)` of a
+/// microbatch's activations (1 without slices).
+std::vector<LiveShares> liveShares(const StageOrders &orders,
+                                   llvm::function_ref<double(int64_t)> share);
 
 } // namespace loom
 

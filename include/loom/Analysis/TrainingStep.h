@@ -170,14 +170,15 @@ struct TrainingMemory {
 /// The memory of `view`'s step on one chip, with `microbatches`
 /// microbatches per step (each keeps 1/microbatches of the function's
 /// batch) of which `inFlight` are between their forward and backward
-/// passes at once (1 without a pipeline). With a schedule that runs a
+/// passes at once (1 without a pipeline; with token slices, a fraction:
+/// each slice holds its share). With a schedule that runs a
 /// backward pass's input gradients (B) and weight gradients (W) apart,
 /// `awaitingWeights` microbatches at most have run their B and not their
 /// W (the one running counted): each holds the recomputed values of all
 /// its layers until its W.
 TrainingMemory trainingMemory(const TrainingView &view, const ZeroSplit &split,
-                              int64_t microbatches, int64_t inFlight = 1,
-                              int64_t awaitingWeights = 0);
+                              int64_t microbatches, double inFlight = 1,
+                              double awaitingWeights = 0);
 
 /// The part of `view` that pipeline stage `stage` of `stages` runs: the
 /// layers whose `stage` (their chunk) is `stage` mod `stages`, with the

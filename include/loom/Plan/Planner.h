@@ -128,6 +128,14 @@ struct PlanOutcome {
   double stepSequences = 0, recomputeFlopsPerChip = 0;
   double stepTokens() const { return stepSequences * double(tokens); }
   double predictedOptimizer = 0, predictedExposed = 0;
+  /// A training step cut into token slices (TeraPipe): the predicted step
+  /// with the best equal slices instead (`equalSlices` of them) and with
+  /// the sequence whole.
+  struct SliceBaselines {
+    int64_t equalSlices = 0;
+    double equal = 0, whole = 0;
+  };
+  std::optional<SliceBaselines> sliceBaselines;
   std::optional<sim::SimResult> simulated;
   /// Its first steps were simulated but the simulator found no repetition
   /// (finishUnproven decides what runs instead).

@@ -6,7 +6,9 @@
 // the optimizer's updates. On several pipeline stages each stage runs its
 // passes in the order of the plan's schedule (loom/Analysis/
 // TrainingSchedule.h; docs/training.md, "Pipeline schedules"), handing
-// activations and their gradients to the stages beside it. The replicas
+// activations and their gradients to the stages beside it. With TeraPipe's
+// token slices each microbatch's passes run slice by slice (sliceOrders),
+// each slice's work priced on its tokens after those before it. The replicas
 // are emitted in lockstep, so that a collective over replicas gets one tag
 // in all of them; each stage is emitted whole, its messages' tags shared
 // with the stages beside it.
@@ -60,10 +62,6 @@ public:
       return view.func.emitError()
              << "convert-loom-to-sched: a training step ";
     };
-    if (pipeline && pipeline.getSlices().size() > 1)
-      return refuse() << "runs each microbatch's sequence whole (token "
-                         "slices of a training step are not built), got "
-                      << pipeline.getSlices().size() << " slices";
     if (interleave > 1 || decompose || scatterHandover)
       return refuse() << "is lowered with interleave 1, without decompose "
                          "and without scatter-handover";
@@ -167,7 +165,20 @@ private:
     if (!built)
       return refuse(view.func) << "a training step cannot run its pipeline: "
                                << llvm::toString(built.takeError());
-    orders = std::move(*built);
+    // TeraPipe's token slices: each microbatch's passes one per slice
+    // (sliceOrders), unit u being slice u mod k of microbatch u / k.
+    int64_t start = 0;
+    for (int64_t length :
+         pipeline ? pipeline.getSlices() : ArrayRef<int64_t>()) {
+      sliceStarts.push_back(start);
+      sliceLengths.push_back(length);
+      start += length;
+    }
+    if (sliceLengths.empty()) {
+      sliceLengths.push_back(tokens);
+      sliceStarts.push_back(0);
+    }
+    orders = sliceOrders(*built, slices());
     for (const std::vector<PipelinePass> &order : orders)
       for (const PipelinePass &pass : order)
         splitPasses |= pass.kind == PipelinePass::Kind::Backward;
@@ -509,7 +520,8 @@ private:
                int64_t layer, int64_t mb) {
     StageState &st = stageStates[s];
     ReplicaTasks &last = st.last;
-    Unit unit{mb, 0, tokens, 0};
+    int64_t slice = mb % slices();
+    Unit unit{mb, 0, sliceLengths[slice], sliceStarts[slice]};
     std::vector<Item> items;
     cost.forEachWork(unit.length, unit.context, [&](const SliceWork &work) {
       Item item{where, layer, work};
@@ -662,7 +674,9 @@ private:
   std::pair<ReplicaTasks, ReplicaTasks>
   reduceOver(int64_t s, double bytes, bool withBeside, int64_t mb,
              const ReplicaTasks &after) {
-    bool last = mb + 1 == microbatches();
+    // A microbatch's slices run their backward passes in reverse: its
+    // first slice's is its last.
+    bool last = mb / slices() + 1 == microbatches() && mb % slices() == 0;
     int64_t width = withBeside ? beside() : 1;
     ReplicaGroup copies =
         withBeside ? ReplicaGroup::CopiesBeside : ReplicaGroup::Copies;
@@ -748,11 +762,13 @@ private:
     const TrainingView &t = *train;
     StageState &st = stageStates[s];
     Held &h = held[{mb, g}];
-    std::string mbName = ".mb" + std::to_string(mb);
+    std::string mbName = unitName(mb);
+    double unitShare = shareOf(mb);
     if (g > 0)
-      st.microbatchWaits.push_back(receiveAll(
-          s, (g - 1) % stages, messageTag(true, mb, g), boundary[g - 1]));
-    h.outsideKept = allocAll(s, MemoryKind::Activations, outsideKept[g] * share,
+      st.microbatchWaits.push_back(
+          receiveAll(s, (g - 1) % stages, messageTag(true, mb, g),
+                     boundary[g - 1] * sliceShare(mb)));
+    h.outsideKept = allocAll(s, MemoryKind::Activations, outsideKept[g] * unitShare,
                              "outside.kept" + mbName, afterLast(s));
     if (g == 0)
       emitRun(s, *forwardPrologue, "prologue", -1, mb);
@@ -761,10 +777,10 @@ private:
       int64_t index = LayerOp(t.layers[i]).getIndex();
       std::string prefix = "layer" + std::to_string(index);
       LayerGradOp grad = gradOf[index];
-      double offloaded = double(grad.getOffloadedBytes()) * share;
+      double offloaded = double(grad.getOffloadedBytes()) * unitShare;
       h.kept[index] = allocAll(
           s, MemoryKind::Activations,
-          double(grad.getKeptBytes()) * share - offloaded,
+          double(grad.getKeptBytes()) * unitShare - offloaded,
           prefix + ".kept" + mbName, afterLast(s));
       SmallVector<ReplicaTasks, 3> stagingAfter = afterLast(s);
       stagingAfter.push_back(freedBefore);
@@ -784,7 +800,8 @@ private:
     if (g + 1 == chunks)
       emitRun(s, *forwardEpilogue, "epilogue", -1, mb);
     else
-      sendAll(s, (g + 1) % stages, messageTag(true, mb, g + 1), boundary[g]);
+      sendAll(s, (g + 1) % stages, messageTag(true, mb, g + 1),
+              boundary[g] * sliceShare(mb));
   }
 
   /// The backward pass of microbatch `mb` through virtual stage g, on
@@ -800,11 +817,13 @@ private:
     const TrainingView &t = *train;
     StageState &st = stageStates[s];
     Held &h = held[{mb, g}];
-    std::string mbName = ".mb" + std::to_string(mb);
+    std::string mbName = unitName(mb);
+    double unitShare = shareOf(mb);
     bool input = part != Part::Weight, weight = part != Part::Input;
     if (input && g + 1 < chunks)
-      st.microbatchWaits.push_back(receiveAll(
-          s, (g + 1) % stages, messageTag(false, mb, g), boundary[g]));
+      st.microbatchWaits.push_back(
+          receiveAll(s, (g + 1) % stages, messageTag(false, mb, g),
+                     boundary[g] * sliceShare(mb)));
     ArrayRef<size_t> grads = gradsOf[g];
     auto loadBack = [&](size_t k) {
       if (!input || k >= grads.size())
@@ -826,7 +845,7 @@ private:
       loadBack(k + 1);
       if (input) {
         h.recomputed[index] =
-            allocAll(s, MemoryKind::Activations, recomputedBytes(grad) * share,
+            allocAll(s, MemoryKind::Activations, recomputedBytes(grad) * unitShare,
                      prefix + ".recomputed" + mbName, {st.last});
         if (!h.loaded[index].empty() &&
             h.loaded[index].front().front() != kNoTask)
@@ -851,7 +870,7 @@ private:
       emitRun(s, backwardPrologue->of(part), "prologue.backward", -1, mb);
     if (input && g > 0)
       sendAll(s, (g - 1) % stages, messageTag(false, mb, g - 1),
-              boundary[g - 1]);
+              boundary[g - 1] * sliceShare(mb));
     if (!weight)
       return;
     freeAll(s, h.outsideKept, {st.last});
@@ -932,6 +951,22 @@ private:
   std::vector<BackwardRun> afterBackward;
   /// A microbatch's share of the batch.
   double share = 1;
+  /// The token slices' lengths and first tokens (one slice of the whole
+  /// sequence without TeraPipe).
+  SmallVector<int64_t> sliceLengths, sliceStarts;
+  int64_t slices() const { return sliceLengths.size(); }
+  /// Unit u's share of its microbatch's tokens, and of the batch.
+  double sliceShare(int64_t u) const {
+    return double(sliceLengths[u % slices()]) / double(tokens);
+  }
+  double shareOf(int64_t u) const { return share * sliceShare(u); }
+  /// ".mb<m>", with token slices ".mb<m>.s<i>".
+  std::string unitName(int64_t u) const {
+    if (slices() == 1)
+      return ".mb" + std::to_string(u);
+    return ".mb" + std::to_string(u / slices()) + ".s" +
+           std::to_string(u % slices());
+  }
 
   /// Per chunk, its layers (positions in train->layers) and their backward
   /// passes (positions in train->layerGrads); each layer's chunk and
