@@ -621,3 +621,76 @@ TEST_F(Planner, BundledStepsProveWhatEveryFlowProves) {
     expectNearRun(*generated, *generatedReference, name + " generated");
   }
 }
+
+// A search runs a denoising program's first steps generated from fewer
+// (generatedFirstSteps; sim::simulateByRepetition): the run simulate makes
+// of those steps lowered, so the figures, the proof's among them, are the
+// single plan's (which lowers them) to the bit, and its schedule holds the
+// warm-up and kGeneratedSteps.
+TEST_F(Planner, GeneratedFirstStepsRunWhatTheLoweredOnesRun) {
+  for (const DiTPipeline &c : kDiTPipelines) {
+    std::string name = c.name();
+    PlanRequest request = ditRequest(c);
+    PlanOptions options;
+    options.threads = 1;
+    SearchResult search = searchPlans(request, context, options);
+    ASSERT_TRUE(search.winner) << name;
+    const PlanOutcome &winner = *search.winner;
+    ASSERT_EQ(winner.failure, "") << name;
+    ASSERT_TRUE(winner.simulated) << name;
+    ASSERT_GT(generatedFirstSteps(winner), 0) << name;
+    PlanOutcome single = planAndSimulate(
+        request.problem, winner.resolvedLayout(), context, PlanOptions());
+    ASSERT_EQ(single.failure, "") << name;
+    ASSERT_TRUE(single.simulated) << name;
+    const sim::SimResult &g = *winner.simulated, &l = *single.simulated;
+    EXPECT_EQ(g.stepsRun, l.stepsRun) << name;
+    EXPECT_EQ(g.repeatedFrom, l.repeatedFrom) << name;
+    EXPECT_EQ(g.periodSteps, l.periodSteps) << name;
+    EXPECT_EQ(g.period, l.period) << name;
+    EXPECT_EQ(g.programSteps, l.programSteps) << name;
+    EXPECT_EQ(g.generatedFrom, l.generatedFrom) << name;
+    EXPECT_EQ(g.makespan, l.makespan) << name;
+    EXPECT_EQ(g.events, l.events) << name;
+    ASSERT_EQ(g.chips.size(), l.chips.size()) << name;
+    for (size_t i = 0; i < g.chips.size(); ++i) {
+      EXPECT_EQ(g.chips[i].computeBusy, l.chips[i].computeBusy) << name;
+      EXPECT_EQ(g.chips[i].exposedComm, l.chips[i].exposedComm) << name;
+      EXPECT_EQ(g.chips[i].peakHbm, l.chips[i].peakHbm) << name;
+      EXPECT_EQ(g.chips[i].tasks, l.chips[i].tasks) << name;
+    }
+    ASSERT_EQ(g.links.size(), l.links.size()) << name;
+    for (size_t i = 0; i < g.links.size(); ++i) {
+      EXPECT_EQ(g.links[i].bytes, l.links[i].bytes) << name;
+      EXPECT_EQ(g.links[i].busy, l.links[i].busy) << name;
+    }
+    // The search's schedule is the fewer steps; the single plan's the
+    // proof's.
+    if (g.stepsRun == 0)
+      continue;
+    ASSERT_FALSE(winner.schedule.stepStarts.empty()) << name;
+    EXPECT_EQ(int64_t(winner.schedule.stepStarts.front().size()),
+              winner.warmup + kGeneratedSteps)
+        << name;
+    EXPECT_EQ(int64_t(single.schedule.stepStarts.front().size()),
+              repetitionSteps(single))
+        << name;
+    // The same, asked of the simulator directly.
+    llvm::Expected<TargetDesc> target =
+        schedule::getScheduleTarget(single.schedule);
+    ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+    auto direct = sim::simulateByRepetition(
+        *target, winner.schedule, repetitionSteps(single), single.steps);
+    ASSERT_TRUE(bool(direct)) << llvm::toString(direct.takeError());
+    ASSERT_TRUE(direct->has_value()) << name;
+    EXPECT_EQ((*direct)->makespan, l.makespan) << name;
+    EXPECT_EQ((*direct)->events, l.events) << name;
+    // Steps it cannot tell apart (no step starts): nothing runs.
+    schedule::Schedule plain = winner.schedule;
+    plain.stepStarts.clear();
+    auto none = sim::simulateByRepetition(*target, plain,
+                                          repetitionSteps(single), single.steps);
+    ASSERT_TRUE(bool(none)) << llvm::toString(none.takeError());
+    EXPECT_FALSE(none->has_value()) << name;
+  }
+}

@@ -127,24 +127,31 @@ double StageSliceCost::stageSeconds(
   // of slices per plan, each over every layer).
   double total = 0;
   bool gathered = false;
-  SmallVector<double> compute, gather;
   for (unsigned kind : kindOf[stage]) {
     const LayerSliceCost &layer =
         stageLayers[kinds[kind].first][kinds[kind].second];
     if (!priced[kind])
       priced[kind] = layer.seconds(length, context);
     total += *priced[kind];
-    compute.push_back(*priced[kind]);
-    gather.push_back(layer.gatherSeconds());
     gathered |= layer.getGatherBytes() > 0;
   }
   double before =
       stage == 0 && prologue ? prologue->seconds(length, context) : 0;
-  // Weight-gathered: each layer's gather prefetched under the one before.
-  if (gathered)
+  // Weight-gathered: each layer's gather prefetched under the one before
+  // (the lists made only then: a stage of many layers would allocate two
+  // for each of the DP's thousands of slices).
+  if (gathered) {
+    SmallVector<double> compute, gather;
+    for (unsigned kind : kindOf[stage]) {
+      const LayerSliceCost &layer =
+          stageLayers[kinds[kind].first][kinds[kind].second];
+      compute.push_back(*priced[kind]);
+      gather.push_back(layer.gatherSeconds());
+    }
     total = weightGatheredSeconds(before, compute, gather);
-  else
+  } else {
     total += before;
+  }
   if (stage + 1 == getStages() && epilogue)
     total += epilogue->seconds(length, context);
   return total;

@@ -772,6 +772,11 @@ int64_t loom::repetitionSteps(const PlanOutcome &outcome) {
              : 0;
 }
 
+int64_t loom::generatedFirstSteps(const PlanOutcome &outcome) {
+  int64_t first = outcome.warmup + kGeneratedSteps;
+  return repetitionSteps(outcome) > first ? first : 0;
+}
+
 std::optional<TargetDesc> loom::lower(Planned &planned, bool whole,
                                       int64_t firstSteps) {
   PlanOutcome &out = planned.outcome;
@@ -795,13 +800,28 @@ std::optional<TargetDesc> loom::lower(Planned &planned, bool whole,
 
 void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
                             bool trace) {
-  int64_t steps = out.schedule.stepStarts.empty() ||
-                          int64_t(out.schedule.stepStarts.front().size()) >=
-                              out.steps
-                      ? 0
-                      : out.steps;
-  llvm::Expected<sim::SimResult> result =
-      sim::simulate(desc, out.schedule, trace, steps);
+  int64_t held = out.schedule.stepStarts.empty()
+                     ? 0
+                     : out.schedule.stepStarts.front().size();
+  int64_t steps = held == 0 || held >= out.steps ? 0 : out.steps;
+  int64_t firstSteps = repetitionSteps(out);
+  llvm::Expected<sim::SimResult> result = sim::SimResult();
+  if (!trace && steps > 0 && held < firstSteps) {
+    // The schedule of fewer steps than the proof runs
+    // (generatedFirstSteps): its first steps generated from it.
+    llvm::Expected<std::optional<sim::SimResult>> generated =
+        sim::simulateByRepetition(desc, out.schedule, firstSteps, out.steps);
+    if (!generated) {
+      result = generated.takeError();
+    } else if (!*generated) {
+      out.lowerFirstSteps = true;
+      return;
+    } else {
+      result = std::move(**generated);
+    }
+  } else {
+    result = sim::simulate(desc, out.schedule, trace, steps);
+  }
   if (!result) {
     out.failure = llvm::toString(result.takeError());
     return;
@@ -833,16 +853,26 @@ double loom::finishUnproven(Planned &planned, bool trace, bool generate,
   // the whole lowering within `lowerWhole`, else unsimulated.
   bool whole = out.estimatedTasks <= lowerWhole;
   if (!whole || !trace) {
-    out.schedule = {};
-    std::optional<TargetDesc> lowered =
-        lower(planned, /*whole=*/false, out.warmup + kGeneratedSteps);
+    // The schedule the first steps' run was generated from, checked then,
+    // is the one to generate from (generatedFirstSteps).
+    sim::SimOptions options;
+    options.checked = !out.schedule.stepStarts.empty() &&
+                      int64_t(out.schedule.stepStarts.front().size()) ==
+                          out.warmup + kGeneratedSteps;
+    std::optional<TargetDesc> lowered;
+    if (options.checked) {
+      lowered = getTarget(*planned.module).getDesc();
+    } else {
+      out.schedule = {};
+      lowered = lower(planned, /*whole=*/false, out.warmup + kGeneratedSteps);
+    }
     if (!whole)
       planned.module = nullptr;
     if (!lowered)
       return 0;
     TargetDesc desc = *lowered;
     llvm::Expected<sim::SimResult> result =
-        sim::simulateProgram(desc, out.schedule, out.steps);
+        sim::simulateProgram(desc, out.schedule, out.steps, options);
     if (!result) {
       out.failure = llvm::toString(result.takeError());
       return 0;

@@ -85,6 +85,9 @@ private:
   /// (the kept ones ran out); the target to simulate it on, or none with
   /// `failure` set.
   std::optional<TargetDesc> lowerPlan(Planned &planned);
+  /// A plan whose first steps could not be generated from the schedule
+  /// lowerPlan lowered (PlanOutcome::lowerFirstSteps): lowered and run.
+  void lowerFirstSteps(Planned &planned);
   /// Its module, planned again if it was not kept; false, with `failure`
   /// set, if it cannot be.
   bool planAgain(Planned &planned);
@@ -284,7 +287,19 @@ bool SearchRunner::planAgain(Planned &planned) {
 std::optional<TargetDesc> SearchRunner::lowerPlan(Planned &planned) {
   if (!planAgain(planned))
     return std::nullopt;
-  return lower(planned);
+  // Without a trace, a denoising program's first steps run generated from
+  // fewer (generatedFirstSteps).
+  return lower(planned, /*whole=*/false,
+               options.trace ? 0 : generatedFirstSteps(planned.outcome));
+}
+
+void SearchRunner::lowerFirstSteps(Planned &planned) {
+  if (!planned.outcome.lowerFirstSteps)
+    return;
+  planned.outcome.lowerFirstSteps = false;
+  planned.outcome.schedule = {};
+  if (std::optional<TargetDesc> desc = lower(planned))
+    simulateSchedule(planned.outcome, *desc, /*trace=*/false);
 }
 
 void SearchRunner::simulateBest() {
@@ -341,6 +356,8 @@ void SearchRunner::simulateBest() {
     }
     if (pool && batch.size() > 1)
       pool->wait();
+    for (size_t k : batch)
+      lowerFirstSteps(plans[k]);
     // The plans whose first steps did not repeat run their whole program
     // last, once the others have given up the schedules they no longer
     // need and the unproven ones' first steps are freed: one whole
@@ -410,6 +427,7 @@ void SearchRunner::simulateBest() {
         finishUnproven(front, /*trace=*/false);
     } else if (std::optional<TargetDesc> desc = lowerPlan(front)) {
       simulateSchedule(front.outcome, *desc, /*trace=*/false);
+      lowerFirstSteps(front);
       if (front.outcome.unproven)
         finishUnproven(front, /*trace=*/false);
     }
@@ -488,6 +506,7 @@ void SearchRunner::finish() {
         shouldSimulate(winner.outcome, options.simulate)) {
       if (std::optional<TargetDesc> desc = lowerPlan(winner)) {
         simulateSchedule(winner.outcome, *desc, options.trace);
+        lowerFirstSteps(winner);
         if (winner.outcome.unproven)
           finishUnproven(winner, options.trace);
       }

@@ -216,10 +216,12 @@ public:
   const schedule::Task &specOf(const Task &task) const {
     return *specs[task.spec];
   }
-  /// Builds the run's state for the whole program of `programSteps` steps
-  /// that `schedule`'s first steps stand for (simulateProgram); false, with
-  /// the state of load(), when its steps are not alike.
-  bool loadProgram();
+  /// Builds the run's state for the whole program of `length` steps that
+  /// `schedule`'s first steps stand for (simulateProgram); false, with the
+  /// state of load(), when its steps are not alike. With `prove`, the run
+  /// is simulate's of those `length` steps lowered, with the repetition
+  /// proof for `programSteps` (simulateByRepetition).
+  bool loadProgram(int64_t length, bool prove = false);
   SimResult run();
   const std::string &brokenAccounting() const { return accounting; }
 
@@ -403,7 +405,8 @@ private:
   /// Sets `alike`: the first step from which every step up to the
   /// lowered last but one is its predecessor's task for task, with at
   /// least `compared` such steps after it; -1 if none.
-  void findAlikeSteps(int64_t compared = 3);
+  /// `programSteps` the program's steps (0: this run's own).
+  void findAlikeSteps(int64_t compared = 3, int64_t programSteps = 0);
   bool stepsAlike(int64_t t) const;
   Snapshot snapshot(int64_t step);
   bool sameState(const Snapshot &a, const Snapshot &b) const;
@@ -441,6 +444,26 @@ private:
   bool starting = false;
   /// The run is of the whole program loadProgram generated.
   bool generated = false;
+  /// A generated run that proves, as simulate's would of that program
+  /// lowered: the steps of the schedule it was generated from, and each
+  /// chip's step starts in the generated program (`stepStarts`' in the
+  /// lowered one).
+  int64_t templateSteps = 0;
+  std::vector<std::vector<int64_t>> generatedStarts;
+  /// The step starts the proof reads: the schedule's, or the generated
+  /// program's.
+  const std::vector<std::vector<int64_t>> &stepStarts() const {
+    return templateSteps > 0 ? generatedStarts : schedule.stepStarts;
+  }
+  /// Tasks of chip `c` in the run.
+  int64_t chipSize(size_t c) const {
+    return (c + 1 < chipBase.size() ? chipBase[c + 1] : int64_t(tasks.size())) -
+           chipBase[c];
+  }
+  /// The run proves its program periodic (simulate's programSteps).
+  bool proves() const {
+    return programSteps > 0 && (!generated || templateSteps > 0);
+  }
   /// The schedule has host transfers: the repetition proof does not
   /// capture the host engines, so no run of it is extrapolated.
   bool hasHost = false;
@@ -692,12 +715,12 @@ int64_t Engine::refer(const Origin &from, int32_t to, int64_t index) const {
   return index + from.level * stepLength[to];
 }
 
-bool Engine::loadProgram() {
+bool Engine::loadProgram(int64_t length, bool prove) {
   // The schedule as it is first: its steps compared, its messages paired
   // and its collectives found, to be copied.
   load();
   // The copied step alike its predecessor (the proof compares more).
-  findAlikeSteps(/*compared=*/2);
+  findAlikeSteps(/*compared=*/2, length);
   if (alike < 0)
     return false;
   dependents = {};
@@ -706,7 +729,7 @@ bool Engine::loadProgram() {
   // Steps [alike, lowered - 2] are each the one before shifted; the last
   // of them is copied `added` times, the last step and the end follow.
   int64_t copied = lowered - 2;
-  added = programSteps - lowered;
+  added = length - lowered;
   const auto &steps = schedule.stepStarts;
   size_t numChips = chips.size();
   std::vector<int32_t> shortBase = chipBase;
@@ -856,7 +879,24 @@ bool Engine::loadProgram() {
                                         spec->vectorOps, spec->steps),
                          double(spec->flops)};
   generated = true;
-  alike = -1;
+  if (!prove) {
+    alike = -1;
+    return true;
+  }
+  // The proof's view of the generated program: its steps' starts, each
+  // copy one step length after the one before, the last step `added`
+  // steps' lengths on. Its alike steps are the schedule's and every copy
+  // (the chain findAlikeSteps walks back from the last but one: the
+  // copies, each its copied step, then the schedule's own steps).
+  templateSteps = lowered;
+  generatedStarts.assign(numChips, {});
+  for (size_t c = 0; c < numChips; ++c)
+    for (int64_t k = 0; k < length; ++k)
+      generatedStarts[c].push_back(
+          k <= copied           ? schedule.stepStarts[c][k]
+          : k <= copied + added ? copyBegin[c] + (k - copied) * stepLength[c]
+                                : schedule.stepStarts[c][k - added] + added * stepLength[c]);
+  lowered = length;
   return true;
 }
 
@@ -1484,7 +1524,7 @@ SimResult Engine::run() {
   // The host launches the program on every chip before any of it runs.
   now = model.programDispatch();
   // (Until findAlikeSteps says whether there is a proof to look for.)
-  proving = programSteps > 0 && !generated;
+  proving = proves();
   starting = true;
   for (size_t t = 0; t < tasks.size(); ++t)
     if (tasks[t].waiting == 0 && !tasks[t].ready)
@@ -1561,7 +1601,7 @@ SimResult Engine::run() {
     touch(chip);
     result.chips.push_back(chip.stats);
   }
-  if (programSteps > 0 && !generated)
+  if (proves())
     extrapolateLinks();
   // In link order, so that links equally busy keep one order.
   llvm::sort(links, [](const Link &a, const Link &b) { return a.id < b.id; });
@@ -1592,9 +1632,9 @@ SimResult Engine::run() {
     return a.busy > b.busy;
   });
   result.trace = std::move(trace);
-  if (programSteps > 0 && !generated)
+  if (proves())
     extrapolate(result);
-  if (generated) {
+  if (generated && templateSteps == 0) {
     result.programSteps = programSteps;
     result.generatedFrom = lowered;
   }
@@ -1652,7 +1692,9 @@ bool Engine::stepsAlike(int64_t t) const {
   return true;
 }
 
-void Engine::findAlikeSteps(int64_t compared) {
+void Engine::findAlikeSteps(int64_t compared, int64_t programSteps) {
+  if (programSteps == 0)
+    programSteps = this->programSteps;
   const auto &starts = schedule.stepStarts;
   if (starts.size() != chips.size() || starts.empty() || hasHost)
     return;
@@ -1675,7 +1717,7 @@ void Engine::atInstantEnd() {
   int64_t next = history.empty() ? 1 : history.back().step + 1;
   if (next >= lowered - 1)
     return;
-  if (!tasks[chipBase[0] + schedule.stepStarts[0][next]].done)
+  if (!tasks[chipBase[0] + stepStarts()[0][next]].done)
     return;
   Snapshot now = snapshot(next);
   // The state m steps back, all tasks named in alike steps on both sides;
@@ -1702,7 +1744,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   snap.step = step;
   snap.now = now;
   snap.events = events;
-  const auto &starts = schedule.stepStarts;
+  const auto &starts = stepStarts();
   // Tolerances: a time relative to the clock, and bytes on the wire.
   double timeTol = 1e-12 * now;
   double byteTol = timeTol * target.linkBandwidth;
@@ -1721,7 +1763,7 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   std::vector<int32_t> used; // instances, by their first member
   for (size_t c = 0; c < chips.size(); ++c) {
     ChipState &chip = chips[c];
-    int32_t size = schedule.chips[c].tasks.size();
+    int32_t size = chipSize(c);
     while (chip.firstNotDone < size &&
            tasks[chipBase[c] + chip.firstNotDone].done)
       ++chip.firstNotDone;
@@ -1998,12 +2040,13 @@ static llvm::Expected<SimResult> trusted(const Engine &engine,
 llvm::Expected<SimResult> sim::simulateProgram(
     const TargetDesc &target, const schedule::Schedule &schedule,
     int64_t programSteps, SimOptions options) {
-  if (llvm::Error error = checkSchedule(target, schedule).takeError())
-    return std::move(error);
+  if (!options.checked)
+    if (llvm::Error error = checkSchedule(target, schedule).takeError())
+      return std::move(error);
   Engine engine(target, llvm::cantFail(scheduleTopology(target, schedule)),
                 schedule,
                 /*recordTrace=*/false, programSteps, options);
-  if (!engine.loadProgram()) {
+  if (!engine.loadProgram(programSteps)) {
     SimResult result;
     result.programSteps = programSteps;
     result.unproven = true;
@@ -2012,13 +2055,31 @@ llvm::Expected<SimResult> sim::simulateProgram(
   return trusted(engine, engine.run());
 }
 
+llvm::Expected<std::optional<SimResult>>
+sim::simulateByRepetition(const TargetDesc &target,
+                          const schedule::Schedule &schedule, int64_t steps,
+                          int64_t programSteps, SimOptions options) {
+  if (!options.checked)
+    if (llvm::Error error = checkSchedule(target, schedule).takeError())
+      return std::move(error);
+  Engine engine(target, llvm::cantFail(scheduleTopology(target, schedule)),
+                schedule, /*recordTrace=*/false, programSteps, options);
+  if (programSteps <= steps || !engine.loadProgram(steps, /*prove=*/true))
+    return std::nullopt;
+  llvm::Expected<SimResult> result = trusted(engine, engine.run());
+  if (!result)
+    return result.takeError();
+  return std::optional<SimResult>(std::move(*result));
+}
+
 llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
                                         const schedule::Schedule &schedule,
                                         bool recordTrace,
                                         int64_t programSteps,
                                         SimOptions options) {
-  if (llvm::Error error = checkSchedule(target, schedule).takeError())
-    return std::move(error);
+  if (!options.checked)
+    if (llvm::Error error = checkSchedule(target, schedule).takeError())
+      return std::move(error);
   Engine engine(target, llvm::cantFail(scheduleTopology(target, schedule)),
                 schedule,
                 recordTrace, programSteps, options);

@@ -140,6 +140,11 @@ struct PlanOutcome {
   /// Its first steps were simulated but the simulator found no repetition
   /// (finishUnproven decides what runs instead).
   bool unproven = false;
+  /// Its first steps' run was to be generated from the schedule of fewer
+  /// (a search's: generatedFirstSteps) and their steps are not alike
+  /// enough: the first steps are to be lowered and run (lower, then
+  /// simulateSchedule).
+  bool lowerFirstSteps = false;
   /// PlanOptions::repetition as it was planned.
   bool repetition = true;
   schedule::Schedule schedule;
@@ -194,6 +199,14 @@ constexpr int64_t kRepetitionSteps = 6;
 /// The denoising steps `outcome`'s simulation lowers (0: the whole
 /// program): its warm-up and kRepetitionSteps, when it has more steps.
 int64_t repetitionSteps(const PlanOutcome &outcome);
+
+/// The steps a search lowers of a plan whose first steps run by
+/// repetition (repetitionSteps): its warm-up and kGeneratedSteps, when
+/// that is fewer; the run of the first steps is generated from them
+/// (sim::simulateByRepetition), the same run at about half the lowering
+/// and memory, and should they not repeat, the whole program is generated
+/// from the same schedule. 0 (the first steps lowered) otherwise.
+int64_t generatedFirstSteps(const PlanOutcome &outcome);
 
 enum class Simulation {
   Never,

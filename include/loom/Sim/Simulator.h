@@ -130,6 +130,10 @@ struct SimOptions {
   /// latency are one state and two events; anything else starting on one
   /// of its links turns the bundle back into its flows, as they stand.
   bool everyFlow = false;
+  /// The schedule passed checkSchedule on this target already (a search
+  /// running a schedule it lowered and ran before): it is not checked
+  /// again.
+  bool checked = false;
 };
 
 /// Every check a run makes before it starts: `target` has the schedule's
@@ -186,6 +190,20 @@ llvm::Expected<SimResult> simulateProgram(const TargetDesc &target,
                                           const schedule::Schedule &schedule,
                                           int64_t programSteps,
                                           SimOptions options = {});
+
+/// What simulate(target, P, false, programSteps) gives, P being the
+/// schedule of the program's first `steps` steps lowered, without lowering
+/// them: P generated from `schedule`, fewer first steps of the same
+/// program (its steps as simulateProgram copies them; `steps` below
+/// `programSteps`), the repetition proof run on it. The same events in
+/// the same order, so the same figures to the bit, at the memory of
+/// `schedule` and of a run's state. None when the steps are not alike
+/// enough to generate P from (simulateProgram's `unproven`): then lower P.
+/// `generatedFrom` stays 0: the run is of P, as simulate's.
+llvm::Expected<std::optional<SimResult>>
+simulateByRepetition(const TargetDesc &target,
+                     const schedule::Schedule &schedule, int64_t steps,
+                     int64_t programSteps, SimOptions options = {});
 
 } // namespace loom::sim
 
