@@ -96,6 +96,8 @@ def layout_name(p):
     parts.append(f"remat {p['remat']}")
     if p.get("microbatches", 1) > 1:
         parts.append(f"{p['microbatches']} microbatches")
+    if len(p.get("slices", [])) > 1:
+        parts.append(f"{len(p['slices'])} token slices")
     if p.get("num_slices", 1) > 1:
         over = []
         if p.get("dcn_data_parallelism", 1) > 1:
