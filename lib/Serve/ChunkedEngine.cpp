@@ -66,17 +66,9 @@ loom::serve::simulateChunked(llvm::ArrayRef<Request> requests,
     return requests[i].inputTokens + requests[i].outputTokens;
   };
   PagePool pool(options.kv);
-  std::vector<size_t> order;
-  std::vector<double> arrivals;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    if (!pool.everFits(lengthOf(i))) {
-      result.requests[i].refused = true;
-      continue;
-    }
-    order.push_back(i);
-    arrivals.push_back(requests[i].arrival);
-  }
-  QueueRecorder recorder(sim, std::move(arrivals), result.queue);
+  Admitted admitted = admit(requests, options.kv, lengthOf, result);
+  std::vector<size_t> &order = admitted.order;
+  QueueRecorder recorder(sim, std::move(admitted.arrivals), result.queue);
 
   std::vector<Running> running;
   llvm::SmallVector<Work, 64> work;

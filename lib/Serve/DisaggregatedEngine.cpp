@@ -225,18 +225,14 @@ void Disaggregated::dispatch() {
 }
 
 llvm::Error Disaggregated::run(const SimOptions &sim) {
-  std::vector<double> arrivals;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    // A request must fit one decode instance's cache.
-    if (!PagePool(options.decodeKv).everFits(lengthOf(i))) {
-      result.requests[i].refused = true;
-      continue;
-    }
-    order.push_back(i);
-    arrivals.push_back(requests[i].arrival);
+  // A request must fit one decode instance's cache.
+  Admitted admitted = admit(
+      requests, options.decodeKv, [&](size_t i) { return lengthOf(i); },
+      result);
+  order = std::move(admitted.order);
+  for (size_t i : order)
     schedule(requests[i].arrival, EventKind::Arrival, i);
-  }
-  QueueRecorder recorder(sim, std::move(arrivals), result.queue);
+  QueueRecorder recorder(sim, std::move(admitted.arrivals), result.queue);
   while (!events.empty()) {
     Event event = events.top();
     events.pop();

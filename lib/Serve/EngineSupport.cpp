@@ -77,3 +77,20 @@ void QueueRecorder::update(double now, int64_t newStarted,
 }
 
 void QueueRecorder::finish(double end) { emitBefore(end, /*inclusive=*/true); }
+
+detail::Admitted detail::admit(llvm::ArrayRef<Request> requests,
+                               const KvCache &kv,
+                               llvm::function_ref<int64_t(size_t)> lengthOf,
+                               SimResult &result) {
+  Admitted out;
+  PagePool pool(kv);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (!pool.everFits(lengthOf(i))) {
+      result.requests[i].refused = true;
+      continue;
+    }
+    out.order.push_back(i);
+    out.arrivals.push_back(requests[i].arrival);
+  }
+  return out;
+}

@@ -10,6 +10,7 @@
 
 #include "loom/Serve/Engine.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/Twine.h"
 
 namespace loom::serve::detail {
@@ -47,6 +48,17 @@ private:
   KvCache cache;
   int64_t free;
 };
+
+/// The requests a cache of `kv` can ever hold, `lengthOf(i)` tokens for
+/// request i: the others are marked refused in `result`.
+struct Admitted {
+  /// Their indices in arrival order, and their arrival times.
+  std::vector<size_t> order;
+  std::vector<double> arrivals;
+};
+Admitted admit(llvm::ArrayRef<Request> requests, const KvCache &kv,
+               llvm::function_ref<int64_t(size_t)> lengthOf,
+               SimResult &result);
 
 /// Samples the queue every `SimOptions::sampleInterval` seconds. The engine
 /// calls update() after every change of state; a sample at time s shows the

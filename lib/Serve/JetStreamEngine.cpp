@@ -82,17 +82,9 @@ loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
 
   // Requests that can never fit are refused; the rest are served in order.
   PagePool pool(options.kv);
-  std::vector<size_t> order;
-  std::vector<double> arrivals;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    if (!pool.everFits(lengthOf(i))) {
-      result.requests[i].refused = true;
-      continue;
-    }
-    order.push_back(i);
-    arrivals.push_back(requests[i].arrival);
-  }
-  QueueRecorder recorder(sim, std::move(arrivals), result.queue);
+  Admitted admitted = admit(requests, options.kv, lengthOf, result);
+  std::vector<size_t> &order = admitted.order;
+  QueueRecorder recorder(sim, std::move(admitted.arrivals), result.queue);
 
   llvm::SmallVector<Slot, 16> busy;
   // order[head..arrived) have arrived and wait for their prefill.
