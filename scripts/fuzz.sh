@@ -24,9 +24,11 @@ LOOM_BUILD=${LOOM_FUZZ_BUILD_DIR:-$LOOM_ROOT/build-fuzz}
 # Fuzzing needs Debian's clang-22 and its compiler-rt (libFuzzer, ASan,
 # UBSan) on top of what every build needs.
 loom_packages+=(clang-22 libclang-rt-22-dev)
+# grep reads all of its input (no -q): under pipefail, a grep -q that exits
+# at its first match makes the writer die of SIGPIPE and the test fail.
 for pkg in clang-22 libclang-rt-22-dev; do
-  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" &&
-     ! apt-cache policy "$pkg" 2>/dev/null | grep -q "Candidate: [0-9]"; then
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep "install ok installed" >/dev/null &&
+     ! apt-cache policy "$pkg" 2>/dev/null | grep "Candidate: [0-9]" >/dev/null; then
     echo "scripts/fuzz.sh: $pkg is not installed and apt has no candidate for it" \
          "(apt-get update, or add the bookworm-security or apt.llvm.org source)" >&2
     exit 1
