@@ -48,6 +48,14 @@ put("config", "mini-llama.json", read(mini))
 for f in sorted(glob.glob(f"{root}/targets/*.json")):
     if not f.endswith("-measurements.json"):  # bench data, not a target
         put("target", "targets-" + os.path.basename(f), read(f))
+# serve: the bundled length histograms and two small traces, one with
+# vidur's column names and a column the reader ignores.
+for f in sorted(glob.glob(f"{root}/data/serving/*.csv")):
+    put("serve", "data-" + os.path.basename(f), read(f))
+put("serve", "trace.csv", "# arrivals in seconds\narrival_s,input_tokens,output_tokens\n"
+    "0.000,374,44\n0.250,96,300\n0.250,2048,8\n1.500,17,1\n")
+put("serve", "trace-vidur.csv", "arrived_at,num_prefill_tokens,num_decode_tokens,extra\n"
+    "0,128,16,x\n0.01,4000,64,y\n")
 # schedule: every schedule file among the test inputs.
 for f in sorted(glob.glob(f"{root}/test/**/Inputs/*.json", recursive=True)):
     text = read(f)

@@ -9,12 +9,12 @@
 # Installs clang-22 and libclang-rt-22-dev (libFuzzer and the sanitizer
 # runtimes) when they are missing. docs/fuzzing.md says more.
 #
-# usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: config target schedule ir plan)
+# usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: config target schedule ir plan serve)
 set -euo pipefail
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(config target schedule ir plan)
+[ ${#targets[@]} -eq 0 ] && targets=(config target schedule ir plan serve)
 case "$seconds" in
   ''|*[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...]" >&2; exit 2 ;;
 esac
