@@ -14,7 +14,7 @@ LOOM_CMAKE_ARGS=()
 # test/Plan/html-report-chromium.test (Debian 12's package name).
 loom_packages=(cmake ninja-build g++ python3 ccache libgtest-dev libfmt-dev
                libbenchmark-dev llvm-22-dev llvm-22-tools libmlir-22-dev
-               mlir-22-tools chromium)
+               mlir-22-tools chromium python3-dev python3-pybind11 python3-pytest)
 
 loom_install_packages() {
   local missing=()

@@ -1,0 +1,88 @@
+//===- LoomModule.cpp - the `loom` Python package's extension module ------===//
+//
+// Runs what loom-plan runs, in process: the arguments are loom-plan's
+// options (the same declarations, PlanCommandLine.h), parsed afresh for
+// each call, then the plan or search of runPlanCommand. The report comes
+// back as the JSON text printReport writes (docs/planning.md); the
+// package's Python (loom/__init__.py) makes objects of it. LLVM's options
+// are process-wide, so calls parse one at a time; the plan or search
+// itself runs with the GIL released.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/InitAll.h"
+#include "loom/Plan/PlanCommandLine.h"
+#include "loom/Support/CommandLine.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace py = pybind11;
+using namespace llvm;
+
+namespace {
+
+/// The options are process-wide state: one call at a time.
+std::mutex &optionsLock() {
+  static std::mutex lock;
+  return lock;
+}
+
+/// loom-plan with `args` (its arguments after the program name): its exit
+/// code, what it printed and what it reported as errors.
+std::tuple<int, std::string, std::string>
+runPlan(const std::vector<std::string> &args) {
+  std::string out, err;
+  raw_string_ostream outs(out), errs(err);
+  std::lock_guard<std::mutex> guard(optionsLock());
+  static bool registered = [] {
+    loom::registerPlanCLOptions();
+    return true;
+  }();
+  (void)registered;
+  std::vector<const char *> argv{"loom-plan"};
+  for (const std::string &arg : args)
+    argv.push_back(arg.c_str());
+  if (std::string bad = loom::findHelpLikeTypo(
+          int(argv.size()), const_cast<char **>(argv.data()));
+      !bad.empty())
+    return {1, "", "loom-plan: Unknown command line argument '" + bad + "'.\n"};
+  for (const std::string &arg : args)
+    if (arg == "--help" || arg == "-help" || arg == "--version" ||
+        arg == "--help-hidden")
+      return {1, "", "loom-plan: " + arg + " is loom-plan's; from Python, "
+                     "help(loom.plan) says what it takes\n"};
+  cl::ResetAllOptionOccurrences();
+  if (!cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "", &errs))
+    return {1, "", err};
+  Expected<loom::PlanCommand> command = loom::getPlanCommand();
+  if (!command)
+    return {1, "", "loom-plan: " + toString(command.takeError()) + "\n"};
+  mlir::DialectRegistry registry;
+  loom::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  int code;
+  {
+    py::gil_scoped_release release;
+    code = loom::runPlanCommand(*command, context, outs, errs);
+  }
+  return {code, out, err};
+}
+
+} // namespace
+
+PYBIND11_MODULE(_loom, m) {
+  m.doc() = "Loom's library, as loom-plan runs it (use the loom package)";
+  m.def("run_plan", &runPlan, py::arg("args"),
+        "loom-plan with these arguments: (exit code, output, errors)");
+}
