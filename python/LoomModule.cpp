@@ -10,12 +10,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Hardware/TargetDesc.h"
 #include "loom/InitAll.h"
 #include "loom/Plan/PlanCommandLine.h"
+#include "loom/Schedule/Schedule.h"
+#include "loom/Sim/Report.h"
+#include "loom/Sim/Simulator.h"
 #include "loom/Support/CommandLine.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/pybind11.h>
@@ -79,10 +84,65 @@ runPlan(const std::vector<std::string> &args) {
   return {code, out, err};
 }
 
+/// loom-sim --json on the schedule file at `path`, on the target named
+/// `target` (a bundled one), read from `targetFile`, or the schedule's
+/// own: (report JSON, error message); one of them is empty.
+std::pair<std::string, std::string> simulate(const std::string &path,
+                                             const std::string &targetName,
+                                             const std::string &targetFile) {
+  auto fail = [](const Twine &why) {
+    return std::pair<std::string, std::string>{"", "loom-sim: error: " +
+                                                       why.str()};
+  };
+  auto buffer = MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return fail("cannot read '" + path + "': " + buffer.getError().message());
+  Expected<loom::schedule::Schedule> schedule =
+      loom::schedule::parseSchedule((*buffer)->getBuffer(), path);
+  if (!schedule)
+    return fail(toString(schedule.takeError()));
+  std::optional<loom::TargetDesc> target;
+  if (!targetFile.empty()) {
+    Expected<loom::TargetDesc> file = loom::loadTargetFile(targetFile);
+    if (!file)
+      return fail(toString(file.takeError()));
+    target = std::move(*file);
+  } else if (!targetName.empty()) {
+    const loom::TargetDesc *bundled = loom::lookupTarget(targetName);
+    if (!bundled)
+      return fail("unknown target '" + targetName +
+                  "' (bundled: " + loom::listTargets() + ")");
+    target = *bundled;
+  } else {
+    Expected<loom::TargetDesc> own =
+        loom::schedule::getScheduleTarget(*schedule);
+    if (!own)
+      return fail(path + ": $.target: " + toString(own.takeError()));
+    target = std::move(*own);
+  }
+  schedule->targetName = target->name;
+  std::optional<Expected<loom::sim::SimResult>> result;
+  {
+    py::gil_scoped_release release;
+    result.emplace(loom::sim::simulate(*target, *schedule, /*trace=*/false));
+  }
+  if (!*result)
+    return fail(path + ": " + toString(result->takeError()));
+  if (!(*result)->failure.empty())
+    return fail((*result)->failure);
+  std::string json;
+  raw_string_ostream os(json);
+  loom::sim::writeReportJSON(**result, *schedule, os);
+  return {json, ""};
+}
+
 } // namespace
 
 PYBIND11_MODULE(_loom, m) {
   m.doc() = "Loom's library, as loom-plan runs it (use the loom package)";
   m.def("run_plan", &runPlan, py::arg("args"),
         "loom-plan with these arguments: (exit code, output, errors)");
+  m.def("simulate", &simulate, py::arg("path"), py::arg("target") = "",
+        py::arg("target_file") = "",
+        "loom-sim --json on a schedule file: (report, error)");
 }

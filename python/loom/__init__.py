@@ -18,7 +18,7 @@ import tempfile
 
 from . import _loom
 
-__all__ = ["LoomError", "Plan", "plan", "search", "load_plan"]
+__all__ = ["LoomError", "Plan", "Ranking", "plan", "search", "load_plan", "simulate"]
 
 
 class LoomError(Exception):
@@ -145,11 +145,46 @@ def plan(model=None, target=None, **options):
     return Plan(json.loads(out), model, target, options)
 
 
+class Ranking(list):
+    """A search's plans, best first: a list of reports (dicts), each a row of
+    a table (pandas.DataFrame(ranking)); a notebook shows the ranking."""
+
+    COLUMNS = (("plan", None), ("tp", "tp"), ("stages", "stages"),
+               ("dp", "data_parallel"), ("predicted ms", "predicted_s"),
+               ("simulated ms", "simulated_s"), ("efficiency", "efficiency"))
+
+    def _repr_html_(self):
+        import html
+        head = "".join(f"<th>{html.escape(name)}</th>" for name, _ in self.COLUMNS)
+        rows = []
+        for rank, row in enumerate(self, 1):
+            cells = [str(rank)]
+            for _, key in self.COLUMNS[1:]:
+                value = row.get(key)
+                if key.endswith("_s") and value is not None:
+                    value = f"{value * 1e3:.3f}"
+                elif key == "efficiency" and value is not None:
+                    value = f"{100 * value:.1f}%"
+                cells.append("-" if value is None else str(value))
+            rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
 def search(model=None, target=None, **options):
-    """The ranked plans of a search (loom-plan --search --json): a list of
-    reports (dicts), best first; each is a row of a table (e.g.
-    pandas.DataFrame(loom.search(...)))."""
-    return json.loads(_run(model, target, options, ["--search", "--json"]))
+    """The ranked plans of a search (loom-plan --search --json), best first:
+    a Ranking of reports (dicts)."""
+    return Ranking(json.loads(_run(model, target, options, ["--search", "--json"])))
+
+
+def simulate(path, target=None, target_file=None):
+    """Runs a schedule file (docs/schedule-format.md) on the simulator, on
+    its own target, a bundled one (`target`) or a target file's: the
+    report loom-sim --json prints, as a dict."""
+    report, error = _loom.simulate(os.fspath(path), target or "",
+                                   os.fspath(target_file) if target_file else "")
+    if error:
+        raise LoomError(error)
+    return json.loads(report)
 
 
 def load_plan(path):

@@ -112,3 +112,28 @@ def test_a_search_lets_python_run():
         longest, last = max(longest, now - last), now
     thread.join()
     assert longest < 0.5 * span[0], (longest, span[0])
+
+
+@pytest.mark.parametrize("schedule", ["two-chips.json", "multislice.json"])
+def test_simulate_is_loom_sims(schedule):
+    path = os.path.join(ROOT, "test", "Sim", "Inputs", schedule)
+    theirs = json.loads(subprocess.run(
+        [os.path.join(os.path.dirname(LOOM_PLAN), "loom-sim"), "--json", path],
+        capture_output=True, text=True, check=True).stdout)
+    assert loom.simulate(path) == theirs
+
+
+def test_simulate_refuses_as_loom_sim_does():
+    path = os.path.join(ROOT, "test", "Sim", "Inputs", "deadlock.json")
+    with pytest.raises(loom.LoomError, match="dependency cycle"):
+        loom.simulate(path)
+    with pytest.raises(loom.LoomError, match="unknown target 'tpu-v9'"):
+        loom.simulate(os.path.join(ROOT, "test", "Sim", "Inputs", "two-chips.json"),
+                      target="tpu-v9")
+
+
+def test_a_search_shows_as_its_ranking():
+    ranked = loom.search("llama-7b", "v5e-8", search_threads=1)
+    html = ranked._repr_html_()
+    assert html.count("<tr>") == len(ranked) + 1
+    assert f"<td>{ranked[0]['tp']}</td>" in html
