@@ -350,8 +350,9 @@ private:
     });
   }
 
-  /// The message tag (rank r's: tag + r) of microbatch `mb`'s activations
-  /// into virtual stage g (`forward`) or of their gradients into it.
+  /// The message tag (rank r's: tag + r) of unit `mb`'s activations into
+  /// virtual stage g (`forward`) or of their gradients into it. A unit is a
+  /// microbatch, or with token slices one slice of one (sliceOrders).
   int64_t messageTag(bool forward, int64_t mb, int64_t g) {
     auto [it, fresh] = tags.try_emplace({forward, mb, g}, nextTag);
     if (fresh)
@@ -509,8 +510,8 @@ private:
     return train->bytesPerParameter(groupOf(layer), weights);
   }
 
-  /// The work of `cost` on microbatch `mb` on every chip of stage s, after
-  /// the stage's last task. Under FSDP an op that reads weights waits for
+  /// The work of `cost` on unit `mb` on every chip of stage s, after the
+  /// stage's last task. Under FSDP an op that reads weights waits for
   /// their all-gather into a buffer of their own (freed after it),
   /// prefetched (gatherAfter). Under ZeRO-2 and 3 an op that makes
   /// gradients fills a bucket of their size, reduce-scattered after it and
@@ -750,8 +751,8 @@ private:
     }
   }
 
-  /// The forward pass (F) of microbatch `mb` through virtual stage g, on
-  /// stage s: its input from the stage before, the ops before the layers
+  /// The forward pass (F) of unit `mb` through virtual stage g, on stage
+  /// s: its input from the stage before, the ops before the layers
   /// on the first, each layer keeping what its backward pass reads (in
   /// HBM, or made in HBM and copied to the host's memory after the layer:
   /// activation offload, a layer's staging waiting for the free of the one
@@ -804,7 +805,7 @@ private:
               boundary[g] * sliceShare(mb));
   }
 
-  /// The backward pass of microbatch `mb` through virtual stage g, on
+  /// The backward pass of unit `mb` through virtual stage g, on
   /// stage s, or its part (B or W): the gradient from the stage after
   /// (B), the gradients of the ops after the layers on the last, each
   /// layer's backward pass (offloaded values coming back one layer ahead
