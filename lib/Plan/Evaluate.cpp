@@ -502,8 +502,8 @@ static bool predictTraining(ModuleOp module, const TargetDesc &desc,
   });
   // Token slices against equal ones (each power-of-two count up to twice
   // theirs, and theirs, that cuts the sequence into whole multiples of 8
-  // tokens) and the whole sequence (TeraPipe, Li et al., ICML 2021,
-  // section 5.3, compares its slicing with both).
+  // tokens) and the whole sequence, the two its evaluation compares its
+  // slicing with (TeraPipe, Li et al., ICML 2021).
   if (out.sliceLengths.size() > 1) {
     int64_t tokens = out.tokens, k = out.sliceLengths.size();
     auto predict = [&](ArrayRef<int64_t> lengths) {
