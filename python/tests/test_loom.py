@@ -137,3 +137,13 @@ def test_a_search_shows_as_its_ranking():
     html = ranked._repr_html_()
     assert html.count("<tr>") == len(ranked) + 1
     assert f"<td>{ranked[0]['tp']}</td>" in html
+
+
+def test_a_target_file_is_loom_plans():
+    target = os.path.join(ROOT, "targets", "tpu-v5e.json")
+    ours = loom.plan("llama-7b", "v5e-8", tp=8, target_file=target)
+    theirs = cli("--model", "llama-7b", "--target", "v5e-8", "--tp", "8",
+                 "--target-file", target)
+    assert ours.report == theirs
+    with pytest.raises(loom.LoomError, match="no-such-target.json"):
+        loom.plan("llama-7b", "v5e-8", tp=8, target_file="/no-such-target.json")
