@@ -48,7 +48,13 @@ std::tuple<int, std::string, std::string>
 runPlan(const std::vector<std::string> &args) {
   std::string out, err;
   raw_string_ostream outs(out), errs(err);
-  std::lock_guard<std::mutex> guard(optionsLock());
+  // Waited for without the GIL: the call holding the lock takes the GIL
+  // back when its plan ends.
+  std::unique_lock<std::mutex> guard(optionsLock(), std::defer_lock);
+  {
+    py::gil_scoped_release release;
+    guard.lock();
+  }
   static bool registered = [] {
     loom::registerPlanCLOptions();
     return true;

@@ -147,3 +147,22 @@ def test_a_target_file_is_loom_plans():
     assert ours.report == theirs
     with pytest.raises(loom.LoomError, match="no-such-target.json"):
         loom.plan("llama-7b", "v5e-8", tp=8, target_file="/no-such-target.json")
+
+
+def test_calls_from_two_threads_both_end():
+    # One call plans while another waits for the options: both end, each
+    # with its own plan.
+    import threading
+    results = {}
+
+    def work(tp):
+        results[tp] = loom.plan("llama-7b", "v5e-8", tp=tp).tp
+
+    threads = [threading.Thread(target=work, args=(tp,), daemon=True)
+               for tp in (2, 4, 8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not any(thread.is_alive() for thread in threads)
+    assert results == {2: 2, 4: 4, 8: 8}
