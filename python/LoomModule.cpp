@@ -17,6 +17,7 @@
 #include "loom/Sim/Report.h"
 #include "loom/Sim/Simulator.h"
 #include "loom/Support/CommandLine.h"
+#include "loom/Transforms/ParallelLayout.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
@@ -148,6 +149,16 @@ PYBIND11_MODULE(_loom, m) {
   m.doc() = "Loom's library, as loom-plan runs it (use the loom package)";
   m.def("run_plan", &runPlan, py::arg("args"),
         "loom-plan with these arguments: (exit code, output, errors)");
+  m.def(
+      "layout_keys",
+      [] {
+        std::vector<std::string> keys;
+        loom::forEachDimension(
+            [&](const auto &d) { keys.push_back(d.key.str()); },
+            loom::layoutDimensions());
+        return keys;
+      },
+      "The layout's dimensions, as plan files and reports name them");
   m.def("simulate", &simulate, py::arg("path"), py::arg("target") = "",
         py::arg("target_file") = "",
         "loom-sim --json on a schedule file: (report, error)");

@@ -421,12 +421,13 @@ private:
     for (int64_t i = 0; i < k(); ++i) {
       slice = slices[i];
       counting = i == 0;
-      buildParts(forwardOf[i], backwardOf[i]);
+      buildSlice(forwardOf[i], backwardOf[i]);
     }
     counting = false;
   }
-  void buildParts(std::vector<std::vector<Part>> &forwardOf,
-                  std::vector<std::vector<Part>> &backwardOf) {
+  /// The runs of `slice`, into `forward` and `backward` (per virtual stage).
+  void buildSlice(std::vector<std::vector<Part>> &forward,
+                  std::vector<std::vector<Part>> &backward) {
     auto chunkOf = [](LayerOp layer) {
       return int64_t(layer.getStage().value_or(0));
     };
@@ -436,7 +437,7 @@ private:
     for (LayerGradOp grad : t.layerGrads)
       offloadedOf[grad.getIndex()] =
           double(grad.getOffloadedBytes()) / m * sliceShare;
-    forwardOf.front().push_back(
+    forward.front().push_back(
         {run(t.forwardPrologue, std::nullopt), std::nullopt});
     for (auto [i, layer] : llvm::enumerate(t.layers)) {
       int64_t c = std::min(chunkOf(layer), chunks - 1);
@@ -445,13 +446,13 @@ private:
         return LayerSliceCost(layer, model, axes.tensor, tokens, axes.sequence,
                               m);
       });
-      forwardOf[c].push_back({items(cost, layer.getIndex()), layer.getIndex(),
+      forward[c].push_back({items(cost, layer.getIndex()), layer.getIndex(),
                               false, offloadedOf[layer.getIndex()]});
-      forwardOf[c].push_back({run(t.afterLayer[i], std::nullopt), std::nullopt});
+      forward[c].push_back({run(t.afterLayer[i], std::nullopt), std::nullopt});
     }
-    forwardOf.back().push_back(
+    forward.back().push_back(
         {run(t.forwardEpilogue, std::nullopt), std::nullopt});
-    backwardOf.back().push_back(
+    backward.back().push_back(
         backwardPart(t.backwardEpilogue, std::nullopt));
     for (auto [i, grad] : llvm::enumerate(t.layerGrads)) {
       SmallVector<Operation *> ops;
@@ -463,11 +464,11 @@ private:
       Part part = backwardPart(grad.getOperation(), ops, index);
       part.layerGradients = true;
       part.offloaded = offloadedOf[index];
-      backwardOf[c].push_back(std::move(part));
-      backwardOf[c].push_back(
+      backward[c].push_back(std::move(part));
+      backward[c].push_back(
           backwardPart(t.afterLayerGrad[i], std::nullopt));
     }
-    backwardOf.front().push_back(
+    backward.front().push_back(
         backwardPart(t.backwardPrologue, std::nullopt));
     // An offloaded layer's staging allocation, copy and free each way.
     if (counting)

@@ -93,8 +93,7 @@ class Plan:
     def layout(self):
         """The layout's dimensions (tp, stages, data_parallel, ...), as the
         plan-file keys name them."""
-        from_report = {k: self.report[k] for k in _LAYOUT_KEYS if k in self.report}
-        return from_report
+        return {k: self.report[k] for k in _loom.layout_keys() if k in self.report}
 
     def _again(self, extra):
         model, target, options = self._call
@@ -128,12 +127,6 @@ class Plan:
         time = self.report.get("simulated_s", self.report.get("predicted_s"))
         return f"<loom.Plan {self.report.get('model')} on {self.report.get('topology')}: {time} s>"
 
-
-_LAYOUT_KEYS = ("tp", "tp_layout", "tp_x", "ep", "ep_layout", "sp", "sp_mode",
-                "stages", "data_parallel", "sequence_parallel", "interleave",
-                "microbatches", "virtual_stages", "schedule", "decompose",
-                "scatter_handover", "placement", "slices", "fsdp", "zero",
-                "remat")
 
 
 def plan(model=None, target=None, **options):

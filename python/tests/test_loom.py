@@ -39,6 +39,9 @@ def test_plan_is_loom_plans(model, target, options, args):
     assert ours.report == theirs
     assert ours.predicted_s == theirs["predicted_s"]
     assert ours.layout["tp"] == theirs["tp"]
+    # The layout is every dimension loom-plan declares, as the report has it.
+    assert set(ours.layout) == set(loom._loom.layout_keys())
+    assert {"tp", "stages", "slices", "fsdp", "remat"} <= set(ours.layout)
 
 
 def test_search_ranks_as_loom_plan_does():
