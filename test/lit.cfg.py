@@ -21,7 +21,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
-tools = ["loom-opt", "loom-import", "loom-translate", "loom-sim", "loom-plan", "loom-capi-test"]
+tools = ["loom-opt", "loom-import", "loom-translate", "loom-sim", "loom-plan", "loom-serve", "loom-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")

@@ -516,6 +516,62 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
   return total;
 }
 
+bool LayerSliceCost::supportsBatches() const {
+  return !decompose && share == 1 &&
+         llvm::none_of(terms, [](const Term &t) { return t.ringSteps > 1; });
+}
+
+double LayerSliceCost::kvBytesPerToken() const {
+  double bytes = 0;
+  for (const Term &term : terms)
+    if (term.kind == Term::Kind::CausalAttention)
+      bytes += term.contextBytes;
+  return bytes;
+}
+
+double LayerSliceCost::batchSeconds(ArrayRef<SequenceSlice> sequences) const {
+  assert(supportsBatches() && "a ring or decomposed layer in a batch");
+  int64_t tokensIn = 0;
+  for (const SequenceSlice &sequence : sequences)
+    tokensIn += sequence.length;
+  double total = 0;
+  for (const Term &term : terms) {
+    if (term.kind != Term::Kind::CausalAttention) {
+      SliceWork work = workOf(term, tokensIn, 0);
+      if (work.collective) {
+        total += model.collectiveTime(work.kind, groupAxes(work), work.bytes);
+        continue;
+      }
+      // Per-sample work (a layer's batch of one) once per sequence.
+      if (term.kind == Term::Kind::Compute && !term.scales) {
+        work.flops *= double(sequences.size());
+        work.vectorOps *= double(sequences.size());
+      }
+      total += computeSeconds(work);
+      continue;
+    }
+    // One kernel over every sequence: their work adds up; the prompts'
+    // flash blocks are grid steps each, the decodes share one step and
+    // their cache writes (what a decode step of the whole batch runs).
+    SliceWork batch;
+    batch.elementBits = term.elementBits;
+    double steps = 0, decodeSteps = 0;
+    for (const SequenceSlice &sequence : sequences) {
+      SliceWork work = workOf(term, sequence.length, sequence.context);
+      batch.flops += work.flops;
+      batch.bytes += work.bytes;
+      batch.vectorOps += work.vectorOps;
+      if (isDecodeAttention(sequence.length, /*causal=*/true))
+        decodeSteps = std::max(decodeSteps, double(work.steps));
+      else
+        steps += double(work.steps);
+    }
+    batch.steps = std::max<int64_t>(std::llround(steps + decodeSteps), 1);
+    total += computeSeconds(batch);
+  }
+  return total;
+}
+
 double LayerSliceCost::gatherSeconds() const {
   return model.weightGatherTime(axes, gatherBytes);
 }

@@ -107,6 +107,41 @@ bool StageSliceCost::hasDecomposable() const {
          (epilogue && epilogue->hasDecomposable());
 }
 
+bool StageSliceCost::supportsBatches() const {
+  auto supports = [](const LayerSliceCost &cost) {
+    return cost.supportsBatches() && cost.getGatherBytes() == 0;
+  };
+  for (const std::vector<LayerSliceCost> &stage : stageLayers)
+    if (!llvm::all_of(stage, supports))
+      return false;
+  return (!prologue || supports(*prologue)) &&
+         (!epilogue || supports(*epilogue));
+}
+
+double StageSliceCost::kvBytesPerToken() const {
+  double bytes = 0;
+  for (const std::vector<LayerSliceCost> &stage : stageLayers)
+    for (const LayerSliceCost &layer : stage)
+      bytes += layer.kvBytesPerToken();
+  return bytes;
+}
+
+double StageSliceCost::batchSeconds(ArrayRef<SequenceSlice> sequences) const {
+  SmallVector<std::optional<double>, 4> priced(kinds.size());
+  double total = prologue ? prologue->batchSeconds(sequences) : 0;
+  for (auto [stage, layers] : llvm::enumerate(kindOf))
+    for (unsigned kind : layers) {
+      if (!priced[kind]) {
+        auto [s, index] = kinds[kind];
+        priced[kind] = stageLayers[s][index].batchSeconds(sequences);
+      }
+      total += *priced[kind];
+    }
+  if (epilogue)
+    total += epilogue->batchSeconds(sequences);
+  return total;
+}
+
 double StageSliceCost::transferSeconds(int64_t stage, int64_t length) const {
   if (stage == 0)
     return hopLatency;

@@ -2,6 +2,7 @@
 
 #include "loom/Serve/Metrics.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -90,6 +91,12 @@ static llvm::json::Value toJSON(const LatencySummary &s) {
                             {"p99", s.p99},     {"max", s.max}};
 }
 
+static llvm::json::Value finiteOrNull(double value) {
+  if (std::isfinite(value))
+    return value;
+  return nullptr;
+}
+
 llvm::json::Value loom::serve::toJSON(const ServingMetrics &metrics,
                                       const SimResult &result,
                                       bool perRequest) {
@@ -110,8 +117,9 @@ llvm::json::Value loom::serve::toJSON(const ServingMetrics &metrics,
       {"requests_per_s", metrics.requestsPerSecond},
       {"input_tokens_per_s", metrics.inputTokensPerSecond},
       {"output_tokens_per_s", metrics.outputTokensPerSecond},
-      {"slo", llvm::json::Object{{"ttft_s", metrics.targets.ttft},
-                                 {"tpot_s", metrics.targets.tpot}}},
+      // (No limit is null: JSON has no infinity.)
+      {"slo", llvm::json::Object{{"ttft_s", finiteOrNull(metrics.targets.ttft)},
+                                 {"tpot_s", finiteOrNull(metrics.targets.tpot)}}},
       {"goodput_per_s", metrics.goodput},
       {"slo_attainment", metrics.attainment},
       {"queue_columns", llvm::json::Array{"time_s", "waiting", "running"}},
@@ -143,4 +151,121 @@ void loom::serve::writeJSON(llvm::raw_ostream &os,
                             const ServingMetrics &metrics,
                             const SimResult &result, bool perRequest) {
   os << llvm::formatv("{0:2}", toJSON(metrics, result, perRequest)) << "\n";
+}
+
+static constexpr std::pair<LatencyTarget::Metric, const char *> kMetrics[] = {
+    {LatencyTarget::Metric::TTFT, "ttft"},
+    {LatencyTarget::Metric::TPOT, "tpot"},
+    {LatencyTarget::Metric::E2E, "e2e"}};
+static constexpr std::pair<LatencyTarget::Statistic, const char *>
+    kStatistics[] = {{LatencyTarget::Statistic::Mean, "mean"},
+                     {LatencyTarget::Statistic::P50, "p50"},
+                     {LatencyTarget::Statistic::P90, "p90"},
+                     {LatencyTarget::Statistic::P99, "p99"},
+                     {LatencyTarget::Statistic::Max, "max"}};
+
+std::string LatencyTarget::name() const {
+  std::string name;
+  for (auto [m, text] : kMetrics)
+    if (m == metric)
+      name = text;
+  for (auto [s, text] : kStatistics)
+    if (s == statistic)
+      name += std::string("_") + text;
+  return name;
+}
+
+double LatencyTarget::of(const ServingMetrics &metrics) const {
+  const LatencySummary &summary = metric == Metric::TTFT   ? metrics.ttft
+                                  : metric == Metric::TPOT ? metrics.tpot
+                                                           : metrics.e2e;
+  switch (statistic) {
+  case Statistic::Mean:
+    return summary.mean;
+  case Statistic::P50:
+    return summary.p50;
+  case Statistic::P90:
+    return summary.p90;
+  case Statistic::P99:
+    return summary.p99;
+  case Statistic::Max:
+    return summary.max;
+  }
+  return summary.max;
+}
+
+static llvm::Error targetError(llvm::StringRef item, const llvm::Twine &why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "'" + item + "': " + why);
+}
+
+llvm::Expected<std::vector<LatencyTarget>>
+loom::serve::parseTargets(llvm::StringRef text) {
+  std::vector<LatencyTarget> targets;
+  llvm::SmallVector<llvm::StringRef> items;
+  text.split(items, ',');
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    auto [key, value] = item.split('=');
+    if (item.empty() || value.empty())
+      return targetError(item, "expected METRIC_STAT=TIME, e.g. "
+                               "ttft_p99=2s");
+    auto [metricName, statName] = key.trim().split('_');
+    LatencyTarget target;
+    bool metricFound = false, statFound = false;
+    for (auto [m, name] : kMetrics)
+      if (metricName == name) {
+        target.metric = m;
+        metricFound = true;
+      }
+    for (auto [s, name] : kStatistics)
+      if (statName == name) {
+        target.statistic = s;
+        statFound = true;
+      }
+    if (!metricFound)
+      return targetError(item, "the metric '" + metricName +
+                                   "' is not ttft, tpot or e2e");
+    if (!statFound)
+      return targetError(item, "the statistic '" + statName +
+                                   "' is not mean, p50, p90, p99 or max");
+    value = value.trim();
+    double scale = value.consume_back("ms")   ? 1e-3
+                   : value.consume_back("us") ? 1e-6
+                   : value.consume_back("s")  ? 1.0
+                                              : 0.0;
+    if (scale == 0)
+      return targetError(item, "the time needs a unit: s, ms or us");
+    double number = 0;
+    if (value.trim().getAsDouble(number) || !std::isfinite(number) ||
+        number <= 0)
+      return targetError(item, "the time must be a positive number");
+    target.seconds = number * scale;
+    for (const LatencyTarget &earlier : targets)
+      if (earlier.metric == target.metric &&
+          earlier.statistic == target.statistic)
+        return targetError(item, "'" + target.name() + "' is given twice");
+    targets.push_back(target);
+  }
+  return targets;
+}
+
+SloTargets loom::serve::goodputTargets(llvm::ArrayRef<LatencyTarget> targets) {
+  SloTargets slo{INFINITY, INFINITY};
+  for (const LatencyTarget &target : targets) {
+    if (target.metric == LatencyTarget::Metric::TTFT)
+      slo.ttft = std::min(slo.ttft, target.seconds);
+    if (target.metric == LatencyTarget::Metric::TPOT)
+      slo.tpot = std::min(slo.tpot, target.seconds);
+  }
+  return slo;
+}
+
+std::optional<LatencyTarget>
+loom::serve::firstMissed(llvm::ArrayRef<LatencyTarget> targets,
+                         const ServingMetrics &metrics) {
+  for (const LatencyTarget &target : targets)
+    if (!(target.of(metrics) <= target.seconds))
+      return target;
+  return std::nullopt;
 }

@@ -32,6 +32,13 @@ namespace loom {
 /// accumulations (decomposeParts).
 int64_t tasksOf(const SliceWork &work);
 
+/// One sequence of a batched forward pass: `length` tokens computed after
+/// `context` of the same sequence already cached.
+struct SequenceSlice {
+  int64_t length = 0;
+  int64_t context = 0;
+};
+
 class LayerSliceCost {
 public:
   /// `tokens` is the sequence the layer's ops see in full; `tpAxes` the
@@ -53,6 +60,20 @@ public:
   /// Seconds for a slice of `length` of the `tokens` after `context` earlier
   /// ones (causal attention reads their cached K/V).
   double seconds(int64_t length, int64_t context) const;
+  /// Seconds for one forward pass over several sequences at once, as a
+  /// serving iteration runs prompt chunks and decode tokens together: the
+  /// token-wise kernels and collectives on all their tokens (the weights
+  /// read once), each causal attention one kernel over every sequence's
+  /// query/key pairs and cached K/V (a ragged kernel: a decode's grid step
+  /// and cache writes once for all decodes, a prompt's flash blocks its
+  /// own). Not for a layer with a ring attention or decomposed collectives
+  /// (supportsBatches).
+  double batchSeconds(llvm::ArrayRef<SequenceSlice> sequences) const;
+  /// Whether batchSeconds can price this layer.
+  bool supportsBatches() const;
+  /// Bytes of K and V one token of context holds in the cache (its causal
+  /// attentions').
+  double kvBytesPerToken() const;
   /// Of those, the seconds the tensor-parallel group's collectives keep
   /// its links busy (their bandwidth terms, decomposed or not, without
   /// hop latencies).

@@ -38,6 +38,17 @@ public:
                  int64_t stages, llvm::ArrayRef<GroupAxis> spAxes = {},
                  int64_t microbatches = 1);
   double operator()(int64_t length, int64_t context) const;
+  /// Seconds of one forward pass of the whole model (every stage's layers
+  /// in turn, the ops before and after them) over several sequences at
+  /// once (LayerSliceCost::batchSeconds): a serving iteration. Each kind of
+  /// layer is priced once.
+  double batchSeconds(llvm::ArrayRef<SequenceSlice> sequences) const;
+  /// Whether batchSeconds can price the model (no ring attention, no
+  /// decomposed collectives, no weight gathers, no microbatches).
+  bool supportsBatches() const;
+  /// Bytes of K and V one token of context holds over all layers, on one
+  /// chip of a stage's tensor-parallel group.
+  double kvBytesPerToken() const;
   /// The same on stage `stage` alone.
   double stageSeconds(int64_t stage, int64_t length, int64_t context) const;
   /// The share of stage `stage`'s seconds on a slice during which its

@@ -19,6 +19,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace loom::serve {
 
@@ -68,6 +70,34 @@ struct ServingMetrics {
   double attainment = 0;
   SloTargets targets;
 };
+
+/// A latency target on one statistic of a run: `ttft_p99=2s` asks the
+/// 99th percentile of the time to first token to be at most 2 s.
+struct LatencyTarget {
+  enum class Metric { TTFT, TPOT, E2E } metric = Metric::TTFT;
+  enum class Statistic { Mean, P50, P90, P99, Max } statistic =
+      Statistic::P99;
+  double seconds = 0;
+
+  /// Its name as written: `ttft_p99`.
+  std::string name() const;
+  /// The statistic's value in `metrics`.
+  double of(const ServingMetrics &metrics) const;
+};
+
+/// Parses `ttft_p99=2s,tpot_p99=100ms`: comma-separated `METRIC_STAT=TIME`
+/// with METRIC one of ttft, tpot, e2e, STAT one of mean, p50, p90, p99,
+/// max, and TIME a positive number with its unit (s, ms or us). The error
+/// names the item that is wrong and why.
+llvm::Expected<std::vector<LatencyTarget>> parseTargets(llvm::StringRef text);
+
+/// The per-request targets goodput counts against: the tightest TTFT and
+/// TPOT targets (none: no limit).
+SloTargets goodputTargets(llvm::ArrayRef<LatencyTarget> targets);
+
+/// The first target `metrics` misses, or none.
+std::optional<LatencyTarget> firstMissed(llvm::ArrayRef<LatencyTarget> targets,
+                                         const ServingMetrics &metrics);
 
 /// The metrics of `result`.
 ServingMetrics computeMetrics(const SimResult &result,

@@ -1,0 +1,114 @@
+//===- ServeCostBench.cpp - serving iterations against loom-sim -----------===//
+//
+// bench/serve_cost.sh: each iteration time PlannedIterationCost gives (the
+// cost model for the replica's layout) beside loom-sim's simulation of the
+// same step planned on its own by loom-plan, for pure prefill and decode
+// batches; then the time to simulate 10,000 requests with those costs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/InitAll.h"
+#include "loom/Plan/ServeCost.h"
+#include "loom/Serve/Engine.h"
+#include "loom/Serve/Workload.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+
+using namespace loom;
+
+int main() {
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  struct Step {
+    const char *model;
+    int64_t chips;
+    bool decode;
+    int64_t batch, tokens;
+  } steps[] = {
+      {"llama-7b", 1, false, 1, 512},      {"llama-7b", 1, false, 1, 2048},
+      {"llama-7b", 1, true, 16, 1024},     {"llama-7b", 4, false, 1, 128},
+      {"llama-7b", 4, false, 1, 2048},     {"llama-7b", 4, true, 8, 512},
+      {"llama-7b", 4, true, 64, 2048},     {"llama3.1-8b", 8, false, 1, 1024},
+      {"llama3.1-8b", 8, true, 32, 1024},  {"llama3.1-70b", 16, false, 1, 2048},
+      {"llama3.1-70b", 16, true, 32, 2048},
+  };
+  std::printf("%-13s %-8s %-26s %12s %12s %8s\n", "model", "slice", "step",
+              "cost ms", "loom-sim ms", "ratio");
+  for (const Step &s : steps) {
+    PlanProblem problem;
+    problem.model = s.model;
+    problem.topology = "v5e-" + std::to_string(s.chips);
+    ParallelLayout layout;
+    layout.tp = s.chips;
+    auto cost = PlannedIterationCost::create(problem, layout, 4096, context);
+    if (!cost) {
+      std::printf("%s: %s\n", s.model, llvm::toString(cost.takeError()).c_str());
+      return 1;
+    }
+    serve::Batch batch;
+    problem.import.batch = s.batch;
+    problem.import.seqLen = s.tokens;
+    if (s.decode) {
+      problem.import.mode = ImportOptions::Mode::Decode;
+      batch.decodeContexts.assign(s.batch, s.tokens);
+    } else {
+      batch.prefills.push_back({s.tokens, 0});
+    }
+    PlanOptions options;
+    options.simulate = Simulation::Always;
+    PlanOutcome planned = planAndSimulate(problem, layout, context, options);
+    if (!planned.simulated) {
+      std::printf("%s: not simulated: %s\n", s.model, planned.failure.c_str());
+      return 1;
+    }
+    double priced = (*cost)->iteration(batch);
+    double simulated = planned.simulated->makespan;
+    std::string step =
+        s.decode ? fmt::format("decode {} at {} tokens", s.batch, s.tokens)
+                 : fmt::format("prefill {} tokens", s.tokens);
+    std::printf("%-13s %-8s %-26s %12.3f %12.3f %8.3f\n", s.model,
+                problem.topology.c_str(), step.c_str(), priced * 1e3,
+                simulated * 1e3, priced / simulated);
+  }
+
+  // 10,000 requests on JetStream, LLaMA-7B on v5e-4, priced as above.
+  PlanProblem problem;
+  problem.model = "llama-7b";
+  problem.topology = "v5e-4";
+  ParallelLayout layout;
+  layout.tp = 4;
+  auto cost = PlannedIterationCost::create(problem, layout, 4096, context);
+  if (!cost)
+    return 1;
+  serve::WorkloadSpec spec;
+  spec.arrivals.rate = 8;
+  spec.count = 10000;
+  spec.input = serve::LengthDistribution::uniform(64, 2048);
+  spec.output = serve::LengthDistribution::uniform(16, 512);
+  auto requests = serve::generateWorkload(spec);
+  if (!requests)
+    return 1;
+  for (int64_t slots : {16, 64}) {
+    serve::JetStreamOptions options;
+    options.slots = slots;
+    auto start = std::chrono::steady_clock::now();
+    auto run = serve::simulateJetStream(*requests, options, **cost);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    if (!run)
+      return 1;
+    std::printf("10000 requests, JetStream %lld slots, Loom's cost model: "
+                "%lld iterations simulated in %.3f s\n",
+                (long long)slots, (long long)run->iterations, seconds);
+  }
+  return 0;
+}

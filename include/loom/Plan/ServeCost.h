@@ -1,0 +1,69 @@
+//===- ServeCost.h - serving iterations priced by Loom's cost model -*- C++ -*-===//
+//
+// The serving simulator (loom/Serve) asks an IterationCost for the seconds
+// of each iteration. PlannedIterationCost answers with the cost model the
+// planner and loom-sim share: the model is planned once as one serving
+// replica (its layout's tensor parallelism over the replica's chips), and
+// every iteration, a batch of prompt chunks and decode tokens, is priced
+// on that module's ops (StageSliceCost::batchSeconds): token-wise kernels
+// and collectives on all the batch's tokens, attention per sequence over
+// its context, the host's dispatch of the step once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PLAN_SERVECOST_H
+#define LOOM_PLAN_SERVECOST_H
+
+#include "loom/Plan/Planner.h"
+#include "loom/Serve/Cost.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace loom {
+
+class CostModel;
+class StageSliceCost;
+struct TargetDesc;
+
+class PlannedIterationCost : public serve::IterationCost {
+public:
+  /// Plans `problem`'s model as one replica of `layout` on the problem's
+  /// topology (its chips are the replica's; one stage, one data-parallel
+  /// replica), its forward pass imported for `referenceTokens` tokens of
+  /// one sequence: the shapes every iteration is rescaled from. Fails with
+  /// the planner's reason when the layout cannot run (weights that do not
+  /// fit, degrees that do not divide) or prices what a batch cannot
+  /// (sequence parallelism, decomposed collectives, gathered weights).
+  static llvm::Expected<std::unique_ptr<PlannedIterationCost>>
+  create(const PlanProblem &problem, const ParallelLayout &layout,
+         int64_t referenceTokens, mlir::MLIRContext &context);
+  ~PlannedIterationCost() override;
+
+  double iteration(const serve::Batch &batch) const override;
+  /// All chips' K and V bytes per token of context.
+  double kvBytesPerToken() const override;
+  /// Bytes of HBM on the replica's chips left for the KV cache: the
+  /// chips' capacity less the weights (each chip's share).
+  double kvCapacityBytes() const { return kvCapacity; }
+  /// The target the replica runs on.
+  const TargetDesc &getTarget() const { return *desc; }
+  /// The plan of the reference forward pass (loom-plan's view of it).
+  const PlanOutcome &getPlan() const { return plan; }
+
+private:
+  PlannedIterationCost() = default;
+  PlanOutcome plan;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::unique_ptr<TargetDesc> desc;
+  std::unique_ptr<CostModel> model;
+  std::unique_ptr<StageSliceCost> cost;
+  double dispatch = 0, kvPerToken = 0, kvCapacity = 0;
+};
+
+} // namespace loom
+
+#endif // LOOM_PLAN_SERVECOST_H

@@ -1,0 +1,140 @@
+//===- ServePlan.h - how to serve a model under a latency target -*- C++ -*-===//
+//
+// A serving configuration is a number of replicas, each one slice of
+// `chips` chips running the model with tensor parallelism over them and a
+// serving engine (JetStream's slots, continuous batching with chunked
+// prefill, or separate prefill and decode replicas). ServePlanner
+// simulates a workload on a configuration, its iterations priced by the
+// planner's cost model (PlannedIterationCost), and finds the cheapest
+// configuration whose latency statistics meet a set of targets.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PLAN_SERVEPLAN_H
+#define LOOM_PLAN_SERVEPLAN_H
+
+#include "loom/Plan/Planner.h"
+#include "loom/Plan/ServeCost.h"
+#include "loom/Serve/Engine.h"
+#include "loom/Serve/Metrics.h"
+#include "loom/Serve/Prices.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+enum class ServeEngine { JetStream, Chunked, Disaggregated };
+
+/// The engine's name on the command line and in reports ("jetstream",
+/// "chunked", "disaggregated"), and back.
+llvm::StringRef engineName(ServeEngine engine);
+std::optional<ServeEngine> parseEngine(llvm::StringRef name);
+
+/// One way to serve.
+struct ServeConfig {
+  ServeEngine engine = ServeEngine::JetStream;
+  /// Chips of one replica's slice (v5e-<chips>), all in its tensor-parallel
+  /// group.
+  int64_t chips = 1;
+  /// Replicas; requests go to them in turn (round robin). Disaggregated:
+  /// the prefill replicas, `decodeReplicas` more decode.
+  int64_t replicas = 1;
+  int64_t decodeReplicas = 1;
+  /// JetStream: decode slots per replica.
+  int64_t slots = 8;
+  /// Chunked: the token budget of an iteration.
+  int64_t tokenBudget = 512;
+  /// KV cache page size in tokens.
+  int64_t pageTokens = 16;
+
+  /// Chips of every replica together.
+  int64_t totalChips() const {
+    return chips * (replicas +
+                    (engine == ServeEngine::Disaggregated ? decodeReplicas
+                                                          : 0));
+  }
+  /// "2 x v5e-8 jetstream, 16 slots".
+  std::string str() const;
+};
+
+/// A configuration's run.
+struct ServeEvaluation {
+  ServeConfig config;
+  /// Why it cannot run (its weights do not fit, ...); empty when it ran.
+  std::string failure;
+  serve::SimResult result;
+  serve::ServingMetrics metrics;
+  /// The first target it misses.
+  std::optional<serve::LatencyTarget> missed;
+  double usdPerHour = 0;
+  /// Dollars per million output tokens at the run's throughput.
+  double usdPerMillionOutput = 0;
+  bool meets() const { return failure.empty() && !missed; }
+};
+
+/// The configurations a search considers.
+struct ServeSpace {
+  std::vector<ServeEngine> engines = {ServeEngine::JetStream};
+  /// Slice sizes of one replica (v5e slice shapes: 1 to 256 chips).
+  std::vector<int64_t> chips = {1, 4, 8, 16, 32, 64, 128, 256};
+  /// At most this many chips in all.
+  int64_t maxTotalChips = 256;
+  std::vector<int64_t> slots = {8, 16, 32, 64, 128};
+  std::vector<int64_t> tokenBudgets = {256, 512, 1024, 2048};
+};
+
+struct ServeSearchResult {
+  /// The cheapest configuration that meets every target, if any does.
+  std::optional<ServeEvaluation> best;
+  /// Configurations simulated (not counting those refused before).
+  int64_t simulated = 0;
+  /// Configurations in the space.
+  int64_t considered = 0;
+};
+
+class ServePlanner {
+public:
+  /// `problem` names the model and its workload options (precisions);
+  /// its topology is ignored (each configuration has its own).
+  ServePlanner(PlanProblem problem, std::vector<serve::Request> requests,
+               std::vector<serve::LatencyTarget> targets, serve::Price price,
+               mlir::MLIRContext &context);
+
+  /// Simulates `config`.
+  ServeEvaluation evaluate(const ServeConfig &config);
+
+  /// The cheapest configuration of `space` that meets the targets: the
+  /// configurations in order of price (ties: fewer chips per replica, then
+  /// fewer replicas, then the space's order of engines and their
+  /// settings), simulated until one meets them, skipping those a cheaper
+  /// failure rules out: a configuration that misses a target with some
+  /// replicas is taken to miss it with fewer (each replica then serves
+  /// more of the same requests).
+  ServeSearchResult search(const ServeSpace &space);
+  /// The same answer by simulating every configuration of the space.
+  ServeSearchResult exhaustive(const ServeSpace &space);
+
+  /// The iteration cost of a replica of `chips` chips, built once; an
+  /// error when the model cannot be served on it.
+  llvm::Expected<const PlannedIterationCost *> costFor(int64_t chips);
+
+private:
+  std::vector<ServeConfig> enumerate(const ServeSpace &space) const;
+  PlanProblem problem;
+  std::vector<serve::Request> requests;
+  std::vector<serve::LatencyTarget> targets;
+  serve::Price price;
+  mlir::MLIRContext &context;
+  /// The longest request (prompt and output): the reference forward pass.
+  int64_t longest = 1;
+  std::map<int64_t, std::unique_ptr<PlannedIterationCost>> costs;
+  std::map<int64_t, std::string> costFailures;
+};
+
+} // namespace loom
+
+#endif // LOOM_PLAN_SERVEPLAN_H

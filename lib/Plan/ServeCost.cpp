@@ -1,0 +1,92 @@
+//===- ServeCost.cpp - serving iterations priced by Loom's cost model -----===//
+
+#include "loom/Plan/ServeCost.h"
+
+#include "Evaluate.h"
+
+#include "loom/Analysis/ModelAnalysis.h"
+#include "loom/Analysis/StageSliceCost.h"
+#include "loom/Dialect/Loom/LoomOps.h"
+#include "loom/Dialect/Loom/ModuleTarget.h"
+#include "loom/Hardware/CostModel.h"
+
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace loom;
+
+PlannedIterationCost::~PlannedIterationCost() = default;
+
+static llvm::Error refusal(const Twine &why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+}
+
+llvm::Expected<std::unique_ptr<PlannedIterationCost>>
+PlannedIterationCost::create(const PlanProblem &problem,
+                             const ParallelLayout &layout,
+                             int64_t referenceTokens, MLIRContext &context) {
+  if (referenceTokens < 1)
+    return refusal("the reference forward pass needs at least one token");
+  PlanProblem prefill = problem;
+  prefill.import.mode = ImportOptions::Mode::Prefill;
+  prefill.import.batch = 1;
+  prefill.import.seqLen = referenceTokens;
+  ParallelLayout replica = layout;
+  replica.stages = 1;
+  replica.dataParallel = 1;
+  replica.slices = SliceSpec::count(1);
+  PlanOptions options;
+  options.simulate = Simulation::Never;
+  Planned planned = planModule(prefill, replica, context, options);
+  if (!planned.outcome.failure.empty())
+    return refusal(planned.outcome.failure);
+  if (planned.outcome.patches)
+    return refusal("a diffusion model's requests are denoising steps, not "
+                   "tokens: serve it as images");
+
+  std::unique_ptr<PlannedIterationCost> cost(new PlannedIterationCost());
+  cost->plan = std::move(planned.outcome);
+  cost->module = std::move(planned.module);
+  ModuleOp module = *cost->module;
+  auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
+  cost->desc = std::make_unique<TargetDesc>(target.getDesc());
+  const TopologyDesc &topology = cost->desc->topologies.front();
+  cost->model = std::make_unique<CostModel>(*cost->desc);
+  FailureOr<ModelView> view =
+      getModelView(module, *cost->model, "the serving cost");
+  if (failed(view))
+    return refusal("the planned module has no model function");
+  StageGroupAxes axes = stageGroupAxes(
+      *cost->desc, topology, view->tp, view->sp, /*stages=*/1, view->tpX,
+      getPlacementOrDefault(module), view->expertGroup);
+  cost->cost = std::make_unique<StageSliceCost>(
+      view->layers, *cost->model, axes.tensor, referenceTokens, /*stages=*/1,
+      axes.sequence);
+  if (view->sp > 1 || !cost->cost->supportsBatches())
+    return refusal("a serving iteration is priced for tensor and expert "
+                   "parallelism only, not sequence parallelism, decomposed "
+                   "collectives or gathered weights");
+  // The host dispatches every iteration, a jitted step, once (the
+  // target's calibrated program_dispatch).
+  cost->dispatch = cost->model->programDispatch();
+  int64_t chips = view->chipsPerStage();
+  cost->kvPerToken = cost->cost->kvBytesPerToken() * double(chips);
+  cost->kvCapacity = std::max(
+      0.0, double(chips) * cost->desc->hbmBytes - cost->plan.weightBytes);
+  return std::move(cost);
+}
+
+double PlannedIterationCost::iteration(const serve::Batch &batch) const {
+  SmallVector<SequenceSlice, 64> sequences;
+  for (const serve::PrefillChunk &chunk : batch.prefills)
+    sequences.push_back({chunk.tokens, chunk.context});
+  for (int64_t context : batch.decodeContexts)
+    sequences.push_back({1, context});
+  // A fixed-shape decode step computes its empty slots too.
+  for (int64_t i = int64_t(batch.decodeContexts.size());
+       i < batch.paddedDecodes; ++i)
+    sequences.push_back({1, 0});
+  return cost->batchSeconds(sequences) + dispatch;
+}
+
+double PlannedIterationCost::kvBytesPerToken() const { return kvPerToken; }

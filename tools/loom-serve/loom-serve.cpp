@@ -1,0 +1,467 @@
+//===- loom-serve.cpp - a model served under traffic on TPU v5e slices ----===//
+//
+// Name a model, a traffic (arrival rate and lengths, or a trace) and a
+// serving configuration; the request-level simulator serves every request,
+// each iteration priced by Loom's cost model for the replica's layout, and
+// reports latency percentiles, throughput, goodput and cost. With --search
+// and latency targets (--slo), it returns the cheapest configuration that
+// meets them. docs/serving.md describes the engines, the workload and the
+// price files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/InitAll.h"
+#include "loom/Plan/ServePlan.h"
+#include "loom/Support/CommandLine.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+
+#include <fmt/format.h>
+
+using namespace llvm;
+using namespace loom;
+
+static cl::OptionCategory category("loom-serve options");
+
+// What to serve.
+static cl::opt<std::string>
+    model("model", cl::cat(category), cl::value_desc("name|config.json"),
+          cl::desc("The model: a bundled name or a HuggingFace config.json"));
+static cl::opt<std::string> weightsDtype(
+    "weights-dtype", cl::cat(category), cl::value_desc("bf16|int8"),
+    cl::desc("Element type of the projections' weights (default bf16)"));
+static cl::opt<std::string>
+    kvDtype("kv-dtype", cl::cat(category), cl::value_desc("bf16|int8"),
+            cl::desc("Element type of the KV cache (default bf16)"));
+
+// The configuration.
+static cl::opt<std::string> target(
+    "target", cl::cat(category), cl::value_desc("v5e-N"),
+    cl::desc("One replica's slice, its chips all in one tensor-parallel "
+             "group (default v5e-8; with --search, fixes the slice)"));
+static cl::opt<int64_t> replicas(
+    "replicas", cl::cat(category), cl::init(1),
+    cl::desc("Replicas, each a slice of --target; requests go to them in "
+             "turn (disaggregated: the prefill replicas)"));
+static cl::opt<std::string> engine(
+    "engine", cl::cat(category), cl::value_desc("jetstream|chunked|disaggregated"),
+    cl::init("jetstream"),
+    cl::desc("jetstream: decode slots, one prompt prefilled at a time, padded "
+             "to a bucket; chunked: continuous batching with chunked prefill "
+             "(Sarathi-Serve); disaggregated: prefill and decode on separate "
+             "replicas, the KV cache moved over the DCN (DistServe)"));
+static cl::opt<int64_t> slots("slots", cl::cat(category), cl::init(8),
+                              cl::desc("jetstream: decode slots per replica"));
+static cl::opt<int64_t>
+    tokenBudget("token-budget", cl::cat(category), cl::init(512),
+                cl::desc("chunked: tokens an iteration computes at most"));
+static cl::opt<int64_t> decodeReplicas(
+    "decode-replicas", cl::cat(category), cl::init(1),
+    cl::desc("disaggregated: decode replicas beside the --replicas prefill "
+             "ones"));
+static cl::opt<int64_t>
+    pageTokens("page-tokens", cl::cat(category), cl::init(16),
+               cl::desc("Tokens per page of the paged KV cache"));
+
+// The traffic.
+static cl::opt<double> rate("rate", cl::cat(category),
+                            cl::desc("Requests per second (default 1)"));
+static cl::opt<std::string>
+    arrivals("arrivals", cl::cat(category), cl::value_desc("poisson|gamma"),
+             cl::init("poisson"),
+             cl::desc("Arrival process; gamma with --cv gives bursts"));
+static cl::opt<double>
+    cv("cv", cl::cat(category),
+       cl::desc("gamma: the gaps' coefficient of variation (default 1)"));
+static cl::opt<int64_t> requestCount(
+    "requests", cl::cat(category),
+    cl::desc("Requests to generate (default 1000 unless --duration)"));
+static cl::opt<double>
+    duration("duration", cl::cat(category),
+             cl::desc("Seconds of arrivals, instead of --requests"));
+static cl::opt<std::string> inputLen(
+    "input-len", cl::cat(category), cl::value_desc("N|LO-HI|hist.csv"),
+    cl::init("512"),
+    cl::desc("Prompt tokens: fixed, uniform over LO..HI, or a histogram "
+             "file (docs/serving.md)"));
+static cl::opt<std::string> outputLen(
+    "output-len", cl::cat(category), cl::value_desc("N|LO-HI|hist.csv"),
+    cl::init("128"), cl::desc("Generated tokens, as --input-len"));
+static cl::opt<std::string>
+    trace("trace", cl::cat(category), cl::value_desc("trace.csv"),
+          cl::desc("Requests from a trace file instead (docs/serving.md)"));
+static cl::opt<uint64_t> seed("seed", cl::cat(category), cl::init(1),
+                              cl::desc("Seed of the generated requests"));
+
+// Targets and prices.
+static cl::opt<std::string> slo(
+    "slo", cl::cat(category), cl::value_desc("ttft_p99=2s,tpot_p99=100ms"),
+    cl::desc("Latency targets: METRIC_STAT=TIME, METRIC ttft|tpot|e2e, STAT "
+             "mean|p50|p90|p99|max"));
+static cl::opt<bool> searchFlag(
+    "search", cl::cat(category),
+    cl::desc("Find the cheapest configuration meeting --slo: slices v5e-1 "
+             "to v5e-256, replicas, and the engine's setting"));
+static cl::list<std::string> searchEngines(
+    "search-engines", cl::cat(category), cl::CommaSeparated,
+    cl::value_desc("engine,..."),
+    cl::desc("--search: the engines to try (default jetstream,chunked)"));
+static cl::opt<int64_t>
+    maxChips("max-chips", cl::cat(category), cl::init(256),
+             cl::desc("--search: chips of all replicas at most"));
+static cl::opt<std::string>
+    prices("prices", cl::cat(category), cl::init("tpu-v5e"),
+           cl::value_desc("name|prices.json"),
+           cl::desc("Price table: a bundled one or a file (docs/serving.md)"));
+static cl::opt<std::string> region("region", cl::cat(category),
+                                   cl::init("us-central1"),
+                                   cl::desc("The price's region"));
+static cl::opt<std::string>
+    pricing("pricing", cl::cat(category), cl::init("on-demand"),
+            cl::desc("The price's kind (on-demand, spot, ... as the table "
+                     "lists)"));
+static cl::opt<bool> jsonFlag("json", cl::cat(category),
+                          cl::desc("Print the result as JSON"));
+static cl::opt<bool>
+    perRequest("per-request", cl::cat(category),
+               cl::desc("--json: every request's times too"));
+
+static Error refusal(const Twine &why) {
+  return createStringError(inconvertibleErrorCode(), why);
+}
+
+/// --input-len / --output-len: N, LO-HI or a histogram file.
+static Expected<serve::LengthDistribution> parseLength(StringRef option,
+                                                       StringRef text) {
+  if (text.empty())
+    return refusal("--" + option + " is empty");
+  int64_t n = 0;
+  if (!text.getAsInteger(10, n)) {
+    if (n < 1)
+      return refusal("--" + option + " " + text + ": at least 1 token");
+    return serve::LengthDistribution::fixed(n);
+  }
+  auto [lo, hi] = text.split('-');
+  int64_t a = 0, b = 0;
+  if (!hi.empty() && !lo.getAsInteger(10, a) && !hi.getAsInteger(10, b)) {
+    serve::LengthDistribution uniform = serve::LengthDistribution::uniform(a, b);
+    if (Error bad = uniform.check("--" + option.str()))
+      return std::move(bad);
+    return uniform;
+  }
+  return serve::readHistogram(text);
+}
+
+static Expected<std::vector<serve::Request>> makeRequests() {
+  if (!trace.empty()) {
+    for (const cl::Option *o :
+         std::initializer_list<const cl::Option *>{
+             &rate, &cv, &requestCount, &duration, &inputLen, &outputLen})
+      if (o->getNumOccurrences())
+        return refusal("--" + o->ArgStr + " does not apply to --trace, "
+                       "whose requests are given");
+    return serve::readTrace(trace);
+  }
+  serve::WorkloadSpec spec;
+  if (arrivals == "gamma")
+    spec.arrivals.kind = serve::ArrivalProcess::Kind::Gamma;
+  else if (arrivals != "poisson")
+    return refusal("--arrivals must be poisson or gamma, not '" + arrivals +
+                   "'");
+  if (cv.getNumOccurrences() &&
+      spec.arrivals.kind != serve::ArrivalProcess::Kind::Gamma)
+    return refusal("--cv is gamma's; give --arrivals gamma");
+  if (rate.getNumOccurrences())
+    spec.arrivals.rate = rate;
+  if (cv.getNumOccurrences())
+    spec.arrivals.cv = cv;
+  if (requestCount.getNumOccurrences() && duration.getNumOccurrences())
+    return refusal("give --requests or --duration, not both");
+  spec.count = duration.getNumOccurrences() ? 0 : 1000;
+  if (requestCount.getNumOccurrences()) {
+    if (requestCount < 1)
+      return refusal("--requests must be at least 1");
+    spec.count = requestCount;
+  }
+  if (duration.getNumOccurrences())
+    spec.duration = duration;
+  auto input = parseLength("input-len", inputLen);
+  if (!input)
+    return input.takeError();
+  auto output = parseLength("output-len", outputLen);
+  if (!output)
+    return output.takeError();
+  spec.input = *input;
+  spec.output = *output;
+  spec.seed = seed;
+  return serve::generateWorkload(spec);
+}
+
+/// "v5e-8" -> 8.
+static Expected<int64_t> sliceChips(StringRef name) {
+  int64_t chips = 0;
+  if (!name.consume_front("v5e-") || name.getAsInteger(10, chips) ||
+      chips < 1 || chips > 256)
+    return refusal("--target must be a v5e slice, v5e-1 to v5e-256, not '" +
+                   target + "'");
+  return chips;
+}
+
+static std::string seconds(double s) {
+  if (s >= 1)
+    return fmt::format("{:.3f} s", s);
+  return fmt::format("{:.1f} ms", s * 1e3);
+}
+
+static void printRun(const ServeEvaluation &run, const serve::Price &price,
+                     StringRef pricesDate, const PlannedIterationCost &cost,
+                     ArrayRef<serve::LatencyTarget> targets,
+                     raw_ostream &os) {
+  const ServeConfig &config = run.config;
+  os << "configuration: " << config.str() << " (" << config.totalChips()
+     << " chips)\n";
+  serve::Batch decode;
+  decode.decodeContexts.assign(
+      config.engine == ServeEngine::JetStream ? config.slots : 1, 1024);
+  os << fmt::format("iteration (Loom's cost model, tp {}): prefill of 1024 "
+                    "tokens {}, decode of {} at 1024 tokens {}\n",
+                    config.chips, seconds(cost.prefill(1024)),
+                    decode.decodeContexts.size(),
+                    seconds(cost.iteration(decode)));
+  const serve::ServingMetrics &m = run.metrics;
+  os << fmt::format("requests: {} served, {} refused, over {}; {} "
+                    "iterations\n",
+                    m.completed, m.refused, seconds(m.duration),
+                    run.result.iterations);
+  os << fmt::format("{:<6} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "", "mean",
+                    "p50", "p90", "p99", "max");
+  for (auto [name, s] : {std::pair<const char *, const serve::LatencySummary *>{
+                             "TTFT", &m.ttft},
+                         {"TPOT", &m.tpot},
+                         {"E2E", &m.e2e}})
+    os << fmt::format("{:<6} {:>10} {:>10} {:>10} {:>10} {:>10}\n", name,
+                      seconds(s->mean), seconds(s->p50), seconds(s->p90),
+                      seconds(s->p99), seconds(s->max));
+  os << fmt::format("throughput: {:.2f} requests/s, {:.0f} input tokens/s, "
+                    "{:.0f} output tokens/s\n",
+                    m.requestsPerSecond, m.inputTokensPerSecond,
+                    m.outputTokensPerSecond);
+  if (!targets.empty()) {
+    os << fmt::format("goodput: {:.2f} requests/s meet the per-request "
+                      "targets ({:.1f}%)\n",
+                      m.goodput, 100 * m.attainment);
+    for (const serve::LatencyTarget &t : targets)
+      os << fmt::format("target {} <= {}: {} {}\n", t.name(),
+                        seconds(t.seconds), seconds(t.of(m)),
+                        t.of(m) <= t.seconds ? "met" : "MISSED");
+  }
+  os << fmt::format("cost: ${:.2f}/hour ({} chips at ${:.2f}/chip-hour, {} "
+                    "{}, prices of {}), ${:.3f} per million output tokens\n",
+                    run.usdPerHour, config.totalChips(), price.usdPerChipHour,
+                    price.kind, price.region, pricesDate,
+                    run.usdPerMillionOutput);
+}
+
+static json::Value configJSON(const ServeConfig &config) {
+  json::Object o{{"engine", engineName(config.engine)},
+                 {"slice", "v5e-" + std::to_string(config.chips)},
+                 {"chips", config.totalChips()},
+                 {"replicas", config.replicas},
+                 {"page_tokens", config.pageTokens}};
+  if (config.engine == ServeEngine::JetStream)
+    o["slots"] = config.slots;
+  if (config.engine == ServeEngine::Chunked)
+    o["token_budget"] = config.tokenBudget;
+  if (config.engine == ServeEngine::Disaggregated)
+    o["decode_replicas"] = config.decodeReplicas;
+  return o;
+}
+
+static int run(mlir::MLIRContext &context) {
+  auto fail = [](const Twine &why) {
+    errs() << "loom-serve: error: " << why << "\n";
+    return 1;
+  };
+  if (model.empty())
+    return fail("--model is required");
+  for (const cl::opt<std::string> *o : {&trace, &prices, &target})
+    if (o->getNumOccurrences() && o->getValue().empty())
+      return fail("--" + o->ArgStr + " is empty");
+  std::optional<ServeEngine> kind = parseEngine(engine);
+  if (!kind)
+    return fail("--engine must be jetstream, chunked or disaggregated, not '" +
+                engine + "'");
+  for (auto [o, min] : {std::pair<cl::opt<int64_t> *, int64_t>{&replicas, 1},
+                        {&slots, 1},
+                        {&tokenBudget, 1},
+                        {&decodeReplicas, 1},
+                        {&pageTokens, 1},
+                        {&maxChips, 1}})
+    if (o->getValue() < min)
+      return fail("--" + o->ArgStr + " must be at least " +
+                  std::to_string(min));
+  // Options of another engine are refused, not ignored.
+  if (slots.getNumOccurrences() && *kind != ServeEngine::JetStream && !searchFlag)
+    return fail("--slots is jetstream's; this is --engine " + engine);
+  if (tokenBudget.getNumOccurrences() && *kind != ServeEngine::Chunked &&
+      !searchFlag)
+    return fail("--token-budget is chunked's; this is --engine " + engine);
+  if (decodeReplicas.getNumOccurrences() &&
+      *kind != ServeEngine::Disaggregated)
+    return fail("--decode-replicas is disaggregated's; this is --engine " +
+                engine);
+  if (searchFlag && slo.empty())
+    return fail("--search needs latency targets: give --slo, e.g. "
+                "--slo ttft_p99=2s,tpot_p99=100ms");
+  if (!searchFlag && (searchEngines.getNumOccurrences() ||
+                  maxChips.getNumOccurrences()))
+    return fail("--search-engines and --max-chips are --search's");
+  if (perRequest && !jsonFlag)
+    return fail("--per-request is --json's");
+  if (searchFlag && (replicas.getNumOccurrences() || engine.getNumOccurrences() ||
+                 slots.getNumOccurrences() ||
+                 tokenBudget.getNumOccurrences()))
+    return fail("--search chooses the replicas and the engine's setting; "
+                "give --search-engines to limit the engines");
+
+  std::vector<serve::LatencyTarget> targets;
+  if (!slo.empty()) {
+    auto parsed = serve::parseTargets(slo);
+    if (!parsed)
+      return fail("--slo " + toString(parsed.takeError()));
+    targets = std::move(*parsed);
+  }
+  auto table = serve::loadPrices(prices);
+  if (!table)
+    return fail(toString(table.takeError()));
+  auto price = table->find("v5e", region, pricing);
+  if (!price)
+    return fail(toString(price.takeError()));
+  auto requests = makeRequests();
+  if (!requests)
+    return fail(toString(requests.takeError()));
+
+  PlanProblem problem;
+  problem.model = model;
+  if (std::string bad = setPrecisions(problem.import,
+                                      weightsDtype.empty() ? std::string("bf16")
+                                                           : weightsDtype.getValue(),
+                                      kvDtype.empty() ? std::string("bf16") : kvDtype.getValue(),
+                                      "bf16");
+      !bad.empty())
+    return fail(bad);
+  ServePlanner planner(problem, *requests, targets, *price, context);
+
+  ServeEvaluation result;
+  ServeSearchResult searched;
+  if (searchFlag) {
+    ServeSpace space;
+    space.maxTotalChips = maxChips;
+    if (!target.empty()) {
+      auto chips = sliceChips(target);
+      if (!chips)
+        return fail(toString(chips.takeError()));
+      space.chips = {*chips};
+    }
+    space.engines = {ServeEngine::JetStream, ServeEngine::Chunked};
+    if (searchEngines.getNumOccurrences()) {
+      space.engines.clear();
+      for (const std::string &name : searchEngines) {
+        std::optional<ServeEngine> e = parseEngine(name);
+        if (!e)
+          return fail("--search-engines: '" + name +
+                      "' is not jetstream, chunked or disaggregated");
+        space.engines.push_back(*e);
+      }
+    }
+    searched = planner.search(space);
+    if (!searched.best) {
+      errs() << fmt::format(
+          "loom-serve: error: no configuration of the {} tried ({} "
+          "simulated) meets {} within {} chips\n",
+          searched.considered, searched.simulated, slo.getValue(),
+          maxChips.getValue());
+      return 1;
+    }
+    result = std::move(*searched.best);
+  } else {
+    ServeConfig config;
+    config.engine = *kind;
+    auto chips = sliceChips(target.empty() ? "v5e-8" : StringRef(target));
+    if (!chips)
+      return fail(toString(chips.takeError()));
+    config.chips = *chips;
+    config.replicas = replicas;
+    config.decodeReplicas = decodeReplicas;
+    config.slots = slots;
+    config.tokenBudget = tokenBudget;
+    config.pageTokens = pageTokens;
+    result = planner.evaluate(config);
+    if (!result.failure.empty())
+      return fail(config.str() + ": " + result.failure);
+  }
+  auto cost = planner.costFor(result.config.chips);
+  if (!cost)
+    return fail(toString(cost.takeError()));
+  if (jsonFlag) {
+    json::Object top{
+        {"model", model.getValue()},
+        {"config", configJSON(result.config)},
+        {"cost", json::Object{{"usd_per_hour", result.usdPerHour},
+                              {"usd_per_million_output_tokens",
+                               result.usdPerMillionOutput},
+                              {"usd_per_chip_hour", price->usdPerChipHour},
+                              {"region", price->region},
+                              {"pricing", price->kind},
+                              {"prices_retrieved", table->retrieved}}},
+        {"meets_targets", !result.missed.has_value()},
+        {"metrics", serve::toJSON(result.metrics, result.result, perRequest)}};
+    if (searchFlag)
+      top["search"] = json::Object{{"considered", searched.considered},
+                                   {"simulated", searched.simulated}};
+    outs() << formatv("{0:2}", json::Value(std::move(top))) << "\n";
+  } else {
+    outs() << fmt::format("loom-serve: {} on TPU v5e, {} requests\n",
+                          model.getValue(), requests->size());
+    if (searchFlag)
+      outs() << fmt::format("search: the cheapest of {} configurations "
+                            "meeting {} ({} simulated)\n",
+                            searched.considered, slo.getValue(),
+                            searched.simulated);
+    printRun(result, *price, table->retrieved, **cost, targets, outs());
+  }
+  // Targets given and missed: the run says so, and fails.
+  if (result.missed) {
+    errs() << "loom-serve: the configuration misses " << result.missed->name()
+           << " <= " << seconds(result.missed->seconds) << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  if (std::string bad = findHelpLikeTypo(argc, argv); !bad.empty()) {
+    errs() << "loom-serve: Unknown command line argument '" << bad
+           << "'.  Try: 'loom-serve --help'\n";
+    return 1;
+  }
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-serve: serve a model under traffic on TPU v5e slices\n\n"
+      "Generates requests (or reads a trace), serves them with a serving "
+      "engine on replicas of a slice, each iteration priced by Loom's cost "
+      "model for the replica's layout, and reports time to first token, "
+      "time per output token and latency percentiles, throughput, goodput "
+      "and cost. With --search and --slo: the cheapest configuration that "
+      "meets the targets.\n");
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  return run(context);
+}
