@@ -137,8 +137,10 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
     options.decodeInstances = config.decodeReplicas;
     options.decodeKv = kv;
     // The KV cache leaves the prefill slice through its hosts' NICs over
-    // the data-center network (the target's DCN figures).
-    const TargetDesc &target = iteration.getTarget();
+    // the data-center network (the target file's DCN figures; a plan of
+    // one slice carries none, so they are read from the bundled target).
+    const TargetDesc *bundled = lookupTarget(iteration.getTarget().name);
+    const TargetDesc &target = bundled ? *bundled : iteration.getTarget();
     int64_t hosts =
         target.chipsPerHost > 0
             ? std::max<int64_t>(config.chips / target.chipsPerHost, 1)
@@ -245,37 +247,126 @@ ServePlanner::enumerate(const ServeSpace &space) const {
   return configs;
 }
 
-/// The configurations alike but for the replicas (and a disaggregated
-/// engine's prefill replicas): the family a miss with more replicas rules
-/// out fewer of.
+/// The configurations alike but for the replicas (a disaggregated
+/// engine's prefill replicas): a family, in which a miss with some replicas
+/// is taken to rule out fewer.
 static auto familyOf(const ServeConfig &config) {
   return std::make_tuple(int(config.engine), config.chips, config.slots,
                          config.tokenBudget, config.decodeReplicas,
                          config.pageTokens);
 }
 
+std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
+  llvm::Expected<const PlannedIterationCost *> cost = costFor(config.chips);
+  if (!cost) {
+    llvm::consumeError(cost.takeError());
+    return std::nullopt;
+  }
+  int64_t input = requests.front().inputTokens;
+  int64_t output = requests.front().outputTokens;
+  for (const serve::Request &request : requests) {
+    input = std::min(input, request.inputTokens);
+    output = std::min(output, request.outputTokens);
+  }
+  // Every request's first token waits for its prompt's prefill at least
+  // (JetStream's padded to its bucket; chunks cost no less than the whole,
+  // each reading the weights again), and each later token for a decode
+  // step at least as long as one sequence's at the shortest prompt
+  // (JetStream's over every slot). Iterations cost more with more tokens
+  // and longer contexts, so the shortest request's are the least.
+  ServeBound out;
+  int64_t prompt = config.engine == ServeEngine::JetStream
+                       ? serve::bucketFor(serve::jetStreamPrefillBuckets(),
+                                          input)
+                       : input;
+  out.ttft = (*cost)->prefill(prompt);
+  serve::Batch decode;
+  decode.decodeContexts.push_back(input);
+  if (config.engine == ServeEngine::JetStream)
+    decode.paddedDecodes = config.slots;
+  out.tpot = (*cost)->iteration(decode);
+  out.e2e = out.ttft + double(output - 1) * out.tpot;
+  return out;
+}
+
+double ServeBound::of(const serve::LatencyTarget &target) const {
+  switch (target.metric) {
+  case serve::LatencyTarget::Metric::TTFT:
+    return ttft;
+  case serve::LatencyTarget::Metric::TPOT:
+    return tpot;
+  case serve::LatencyTarget::Metric::E2E:
+    return e2e;
+  }
+  return 0;
+}
+
 ServeSearchResult ServePlanner::search(const ServeSpace &space) {
   ServeSearchResult result;
   std::vector<ServeConfig> configs = enumerate(space);
   result.considered = int64_t(configs.size());
-  std::map<decltype(familyOf(ServeConfig())), int64_t> missedWith;
-  for (const ServeConfig &config : configs) {
-    if (costFailures.count(config.chips))
-      continue;
-    auto family = familyOf(config);
-    if (auto it = missedWith.find(family);
-        it != missedWith.end() && config.replicas <= it->second)
-      continue;
-    ServeEvaluation evaluation = evaluate(config);
-    if (evaluation.failure.empty() || evaluation.missed)
-      ++result.simulated;
-    if (evaluation.meets()) {
-      result.best = std::move(evaluation);
-      return result;
-    }
-    if (evaluation.failure.empty())
-      missedWith[family] = std::max(missedWith[family], config.replicas);
+  // Each family's configurations, cheapest first (their order in
+  // `configs`), families in the order of their cheapest.
+  std::map<decltype(familyOf(ServeConfig())), size_t> familyIndex;
+  std::vector<std::vector<size_t>> families;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    auto [it, added] =
+        familyIndex.try_emplace(familyOf(configs[i]), families.size());
+    if (added)
+      families.emplace_back();
+    families[it->second].push_back(i);
   }
+  std::map<size_t, bool> meets;
+  std::optional<ServeEvaluation> best;
+  size_t bestAt = configs.size();
+  auto tryConfig = [&](size_t i) {
+    if (auto it = meets.find(i); it != meets.end())
+      return it->second;
+    ServeEvaluation evaluation = evaluate(configs[i]);
+    ++result.simulated;
+    bool ok = evaluation.meets();
+    meets[i] = ok;
+    if (ok && i < bestAt) {
+      bestAt = i;
+      best = std::move(evaluation);
+    }
+    return ok;
+  };
+  std::vector<double> fastest(targets.size(), INFINITY);
+  for (const std::vector<size_t> &family : families) {
+    // A family whose least latency misses a target never meets it.
+    std::optional<ServeBound> least = bound(configs[family.front()]);
+    if (!least)
+      continue;
+    for (auto [k, target] : llvm::enumerate(targets))
+      fastest[k] = std::min(fastest[k], least->of(target));
+    if (llvm::any_of(targets, [&](const serve::LatencyTarget &target) {
+          return least->of(target) > target.seconds;
+        })) {
+      ++result.ruledOut;
+      continue;
+    }
+    // Only the family's configurations cheaper than the best so far can
+    // win; when the dearest of them misses, so do the rest.
+    size_t end = std::lower_bound(family.begin(), family.end(), bestAt) -
+                 family.begin();
+    if (end == 0 || !tryConfig(family[end - 1]))
+      continue;
+    // The fewest replicas that meet the targets: a bisection.
+    size_t lo = 0, hi = end - 1;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (tryConfig(family[mid]))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  }
+  result.best = std::move(best);
+  for (auto [k, target] : llvm::enumerate(targets))
+    if (!result.impossible && fastest[k] > target.seconds &&
+        std::isfinite(fastest[k]))
+      result.impossible = {target, fastest[k]};
   return result;
 }
 

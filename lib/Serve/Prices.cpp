@@ -70,7 +70,7 @@ llvm::Expected<PriceTable> loom::serve::parsePrices(llvm::StringRef text,
   auto require = [&](llvm::StringRef key, llvm::StringRef want) {
     if (reader.failed())
       return;
-    std::string value = reader.string(*top, key, JsonReader::at(root, key));
+    std::string value = reader.string(*top, key, root);
     if (!reader.failed() && value != want)
       reader.fail(JsonReader::at(root, key),
                   "must be \"" + want + "\", not \"" + value + "\"");
@@ -80,7 +80,7 @@ llvm::Expected<PriceTable> loom::serve::parsePrices(llvm::StringRef text,
   require("unit", "chip-hour");
   if (!reader.failed()) {
     table.retrieved =
-        reader.string(*top, "retrieved", JsonReader::at(root, "retrieved"));
+        reader.string(*top, "retrieved", root);
     if (!reader.failed() && !isDate(table.retrieved))
       reader.fail(JsonReader::at(root, "retrieved"),
                   "must be a date, YYYY-MM-DD");
@@ -101,14 +101,13 @@ llvm::Expected<PriceTable> loom::serve::parsePrices(llvm::StringRef text,
                 {"chip", "region", "kind", "usd_per_chip_hour", "source"},
                 {"chip", "region", "kind", "usd_per_chip_hour", "source"});
     Price price;
-    price.chip = reader.string(*entry, "chip", JsonReader::at(at, "chip"));
+    price.chip = reader.string(*entry, "chip", at);
     price.region =
-        reader.string(*entry, "region", JsonReader::at(at, "region"));
-    price.kind = reader.string(*entry, "kind", JsonReader::at(at, "kind"));
-    price.usdPerChipHour = reader.positive(
-        *entry, "usd_per_chip_hour", JsonReader::at(at, "usd_per_chip_hour"));
+        reader.string(*entry, "region", at);
+    price.kind = reader.string(*entry, "kind", at);
+    price.usdPerChipHour = reader.positive(*entry, "usd_per_chip_hour", at);
     price.source =
-        reader.string(*entry, "source", JsonReader::at(at, "source"));
+        reader.string(*entry, "source", at);
     for (auto [key, value] :
          {std::pair<llvm::StringRef, const std::string *>{"chip", &price.chip},
           {"region", &price.region},

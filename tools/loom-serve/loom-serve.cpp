@@ -213,6 +213,8 @@ static Expected<int64_t> sliceChips(StringRef name) {
 static std::string seconds(double s) {
   if (s >= 1)
     return fmt::format("{:.3f} s", s);
+  if (s < 1e-3)
+    return fmt::format("{:.1f} us", s * 1e6);
   return fmt::format("{:.1f} ms", s * 1e3);
 }
 
@@ -222,10 +224,10 @@ static void printRun(const ServeEvaluation &run, const serve::Price &price,
                      raw_ostream &os) {
   const ServeConfig &config = run.config;
   os << "configuration: " << config.str() << " (" << config.totalChips()
-     << " chips)\n";
+     << (config.totalChips() == 1 ? " chip)\n" : " chips)\n");
   serve::Batch decode;
   decode.decodeContexts.assign(
-      config.engine == ServeEngine::JetStream ? config.slots : 1, 1024);
+      config.engine == ServeEngine::JetStream ? config.slots : 16, 1024);
   os << fmt::format("iteration (Loom's cost model, tp {}): prefill of 1024 "
                     "tokens {}, decode of {} at 1024 tokens {}\n",
                     config.chips, seconds(cost.prefill(1024)),
@@ -378,6 +380,16 @@ static int run(mlir::MLIRContext &context) {
       }
     }
     searched = planner.search(space);
+    if (searched.impossible) {
+      auto [t, least] = *searched.impossible;
+      static const char *what[] = {"the first token comes",
+                                   "a decode step takes",
+                                   "a request takes"};
+      return fail(fmt::format(
+          "--slo {} <= {} cannot be met: {} at least {} on every "
+          "configuration of the search",
+          t.name(), seconds(t.seconds), what[int(t.metric)], seconds(least)));
+    }
     if (!searched.best) {
       errs() << fmt::format(
           "loom-serve: error: no configuration of the {} tried ({} "

@@ -87,6 +87,14 @@ struct ServeSpace {
   std::vector<int64_t> tokenBudgets = {256, 512, 1024, 2048};
 };
 
+/// The least time any request can see on a configuration, whatever the
+/// traffic: a latency statistic below it cannot be met.
+struct ServeBound {
+  double ttft = 0, tpot = 0, e2e = 0;
+  /// The bound of `target`'s metric.
+  double of(const serve::LatencyTarget &target) const;
+};
+
 struct ServeSearchResult {
   /// The cheapest configuration that meets every target, if any does.
   std::optional<ServeEvaluation> best;
@@ -94,6 +102,12 @@ struct ServeSearchResult {
   int64_t simulated = 0;
   /// Configurations in the space.
   int64_t considered = 0;
+  /// Families of configurations (alike but for their replicas) left out
+  /// because their least latency (ServePlanner::bound) misses a target.
+  int64_t ruledOut = 0;
+  /// A target no configuration of the space can meet, with the least
+  /// value of its metric over them all.
+  std::optional<std::pair<serve::LatencyTarget, double>> impossible;
 };
 
 class ServePlanner {
@@ -107,16 +121,22 @@ public:
   /// Simulates `config`.
   ServeEvaluation evaluate(const ServeConfig &config);
 
-  /// The cheapest configuration of `space` that meets the targets: the
-  /// configurations in order of price (ties: fewer chips per replica, then
-  /// fewer replicas, then the space's order of engines and their
-  /// settings), simulated until one meets them, skipping those a cheaper
-  /// failure rules out: a configuration that misses a target with some
-  /// replicas is taken to miss it with fewer (each replica then serves
-  /// more of the same requests).
+  /// The cheapest configuration of `space` that meets the targets (ties:
+  /// fewer chips per replica, then fewer replicas, then the space's order
+  /// of engines and their settings). The configurations alike but for
+  /// their replicas form a family; a family whose least latency (bound())
+  /// misses a target is left out, and in each other family the fewest
+  /// replicas that meet the targets are found by bisection among those
+  /// cheaper than the best so far, on the rule that a configuration that
+  /// misses a target with some replicas misses it with fewer (each
+  /// replica then serves more of the same requests).
   ServeSearchResult search(const ServeSpace &space);
   /// The same answer by simulating every configuration of the space.
   ServeSearchResult exhaustive(const ServeSpace &space);
+
+  /// The least latency of `config` (none when its slice cannot serve the
+  /// model).
+  std::optional<ServeBound> bound(const ServeConfig &config);
 
   /// The iteration cost of a replica of `chips` chips, built once; an
   /// error when the model cannot be served on it.
