@@ -247,15 +247,21 @@ constexpr const char *kScript = R"js(
 
 } // namespace
 
+void loom::writeHtmlHead(StringRef title, raw_ostream &os,
+                         StringRef extraStyle) {
+  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+     << "<title>" << escapeHtml(title) << "</title>\n<style>" << kStyle
+     << extraStyle << "</style>\n<script>" << kErrorHook
+     << "</script>\n</head>\n<body>\n";
+  os << "<h1>" << escapeHtml(title) << "</h1>\n";
+  os << "<p id=\"page-errors\"></p>\n";
+}
+
 void loom::writeHtmlReport(const PlanResult &result, raw_ostream &os) {
   const PlanOutcome &plan = result.chosen;
   std::string title = fmt::format("Loom plan for {} on {}", plan.modelName,
                                   plan.problem.topology);
-  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-     << "<title>" << escapeHtml(title) << "</title>\n<style>" << kStyle
-     << "</style>\n<script>" << kErrorHook << "</script>\n</head>\n<body>\n";
-  os << "<h1>" << escapeHtml(title) << "</h1>\n";
-  os << "<p id=\"page-errors\"></p>\n";
+  writeHtmlHead(title, os);
   std::string text;
   {
     raw_string_ostream textOs(text);

@@ -11,7 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/InitAll.h"
-#include "loom/Plan/ServePlan.h"
+#include "loom/Plan/ServeReport.h"
+#include "loom/Support/OutputFile.h"
 #include "loom/Support/CommandLine.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -125,6 +126,10 @@ static cl::opt<std::string>
                      "lists)"));
 static cl::opt<bool> jsonFlag("json", cl::cat(category),
                           cl::desc("Print the result as JSON"));
+static cl::opt<std::string>
+    html("html", cl::cat(category), cl::value_desc("file.html"),
+         cl::desc("Write the report as one HTML page: latency CDFs, "
+                  "throughput and the queue over time"));
 static cl::opt<bool>
     perRequest("per-request", cl::cat(category),
                cl::desc("--json: every request's times too"));
@@ -210,78 +215,6 @@ static Expected<int64_t> sliceChips(StringRef name) {
   return chips;
 }
 
-static std::string seconds(double s) {
-  if (s >= 1)
-    return fmt::format("{:.3f} s", s);
-  if (s < 1e-3)
-    return fmt::format("{:.1f} us", s * 1e6);
-  return fmt::format("{:.1f} ms", s * 1e3);
-}
-
-static void printRun(const ServeEvaluation &run, const serve::Price &price,
-                     StringRef pricesDate, const PlannedIterationCost &cost,
-                     ArrayRef<serve::LatencyTarget> targets,
-                     raw_ostream &os) {
-  const ServeConfig &config = run.config;
-  os << "configuration: " << config.str() << " (" << config.totalChips()
-     << (config.totalChips() == 1 ? " chip)\n" : " chips)\n");
-  serve::Batch decode;
-  decode.decodeContexts.assign(
-      config.engine == ServeEngine::JetStream ? config.slots : 16, 1024);
-  os << fmt::format("iteration (Loom's cost model, tp {}): prefill of 1024 "
-                    "tokens {}, decode of {} at 1024 tokens {}\n",
-                    config.chips, seconds(cost.prefill(1024)),
-                    decode.decodeContexts.size(),
-                    seconds(cost.iteration(decode)));
-  const serve::ServingMetrics &m = run.metrics;
-  os << fmt::format("requests: {} served, {} refused, over {}; {} "
-                    "iterations\n",
-                    m.completed, m.refused, seconds(m.duration),
-                    run.result.iterations);
-  os << fmt::format("{:<6} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "", "mean",
-                    "p50", "p90", "p99", "max");
-  for (auto [name, s] : {std::pair<const char *, const serve::LatencySummary *>{
-                             "TTFT", &m.ttft},
-                         {"TPOT", &m.tpot},
-                         {"E2E", &m.e2e}})
-    os << fmt::format("{:<6} {:>10} {:>10} {:>10} {:>10} {:>10}\n", name,
-                      seconds(s->mean), seconds(s->p50), seconds(s->p90),
-                      seconds(s->p99), seconds(s->max));
-  os << fmt::format("throughput: {:.2f} requests/s, {:.0f} input tokens/s, "
-                    "{:.0f} output tokens/s\n",
-                    m.requestsPerSecond, m.inputTokensPerSecond,
-                    m.outputTokensPerSecond);
-  if (!targets.empty()) {
-    os << fmt::format("goodput: {:.2f} requests/s meet the per-request "
-                      "targets ({:.1f}%)\n",
-                      m.goodput, 100 * m.attainment);
-    for (const serve::LatencyTarget &t : targets)
-      os << fmt::format("target {} <= {}: {} {}\n", t.name(),
-                        seconds(t.seconds), seconds(t.of(m)),
-                        t.of(m) <= t.seconds ? "met" : "MISSED");
-  }
-  os << fmt::format("cost: ${:.2f}/hour ({} chips at ${:.2f}/chip-hour, {} "
-                    "{}, prices of {}), ${:.3f} per million output tokens\n",
-                    run.usdPerHour, config.totalChips(), price.usdPerChipHour,
-                    price.kind, price.region, pricesDate,
-                    run.usdPerMillionOutput);
-}
-
-static json::Value configJSON(const ServeConfig &config) {
-  json::Object o{{"engine", engineName(config.engine)},
-                 {"slice", "v5e-" + std::to_string(config.chips)},
-                 {"chips", config.totalChips()},
-                 {"replicas", config.replicas},
-                 {"page_tokens", config.pageTokens}};
-  if (config.engine == ServeEngine::JetStream)
-    o["slots"] = config.slots;
-  if (config.engine == ServeEngine::Chunked)
-    o["token_budget"] = config.tokenBudget;
-  if (config.engine == ServeEngine::Disaggregated)
-    o["decode_replicas"] = config.decodeReplicas;
-  return o;
-}
-
 static int run(mlir::MLIRContext &context) {
   auto fail = [](const Twine &why) {
     errs() << "loom-serve: error: " << why << "\n";
@@ -289,7 +222,7 @@ static int run(mlir::MLIRContext &context) {
   };
   if (model.empty())
     return fail("--model is required");
-  for (const cl::opt<std::string> *o : {&trace, &prices, &target})
+  for (const cl::opt<std::string> *o : {&trace, &prices, &target, &html})
     if (o->getNumOccurrences() && o->getValue().empty())
       return fail("--" + o->ArgStr + " is empty");
   std::optional<ServeEngine> kind = parseEngine(engine);
@@ -329,6 +262,15 @@ static int run(mlir::MLIRContext &context) {
     return fail("--search chooses the replicas and the engine's setting; "
                 "give --search-engines to limit the engines");
 
+  // No output replaces an input.
+  std::string clash = findOutputClash({{"--model", model},
+                                       {"--trace", trace},
+                                       {"--prices", prices},
+                                       {"--input-len", inputLen},
+                                       {"--output-len", outputLen}},
+                                      {{"--html", html}});
+  if (!clash.empty())
+    return fail(clash);
   std::vector<serve::LatencyTarget> targets;
   if (!slo.empty()) {
     auto parsed = serve::parseTargets(slo);
@@ -388,7 +330,8 @@ static int run(mlir::MLIRContext &context) {
       return fail(fmt::format(
           "--slo {} <= {} cannot be met: {} at least {} on every "
           "configuration of the search",
-          t.name(), seconds(t.seconds), what[int(t.metric)], seconds(least)));
+          t.name(), formatServeSeconds(t.seconds), what[int(t.metric)],
+          formatServeSeconds(least)));
     }
     if (!searched.best) {
       errs() << fmt::format(
@@ -418,37 +361,30 @@ static int run(mlir::MLIRContext &context) {
   auto cost = planner.costFor(result.config.chips);
   if (!cost)
     return fail(toString(cost.takeError()));
-  if (jsonFlag) {
-    json::Object top{
-        {"model", model.getValue()},
-        {"config", configJSON(result.config)},
-        {"cost", json::Object{{"usd_per_hour", result.usdPerHour},
-                              {"usd_per_million_output_tokens",
-                               result.usdPerMillionOutput},
-                              {"usd_per_chip_hour", price->usdPerChipHour},
-                              {"region", price->region},
-                              {"pricing", price->kind},
-                              {"prices_retrieved", table->retrieved}}},
-        {"meets_targets", !result.missed.has_value()},
-        {"metrics", serve::toJSON(result.metrics, result.result, perRequest)}};
-    if (searchFlag)
-      top["search"] = json::Object{{"considered", searched.considered},
-                                   {"simulated", searched.simulated}};
-    outs() << formatv("{0:2}", json::Value(std::move(top))) << "\n";
-  } else {
-    outs() << fmt::format("loom-serve: {} on TPU v5e, {} requests\n",
-                          model.getValue(), requests->size());
-    if (searchFlag)
-      outs() << fmt::format("search: the cheapest of {} configurations "
-                            "meeting {} ({} simulated)\n",
-                            searched.considered, slo.getValue(),
-                            searched.simulated);
-    printRun(result, *price, table->retrieved, **cost, targets, outs());
+  ServeReportContext report;
+  report.model = model;
+  report.requests = int64_t(requests->size());
+  report.targets = targets;
+  report.price = *price;
+  report.pricesRetrieved = table->retrieved;
+  report.search = searchFlag ? &searched : nullptr;
+  report.slo = slo;
+  if (!html.empty()) {
+    StagedOutputs outputs("loom-serve");
+    outputs.add(html, [&](raw_ostream &os) {
+      writeServeHtml(result, **cost, report, os);
+    });
+    if (!outputs.commit())
+      return 1;
   }
+  if (jsonFlag)
+    outs() << formatv("{0:2}", serveJSON(result, report, perRequest)) << "\n";
+  else
+    printServeRun(result, **cost, report, outs());
   // Targets given and missed: the run says so, and fails.
   if (result.missed) {
     errs() << "loom-serve: the configuration misses " << result.missed->name()
-           << " <= " << seconds(result.missed->seconds) << "\n";
+           << " <= " << formatServeSeconds(result.missed->seconds) << "\n";
     return 2;
   }
   return 0;

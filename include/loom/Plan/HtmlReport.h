@@ -24,6 +24,13 @@ namespace loom {
 /// Text escaped for HTML element content and attribute values.
 std::string escapeHtml(llvm::StringRef text);
 
+/// Writes a report page's head (its style, `extraStyle` after it, and the
+/// hook that reports script errors into #page-errors), the opening of its
+/// body and its title. The page's own script sets #page-errors to
+/// "page-errors: none" (class "clean") when no error was reported.
+void writeHtmlHead(llvm::StringRef title, llvm::raw_ostream &os,
+                   llvm::StringRef extraStyle = "");
+
 /// Writes the report of `result` (whose chosen plan worked).
 void writeHtmlReport(const PlanResult &result, llvm::raw_ostream &os);
 

@@ -1,0 +1,56 @@
+//===- ServeReport.h - loom-serve's report: text, JSON and HTML -*- C++ -*-===//
+//
+// What loom-serve prints for a configuration's run: the text report, the
+// JSON object, and a self-contained HTML page with latency CDFs (TTFT,
+// TPOT, end to end), throughput over time and the queue over time, drawn
+// by the page's script from the data it embeds (docs/serving.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PLAN_SERVEREPORT_H
+#define LOOM_PLAN_SERVEREPORT_H
+
+#include "loom/Plan/ServePlan.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace loom {
+
+/// What a report describes beside the run itself.
+struct ServeReportContext {
+  std::string model;
+  /// The requests served.
+  int64_t requests = 0;
+  std::vector<serve::LatencyTarget> targets;
+  serve::Price price;
+  /// The price table's date.
+  std::string pricesRetrieved;
+  /// The search that chose the configuration, if one did.
+  const ServeSearchResult *search = nullptr;
+  /// The search's targets as written.
+  std::string slo;
+};
+
+/// Seconds as the reports print them: "1.234 s", "12.3 ms" or "4.5 us".
+std::string formatServeSeconds(double seconds);
+
+/// The text report of `run` (whose iterations `cost` priced).
+void printServeRun(const ServeEvaluation &run,
+                   const PlannedIterationCost &cost,
+                   const ServeReportContext &context, llvm::raw_ostream &os);
+
+/// The JSON report (docs/serving.md), with every request when
+/// `perRequest`.
+llvm::json::Value serveJSON(const ServeEvaluation &run,
+                            const ServeReportContext &context,
+                            bool perRequest);
+
+/// The HTML page.
+void writeServeHtml(const ServeEvaluation &run,
+                    const PlannedIterationCost &cost,
+                    const ServeReportContext &context, llvm::raw_ostream &os);
+
+} // namespace loom
+
+#endif // LOOM_PLAN_SERVEREPORT_H
