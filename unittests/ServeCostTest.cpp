@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace mlir;
 using namespace loom;
 
@@ -86,6 +88,36 @@ TEST_F(ServeCost, PrefillAndDecodeAgreeWithTheSimulatedStep) {
           << ": " << priced << " s against " << sim;
     }
   }
+}
+
+// A diffusion transformer's denoising step of a batch of images, as the
+// serving engines price it, is loom-plan's one-step plan of that batch (two
+// rows an image with classifier-free guidance), which loom-sim runs.
+TEST_F(ServeCost, DenoisingStepsAgreeWithTheSimulatedStep) {
+  for (auto [model, chips] : {std::pair<const char *, int64_t>{"sd3-medium", 4},
+                              {"dit-xl-2", 1}}) {
+    auto cost = PlannedDenoisingCost::create(problem(model, chips),
+                                             layout(chips), context);
+    ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+    EXPECT_GT((*cost)->getSteps(), 1);
+    for (int64_t images : {1, 2, 4}) {
+      ASSERT_FALSE(bool((*cost)->prepare(images, false)));
+      ImportOptions import;
+      import.batch = 2 * images; // both models are guided
+      import.steps = 1;
+      double sim = simulated(model, chips, import);
+      double priced = (*cost)->step(images) + (*cost)->dispatch();
+      EXPECT_NEAR(priced / sim, 1.0, 0.02)
+          << model << " " << images << " images: " << priced << " s against "
+          << sim;
+    }
+  }
+  // An LLM is not served as images, nor a DiT as tokens.
+  auto llm = PlannedDenoisingCost::create(problem("llama-7b", 1), layout(1),
+                                          context);
+  ASSERT_FALSE(bool(llm));
+  EXPECT_EQ(llvm::toString(llm.takeError()),
+            "not a diffusion transformer: serve it as tokens");
 }
 
 /// The smallest v5e slice (of its shapes) a replica of `problem` fits on.
@@ -170,7 +202,9 @@ TEST_F(ServeCost, SearchFindsWhatExhaustiveEnumerationFinds) {
                {16, "ttft_p90=500ms,tpot_p99=30ms", 256, 64},
                {40, "ttft_p99=300ms,tpot_p50=20ms", 1024, 32},
                {8, "e2e_p99=2s", 128, 256},
-               {64, "ttft_p99=10ms", 128, 16}};
+               {64, "ttft_p99=10ms", 128, 16},
+               {200, "ttft_p99=200ms", 1024, 256}};
+  std::set<std::string> answers;
   for (const Case &c : cases) {
     serve::WorkloadSpec spec;
     spec.arrivals.rate = c.rate;
@@ -190,6 +224,7 @@ TEST_F(ServeCost, SearchFindsWhatExhaustiveEnumerationFinds) {
     space.tokenBudgets = {256, 1024};
     PlanProblem p = problem("llama-7b", 1);
     ServePlanner planner(p, *requests, *targets, price, context);
+    ASSERT_FALSE(planner.servesDiffusion());
     ServeSearchResult searched = planner.search(space);
     ServeSearchResult every = planner.exhaustive(space);
     ASSERT_EQ(searched.best.has_value(), every.best.has_value()) << c.slo;
@@ -197,6 +232,42 @@ TEST_F(ServeCost, SearchFindsWhatExhaustiveEnumerationFinds) {
     if (searched.best) {
       EXPECT_EQ(searched.best->config.str(), every.best->config.str())
           << c.rate << " " << c.slo;
+    }
+    answers.insert(searched.best ? searched.best->config.str() : "none");
+  }
+  // The cases ask different things: several answers, none among them.
+  EXPECT_GE(answers.size(), 4u);
+  EXPECT_TRUE(answers.count("none"));
+}
+
+// The same for images: MaxDiffusion's batches and step batching.
+TEST_F(ServeCost, DiffusionSearchFindsWhatExhaustiveEnumerationFinds) {
+  for (auto [rate, slo] : {std::pair<double, const char *>{0.5, "e2e_p99=30s"},
+                           {2, "e2e_p90=10s"},
+                           {4, "e2e_p99=8s,ttft_p50=5s"}}) {
+    serve::WorkloadSpec spec;
+    spec.arrivals.rate = rate;
+    spec.count = 60;
+    auto requests = serve::generateWorkload(spec);
+    ASSERT_TRUE(bool(requests));
+    auto targets = serve::parseTargets(slo);
+    ASSERT_TRUE(bool(targets));
+    serve::Price price{"v5e", "us-central1", "on-demand", 1.2, "test"};
+    ServeSpace space;
+    space.engines = {ServeEngine::MaxDiffusion, ServeEngine::StepBatching};
+    space.chips = {1, 4};
+    space.maxTotalChips = 16;
+    space.imageBatches = {1, 2, 4};
+    ServePlanner planner(problem("dit-xl-2", 1), *requests, *targets, price,
+                         context);
+    ASSERT_TRUE(planner.servesDiffusion());
+    ServeSearchResult searched = planner.search(space);
+    ServeSearchResult every = planner.exhaustive(space);
+    ASSERT_EQ(searched.best.has_value(), every.best.has_value()) << slo;
+    EXPECT_LE(searched.simulated, every.simulated);
+    if (searched.best) {
+      EXPECT_EQ(searched.best->config.str(), every.best->config.str())
+          << rate << " " << slo;
     }
   }
 }

@@ -8,6 +8,7 @@
 
 #include "loom/Serve/Engine.h"
 #include "loom/Serve/Metrics.h"
+#include "loom/Serve/Prices.h"
 #include "loom/Serve/Workload.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -315,6 +316,133 @@ TEST(ServeEngines, JetStreamByHand) {
   expectTimes(*one, {{2.28, 4.28}, {5.92, 6.92}});
   ServingMetrics metrics = computeMetrics(*one, {});
   EXPECT_NEAR(metrics.ttft.max, 5.42, 1e-9);
+}
+
+/// A denoising step of n images takes n seconds; a call's launch `d`.
+class PerImageCost : public DenoisingCost {
+public:
+  explicit PerImageCost(double dispatch) : launch(dispatch) {}
+  double step(int64_t images) const override { return double(images); }
+  double dispatch() const override { return launch; }
+  double launch;
+};
+
+std::vector<Request> threeImages() {
+  // Two at 0, one at 0.1 (lengths are ignored).
+  return {{0, 0.0, 7, 9}, {1, 0.0, 7, 9}, {2, 0.1, 7, 9}};
+}
+
+TEST(ServeEngines, DiffusionStaticBatchesByHand) {
+  PerImageCost cost(0.5);
+  DiffusionOptions options;
+  options.maxBatch = 2;
+  options.steps = 3;
+  // Padded: every step computes 2 images (2 s). r0 and r1 run 0.5 + 3 x 2
+  // = 6.5 s; r2 (arrived at 0.1) waits for them, then alone, padded, to 13.
+  llvm::Expected<SimResult> padded =
+      simulateDiffusion(threeImages(), options, cost);
+  ASSERT_TRUE(static_cast<bool>(padded));
+  expectTimes(*padded, {{6.5, 6.5}, {6.5, 6.5}, {13, 13}});
+  EXPECT_EQ(padded->iterations, 6);
+  // Unpadded, r2's batch of one takes 0.5 + 3 x 1.
+  options.padded = false;
+  llvm::Expected<SimResult> exact =
+      simulateDiffusion(threeImages(), options, cost);
+  ASSERT_TRUE(static_cast<bool>(exact));
+  expectTimes(*exact, {{6.5, 6.5}, {6.5, 6.5}, {10, 10}});
+  // An image is one output and no prompt: images/s are its requests/s.
+  ServingMetrics metrics = computeMetrics(*exact, {});
+  EXPECT_EQ(metrics.tpot.count, 0);
+  EXPECT_DOUBLE_EQ(metrics.outputTokensPerSecond, 3 / 10.0);
+  EXPECT_DOUBLE_EQ(metrics.inputTokensPerSecond, 0);
+}
+
+TEST(ServeEngines, DiffusionStepBatchingByHand) {
+  PerImageCost cost(0);
+  DiffusionOptions options;
+  options.maxBatch = 3;
+  options.steps = 3;
+  options.stepBatching = true;
+  options.padded = false;
+  // Step 1: r0, r1 (2 s, to 2); r2 joins: steps of 3 to 5 and 8 (r0, r1
+  // done at 8); r2's last step alone, to 9.
+  llvm::Expected<SimResult> run =
+      simulateDiffusion(threeImages(), options, cost);
+  ASSERT_TRUE(static_cast<bool>(run));
+  expectTimes(*run, {{8, 8}, {8, 8}, {9, 9}});
+  EXPECT_EQ(run->iterations, 4);
+  EXPECT_EQ(run->peakRunning, 3);
+  // A full batch keeps a newcomer waiting for a place.
+  options.maxBatch = 2;
+  llvm::Expected<SimResult> full =
+      simulateDiffusion(threeImages(), options, cost);
+  ASSERT_TRUE(static_cast<bool>(full));
+  // r0, r1: 3 steps of 2 s to 6; r2 then 3 steps of 1 s to 9.
+  expectTimes(*full, {{6, 6}, {6, 6}, {9, 9}});
+  options.steps = 0;
+  llvm::Expected<SimResult> bad =
+      simulateDiffusion(threeImages(), options, cost);
+  ASSERT_FALSE(static_cast<bool>(bad));
+  EXPECT_EQ(llvm::toString(bad.takeError()), "steps: must be at least 1, not 0");
+}
+
+TEST(ServeMetrics, LatencyTargetsParseAndCheck) {
+  auto targets = parseTargets("ttft_p99=2s, tpot_p50=100ms,e2e_max=1500us");
+  ASSERT_TRUE(static_cast<bool>(targets));
+  ASSERT_EQ(targets->size(), 3u);
+  EXPECT_EQ((*targets)[0].name(), "ttft_p99");
+  EXPECT_DOUBLE_EQ((*targets)[1].seconds, 0.1);
+  EXPECT_DOUBLE_EQ((*targets)[2].seconds, 1.5e-3);
+  SloTargets slo = goodputTargets(*targets);
+  EXPECT_DOUBLE_EQ(slo.ttft, 2);
+  EXPECT_DOUBLE_EQ(slo.tpot, 0.1);
+  EXPECT_DOUBLE_EQ(slo.e2e, 1.5e-3);
+  ServingMetrics metrics;
+  metrics.ttft.p99 = 1.9;
+  metrics.tpot.p50 = 0.2;
+  std::optional<LatencyTarget> missed = firstMissed(*targets, metrics);
+  ASSERT_TRUE(missed.has_value());
+  EXPECT_EQ(missed->name(), "tpot_p50");
+  for (auto [text, message] :
+       {std::pair<const char *, const char *>{
+            "ttft=2s", "'ttft=2s': the statistic '' is not mean, p50, p90, "
+                       "p99 or max"},
+        {"ttft_p99", "'ttft_p99': expected METRIC_STAT=TIME, e.g. ttft_p99=2s"},
+        {"ttft_p99=0s", "'ttft_p99=0s': the time must be a positive number"},
+        {"ttft_p99=nans", "'ttft_p99=nans': the time must be a positive number"},
+        {"ttft_p99=1s,", "'': expected METRIC_STAT=TIME, e.g. ttft_p99=2s"}}) {
+    auto bad = parseTargets(text);
+    ASSERT_FALSE(static_cast<bool>(bad)) << text;
+    EXPECT_EQ(llvm::toString(bad.takeError()), message);
+  }
+}
+
+TEST(ServePrices, TheBundledTableReadsAndFindsPrices) {
+  auto table = loadPrices("tpu-v5e");
+  ASSERT_TRUE(static_cast<bool>(table)) << llvm::toString(table.takeError());
+  auto price = table->find("v5e", "us-central1", "on-demand");
+  ASSERT_TRUE(static_cast<bool>(price));
+  EXPECT_DOUBLE_EQ(price->usdPerChipHour, 1.2);
+  EXPECT_FALSE(price->source.empty());
+  // Spot is cheaper than on demand in every region the table lists.
+  for (const Price &p : table->prices)
+    if (p.kind == "spot") {
+      auto onDemand = table->find(p.chip, p.region, "on-demand");
+      ASSERT_TRUE(static_cast<bool>(onDemand)) << p.region;
+      EXPECT_LT(p.usdPerChipHour, onDemand->usdPerChipHour) << p.region;
+    }
+  auto missing = table->find("v5e", "us-central1", "3y-commit");
+  ASSERT_FALSE(static_cast<bool>(missing));
+  EXPECT_NE(llvm::toString(missing.takeError())
+                .find("has no 3y-commit price of v5e in us-central1"),
+            std::string::npos);
+  auto bad = parsePrices("{\"format\": \"loom-prices\", \"retrieved\": "
+                         "\"2026-13-01\", \"currency\": \"USD\", \"unit\": "
+                         "\"chip-hour\", \"prices\": []}",
+                         "p.json");
+  ASSERT_FALSE(static_cast<bool>(bad));
+  EXPECT_EQ(llvm::toString(bad.takeError()),
+            "p.json: $.retrieved: must be a date, YYYY-MM-DD");
 }
 
 TEST(ServeEngines, ChunkedByHand) {

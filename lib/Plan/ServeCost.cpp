@@ -9,6 +9,9 @@
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/CostModel.h"
+#include "loom/Import/ModelImporter.h"
+
+#include "mlir/IR/Diagnostics.h"
 
 #include <fmt/format.h>
 
@@ -90,3 +93,73 @@ double PlannedIterationCost::iteration(const serve::Batch &batch) const {
 }
 
 double PlannedIterationCost::kvBytesPerToken() const { return kvPerToken; }
+
+bool loom::isDiffusionModel(const PlanProblem &problem, MLIRContext &context) {
+  // (An import that fails is planned again later, with its error shown.)
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
+  return module && getModel(*module).isDiffusion();
+}
+
+llvm::Expected<std::unique_ptr<PlannedDenoisingCost>>
+PlannedDenoisingCost::create(const PlanProblem &problem,
+                             const ParallelLayout &layout,
+                             MLIRContext &context) {
+  ParallelLayout replica = layout;
+  replica.stages = 1;
+  replica.dataParallel = 1;
+  replica.slices = SliceSpec::count(1);
+  std::unique_ptr<PlannedDenoisingCost> cost(
+      new PlannedDenoisingCost(problem, replica, context));
+  // The rows one image takes, the model's default batch (2 with
+  // classifier-free guidance: the conditional and unconditional halves),
+  // and the steps a request takes, the pipeline's default unless given.
+  {
+    ScopedDiagnosticHandler quiet(&context,
+                                  [](Diagnostic &) { return success(); });
+    ImportOptions defaults = problem.import;
+    defaults.mode = ImportOptions::Mode::Prefill;
+    defaults.batch.reset();
+    OwningOpRef<ModuleOp> module =
+        importModel(problem.model, defaults, &context);
+    if (module && !getModel(*module).isDiffusion())
+      return refusal("not a diffusion transformer: serve it as tokens");
+    if (module) {
+      cost->rows = getModel(*module).getBatch();
+      cost->steps = getModel(*module).getSteps();
+    }
+  }
+  if (llvm::Error err = cost->prepare(1, false))
+    return std::move(err);
+  return std::move(cost);
+}
+
+llvm::Error PlannedDenoisingCost::prepare(int64_t images, bool upTo) {
+  if (images < 1)
+    return refusal("a denoising step needs at least one image");
+  if (int64_t(seconds.size()) < images)
+    seconds.resize(images);
+  for (int64_t n = upTo ? 1 : images; n <= images; ++n) {
+    if (seconds[n - 1])
+      continue;
+    PlanProblem step = problem;
+    step.import.mode = ImportOptions::Mode::Prefill;
+    step.import.batch = rows * n;
+    step.import.steps = 1;
+    PlanOptions options;
+    options.simulate = Simulation::Never;
+    PlanOutcome planned = planAndSimulate(step, layout, context, options);
+    if (!planned.failure.empty())
+      return refusal(fmt::format("a step of {} image{}: {}", n,
+                                 n == 1 ? "" : "s", planned.failure));
+    hostDispatch = planned.calibration.programDispatch;
+    seconds[n - 1] = planned.predicted - hostDispatch;
+  }
+  return llvm::Error::success();
+}
+
+double PlannedDenoisingCost::step(int64_t images) const {
+  assert(images >= 1 && images <= int64_t(seconds.size()) &&
+         seconds[images - 1] && "a step not prepared");
+  return *seconds[images - 1];
+}

@@ -24,6 +24,10 @@ llvm::StringRef loom::engineName(ServeEngine engine) {
     return "chunked";
   case ServeEngine::Disaggregated:
     return "disaggregated";
+  case ServeEngine::MaxDiffusion:
+    return "maxdiffusion";
+  case ServeEngine::StepBatching:
+    return "step-batching";
   }
   return "jetstream";
 }
@@ -33,6 +37,8 @@ std::optional<ServeEngine> loom::parseEngine(llvm::StringRef name) {
       .Case("jetstream", ServeEngine::JetStream)
       .Case("chunked", ServeEngine::Chunked)
       .Case("disaggregated", ServeEngine::Disaggregated)
+      .Case("maxdiffusion", ServeEngine::MaxDiffusion)
+      .Case("step-batching", ServeEngine::StepBatching)
       .Default(std::nullopt);
 }
 
@@ -47,6 +53,12 @@ std::string ServeConfig::str() const {
   case ServeEngine::Disaggregated:
     return fmt::format("{} prefill + {} decode x v5e-{} disaggregated",
                        replicas, decodeReplicas, chips);
+  case ServeEngine::MaxDiffusion:
+    return fmt::format("{} x v5e-{} maxdiffusion, batches of {} image{}",
+                       replicas, chips, images, images == 1 ? "" : "s");
+  case ServeEngine::StepBatching:
+    return fmt::format("{} x v5e-{} step batching, {} image{} a step",
+                       replicas, chips, images, images == 1 ? "" : "s");
   }
   return "";
 }
@@ -59,6 +71,36 @@ ServePlanner::ServePlanner(PlanProblem problem,
       targets(std::move(targets)), price(std::move(price)), context(context) {
   for (const serve::Request &request : this->requests)
     longest = std::max(longest, request.inputTokens + request.outputTokens);
+  diffusion = isDiffusionModel(this->problem, context);
+}
+
+llvm::Expected<const PlannedDenoisingCost *>
+ServePlanner::denoisingFor(int64_t chips, int64_t images, bool upTo) {
+  auto fail = [](const std::string &why) -> llvm::Error {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  if (auto it = costFailures.find(chips); it != costFailures.end())
+    return fail(it->second);
+  std::unique_ptr<PlannedDenoisingCost> &cost = denoising[chips];
+  if (!cost) {
+    PlanProblem replica = problem;
+    replica.topology = "v5e-" + std::to_string(chips);
+    ParallelLayout layout;
+    layout.tp = chips;
+    auto created = PlannedDenoisingCost::create(replica, layout, context);
+    if (!created) {
+      std::string why = fmt::format("v5e-{}: {}", chips,
+                                    llvm::toString(created.takeError()));
+      costFailures[chips] = why;
+      denoising.erase(chips);
+      return fail(why);
+    }
+    cost = std::move(*created);
+  }
+  // (A batch too large to run fails this configuration, not the slice.)
+  if (llvm::Error err = cost->prepare(images, upTo))
+    return std::move(err);
+  return cost.get();
 }
 
 llvm::Expected<const PlannedIterationCost *>
@@ -108,6 +150,15 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   ServeEvaluation out;
   out.config = config;
   out.usdPerHour = double(config.totalChips()) * price.usdPerChipHour;
+  if (servesImages(config.engine) != diffusion) {
+    out.failure = diffusion ? "a diffusion transformer is served with the "
+                              "maxdiffusion or step-batching engine"
+                            : "an LLM is served with the jetstream, chunked "
+                              "or disaggregated engine";
+    return out;
+  }
+  if (diffusion)
+    return evaluateImages(config, std::move(out));
   llvm::Expected<const PlannedIterationCost *> cost = costFor(config.chips);
   if (!cost) {
     out.failure = llvm::toString(cost.takeError());
@@ -200,6 +251,47 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   return out;
 }
 
+ServeEvaluation ServePlanner::evaluateImages(const ServeConfig &config,
+                                             ServeEvaluation out) {
+  serve::DiffusionOptions options;
+  options.maxBatch = config.images;
+  options.stepBatching = config.engine == ServeEngine::StepBatching;
+  llvm::Expected<const PlannedDenoisingCost *> cost =
+      denoisingFor(config.chips, config.images, /*upTo=*/!options.padded);
+  if (!cost) {
+    out.failure = llvm::toString(cost.takeError());
+    return out;
+  }
+  options.steps = (*cost)->getSteps();
+  serve::SimResult &merged = out.result;
+  merged.requests.resize(requests.size());
+  for (int64_t replica = 0; replica < config.replicas; ++replica) {
+    std::vector<serve::Request> share;
+    std::vector<size_t> places;
+    for (size_t i = replica; i < requests.size(); i += config.replicas) {
+      share.push_back(requests[i]);
+      places.push_back(i);
+    }
+    if (share.empty())
+      continue;
+    llvm::Expected<serve::SimResult> run =
+        serve::simulateDiffusion(share, options, **cost);
+    if (!run) {
+      out.failure = llvm::toString(run.takeError());
+      return out;
+    }
+    mergeRun(*run, places, merged);
+  }
+  out.metrics =
+      serve::computeMetrics(merged, serve::goodputTargets(targets));
+  out.missed = serve::firstMissed(targets, out.metrics);
+  // (Per million images: each request's one output.)
+  if (out.metrics.outputTokensPerSecond > 0)
+    out.usdPerMillionOutput =
+        out.usdPerHour / 3600.0 / out.metrics.outputTokensPerSecond * 1e6;
+  return out;
+}
+
 std::vector<ServeConfig>
 ServePlanner::enumerate(const ServeSpace &space) const {
   std::vector<ServeConfig> configs;
@@ -232,6 +324,13 @@ ServePlanner::enumerate(const ServeSpace &space) const {
             configs.push_back(config);
           }
           break;
+        case ServeEngine::MaxDiffusion:
+        case ServeEngine::StepBatching:
+          for (int64_t images : space.imageBatches) {
+            config.images = images;
+            configs.push_back(config);
+          }
+          break;
         }
       }
     }
@@ -253,10 +352,28 @@ ServePlanner::enumerate(const ServeSpace &space) const {
 static auto familyOf(const ServeConfig &config) {
   return std::make_tuple(int(config.engine), config.chips, config.slots,
                          config.tokenBudget, config.decodeReplicas,
-                         config.pageTokens);
+                         config.pageTokens, config.images);
 }
 
 std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
+  if (servesImages(config.engine) != diffusion)
+    return std::nullopt;
+  if (diffusion) {
+    // An image waits at least for its steps, each of a padded batch (or
+    // of one image unpadded), and one dispatch.
+    serve::DiffusionOptions options;
+    int64_t images = options.padded ? config.images : 1;
+    auto cost = denoisingFor(config.chips, images, false);
+    if (!cost) {
+      llvm::consumeError(cost.takeError());
+      return std::nullopt;
+    }
+    ServeBound out;
+    out.e2e = (*cost)->dispatch() +
+              double((*cost)->getSteps()) * (*cost)->step(images);
+    out.ttft = out.e2e;
+    return out;
+  }
   llvm::Expected<const PlannedIterationCost *> cost = costFor(config.chips);
   if (!cost) {
     llvm::consumeError(cost.takeError());

@@ -22,8 +22,34 @@ std::string loom::formatServeSeconds(double s) {
   return fmt::format("{:.1f} ms", s * 1e3);
 }
 
+std::string loom::describeIterations(ServePlanner &planner,
+                                     const ServeConfig &config) {
+  auto seconds = formatServeSeconds;
+  if (servesImages(config.engine)) {
+    auto cost = planner.denoisingFor(config.chips, config.images, false);
+    if (!cost)
+      return "iteration: " + toString(cost.takeError());
+    return fmt::format("iteration (Loom's cost model, tp {}): a denoising "
+                       "step of {} image{} {}; a request takes {} steps",
+                       config.chips, config.images,
+                       config.images == 1 ? "" : "s",
+                       seconds((*cost)->step(config.images)),
+                       (*cost)->getSteps());
+  }
+  auto cost = planner.costFor(config.chips);
+  if (!cost)
+    return "iteration: " + toString(cost.takeError());
+  serve::Batch decode;
+  decode.decodeContexts.assign(
+      config.engine == ServeEngine::JetStream ? config.slots : 16, 1024);
+  return fmt::format("iteration (Loom's cost model, tp {}): prefill of 1024 "
+                     "tokens {}, decode of {} at 1024 tokens {}",
+                     config.chips, seconds((*cost)->prefill(1024)),
+                     decode.decodeContexts.size(),
+                     seconds((*cost)->iteration(decode)));
+}
+
 void loom::printServeRun(const ServeEvaluation &run,
-                         const PlannedIterationCost &cost,
                          const ServeReportContext &context, raw_ostream &os) {
   const ServeConfig &config = run.config;
   auto seconds = formatServeSeconds;
@@ -36,32 +62,30 @@ void loom::printServeRun(const ServeEvaluation &run,
                       context.search->simulated);
   os << "configuration: " << config.str() << " (" << config.totalChips()
      << (config.totalChips() == 1 ? " chip)\n" : " chips)\n");
-  serve::Batch decode;
-  decode.decodeContexts.assign(
-      config.engine == ServeEngine::JetStream ? config.slots : 16, 1024);
-  os << fmt::format("iteration (Loom's cost model, tp {}): prefill of 1024 "
-                    "tokens {}, decode of {} at 1024 tokens {}\n",
-                    config.chips, seconds(cost.prefill(1024)),
-                    decode.decodeContexts.size(),
-                    seconds(cost.iteration(decode)));
+  os << context.iterations << "\n";
   const serve::ServingMetrics &m = run.metrics;
+  bool images = servesImages(config.engine);
   os << fmt::format("requests: {} served, {} refused, over {}; {} "
                     "iterations\n",
                     m.completed, m.refused, seconds(m.duration),
                     run.result.iterations);
   os << fmt::format("{:<6} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "", "mean",
                     "p50", "p90", "p99", "max");
-  for (auto [name, s] :
-       {std::pair<const char *, const serve::LatencySummary *>{"TTFT", &m.ttft},
-        {"TPOT", &m.tpot},
-        {"E2E", &m.e2e}})
+  std::vector<std::pair<const char *, const serve::LatencySummary *>> rows;
+  if (!images)
+    rows = {{"TTFT", &m.ttft}, {"TPOT", &m.tpot}};
+  rows.push_back({"E2E", &m.e2e});
+  for (auto [name, s] : rows)
     os << fmt::format("{:<6} {:>10} {:>10} {:>10} {:>10} {:>10}\n", name,
                       seconds(s->mean), seconds(s->p50), seconds(s->p90),
                       seconds(s->p99), seconds(s->max));
-  os << fmt::format("throughput: {:.2f} requests/s, {:.0f} input tokens/s, "
-                    "{:.0f} output tokens/s\n",
-                    m.requestsPerSecond, m.inputTokensPerSecond,
-                    m.outputTokensPerSecond);
+  if (images)
+    os << fmt::format("throughput: {:.3f} images/s\n", m.requestsPerSecond);
+  else
+    os << fmt::format("throughput: {:.2f} requests/s, {:.0f} input tokens/s, "
+                      "{:.0f} output tokens/s\n",
+                      m.requestsPerSecond, m.inputTokensPerSecond,
+                      m.outputTokensPerSecond);
   if (!context.targets.empty()) {
     os << fmt::format("goodput: {:.2f} requests/s meet the per-request "
                       "targets ({:.1f}%)\n",
@@ -73,10 +97,13 @@ void loom::printServeRun(const ServeEvaluation &run,
   }
   const serve::Price &price = context.price;
   os << fmt::format("cost: ${:.2f}/hour ({} chips at ${:.2f}/chip-hour, {} "
-                    "{}, prices of {}), ${:.3f} per million output tokens\n",
+                    "{}, prices of {}), {}\n",
                     run.usdPerHour, config.totalChips(), price.usdPerChipHour,
                     price.kind, price.region, context.pricesRetrieved,
-                    run.usdPerMillionOutput);
+                    images ? fmt::format("${:.3f} per 1000 images",
+                                         run.usdPerMillionOutput / 1000)
+                           : fmt::format("${:.3f} per million output tokens",
+                                         run.usdPerMillionOutput));
 }
 
 static json::Value configJSON(const ServeConfig &config) {
@@ -91,6 +118,10 @@ static json::Value configJSON(const ServeConfig &config) {
     o["token_budget"] = config.tokenBudget;
   if (config.engine == ServeEngine::Disaggregated)
     o["decode_replicas"] = config.decodeReplicas;
+  if (servesImages(config.engine)) {
+    o["images"] = config.images;
+    o.erase("page_tokens");
+  }
   return o;
 }
 
@@ -272,7 +303,6 @@ constexpr const char *kServeScript = R"js(
 } // namespace
 
 void loom::writeServeHtml(const ServeEvaluation &run,
-                          const PlannedIterationCost &cost,
                           const ServeReportContext &context, raw_ostream &os) {
   std::string title = fmt::format("Loom serving {} on {}", context.model,
                                   run.config.str());
@@ -280,7 +310,7 @@ void loom::writeServeHtml(const ServeEvaluation &run,
   std::string text;
   {
     raw_string_ostream textOs(text);
-    printServeRun(run, cost, context, textOs);
+    printServeRun(run, context, textOs);
   }
   os << "<h2>Run</h2>\n<pre id=\"report\">" << escapeHtml(text) << "</pre>\n";
   os << "<h2>Latency CDFs</h2>\n";

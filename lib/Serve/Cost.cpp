@@ -15,6 +15,8 @@ int64_t Batch::tokens() const {
 
 IterationCost::~IterationCost() = default;
 
+DenoisingCost::~DenoisingCost() = default;
+
 double IterationCost::prefill(int64_t tokens) const {
   Batch batch;
   batch.prefills.push_back({tokens, 0});

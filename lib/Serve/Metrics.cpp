@@ -66,7 +66,8 @@ ServingMetrics loom::serve::computeMetrics(const SimResult &result,
     std::optional<double> perToken = tpotOf(r);
     if (perToken)
       tpot.push_back(*perToken);
-    if (toFirst <= targets.ttft && (!perToken || *perToken <= targets.tpot))
+    if (toFirst <= targets.ttft && (!perToken || *perToken <= targets.tpot) &&
+        r.finish - r.arrival <= targets.e2e)
       ++good;
   }
   metrics.ttft = summarize(std::move(ttft));
@@ -119,7 +120,8 @@ llvm::json::Value loom::serve::toJSON(const ServingMetrics &metrics,
       {"output_tokens_per_s", metrics.outputTokensPerSecond},
       // (No limit is null: JSON has no infinity.)
       {"slo", llvm::json::Object{{"ttft_s", finiteOrNull(metrics.targets.ttft)},
-                                 {"tpot_s", finiteOrNull(metrics.targets.tpot)}}},
+                                 {"tpot_s", finiteOrNull(metrics.targets.tpot)},
+                                 {"e2e_s", finiteOrNull(metrics.targets.e2e)}}},
       {"goodput_per_s", metrics.goodput},
       {"slo_attainment", metrics.attainment},
       {"queue_columns", llvm::json::Array{"time_s", "waiting", "running"}},
@@ -251,12 +253,14 @@ loom::serve::parseTargets(llvm::StringRef text) {
 }
 
 SloTargets loom::serve::goodputTargets(llvm::ArrayRef<LatencyTarget> targets) {
-  SloTargets slo{INFINITY, INFINITY};
+  SloTargets slo{INFINITY, INFINITY, INFINITY};
   for (const LatencyTarget &target : targets) {
     if (target.metric == LatencyTarget::Metric::TTFT)
       slo.ttft = std::min(slo.ttft, target.seconds);
     if (target.metric == LatencyTarget::Metric::TPOT)
       slo.tpot = std::min(slo.tpot, target.seconds);
+    if (target.metric == LatencyTarget::Metric::E2E)
+      slo.e2e = std::min(slo.e2e, target.seconds);
   }
   return slo;
 }

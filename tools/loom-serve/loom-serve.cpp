@@ -48,12 +48,20 @@ static cl::opt<int64_t> replicas(
     cl::desc("Replicas, each a slice of --target; requests go to them in "
              "turn (disaggregated: the prefill replicas)"));
 static cl::opt<std::string> engine(
-    "engine", cl::cat(category), cl::value_desc("jetstream|chunked|disaggregated"),
-    cl::init("jetstream"),
-    cl::desc("jetstream: decode slots, one prompt prefilled at a time, padded "
-             "to a bucket; chunked: continuous batching with chunked prefill "
-             "(Sarathi-Serve); disaggregated: prefill and decode on separate "
-             "replicas, the KV cache moved over the DCN (DistServe)"));
+    "engine", cl::cat(category),
+    cl::value_desc("jetstream|chunked|disaggregated|maxdiffusion|step-batching"),
+    cl::desc("LLMs: jetstream (the default): decode slots, one prompt "
+             "prefilled at a time, padded to a bucket; chunked: continuous "
+             "batching with chunked prefill (Sarathi-Serve); disaggregated: "
+             "prefill and decode on separate replicas, the KV cache moved "
+             "over the DCN (DistServe). Diffusion transformers: maxdiffusion "
+             "(the default): batches of --images, each through all its "
+             "steps; step-batching: requests join and leave the batch at "
+             "any step"));
+static cl::opt<int64_t>
+    images("images", cl::cat(category), cl::init(4),
+           cl::desc("maxdiffusion, step-batching: images a denoising step "
+                    "computes (its compiled batch)"));
 static cl::opt<int64_t> slots("slots", cl::cat(category), cl::init(8),
                               cl::desc("jetstream: decode slots per replica"));
 static cl::opt<int64_t>
@@ -225,29 +233,49 @@ static int run(mlir::MLIRContext &context) {
   for (const cl::opt<std::string> *o : {&trace, &prices, &target, &html})
     if (o->getNumOccurrences() && o->getValue().empty())
       return fail("--" + o->ArgStr + " is empty");
-  std::optional<ServeEngine> kind = parseEngine(engine);
+  PlanProblem problem;
+  problem.model = model;
+  bool diffusion = isDiffusionModel(problem, context);
+  std::string engineText =
+      engine.empty() ? std::string(diffusion ? "maxdiffusion" : "jetstream")
+                     : engine.getValue();
+  std::optional<ServeEngine> kind = parseEngine(engineText);
   if (!kind)
-    return fail("--engine must be jetstream, chunked or disaggregated, not '" +
-                engine + "'");
+    return fail("--engine must be jetstream, chunked, disaggregated, "
+                "maxdiffusion or step-batching, not '" +
+                engineText + "'");
+  if (servesImages(*kind) != diffusion)
+    return fail(diffusion ? "--engine " + engineText +
+                                " serves LLMs; " + model +
+                                " is a diffusion transformer: use "
+                                "maxdiffusion or step-batching"
+                          : "--engine " + engineText +
+                                " serves diffusion transformers; " + model +
+                                " is an LLM");
   for (auto [o, min] : {std::pair<cl::opt<int64_t> *, int64_t>{&replicas, 1},
                         {&slots, 1},
                         {&tokenBudget, 1},
                         {&decodeReplicas, 1},
                         {&pageTokens, 1},
+                        {&images, 1},
                         {&maxChips, 1}})
     if (o->getValue() < min)
       return fail("--" + o->ArgStr + " must be at least " +
                   std::to_string(min));
   // Options of another engine are refused, not ignored.
   if (slots.getNumOccurrences() && *kind != ServeEngine::JetStream && !searchFlag)
-    return fail("--slots is jetstream's; this is --engine " + engine);
+    return fail("--slots is jetstream's; this is --engine " + engineText);
   if (tokenBudget.getNumOccurrences() && *kind != ServeEngine::Chunked &&
       !searchFlag)
-    return fail("--token-budget is chunked's; this is --engine " + engine);
+    return fail("--token-budget is chunked's; this is --engine " +
+                engineText);
   if (decodeReplicas.getNumOccurrences() &&
       *kind != ServeEngine::Disaggregated)
     return fail("--decode-replicas is disaggregated's; this is --engine " +
-                engine);
+                engineText);
+  if (images.getNumOccurrences() && !servesImages(*kind) && !searchFlag)
+    return fail("--images is the diffusion engines'; this is --engine " +
+                engineText);
   if (searchFlag && slo.empty())
     return fail("--search needs latency targets: give --slo, e.g. "
                 "--slo ttft_p99=2s,tpot_p99=100ms");
@@ -258,7 +286,8 @@ static int run(mlir::MLIRContext &context) {
     return fail("--per-request is --json's");
   if (searchFlag && (replicas.getNumOccurrences() || engine.getNumOccurrences() ||
                  slots.getNumOccurrences() ||
-                 tokenBudget.getNumOccurrences()))
+                 tokenBudget.getNumOccurrences() ||
+                 images.getNumOccurrences()))
     return fail("--search chooses the replicas and the engine's setting; "
                 "give --search-engines to limit the engines");
 
@@ -278,6 +307,17 @@ static int run(mlir::MLIRContext &context) {
       return fail("--slo " + toString(parsed.takeError()));
     targets = std::move(*parsed);
   }
+  // An image has no tokens after its first.
+  if (diffusion)
+    for (const serve::LatencyTarget &t : targets)
+      if (t.metric == serve::LatencyTarget::Metric::TPOT)
+        return fail("--slo " + t.name() + ": a diffusion transformer's "
+                    "requests are images, with no time per output token; "
+                    "give e2e (or ttft, the same) targets");
+  if (diffusion && (inputLen.getNumOccurrences() ||
+                    outputLen.getNumOccurrences()))
+    return fail("--input-len and --output-len are LLMs'; a diffusion "
+                "transformer's requests are images of the model's size");
   auto table = serve::loadPrices(prices);
   if (!table)
     return fail(toString(table.takeError()));
@@ -288,8 +328,6 @@ static int run(mlir::MLIRContext &context) {
   if (!requests)
     return fail(toString(requests.takeError()));
 
-  PlanProblem problem;
-  problem.model = model;
   if (std::string bad = setPrecisions(problem.import,
                                       weightsDtype.empty() ? std::string("bf16")
                                                            : weightsDtype.getValue(),
@@ -310,14 +348,22 @@ static int run(mlir::MLIRContext &context) {
         return fail(toString(chips.takeError()));
       space.chips = {*chips};
     }
-    space.engines = {ServeEngine::JetStream, ServeEngine::Chunked};
+    space.engines =
+        diffusion ? std::vector<ServeEngine>{ServeEngine::MaxDiffusion,
+                                             ServeEngine::StepBatching}
+                  : std::vector<ServeEngine>{ServeEngine::JetStream,
+                                             ServeEngine::Chunked};
     if (searchEngines.getNumOccurrences()) {
       space.engines.clear();
       for (const std::string &name : searchEngines) {
         std::optional<ServeEngine> e = parseEngine(name);
         if (!e)
           return fail("--search-engines: '" + name +
-                      "' is not jetstream, chunked or disaggregated");
+                      "' is not jetstream, chunked, disaggregated, "
+                      "maxdiffusion or step-batching");
+        if (servesImages(*e) != diffusion)
+          return fail("--search-engines: " + name + " does not serve " +
+                      model);
         space.engines.push_back(*e);
       }
     }
@@ -354,14 +400,13 @@ static int run(mlir::MLIRContext &context) {
     config.slots = slots;
     config.tokenBudget = tokenBudget;
     config.pageTokens = pageTokens;
+    config.images = images;
     result = planner.evaluate(config);
     if (!result.failure.empty())
       return fail(config.str() + ": " + result.failure);
   }
-  auto cost = planner.costFor(result.config.chips);
-  if (!cost)
-    return fail(toString(cost.takeError()));
   ServeReportContext report;
+  report.iterations = describeIterations(planner, result.config);
   report.model = model;
   report.requests = int64_t(requests->size());
   report.targets = targets;
@@ -372,7 +417,7 @@ static int run(mlir::MLIRContext &context) {
   if (!html.empty()) {
     StagedOutputs outputs("loom-serve");
     outputs.add(html, [&](raw_ostream &os) {
-      writeServeHtml(result, **cost, report, os);
+      writeServeHtml(result, report, os);
     });
     if (!outputs.commit())
       return 1;
@@ -380,7 +425,7 @@ static int run(mlir::MLIRContext &context) {
   if (jsonFlag)
     outs() << formatv("{0:2}", serveJSON(result, report, perRequest)) << "\n";
   else
-    printServeRun(result, **cost, report, outs());
+    printServeRun(result, report, outs());
   // Targets given and missed: the run says so, and fails.
   if (result.missed) {
     errs() << "loom-serve: the configuration misses " << result.missed->name()

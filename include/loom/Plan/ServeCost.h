@@ -22,6 +22,8 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace loom {
 
@@ -63,6 +65,47 @@ private:
   std::unique_ptr<StageSliceCost> cost;
   double dispatch = 0, kvPerToken = 0, kvCapacity = 0;
 };
+
+/// Denoising steps of a diffusion transformer priced by the planner: the
+/// model planned as one replica of `layout` for a batch of images (a
+/// guided model's two rows an image), one step; a step's seconds are the
+/// plan's prediction less the host's dispatch, which dispatch() returns
+/// (loom-plan's one-step plan simulates to its prediction). Each batch
+/// size is planned once, when prepare() first asks for it.
+class PlannedDenoisingCost : public serve::DenoisingCost {
+public:
+  /// Fails when the model is not a diffusion transformer or one image's
+  /// step cannot run on the layout.
+  static llvm::Expected<std::unique_ptr<PlannedDenoisingCost>>
+  create(const PlanProblem &problem, const ParallelLayout &layout,
+         mlir::MLIRContext &context);
+  /// Plans the steps of `images` images (and, with `upTo`, of every batch
+  /// below it); the error says why one cannot run.
+  llvm::Error prepare(int64_t images, bool upTo);
+  /// A prepared batch's step.
+  double step(int64_t images) const override;
+  double dispatch() const override { return hostDispatch; }
+  /// The denoising steps of a request (the model's pipeline default or
+  /// the problem's --steps).
+  int64_t getSteps() const { return steps; }
+
+private:
+  PlannedDenoisingCost(const PlanProblem &problem,
+                       const ParallelLayout &layout,
+                       mlir::MLIRContext &context)
+      : problem(problem), layout(layout), context(context) {}
+  PlanProblem problem;
+  ParallelLayout layout;
+  mlir::MLIRContext &context;
+  /// Seconds of a step by images - 1 (none: not planned yet).
+  std::vector<std::optional<double>> seconds;
+  double hostDispatch = 0;
+  int64_t rows = 1, steps = 1;
+};
+
+/// Whether `problem`'s model is a diffusion transformer (imported once;
+/// false when it cannot be imported, whose error planning reports).
+bool isDiffusionModel(const PlanProblem &problem, mlir::MLIRContext &context);
 
 } // namespace loom
 

@@ -27,10 +27,25 @@
 
 namespace loom {
 
-enum class ServeEngine { JetStream, Chunked, Disaggregated };
+enum class ServeEngine {
+  JetStream,
+  Chunked,
+  Disaggregated,
+  /// Diffusion transformers: MaxDiffusion's batches, each through all its
+  /// steps, or step-level batching (serve::DiffusionOptions).
+  MaxDiffusion,
+  StepBatching,
+};
+
+/// Whether `engine` serves diffusion transformers (images) rather than
+/// LLMs (tokens).
+inline bool servesImages(ServeEngine engine) {
+  return engine == ServeEngine::MaxDiffusion ||
+         engine == ServeEngine::StepBatching;
+}
 
 /// The engine's name on the command line and in reports ("jetstream",
-/// "chunked", "disaggregated"), and back.
+/// "chunked", "disaggregated", "maxdiffusion", "step-batching"), and back.
 llvm::StringRef engineName(ServeEngine engine);
 std::optional<ServeEngine> parseEngine(llvm::StringRef name);
 
@@ -50,6 +65,8 @@ struct ServeConfig {
   int64_t tokenBudget = 512;
   /// KV cache page size in tokens.
   int64_t pageTokens = 16;
+  /// Diffusion: the images one step computes (its compiled batch).
+  int64_t images = 4;
 
   /// Chips of every replica together.
   int64_t totalChips() const {
@@ -85,6 +102,7 @@ struct ServeSpace {
   int64_t maxTotalChips = 256;
   std::vector<int64_t> slots = {8, 16, 32, 64, 128};
   std::vector<int64_t> tokenBudgets = {256, 512, 1024, 2048};
+  std::vector<int64_t> imageBatches = {1, 2, 4, 8};
 };
 
 /// The least time any request can see on a configuration, whatever the
@@ -141,9 +159,18 @@ public:
   /// The iteration cost of a replica of `chips` chips, built once; an
   /// error when the model cannot be served on it.
   llvm::Expected<const PlannedIterationCost *> costFor(int64_t chips);
+  /// A diffusion transformer's steps on a replica of `chips` chips, with
+  /// the batch of `images` prepared (and every smaller one, with `upTo`).
+  llvm::Expected<const PlannedDenoisingCost *>
+  denoisingFor(int64_t chips, int64_t images, bool upTo);
+  /// Whether the model is a diffusion transformer (its requests images).
+  bool servesDiffusion() const { return diffusion; }
 
 private:
   std::vector<ServeConfig> enumerate(const ServeSpace &space) const;
+  /// evaluate() of a diffusion engine's configuration.
+  ServeEvaluation evaluateImages(const ServeConfig &config,
+                                 ServeEvaluation out);
   PlanProblem problem;
   std::vector<serve::Request> requests;
   std::vector<serve::LatencyTarget> targets;
@@ -152,7 +179,9 @@ private:
   /// The longest request (prompt and output): the reference forward pass.
   int64_t longest = 1;
   std::map<int64_t, std::unique_ptr<PlannedIterationCost>> costs;
+  std::map<int64_t, std::unique_ptr<PlannedDenoisingCost>> denoising;
   std::map<int64_t, std::string> costFailures;
+  bool diffusion = false;
 };
 
 } // namespace loom

@@ -30,14 +30,21 @@ struct ServeReportContext {
   const ServeSearchResult *search = nullptr;
   /// The search's targets as written.
   std::string slo;
+  /// What an iteration costs on the configuration (describeIterations).
+  std::string iterations;
 };
+
+/// A line on what `config`'s iterations cost: a prefill and a decode step
+/// (LLMs), or a denoising step of its batch and a request's steps
+/// (diffusion transformers).
+std::string describeIterations(ServePlanner &planner,
+                               const ServeConfig &config);
 
 /// Seconds as the reports print them: "1.234 s", "12.3 ms" or "4.5 us".
 std::string formatServeSeconds(double seconds);
 
-/// The text report of `run` (whose iterations `cost` priced).
+/// The text report of `run`.
 void printServeRun(const ServeEvaluation &run,
-                   const PlannedIterationCost &cost,
                    const ServeReportContext &context, llvm::raw_ostream &os);
 
 /// The JSON report (docs/serving.md), with every request when
@@ -48,7 +55,6 @@ llvm::json::Value serveJSON(const ServeEvaluation &run,
 
 /// The HTML page.
 void writeServeHtml(const ServeEvaluation &run,
-                    const PlannedIterationCost &cost,
                     const ServeReportContext &context, llvm::raw_ostream &os);
 
 } // namespace loom

@@ -60,6 +60,18 @@ public:
   double prefill(int64_t tokens) const;
 };
 
+/// Prices the denoising steps of a diffusion transformer: one step over a
+/// batch of images (or videos) of the workload's size.
+class DenoisingCost {
+public:
+  virtual ~DenoisingCost();
+  /// Seconds of one denoising step over `images` (>= 1) at once.
+  virtual double step(int64_t images) const = 0;
+  /// Seconds the host takes to launch one jitted call (a whole request
+  /// batch's loop over its steps, or one step).
+  virtual double dispatch() const = 0;
+};
+
 /// A dense decoder-only transformer's dimensions.
 struct ModelDims {
   int64_t layers = 32;

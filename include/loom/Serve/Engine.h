@@ -152,6 +152,30 @@ struct DisaggregatedOptions {
   double transferLatency = 1e-4;
 };
 
+/// A diffusion engine. Requests are images (or videos) of one size; their
+/// lengths are ignored; each takes `steps` denoising steps.
+struct DiffusionOptions {
+  /// Images one step computes at most: the batch the step is compiled for.
+  int64_t maxBatch = 4;
+  /// Denoising steps a request takes.
+  int64_t steps = 28;
+  /// false: MaxDiffusion's generation, a batch of the waiting requests (up
+  /// to maxBatch) runs all its steps in one jitted loop, then the next
+  /// batch starts. true: step-level batching, each step one call over the
+  /// requests running, which join at any step and leave after their last.
+  bool stepBatching = false;
+  /// Every step computes maxBatch images, empty places included (a
+  /// compiled shape), rather than the requests it holds.
+  bool padded = true;
+};
+
+/// Simulates `requests` (in arrival order) on a diffusion engine: each
+/// request's first token and finish are the time its image is done.
+llvm::Expected<SimResult> simulateDiffusion(llvm::ArrayRef<Request> requests,
+                                            const DiffusionOptions &options,
+                                            const DenoisingCost &cost,
+                                            const SimOptions &sim = {});
+
 /// Simulates `requests` (in arrival order) on a JetStream engine.
 llvm::Expected<SimResult> simulateJetStream(llvm::ArrayRef<Request> requests,
                                             const JetStreamOptions &options,

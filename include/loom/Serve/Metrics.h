@@ -18,6 +18,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ struct SloTargets {
   double ttft = 1.0;
   /// Seconds per output token after the first at most.
   double tpot = 0.1;
+  /// Seconds from arrival to the last token at most (none by default).
+  double e2e = INFINITY;
 };
 
 /// Time per output token after the first: (finish - first token) /
@@ -91,8 +94,8 @@ struct LatencyTarget {
 /// names the item that is wrong and why.
 llvm::Expected<std::vector<LatencyTarget>> parseTargets(llvm::StringRef text);
 
-/// The per-request targets goodput counts against: the tightest TTFT and
-/// TPOT targets (none: no limit).
+/// The per-request targets goodput counts against: the tightest TTFT, TPOT
+/// and end-to-end targets (none: no limit).
 SloTargets goodputTargets(llvm::ArrayRef<LatencyTarget> targets);
 
 /// The first target `metrics` misses, or none.
