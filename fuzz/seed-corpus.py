@@ -56,6 +56,10 @@ put("serve", "trace.csv", "# arrivals in seconds\narrival_s,input_tokens,output_
     "0.000,374,44\n0.250,96,300\n0.250,2048,8\n1.500,17,1\n")
 put("serve", "trace-vidur.csv", "arrived_at,num_prefill_tokens,num_decode_tokens,extra\n"
     "0,128,16,x\n0.01,4000,64,y\n")
+# ... and the bundled price tables and a list of latency targets.
+for f in sorted(glob.glob(f"{root}/data/prices/*.json")):
+    put("serve", "prices-" + os.path.basename(f), read(f))
+put("serve", "slo.txt", "ttft_p99=2s,tpot_p50=100ms,e2e_max=1500us")
 # schedule: every schedule file among the test inputs.
 for f in sorted(glob.glob(f"{root}/test/**/Inputs/*.json", recursive=True)):
     text = read(f)

@@ -11,10 +11,12 @@
 // RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=gpipe" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | FileCheck %s --check-prefix=GPIPE
 // RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers="stages=2 data-parallel=2" --loom-split-tokens="slices=1 microbatches=4 schedule=1f1b" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | FileCheck %s --check-prefix=ONEF
 // RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=zb-h1" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | FileCheck %s --check-prefix=ZB
+// RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=zb-h2" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | FileCheck %s --check-prefix=ZB2
 
 // Every send meets its receive: the programs run.
 // RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers="stages=2 data-parallel=2" --loom-split-tokens="slices=1 microbatches=4 schedule=1f1b" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | loom-sim - | FileCheck %s --check-prefix=SIM
 // RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=zb-h1" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | loom-sim - | FileCheck %s --check-prefix=SIM
+// RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=zb-h2" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | loom-sim - | FileCheck %s --check-prefix=SIM
 // SIM: makespan: {{.*}} ({{[24]}} chips
 // SIM-NOT: error
 
@@ -28,6 +30,16 @@
 // MEMORY: remark: stage 1 of the training step: 311.30 kB of 16.00 GB per chip (0%): optimizer state and master weights 196.61 kB, activations kept for the backward pass 49.15 kB, weights 32.77 kB, gradients 32.77 kB
 // PEAK: 0 {{.*}} 303.10 kB
 // PEAK: 1 {{.*}} 311.30 kB
+
+// ZB-H2 holds 2p - 1 = 3 microbatches on each stage (its order's peak in
+// flight, from an F to its W): 3 x 10240 B on stage 0, 3 x 12288 B on the
+// last.
+// RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=zb-h2" --loom-derive-training-step --loom-check-memory=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=MEMORY2
+// RUN: loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers=stages=2 --loom-split-tokens="slices=1 microbatches=4 schedule=zb-h2" --loom-derive-training-step --convert-loom-to-sched | loom-translate --sched-to-json | loom-sim - | FileCheck %s --check-prefix=PEAK2
+// MEMORY2: remark: stage 0 of the training step: 292.86 kB of 16.00 GB per chip (0%): optimizer state and master weights 196.61 kB, weights 32.77 kB, gradients 32.77 kB, activations kept for the backward pass 30.72 kB
+// MEMORY2: remark: stage 1 of the training step: 299.01 kB of 16.00 GB per chip (0%): optimizer state and master weights 196.61 kB, activations kept for the backward pass 36.86 kB, weights 32.77 kB, gradients 32.77 kB
+// PEAK2: 0 {{.*}} 292.86 kB
+// PEAK2: 1 {{.*}} 299.01 kB
 
 // GPipe: stage 0 runs F0 F1 F2 F3, then the backward passes 0 to 3, each
 // after its receive of the gradient; each microbatch's kept activations
@@ -137,6 +149,40 @@
 // ZB: "name":"layer1.backward.grad.weight.linear.down",{{.*}}"slice":2,
 // ZB: "name":"layer1.backward.grad.weight.linear.down",{{.*}}"slice":3,
 // ZB: "name":"layer1.optimizer_update"
+
+// ZB-H2 (p = 2): stage 0 runs 2p - 1 = 3 forwards before its first B,
+// then W passes where it would wait for a gradient: F0 F1 F2 B0 W0 B1 F3
+// B2 W1 W2 B3 W3.
+// ZB2-LABEL: "chips":[{"id":0,"tasks":[
+// ZB2: "name":"layer0.linear.up+activation",{{.*}}"slice":0,
+// ZB2: "name":"layer0.linear.up+activation",{{.*}}"slice":1,
+// ZB2: "name":"layer0.linear.up+activation",{{.*}}"slice":2,
+// ZB2: "name":"layer0.backward.grad.input.linear.down",{{.*}}"slice":0,
+// ZB2: "name":"layer0.backward.grad.weight.linear.down",{{.*}}"slice":0,
+// ZB2: "name":"layer0.backward.grad.input.linear.down",{{.*}}"slice":1,
+// ZB2: "name":"layer0.linear.up+activation",{{.*}}"slice":3,
+// ZB2: "name":"layer0.backward.grad.input.linear.down",{{.*}}"slice":2,
+// ZB2: "name":"layer0.backward.grad.weight.linear.down",{{.*}}"slice":1,
+// ZB2: "name":"layer0.backward.grad.weight.linear.down",{{.*}}"slice":2,
+// ZB2: "name":"layer0.backward.grad.input.linear.down",{{.*}}"slice":3,
+// ZB2: "name":"layer0.backward.grad.weight.linear.down",{{.*}}"slice":3,
+// ZB2: "name":"layer0.optimizer_update"
+// The last stage: F0 B0 F1 B1 F2 B2 W0 F3 B3 W1 W2 W3, its third
+// microbatch's F before the first W (3 in flight).
+// ZB2-LABEL: {"id":1,"tasks":[
+// ZB2: "name":"layer1.linear.up+activation",{{.*}}"slice":0,
+// ZB2: "name":"layer1.backward.grad.input.linear.down",{{.*}}"slice":0,
+// ZB2: "name":"layer1.linear.up+activation",{{.*}}"slice":1,
+// ZB2: "name":"layer1.backward.grad.input.linear.down",{{.*}}"slice":1,
+// ZB2: "name":"layer1.linear.up+activation",{{.*}}"slice":2,
+// ZB2: "name":"layer1.backward.grad.input.linear.down",{{.*}}"slice":2,
+// ZB2: "name":"layer1.backward.grad.weight.linear.down",{{.*}}"slice":0,
+// ZB2: "name":"layer1.linear.up+activation",{{.*}}"slice":3,
+// ZB2: "name":"layer1.backward.grad.input.linear.down",{{.*}}"slice":3,
+// ZB2: "name":"layer1.backward.grad.weight.linear.down",{{.*}}"slice":1,
+// ZB2: "name":"layer1.backward.grad.weight.linear.down",{{.*}}"slice":2,
+// ZB2: "name":"layer1.backward.grad.weight.linear.down",{{.*}}"slice":3,
+// ZB2: "name":"layer1.optimizer_update"
 
 module {
   func.func @mlp(%x: tensor<4x16x64xbf16>) -> tensor<4x16x64xbf16> {

@@ -1,6 +1,5 @@
 // What convert-loom-to-sched refuses of a training step, naming why (the
 // pipeline schedules' refusals: test/Training/pipeline-schedule-errors.mlir).
-// RUN: not loom-opt %s --loom-set-target=topology=v5e-4 --loom-partition-layers --loom-split-tokens=slices=2 --loom-derive-training-step --convert-loom-to-sched 2>&1 | FileCheck %s --check-prefix=SLICES
 // RUN: not loom-opt %s --loom-set-target=topology=v5e-4 --loom-derive-training-step --convert-loom-to-sched=decompose=true 2>&1 | FileCheck %s --check-prefix=DECOMPOSE
 
 // A planned function's microbatches are the step's.
@@ -9,7 +8,6 @@
 
 // MICRO: error: microbatches=3 disagrees with the plan's #loom.pipeline, which runs 2 microbatches; give the same number or leave it out
 // ACCUMULATE: loom.grad weight {{.*}}accumulate
-// SLICES: error: convert-loom-to-sched: a training step runs each microbatch's sequence whole (token slices of a training step are not built), got 2 slices
 // DECOMPOSE: error: convert-loom-to-sched: a training step is lowered with interleave 1, without decompose and without scatter-handover
 
 module {

@@ -1,13 +1,17 @@
 
 
 // A training step's schedule: printed when not the default (gpipe), quoted
-// (1f1b and zb-h1 are no keywords); a bare keyword parses too.
+// (1f1b, zb-h1 and zb-h2 are no keywords); a bare keyword parses too.
 // CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "1f1b">
 func.func @one_f_one_b() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "1f1b">} {
   return
 }
 // CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h1">
 func.func @zero_bubble() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h1">} {
+  return
+}
+// CHECK: #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h2">
+func.func @zero_bubble_h2() attributes {loom.pipeline = #loom.pipeline<stages = 1, slices = [8], schedule = "zb-h2">} {
   return
 }
 // CHECK: #loom.pipeline<stages = 2, slices = [8], virtual_stages = 2, schedule = "circular">

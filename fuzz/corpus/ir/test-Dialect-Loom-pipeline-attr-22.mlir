@@ -1,6 +1,8 @@
 
 
-// expected-error @+1 {{a pipeline schedule orders a training step's microbatches; PipeFusion patches take none (got circular)}}
-func.func @patch_schedule() attributes {loom.pipeline = #loom.pipeline<stages = 2, slices = [4, 4], patches, steps = 2, schedule = "circular">} {
+// ZB-H2's first stage runs 2p - 1 forwards before its first backward pass.
+// expected-error @+1 {{the zb-h2 schedule needs at least 2 x stages - 1 (7) microbatches, got 6}}
+func.func @zero_bubble_h2_few_microbatches() attributes {loom.pipeline = #loom.pipeline<stages = 4, slices = [8], microbatches = 6, schedule = "zb-h2">} {
   return
 }
+

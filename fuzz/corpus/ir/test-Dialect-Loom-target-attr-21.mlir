@@ -4,3 +4,4 @@
 func.func @f() attributes {loom.target = #loom.target<"tpu-v5e", shape = [2, 2]>} {
   return
 }
+

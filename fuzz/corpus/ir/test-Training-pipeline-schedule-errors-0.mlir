@@ -7,10 +7,12 @@
 // orders), on a causal model cut into 2 stages.
 // RUN: not loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 schedule=1f2b" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 schedule=zb-h1" 2>&1 | FileCheck %s --check-prefix=FEW
+// RUN: not loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 schedule=zb-h2" 2>&1 | FileCheck %s --check-prefix=FEW2
 // RUN: loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 microbatches=1 schedule=gpipe" | FileCheck %s --check-prefix=GPIPE
 // RUN: loom-opt %S/../Transforms/Inputs/causal-2-stages.mlir --loom-split-tokens="slices=1 schedule=circular" | FileCheck %s --check-prefix=CIRCULAR
-// UNKNOWN: causal-2-stages.mlir:6:3: error: unknown pipeline schedule '1f2b' (valid: gpipe, 1f1b, interleaved, zb-h1, circular)
+// UNKNOWN: causal-2-stages.mlir:6:3: error: unknown pipeline schedule '1f2b' (valid: gpipe, 1f1b, interleaved, zb-h1, circular, zb-h2)
 // FEW: causal-2-stages.mlir:6:3: error: the zb-h1 schedule needs at least as many microbatches as stages (2), got 1
+// FEW2: causal-2-stages.mlir:6:3: error: the zb-h2 schedule needs at least 2 x stages - 1 (3) microbatches, got 1
 // GPIPE: loom.pipeline = #loom.pipeline<stages = 2, slices = [256]>
 // CIRCULAR: loom.pipeline = #loom.pipeline<stages = 2, slices = [256], schedule = "circular">
 

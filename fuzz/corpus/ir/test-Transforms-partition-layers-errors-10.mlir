@@ -16,3 +16,4 @@ module attributes {loom.parallel = #loom.parallel<tp = 3>, loom.target = #loom.t
     return %b : tensor<1x8x16xbf16>
   }
 }
+
