@@ -34,11 +34,11 @@ int main() {
     int64_t batch, tokens;
   } steps[] = {
       {"llama-7b", 1, false, 1, 512},      {"llama-7b", 1, false, 1, 2048},
-      {"llama-7b", 1, true, 16, 1024},     {"llama-7b", 4, false, 1, 128},
+      {"llama-7b", 1, true, 4, 1024},      {"llama-7b", 4, false, 1, 128},
       {"llama-7b", 4, false, 1, 2048},     {"llama-7b", 4, true, 8, 512},
-      {"llama-7b", 4, true, 64, 2048},     {"llama3.1-8b", 8, false, 1, 1024},
+      {"llama-7b", 4, true, 32, 2000},     {"llama3.1-8b", 8, false, 1, 1024},
       {"llama3.1-8b", 8, true, 32, 1024},  {"llama3.1-70b", 16, false, 1, 2048},
-      {"llama3.1-70b", 16, true, 32, 2048},
+      {"llama3.1-70b", 16, true, 32, 2000},
   };
   std::printf("%-13s %-8s %-26s %12s %12s %8s\n", "model", "slice", "step",
               "cost ms", "loom-sim ms", "ratio");
@@ -48,7 +48,7 @@ int main() {
     problem.topology = "v5e-" + std::to_string(s.chips);
     ParallelLayout layout;
     layout.tp = s.chips;
-    auto cost = PlannedIterationCost::create(problem, layout, 4096, context);
+    auto cost = PlannedIterationCost::create(problem, layout, 2048, context);
     if (!cost) {
       std::printf("%s: %s\n", s.model, llvm::toString(cost.takeError()).c_str());
       return 1;
@@ -79,13 +79,49 @@ int main() {
                 simulated * 1e3, priced / simulated);
   }
 
+  // Denoising steps of a batch of images (two rows an image: guidance).
+  struct Images {
+    const char *model;
+    int64_t chips, images;
+  } dits[] = {{"dit-xl-2", 1, 1}, {"dit-xl-2", 1, 8}, {"sd3-medium", 4, 1},
+              {"sd3-medium", 4, 4}, {"flux-dev", 8, 2}};
+  for (const Images &d : dits) {
+    PlanProblem problem;
+    problem.model = d.model;
+    problem.topology = "v5e-" + std::to_string(d.chips);
+    ParallelLayout layout;
+    layout.tp = d.chips;
+    auto cost = PlannedDenoisingCost::create(problem, layout, context);
+    if (!cost || (*cost)->prepare(d.images, false)) {
+      std::printf("%s: cannot plan its steps\n", d.model);
+      return 1;
+    }
+    // Flux is distilled guidance: one row an image.
+    problem.import.batch = (std::string(d.model) == "flux-dev" ? 1 : 2) * d.images;
+    problem.import.steps = 1;
+    PlanOptions options;
+    options.simulate = Simulation::Always;
+    PlanOutcome planned = planAndSimulate(problem, layout, context, options);
+    if (!planned.simulated) {
+      std::printf("%s: not simulated: %s\n", d.model, planned.failure.c_str());
+      return 1;
+    }
+    double priced = (*cost)->step(d.images) + (*cost)->dispatch();
+    std::string step = fmt::format("denoising step, {} image{}", d.images,
+                                   d.images == 1 ? "" : "s");
+    std::printf("%-13s %-8s %-26s %12.3f %12.3f %8.3f\n", d.model,
+                problem.topology.c_str(), step.c_str(), priced * 1e3,
+                planned.simulated->makespan * 1e3,
+                priced / planned.simulated->makespan);
+  }
+
   // 10,000 requests on JetStream, LLaMA-7B on v5e-4, priced as above.
   PlanProblem problem;
   problem.model = "llama-7b";
   problem.topology = "v5e-4";
   ParallelLayout layout;
   layout.tp = 4;
-  auto cost = PlannedIterationCost::create(problem, layout, 4096, context);
+  auto cost = PlannedIterationCost::create(problem, layout, 2048, context);
   if (!cost)
     return 1;
   serve::WorkloadSpec spec;

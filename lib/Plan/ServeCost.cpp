@@ -6,6 +6,7 @@
 
 #include "loom/Analysis/ModelAnalysis.h"
 #include "loom/Analysis/StageSliceCost.h"
+#include "loom/Dialect/Loom/CostOpInterface.h"
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/CostModel.h"
@@ -73,9 +74,25 @@ PlannedIterationCost::create(const PlanProblem &problem,
   // target's calibrated program_dispatch).
   cost->dispatch = cost->model->programDispatch();
   int64_t chips = view->chipsPerStage();
-  cost->kvPerToken = cost->cost->kvBytesPerToken() * double(chips);
+  // What each chip holds of the weights and of the KV cache, as the
+  // sharded module's ops state them (loom-check-memory's items): the rest
+  // of its HBM holds the cache.
+  double weightsPerChip = 0, kvPerChip = 0;
+  for (Operation &op : view->func.getBody().front())
+    if (auto opCost = dyn_cast<CostOpInterface>(op)) {
+      weightsPerChip += double(opCost.getParameterBytes());
+      kvPerChip += double(opCost.getKVCacheBytes());
+    }
+  double kvPerTokenPerChip = kvPerChip / double(referenceTokens);
+  // Every cached byte must be priced by a causal attention that reads it
+  // per sequence, or a decode step would not grow with its context.
+  if (cost->cost->kvBytesPerToken() < 0.999 * kvPerTokenPerChip)
+    return refusal("its attention reads a KV cache Loom does not price per "
+                   "sequence and context (e.g. multi-head latent "
+                   "attention); it cannot be served yet");
+  cost->kvPerToken = kvPerTokenPerChip * double(chips);
   cost->kvCapacity = std::max(
-      0.0, double(chips) * cost->desc->hbmBytes - cost->plan.weightBytes);
+      0.0, double(chips) * (cost->desc->hbmBytes - weightsPerChip));
   return std::move(cost);
 }
 

@@ -450,11 +450,13 @@ ServeSearchResult ServePlanner::search(const ServeSpace &space) {
     return ok;
   };
   std::vector<double> fastest(targets.size(), INFINITY);
+  bool anyRuns = false;
   for (const std::vector<size_t> &family : families) {
     // A family whose least latency misses a target never meets it.
     std::optional<ServeBound> least = bound(configs[family.front()]);
     if (!least)
       continue;
+    anyRuns = true;
     for (auto [k, target] : llvm::enumerate(targets))
       fastest[k] = std::min(fastest[k], least->of(target));
     if (llvm::any_of(targets, [&](const serve::LatencyTarget &target) {
@@ -480,6 +482,10 @@ ServeSearchResult ServePlanner::search(const ServeSpace &space) {
     }
   }
   result.best = std::move(best);
+  // No slice of the space can serve the model: say why, for the largest
+  // (where weights that do not fit a smaller one fit).
+  if (!anyRuns && !costFailures.empty())
+    result.unservable = costFailures.rbegin()->second;
   for (auto [k, target] : llvm::enumerate(targets))
     if (!result.impossible && fastest[k] > target.seconds &&
         std::isfinite(fastest[k]))

@@ -368,6 +368,9 @@ static int run(mlir::MLIRContext &context) {
       }
     }
     searched = planner.search(space);
+    if (!searched.unservable.empty())
+      return fail("no slice of the search can serve " + model + ": " +
+                  searched.unservable);
     if (searched.impossible) {
       auto [t, least] = *searched.impossible;
       static const char *what[] = {"the first token comes",

@@ -48,8 +48,9 @@ public:
   double iteration(const serve::Batch &batch) const override;
   /// All chips' K and V bytes per token of context.
   double kvBytesPerToken() const override;
-  /// Bytes of HBM on the replica's chips left for the KV cache: the
-  /// chips' capacity less the weights (each chip's share).
+  /// Bytes of HBM on the replica's chips left for the KV cache: each
+  /// chip's capacity less the weights it holds (its share of the split
+  /// ones, the replicated ones whole), over the replica's chips.
   double kvCapacityBytes() const { return kvCapacity; }
   /// The target the replica runs on.
   const TargetDesc &getTarget() const { return *desc; }

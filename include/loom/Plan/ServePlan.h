@@ -123,6 +123,9 @@ struct ServeSearchResult {
   /// Families of configurations (alike but for their replicas) left out
   /// because their least latency (ServePlanner::bound) misses a target.
   int64_t ruledOut = 0;
+  /// Why no slice of the space can serve the model at all (the largest
+  /// slice's reason), when none can.
+  std::string unservable;
   /// A target no configuration of the space can meet, with the least
   /// value of its metric over them all.
   std::optional<std::pair<serve::LatencyTarget, double>> impossible;
