@@ -10,7 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <functional>
 #include <tuple>
 
 using namespace mlir;
@@ -146,6 +146,42 @@ static void mergeRun(const serve::SimResult &part, llvm::ArrayRef<size_t> places
   merged.peakRunning += part.peakRunning;
 }
 
+/// Simulates `requests` on `replicas` replicas, request i on replica
+/// i mod replicas (round robin), each with `simulate`, into `merged`.
+static llvm::Error runReplicas(
+    llvm::ArrayRef<serve::Request> requests, int64_t replicas,
+    llvm::function_ref<llvm::Expected<serve::SimResult>(
+        llvm::ArrayRef<serve::Request>)>
+        simulate,
+    serve::SimResult &merged) {
+  merged.requests.resize(requests.size());
+  for (int64_t replica = 0; replica < replicas; ++replica) {
+    std::vector<serve::Request> share;
+    std::vector<size_t> places;
+    for (size_t i = replica; i < requests.size(); i += replicas) {
+      share.push_back(requests[i]);
+      places.push_back(i);
+    }
+    if (share.empty())
+      continue;
+    llvm::Expected<serve::SimResult> run = simulate(share);
+    if (!run)
+      return run.takeError();
+    mergeRun(*run, places, merged);
+  }
+  return llvm::Error::success();
+}
+
+void ServePlanner::finish(ServeEvaluation &out) const {
+  out.metrics =
+      serve::computeMetrics(out.result, serve::goodputTargets(targets));
+  out.missed = serve::firstMissed(targets, out.metrics);
+  // (Per million tokens, or images: an image is its request's one output.)
+  if (out.metrics.outputTokensPerSecond > 0)
+    out.usdPerMillionOutput =
+        out.usdPerHour / 3600.0 / out.metrics.outputTokensPerSecond * 1e6;
+}
+
 ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   ServeEvaluation out;
   out.config = config;
@@ -176,12 +212,16 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
         config.chips);
     return out;
   }
-  serve::SimResult &merged = out.result;
-  merged.requests.resize(requests.size());
   auto fail = [&](llvm::Error error) {
     out.failure = llvm::toString(std::move(error));
     return out;
   };
+  // The disaggregated engine serves every request on its instances; the
+  // others each serve a replica's share.
+  std::function<llvm::Expected<serve::SimResult>(
+      llvm::ArrayRef<serve::Request>)>
+      simulate;
+  int64_t shares = config.replicas;
   if (config.engine == ServeEngine::Disaggregated) {
     serve::DisaggregatedOptions options;
     options.prefillInstances = config.replicas;
@@ -202,52 +242,32 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
       return fail(llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "the target has no DCN figures to move the KV cache with"));
-    llvm::Expected<serve::SimResult> run =
-        serve::simulateDisaggregated(requests, options, iteration);
-    if (!run)
-      return fail(run.takeError());
-    std::vector<size_t> places(requests.size());
-    std::iota(places.begin(), places.end(), size_t(0));
-    mergeRun(*run, places, merged);
+    simulate = [options, &iteration](llvm::ArrayRef<serve::Request> all) {
+      return serve::simulateDisaggregated(all, options, iteration);
+    };
+    shares = 1;
+  } else if (config.engine == ServeEngine::JetStream) {
+    serve::JetStreamOptions options;
+    options.slots = config.slots;
+    options.kv = kv;
+    simulate = [options, &iteration](llvm::ArrayRef<serve::Request> share) {
+      return serve::simulateJetStream(share, options, iteration);
+    };
   } else {
-    auto simulateShare = [&](llvm::ArrayRef<serve::Request> share)
-        -> llvm::Expected<serve::SimResult> {
-      if (config.engine == ServeEngine::JetStream) {
-        serve::JetStreamOptions options;
-        options.slots = config.slots;
-        options.kv = kv;
-        return serve::simulateJetStream(share, options, iteration);
-      }
-      serve::ChunkedOptions options;
-      options.tokenBudget = config.tokenBudget;
-      options.kv = kv;
+    serve::ChunkedOptions options;
+    options.tokenBudget = config.tokenBudget;
+    options.kv = kv;
+    simulate = [options, &iteration](llvm::ArrayRef<serve::Request> share) {
       return serve::simulateChunked(share, options, iteration);
     };
-    for (int64_t replica = 0; replica < config.replicas; ++replica) {
-      std::vector<serve::Request> share;
-      std::vector<size_t> places;
-      for (size_t i = replica; i < requests.size(); i += config.replicas) {
-        share.push_back(requests[i]);
-        places.push_back(i);
-      }
-      if (share.empty())
-        continue;
-      llvm::Expected<serve::SimResult> run = simulateShare(share);
-      if (!run)
-        return fail(run.takeError());
-      mergeRun(*run, places, merged);
-    }
   }
-  out.metrics =
-      serve::computeMetrics(merged, serve::goodputTargets(targets));
+  if (llvm::Error err = runReplicas(requests, shares, simulate, out.result))
+    return fail(std::move(err));
+  finish(out);
   if (out.metrics.refused > 0)
     out.failure = fmt::format(
         "{} of the requests are longer than a replica's KV cache ({} tokens)",
         out.metrics.refused, kv.pages * kv.pageTokens);
-  out.missed = serve::firstMissed(targets, out.metrics);
-  if (out.metrics.outputTokensPerSecond > 0)
-    out.usdPerMillionOutput =
-        out.usdPerHour / 3600.0 / out.metrics.outputTokensPerSecond * 1e6;
   return out;
 }
 
@@ -263,32 +283,15 @@ ServeEvaluation ServePlanner::evaluateImages(const ServeConfig &config,
     return out;
   }
   options.steps = (*cost)->getSteps();
-  serve::SimResult &merged = out.result;
-  merged.requests.resize(requests.size());
-  for (int64_t replica = 0; replica < config.replicas; ++replica) {
-    std::vector<serve::Request> share;
-    std::vector<size_t> places;
-    for (size_t i = replica; i < requests.size(); i += config.replicas) {
-      share.push_back(requests[i]);
-      places.push_back(i);
-    }
-    if (share.empty())
-      continue;
-    llvm::Expected<serve::SimResult> run =
-        serve::simulateDiffusion(share, options, **cost);
-    if (!run) {
-      out.failure = llvm::toString(run.takeError());
-      return out;
-    }
-    mergeRun(*run, places, merged);
+  auto simulate = [&](llvm::ArrayRef<serve::Request> share) {
+    return serve::simulateDiffusion(share, options, **cost);
+  };
+  if (llvm::Error err =
+          runReplicas(requests, config.replicas, simulate, out.result)) {
+    out.failure = llvm::toString(std::move(err));
+    return out;
   }
-  out.metrics =
-      serve::computeMetrics(merged, serve::goodputTargets(targets));
-  out.missed = serve::firstMissed(targets, out.metrics);
-  // (Per million images: each request's one output.)
-  if (out.metrics.outputTokensPerSecond > 0)
-    out.usdPerMillionOutput =
-        out.usdPerHour / 3600.0 / out.metrics.outputTokensPerSecond * 1e6;
+  finish(out);
   return out;
 }
 

@@ -171,6 +171,8 @@ public:
 
 private:
   std::vector<ServeConfig> enumerate(const ServeSpace &space) const;
+  /// `out`'s metrics, missed target and cost per output from its run.
+  void finish(ServeEvaluation &out) const;
   /// evaluate() of a diffusion engine's configuration.
   ServeEvaluation evaluateImages(const ServeConfig &config,
                                  ServeEvaluation out);
