@@ -240,6 +240,40 @@ TEST_F(ServeCost, SearchFindsWhatExhaustiveEnumerationFinds) {
   EXPECT_TRUE(answers.count("none"));
 }
 
+// The same for separate prefill and decode replicas, each phase on slices
+// of its own size.
+TEST_F(ServeCost, DisaggregatedSearchFindsWhatExhaustiveEnumerationFinds) {
+  for (auto [rate, slo] :
+       {std::pair<double, const char *>{2, "ttft_p99=1s,tpot_p99=50ms"},
+        {8, "ttft_p90=300ms,tpot_p99=20ms"},
+        {30, "ttft_p99=200ms"}}) {
+    serve::WorkloadSpec spec;
+    spec.arrivals.rate = rate;
+    spec.count = 100;
+    spec.input = serve::LengthDistribution::uniform(128, 1024);
+    spec.output = serve::LengthDistribution::uniform(16, 128);
+    auto requests = serve::generateWorkload(spec);
+    ASSERT_TRUE(bool(requests));
+    auto targets = serve::parseTargets(slo);
+    ASSERT_TRUE(bool(targets));
+    serve::Price price{"v5e", "us-central1", "on-demand", 1.2, "test"};
+    ServeSpace space;
+    space.engines = {ServeEngine::Disaggregated};
+    space.chips = {1, 4};
+    space.maxTotalChips = 9;
+    ServePlanner planner(problem("llama-7b", 1), *requests, *targets, price,
+                         context);
+    ServeSearchResult searched = planner.search(space);
+    ServeSearchResult every = planner.exhaustive(space);
+    ASSERT_EQ(searched.best.has_value(), every.best.has_value()) << slo;
+    EXPECT_LE(searched.simulated, every.simulated);
+    if (searched.best) {
+      EXPECT_EQ(searched.best->config.str(), every.best->config.str())
+          << rate << " " << slo;
+    }
+  }
+}
+
 // The same for images: MaxDiffusion's batches and step batching.
 TEST_F(ServeCost, DiffusionSearchFindsWhatExhaustiveEnumerationFinds) {
   for (auto [rate, slo] : {std::pair<double, const char *>{0.5, "e2e_p99=30s"},

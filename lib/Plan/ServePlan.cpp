@@ -51,8 +51,9 @@ std::string ServeConfig::str() const {
     return fmt::format("{} x v5e-{} chunked prefill, {}-token budget",
                        replicas, chips, tokenBudget);
   case ServeEngine::Disaggregated:
-    return fmt::format("{} prefill + {} decode x v5e-{} disaggregated",
-                       replicas, decodeReplicas, chips);
+    return fmt::format("{} prefill x v5e-{} + {} decode x v5e-{} "
+                       "disaggregated",
+                       replicas, chips, decodeReplicas, decodeChips);
   case ServeEngine::MaxDiffusion:
     return fmt::format("{} x v5e-{} maxdiffusion, batches of {} image{}",
                        replicas, chips, images, images == 1 ? "" : "s");
@@ -201,15 +202,26 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
     return out;
   }
   const PlannedIterationCost &iteration = **cost;
+  // The decode replicas' slice (a disaggregated engine's own) holds the
+  // cache requests decode from.
+  bool disaggregated = config.engine == ServeEngine::Disaggregated;
+  int64_t decodeChips = disaggregated ? config.decodeChips : config.chips;
+  llvm::Expected<const PlannedIterationCost *> decodeCost =
+      costFor(decodeChips);
+  if (!decodeCost) {
+    out.failure = llvm::toString(decodeCost.takeError());
+    return out;
+  }
+  const PlannedIterationCost &decoding = **decodeCost;
   serve::KvCache kv;
   kv.pageTokens = config.pageTokens;
-  kv.pages = int64_t(std::floor(iteration.kvCapacityBytes() /
-                                (iteration.kvBytesPerToken() *
-                                 double(config.pageTokens))));
+  kv.pages = int64_t(std::floor(
+      decoding.kvCapacityBytes() /
+      (decoding.kvBytesPerToken() * double(config.pageTokens))));
   if (kv.pages < 1) {
     out.failure = fmt::format(
         "v5e-{} has no HBM left for a page of KV cache after the weights",
-        config.chips);
+        decodeChips);
     return out;
   }
   auto fail = [&](llvm::Error error) {
@@ -242,8 +254,9 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
       return fail(llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "the target has no DCN figures to move the KV cache with"));
-    simulate = [options, &iteration](llvm::ArrayRef<serve::Request> all) {
-      return serve::simulateDisaggregated(all, options, iteration);
+    simulate = [options, &iteration,
+                &decoding](llvm::ArrayRef<serve::Request> all) {
+      return serve::simulateDisaggregated(all, options, iteration, decoding);
     };
     shares = 1;
   } else if (config.engine == ServeEngine::JetStream) {
@@ -322,9 +335,16 @@ ServePlanner::enumerate(const ServeSpace &space) const {
           }
           break;
         case ServeEngine::Disaggregated:
-          for (int64_t decode = 1; replicas + decode <= most; ++decode) {
-            config.decodeReplicas = decode;
-            configs.push_back(config);
+          for (int64_t decodeChips : space.chips) {
+            if (decodeChips < 1)
+              continue;
+            config.decodeChips = decodeChips;
+            for (int64_t decode = 1; chips * replicas + decodeChips * decode <=
+                                     space.maxTotalChips;
+                 ++decode) {
+              config.decodeReplicas = decode;
+              configs.push_back(config);
+            }
           }
           break;
         case ServeEngine::MaxDiffusion:
@@ -355,7 +375,7 @@ ServePlanner::enumerate(const ServeSpace &space) const {
 static auto familyOf(const ServeConfig &config) {
   return std::make_tuple(int(config.engine), config.chips, config.slots,
                          config.tokenBudget, config.decodeReplicas,
-                         config.pageTokens, config.images);
+                         config.decodeChips, config.pageTokens, config.images);
 }
 
 std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
@@ -400,11 +420,21 @@ std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
                                           input)
                        : input;
   out.ttft = (*cost)->prefill(prompt);
+  // (A disaggregated engine decodes on its decode replicas' slice.)
+  const PlannedIterationCost *decoding = *cost;
+  if (config.engine == ServeEngine::Disaggregated) {
+    auto decodeCost = costFor(config.decodeChips);
+    if (!decodeCost) {
+      llvm::consumeError(decodeCost.takeError());
+      return std::nullopt;
+    }
+    decoding = *decodeCost;
+  }
   serve::Batch decode;
   decode.decodeContexts.push_back(input);
   if (config.engine == ServeEngine::JetStream)
     decode.paddedDecodes = config.slots;
-  out.tpot = (*cost)->iteration(decode);
+  out.tpot = decoding->iteration(decode);
   out.e2e = out.ttft + double(output - 1) * out.tpot;
   return out;
 }

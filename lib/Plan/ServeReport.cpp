@@ -42,9 +42,20 @@ std::string loom::describeIterations(ServePlanner &planner,
   serve::Batch decode;
   decode.decodeContexts.assign(
       config.engine == ServeEngine::JetStream ? config.slots : 16, 1024);
-  return fmt::format("iteration (Loom's cost model, tp {}): prefill of 1024 "
-                     "tokens {}, decode of {} at 1024 tokens {}",
-                     config.chips, seconds((*cost)->prefill(1024)),
+  std::string prefill = fmt::format(
+      "iteration (Loom's cost model, tp {}): prefill of 1024 tokens {}",
+      config.chips, seconds((*cost)->prefill(1024)));
+  if (config.engine == ServeEngine::Disaggregated) {
+    auto decoding = planner.costFor(config.decodeChips);
+    if (!decoding)
+      return "iteration: " + toString(decoding.takeError());
+    return fmt::format("{}; decode replicas (tp {}): decode of {} at 1024 "
+                       "tokens {}",
+                       prefill, config.decodeChips,
+                       decode.decodeContexts.size(),
+                       seconds((*decoding)->iteration(decode)));
+  }
+  return fmt::format("{}, decode of {} at 1024 tokens {}", prefill,
                      decode.decodeContexts.size(),
                      seconds((*cost)->iteration(decode)));
 }
@@ -116,8 +127,10 @@ static json::Value configJSON(const ServeConfig &config) {
     o["slots"] = config.slots;
   if (config.engine == ServeEngine::Chunked)
     o["token_budget"] = config.tokenBudget;
-  if (config.engine == ServeEngine::Disaggregated)
+  if (config.engine == ServeEngine::Disaggregated) {
     o["decode_replicas"] = config.decodeReplicas;
+    o["decode_slice"] = "v5e-" + std::to_string(config.decodeChips);
+  }
   if (servesImages(config.engine)) {
     o["images"] = config.images;
     o.erase("page_tokens");

@@ -89,9 +89,11 @@ struct DecodeInstance {
 class Disaggregated {
 public:
   Disaggregated(llvm::ArrayRef<Request> requests,
-                const DisaggregatedOptions &options, const IterationCost &cost,
-                SimResult &result)
-      : requests(requests), options(options), cost(cost), result(result),
+                const DisaggregatedOptions &options,
+                const IterationCost &prefillCost,
+                const IterationCost &decodeCost, SimResult &result)
+      : requests(requests), options(options), prefillCost(prefillCost),
+        decodeCost(decodeCost), result(result),
         prefill(options.prefillInstances) {
     for (int64_t i = 0; i < options.decodeInstances; ++i)
       decode.emplace_back(options.decodeKv);
@@ -111,7 +113,8 @@ private:
 
   llvm::ArrayRef<Request> requests;
   const DisaggregatedOptions &options;
-  const IterationCost &cost;
+  /// The prefill instances' and the decode instances' iterations.
+  const IterationCost &prefillCost, &decodeCost;
   SimResult &result;
   std::vector<PrefillInstance> prefill;
   std::vector<DecodeInstance> decode;
@@ -184,7 +187,7 @@ void Disaggregated::dispatch() {
       break;
     best->pool.take(lengthOf(i));
     waitingForPages.pop_front();
-    double bytes = cost.kvBytesPerToken() * requests[i].inputTokens;
+    double bytes = prefillCost.kvBytesPerToken() * requests[i].inputTokens;
     schedule(now + options.transferLatency + bytes / options.transferBandwidth,
              EventKind::TransferDone, i, best - decode.data());
   }
@@ -204,7 +207,7 @@ void Disaggregated::dispatch() {
     }
     instance.busy = true;
     ++result.iterations;
-    schedule(now + cost.iteration(batch), EventKind::PrefillDone, p);
+    schedule(now + prefillCost.iteration(batch), EventKind::PrefillDone, p);
   }
   for (auto [d, instance] : llvm::enumerate(decode)) {
     if (instance.busy || instance.members.empty())
@@ -219,7 +222,7 @@ void Disaggregated::dispatch() {
     }
     instance.busy = true;
     ++result.iterations;
-    schedule(now + cost.iteration(batch), EventKind::DecodeDone, d);
+    schedule(now + decodeCost.iteration(batch), EventKind::DecodeDone, d);
   }
   result.peakRunning = std::max(result.peakRunning, running);
 }
@@ -253,12 +256,19 @@ llvm::Error Disaggregated::run(const SimOptions &sim) {
 llvm::Expected<SimResult> loom::serve::simulateDisaggregated(
     llvm::ArrayRef<Request> requests, const DisaggregatedOptions &options,
     const IterationCost &cost, const SimOptions &sim) {
+  return simulateDisaggregated(requests, options, cost, cost, sim);
+}
+
+llvm::Expected<SimResult> loom::serve::simulateDisaggregated(
+    llvm::ArrayRef<Request> requests, const DisaggregatedOptions &options,
+    const IterationCost &prefillCost, const IterationCost &decodeCost,
+    const SimOptions &sim) {
   if (llvm::Error err = checkOptions(options))
     return std::move(err);
   if (llvm::Error err = checkInput(requests, sim))
     return std::move(err);
   SimResult result = startResult(requests);
-  Disaggregated engine(requests, options, cost, result);
+  Disaggregated engine(requests, options, prefillCost, decodeCost, result);
   if (llvm::Error err = engine.run(sim))
     return std::move(err);
   return result;

@@ -71,6 +71,10 @@ static cl::opt<int64_t> decodeReplicas(
     "decode-replicas", cl::cat(category), cl::init(1),
     cl::desc("disaggregated: decode replicas beside the --replicas prefill "
              "ones"));
+static cl::opt<std::string> decodeTarget(
+    "decode-target", cl::cat(category), cl::value_desc("v5e-N"),
+    cl::desc("disaggregated: the decode replicas' slice, their own layout "
+             "(default: --target's)"));
 static cl::opt<int64_t>
     pageTokens("page-tokens", cl::cat(category), cl::init(16),
                cl::desc("Tokens per page of the paged KV cache"));
@@ -213,13 +217,15 @@ static Expected<std::vector<serve::Request>> makeRequests() {
   return serve::generateWorkload(spec);
 }
 
-/// "v5e-8" -> 8.
-static Expected<int64_t> sliceChips(StringRef name) {
+/// "v5e-8" -> 8; `option` names the option in the error.
+static Expected<int64_t> sliceChips(StringRef text,
+                                    StringRef option = "target") {
   int64_t chips = 0;
+  StringRef name = text;
   if (!name.consume_front("v5e-") || name.getAsInteger(10, chips) ||
       chips < 1 || chips > 256)
-    return refusal("--target must be a v5e slice, v5e-1 to v5e-256, not '" +
-                   target + "'");
+    return refusal("--" + option + " must be a v5e slice, v5e-1 to v5e-256, "
+                   "not '" + text + "'");
   return chips;
 }
 
@@ -230,7 +236,8 @@ static int run(mlir::MLIRContext &context) {
   };
   if (model.empty())
     return fail("--model is required");
-  for (const cl::opt<std::string> *o : {&trace, &prices, &target, &html})
+  for (const cl::opt<std::string> *o :
+       {&trace, &prices, &target, &html, &decodeTarget})
     if (o->getNumOccurrences() && o->getValue().empty())
       return fail("--" + o->ArgStr + " is empty");
   PlanProblem problem;
@@ -269,9 +276,11 @@ static int run(mlir::MLIRContext &context) {
       !searchFlag)
     return fail("--token-budget is chunked's; this is --engine " +
                 engineText);
-  if (decodeReplicas.getNumOccurrences() &&
+  if ((decodeReplicas.getNumOccurrences() ||
+       decodeTarget.getNumOccurrences()) &&
       *kind != ServeEngine::Disaggregated)
-    return fail("--decode-replicas is disaggregated's; this is --engine " +
+    return fail("--decode-replicas and --decode-target are disaggregated's; "
+                "this is --engine " +
                 engineText);
   if (images.getNumOccurrences() && !servesImages(*kind) && !searchFlag)
     return fail("--images is the diffusion engines'; this is --engine " +
@@ -285,6 +294,8 @@ static int run(mlir::MLIRContext &context) {
   if (perRequest && !jsonFlag)
     return fail("--per-request is --json's");
   if (searchFlag && (replicas.getNumOccurrences() || engine.getNumOccurrences() ||
+                 decodeTarget.getNumOccurrences() ||
+                 decodeReplicas.getNumOccurrences() ||
                  slots.getNumOccurrences() ||
                  tokenBudget.getNumOccurrences() ||
                  images.getNumOccurrences()))
@@ -400,6 +411,13 @@ static int run(mlir::MLIRContext &context) {
     config.chips = *chips;
     config.replicas = replicas;
     config.decodeReplicas = decodeReplicas;
+    config.decodeChips = config.chips;
+    if (!decodeTarget.empty()) {
+      auto decodeChips = sliceChips(decodeTarget, "decode-target");
+      if (!decodeChips)
+        return fail(toString(decodeChips.takeError()));
+      config.decodeChips = *decodeChips;
+    }
     config.slots = slots;
     config.tokenBudget = tokenBudget;
     config.pageTokens = pageTokens;

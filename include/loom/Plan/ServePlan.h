@@ -56,9 +56,11 @@ struct ServeConfig {
   /// group.
   int64_t chips = 1;
   /// Replicas; requests go to them in turn (round robin). Disaggregated:
-  /// the prefill replicas, `decodeReplicas` more decode.
+  /// the prefill replicas, `decodeReplicas` more decode, each a slice of
+  /// `decodeChips` (its own layout: tensor parallelism over those chips).
   int64_t replicas = 1;
   int64_t decodeReplicas = 1;
+  int64_t decodeChips = 1;
   /// JetStream: decode slots per replica.
   int64_t slots = 8;
   /// Chunked: the token budget of an iteration.
@@ -70,9 +72,9 @@ struct ServeConfig {
 
   /// Chips of every replica together.
   int64_t totalChips() const {
-    return chips * (replicas +
-                    (engine == ServeEngine::Disaggregated ? decodeReplicas
-                                                          : 0));
+    return chips * replicas + (engine == ServeEngine::Disaggregated
+                                   ? decodeChips * decodeReplicas
+                                   : 0);
   }
   /// "2 x v5e-8 jetstream, 16 slots".
   std::string str() const;
@@ -96,7 +98,8 @@ struct ServeEvaluation {
 /// The configurations a search considers.
 struct ServeSpace {
   std::vector<ServeEngine> engines = {ServeEngine::JetStream};
-  /// Slice sizes of one replica (v5e slice shapes: 1 to 256 chips).
+  /// Slice sizes of one replica (v5e slice shapes: 1 to 256 chips); a
+  /// disaggregated engine's decode replicas take any of them too.
   std::vector<int64_t> chips = {1, 4, 8, 16, 32, 64, 128, 256};
   /// At most this many chips in all.
   int64_t maxTotalChips = 256;

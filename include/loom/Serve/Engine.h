@@ -194,6 +194,15 @@ llvm::Expected<SimResult>
 simulateDisaggregated(llvm::ArrayRef<Request> requests,
                       const DisaggregatedOptions &options,
                       const IterationCost &cost, const SimOptions &sim = {});
+/// The same with a layout of each phase's own: the prefill instances'
+/// iterations priced by `prefillCost` (whose KV bytes per token are what
+/// moves), the decode instances' by `decodeCost`.
+llvm::Expected<SimResult>
+simulateDisaggregated(llvm::ArrayRef<Request> requests,
+                      const DisaggregatedOptions &options,
+                      const IterationCost &prefillCost,
+                      const IterationCost &decodeCost,
+                      const SimOptions &sim = {});
 
 } // namespace loom::serve
 
