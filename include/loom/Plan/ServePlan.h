@@ -2,10 +2,12 @@
 //
 // A serving configuration is a number of replicas, each one slice of
 // `chips` chips running the model with tensor parallelism over them and a
-// serving engine (JetStream's slots, continuous batching with chunked
-// prefill, or separate prefill and decode replicas). ServePlanner
-// simulates a workload on a configuration, its iterations priced by the
-// planner's cost model (PlannedIterationCost), and finds the cheapest
+// serving engine: for an LLM, JetStream's slots, continuous batching with
+// chunked prefill, or separate prefill and decode replicas (each phase on
+// slices of its own size); for a diffusion transformer, MaxDiffusion's
+// batches or step-level batching. ServePlanner simulates a workload on a
+// configuration, its iterations priced by the planner's cost model
+// (PlannedIterationCost, PlannedDenoisingCost), and finds the cheapest
 // configuration whose latency statistics meet a set of targets.
 //
 //===----------------------------------------------------------------------===//

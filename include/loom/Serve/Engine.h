@@ -1,7 +1,9 @@
 //===- Engine.h - request-level simulators of serving engines ---*- C++ -*-===//
 //
 // Three ways to serve a stream of LLM requests, each simulated iteration by
-// iteration with every iteration priced by an IterationCost:
+// iteration with every iteration priced by an IterationCost (and, for
+// diffusion transformers, simulateDiffusion: images batched through their
+// denoising steps, each step priced by a DenoisingCost):
 //
 //  - simulateJetStream: a fixed number of decode slots; prompts are
 //    prefilled one at a time, padded to a bucket length, and inserted into
