@@ -215,10 +215,14 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   const PlannedIterationCost &decoding = **decodeCost;
   serve::KvCache kv;
   kv.pageTokens = config.pageTokens;
-  kv.pages = int64_t(std::floor(
-      decoding.kvCapacityBytes() /
-      (decoding.kvBytesPerToken() * double(config.pageTokens))));
-  if (kv.pages < 1) {
+  // (A model that caches nothing never runs out: 0 pages is no limit.)
+  double pages =
+      decoding.kvBytesPerToken() > 0
+          ? std::floor(decoding.kvCapacityBytes() /
+                       (decoding.kvBytesPerToken() * double(config.pageTokens)))
+          : 0;
+  kv.pages = int64_t(std::min(pages, 1e15));
+  if (decoding.kvBytesPerToken() > 0 && kv.pages < 1) {
     out.failure = fmt::format(
         "v5e-{} has no HBM left for a page of KV cache after the weights",
         decodeChips);

@@ -394,13 +394,19 @@ loom::serve::generateWorkload(const WorkloadSpec &spec) {
     return std::move(err);
   if (llvm::Error err = spec.output.check("output"))
     return std::move(err);
-  if (spec.count < 0)
-    return fieldError("count: must not be negative, not " +
+  if (spec.count < 0 || spec.count > kMaxRequests)
+    return fieldError("count: must be between 0 and " +
+                      llvm::Twine(kMaxRequests) + ", not " +
                       llvm::Twine(spec.count));
   if (spec.count == 0 && (!(spec.duration > 0) || !std::isfinite(spec.duration)))
     return fieldError("duration: with no count, must be a positive number of "
                       "seconds, not " + llvm::Twine(formatNumber(spec.duration)));
 
+  // (Expecting far more requests than the most: refused before drawing.)
+  if (spec.count == 0 && arrivals.rate * spec.duration > 2.0 * kMaxRequests)
+    return fieldError("duration: " + llvm::Twine(formatNumber(spec.duration)) +
+                      " s of arrivals hold more than " +
+                      llvm::Twine(kMaxRequests) + " requests");
   Rng rng(spec.seed);
   // Gamma gaps of mean 1 / rate and CV cv: shape k = 1 / cv^2, scale
   // 1 / (rate k), since a gamma's mean is k theta and its CV 1 / sqrt(k).
@@ -419,6 +425,10 @@ loom::serve::generateWorkload(const WorkloadSpec &spec) {
     time += gap;
     if (spec.count == 0 && time >= spec.duration)
       break;
+    if ((int64_t)requests.size() == kMaxRequests)
+      return fieldError("duration: " + llvm::Twine(formatNumber(spec.duration)) +
+                        " s of arrivals hold more than " +
+                        llvm::Twine(kMaxRequests) + " requests");
     Request request;
     request.id = requests.size();
     request.arrival = time;

@@ -140,6 +140,11 @@ struct ArrivalProcess {
   double cv = 1;
 };
 
+/// The most requests a workload generates (about 32 bytes each; a run of
+/// this many simulates in about a minute): a count or a duration past it
+/// is refused rather than exhausting memory.
+constexpr int64_t kMaxRequests = 10'000'000;
+
 /// What to generate: arrivals, two length distributions, and how many
 /// requests (a count, or every arrival before a duration).
 struct WorkloadSpec {
