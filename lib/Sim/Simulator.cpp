@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -18,7 +19,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <queue>
 #include <tuple>
 #include <unordered_map>
 
@@ -173,6 +173,8 @@ struct ChipState {
 struct Event {
   double time;
   uint64_t seq;
+  /// `time` as an integer in the same order (Event::orderOf).
+  uint64_t order;
   enum class Kind : uint8_t {
     ComputeDone,
     FlowDone,
@@ -184,9 +186,77 @@ struct Event {
   } kind;
   int32_t a;
   uint32_t b;
-  bool operator>(const Event &other) const {
-    return std::tie(time, seq) > std::tie(other.time, other.seq);
+  /// A double's bits as an unsigned integer in the doubles' order: the
+  /// sign bit flipped on positives, every bit on negatives (-0 taken as
+  /// +0, which it equals). Not NaN: a run with one is refused (trusted).
+  static uint64_t orderOf(double time) {
+    uint64_t bits = llvm::bit_cast<uint64_t>(time + 0.0);
+    return bits >> 63 ? ~bits : bits | (uint64_t(1) << 63);
   }
+  /// Taken first: earlier, or at the same time created first. One 128-bit
+  /// comparison, so that choosing between events is a select, not a
+  /// branch.
+  bool before(const Event &other) const {
+    return ((unsigned __int128)order << 64 | seq) <
+           ((unsigned __int128)other.order << 64 | other.seq);
+  }
+};
+
+/// The pending events, earliest first (Event::before), as a 4-ary heap: a
+/// run pops an event for every task and flow (tens of millions in a
+/// generated program) from a few hundred pending, and a binary heap's pop
+/// was a fifth of a DiT search's CPU, most of it mispredicted branches
+/// choosing the child to follow, one per level. Four children a level
+/// halve the levels, and the earliest of them is chosen without branches.
+/// (time, seq) orders the events totally, so the order they are taken in
+/// is std::priority_queue's.
+class EventHeap {
+public:
+  bool empty() const { return heap.empty(); }
+  const Event &top() const { return heap.front(); }
+  /// Every pending event, in no particular order.
+  const std::vector<Event> &events() const { return heap; }
+  void push(const Event &event) {
+    size_t hole = heap.size();
+    heap.push_back(event);
+    while (hole > 0) {
+      size_t parent = (hole - 1) / 4;
+      if (!event.before(heap[parent]))
+        break;
+      heap[hole] = heap[parent];
+      hole = parent;
+    }
+    heap[hole] = event;
+  }
+  void pop() {
+    Event last = heap.back();
+    heap.pop_back();
+    size_t size = heap.size();
+    if (size == 0)
+      return;
+    size_t hole = 0;
+    for (;;) {
+      size_t first = 4 * hole + 1;
+      if (first >= size)
+        break;
+      // The earliest child, by masks rather than jumps (the compiler
+      // turns a conditional choice into a jump, mispredicted half the time).
+      size_t best = first;
+      size_t end = std::min(first + 4, size);
+      for (size_t c = first + 1; c < end; ++c) {
+        size_t earlier = heap[c].before(heap[best]);
+        best ^= (best ^ c) & (0 - earlier);
+      }
+      if (!heap[best].before(last))
+        break;
+      heap[hole] = heap[best];
+      hole = best;
+    }
+    heap[hole] = last;
+  }
+
+private:
+  std::vector<Event> heap;
 };
 
 class Engine {
@@ -276,7 +346,8 @@ private:
   void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int64_t> &path) const;
 
   void push(double time, Event::Kind kind, int32_t a, uint32_t b = 0) {
-    queue.push({time, seq++, kind, a, b});
+    queue.push({time, seq, Event::orderOf(time), kind, a, b});
+    ++seq;
   }
   void touch(ChipState &chip) {
     if (chip.activeComm > 0 && !chip.busy)
@@ -502,11 +573,8 @@ private:
   /// hashed (only looked up), its chips checked (checkSchedule) before, so
   /// no key is DenseMap's empty or tombstone one.
   llvm::DenseMap<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
-  /// The event queue, its heap open to the repetition proof's snapshots.
-  struct Queue
-      : std::priority_queue<Event, std::vector<Event>, std::greater<Event>> {
-    const std::vector<Event> &events() const { return c; }
-  } queue;
+  /// The event queue, open to the repetition proof's snapshots.
+  EventHeap queue;
   uint64_t seq = 0, events = 0;
   double now = 0;
   /// When the last task finished: the makespan. (A flow re-rated leaves
@@ -1481,6 +1549,14 @@ void Engine::advance(int32_t c) {
   chip.stats.computeBusy += seconds;
   chip.stats.flops += flops;
   push(now + seconds, Event::Kind::ComputeDone, t);
+  // What the chip's next compute tasks will read, fetched while this one
+  // runs: a generated program's tasks and costs are hundreds of MB, each
+  // chip reading its own part in order, too many streams for the hardware
+  // to foresee (the reads were a third of advance's time).
+  if (chip.next + 1 < chip.computes.size())
+    __builtin_prefetch(&tasks[chip.computes[chip.next + 1]]);
+  if (!computeCosts.empty() && chip.next < chip.computes.size())
+    __builtin_prefetch(&computeCosts[tasks[chip.computes[chip.next]].spec]);
 }
 
 void Engine::finish(int32_t t, uint8_t engine) {
@@ -1885,9 +1961,8 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   }
   // The pending events in the order they will be taken.
   std::vector<Event> pending = queue.events();
-  llvm::sort(pending, [](const Event &a, const Event &b) {
-    return std::tie(a.time, a.seq) < std::tie(b.time, b.seq);
-  });
+  llvm::sort(pending,
+             [](const Event &a, const Event &b) { return a.before(b); });
   for (const Event &event : pending) {
     snap.ints.push_back(int64_t(event.kind));
     real(event.time - now, timeTol);
