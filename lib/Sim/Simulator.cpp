@@ -171,10 +171,6 @@ struct ChipState {
 };
 
 struct Event {
-  double time;
-  uint64_t seq;
-  /// `time` as an integer in the same order (Event::orderOf).
-  uint64_t order;
   enum class Kind : uint8_t {
     ComputeDone,
     FlowDone,
@@ -183,9 +179,18 @@ struct Event {
     BundleSent,
     BundleArrive,
     HostDone
-  } kind;
+  };
+  double time;
+  /// `time` as an integer in the same order (orderOf), and the count of
+  /// events created before it (`seq`) with its kind in the low 3 bits: 32
+  /// bytes an event, four children of a heap node in two cache lines.
+  uint64_t order, seqKind;
   int32_t a;
   uint32_t b;
+  Event(double time, uint64_t seq, Kind kind, int32_t a, uint32_t b)
+      : time(time), order(orderOf(time)), seqKind(seq << 3 | uint64_t(kind)),
+        a(a), b(b) {}
+  Kind kind() const { return Kind(seqKind & 7); }
   /// A double's bits as an unsigned integer in the doubles' order: the
   /// sign bit flipped on positives, every bit on negatives (-0 taken as
   /// +0, which it equals). Not NaN: a run with one is refused (trusted).
@@ -197,19 +202,12 @@ struct Event {
   /// comparison, so that choosing between events is a select, not a
   /// branch.
   bool before(const Event &other) const {
-    return ((unsigned __int128)order << 64 | seq) <
-           ((unsigned __int128)other.order << 64 | other.seq);
+    return ((unsigned __int128)order << 64 | seqKind) <
+           ((unsigned __int128)other.order << 64 | other.seqKind);
   }
 };
+static_assert(sizeof(Event) == 32, "four events to two cache lines");
 
-/// The pending events, earliest first (Event::before), as a 4-ary heap: a
-/// run pops an event for every task and flow (tens of millions in a
-/// generated program) from a few hundred pending, and a binary heap's pop
-/// was a fifth of a DiT search's CPU, most of it mispredicted branches
-/// choosing the child to follow, one per level. Four children a level
-/// halve the levels, and the earliest of them is chosen without branches.
-/// (time, seq) orders the events totally, so the order they are taken in
-/// is std::priority_queue's.
 class EventHeap {
 public:
   bool empty() const { return heap.empty(); }
@@ -239,13 +237,18 @@ public:
       size_t first = 4 * hole + 1;
       if (first >= size)
         break;
-      // The earliest child, by masks rather than jumps (the compiler
-      // turns a conditional choice into a jump, mispredicted half the time).
-      size_t best = first;
-      size_t end = std::min(first + 4, size);
-      for (size_t c = first + 1; c < end; ++c) {
-        size_t earlier = heap[c].before(heap[best]);
-        best ^= (best ^ c) & (0 - earlier);
+      // The earliest child, by arithmetic rather than jumps (the compiler
+      // turns a conditional choice into a jump, mispredicted half the
+      // time); of four, as the earlier of two pairs' earlier ones.
+      size_t best;
+      if (first + 4 <= size) {
+        size_t x = first + heap[first + 1].before(heap[first]);
+        size_t y = first + 2 + heap[first + 3].before(heap[first + 2]);
+        best = x ^ ((x ^ y) & (0 - size_t(heap[y].before(heap[x]))));
+      } else {
+        best = first;
+        for (size_t c = first + 1; c < size; ++c)
+          best ^= (best ^ c) & (0 - size_t(heap[c].before(heap[best])));
       }
       if (!heap[best].before(last))
         break;
@@ -346,8 +349,7 @@ private:
   void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int64_t> &path) const;
 
   void push(double time, Event::Kind kind, int32_t a, uint32_t b = 0) {
-    queue.push({time, seq, Event::orderOf(time), kind, a, b});
-    ++seq;
+    queue.push(Event(time, seq++, kind, a, b));
   }
   void touch(ChipState &chip) {
     if (chip.activeComm > 0 && !chip.busy)
@@ -547,6 +549,9 @@ private:
   /// schedule task (the copies read the copied step's over and over, from
   /// a table a sixteenth of its tasks' size).
   std::vector<std::pair<double, double>> computeCosts;
+  /// A generated program's: the bytes each allocation takes and each free
+  /// gives back (its allocation's), by schedule task, for the same reason.
+  std::vector<int64_t> hbmBytes;
   std::vector<int32_t> dependentsStart, dependents; // CSR
   std::vector<ChipState> chips;
   std::vector<Flow> flows;
@@ -941,11 +946,17 @@ bool Engine::loadProgram(int64_t length, bool prove) {
     dependentsStart[t] = dependentsStart[t - 1];
   dependentsStart[0] = 0;
   computeCosts.assign(specs.size(), {0.0, 0.0});
-  for (auto [i, spec] : llvm::enumerate(specs))
+  hbmBytes.assign(specs.size(), 0);
+  for (auto [i, spec] : llvm::enumerate(specs)) {
     if (spec->kind == TaskKind::Compute)
       computeCosts[i] = {model.taskTime(spec->flops, spec->bytes, spec->bits,
                                         spec->vectorOps, spec->steps),
                          double(spec->flops)};
+    if (spec->kind == TaskKind::Alloc)
+      hbmBytes[i] = spec->bytes;
+    if (spec->kind == TaskKind::Free)
+      hbmBytes[i] = schedule.chips[pattern[i].chip].tasks[spec->alloc].bytes;
+  }
   generated = true;
   if (!prove) {
     alike = -1;
@@ -1393,9 +1404,9 @@ void Engine::onReady(int32_t t) {
     touchTask(t);
   if (recordTrace)
     startTimes[t] = now;
-  const schedule::Task &spec = specOf(task);
   ChipState &chip = chips[task.chip];
-  // (By the task's own kind: its schedule task is read only where needed.)
+  // (By the task's own kind: its schedule task is read only where needed,
+  // a generated program's compute tasks, allocations and frees not at all.)
   switch (task.taskKind()) {
   case TaskKind::Compute:
     advance(task.chip);
@@ -1408,6 +1419,7 @@ void Engine::onReady(int32_t t) {
       touchTask(recv);
       commBegin(tasks[recv].chip);
     }
+    const schedule::Task &spec = specOf(task);
     startFlow(chip.id, spec.peer, spec.bytes, Flow::Owner::Message, t,
               /*ring=*/false);
     return;
@@ -1438,19 +1450,24 @@ void Engine::onReady(int32_t t) {
     }
     return;
   }
-  case TaskKind::Alloc:
+  case TaskKind::Alloc: {
+    int64_t bytes =
+        hbmBytes.empty() ? specOf(task).bytes : hbmBytes[task.spec];
     // Past 2^63 bytes the chip has long overflowed; saturate, not wrap.
-    if (llvm::AddOverflow(chip.hbm, spec.bytes, chip.hbm))
+    if (llvm::AddOverflow(chip.hbm, bytes, chip.hbm))
       chip.hbm = std::numeric_limits<int64_t>::max();
     chip.stats.peakHbm = std::max(chip.stats.peakHbm, double(chip.hbm));
-    if (double(chip.hbm) > target.hbmBytes && failure.empty())
+    if (double(chip.hbm) > target.hbmBytes && failure.empty()) {
+      const schedule::Task &spec = specOf(task);
       failure = llvm::formatv(
           "HBM overflow on chip {0} at task {1} (alloc {2} \"{3}\", {4} "
           "bytes) at t = {5:f3} ms: {6} bytes in use, capacity {7:f0}",
           chip.id, localOf(t), schedule::name(spec.what), spec.name,
           spec.bytes, now * 1e3, chip.hbm, target.hbmBytes);
+    }
     finish(t, 0);
     return;
+  }
   case TaskKind::CollectiveDone:
     // Takes no time and no engine: the point where the collective's result
     // is there for the tasks that use it.
@@ -1458,7 +1475,9 @@ void Engine::onReady(int32_t t) {
     return;
   case TaskKind::Free: {
     // (Its allocation's, alike in a generated step: Engine::loadProgram.)
-    chip.hbm -= schedule.chips[task.chip].tasks[spec.alloc].bytes;
+    chip.hbm -= hbmBytes.empty()
+                    ? schedule.chips[task.chip].tasks[specOf(task).alloc].bytes
+                    : hbmBytes[task.spec];
     // The checker lets each allocation be freed once, after it is made; a
     // negative balance would make every figure after it wrong.
     if (chip.hbm < 0 && accounting.empty())
@@ -1620,7 +1639,7 @@ SimResult Engine::run() {
     queue.pop();
     ++events;
     now = event.time;
-    switch (event.kind) {
+    switch (event.kind()) {
     case Event::Kind::ComputeDone: {
       Task &task = tasks[event.a];
       ChipState &chip = chips[task.chip];
@@ -1964,9 +1983,9 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   llvm::sort(pending,
              [](const Event &a, const Event &b) { return a.before(b); });
   for (const Event &event : pending) {
-    snap.ints.push_back(int64_t(event.kind));
+    snap.ints.push_back(int64_t(event.kind()));
     real(event.time - now, timeTol);
-    switch (event.kind) {
+    switch (event.kind()) {
     case Event::Kind::ComputeDone:
       taskRef(event.a);
       break;
