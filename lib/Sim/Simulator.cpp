@@ -606,6 +606,17 @@ private:
     bool after;    ///< past the copies: the last step and the end
   };
   Origin mapTask(int32_t chip, int64_t v) const;
+  /// mapTask(chip, v + 1), `origin` being mapTask(chip, v): without
+  /// mapTask's division, for the loops over every task.
+  Origin nextOrigin(int32_t chip, int64_t v, Origin origin) const {
+    if (origin.after)
+      return {origin.local + 1, origin.level, true};
+    if (origin.local + 1 < copyEnd[chip])
+      return {origin.local + 1, origin.level, false};
+    if (origin.level < added && stepLength[chip] > 0)
+      return {copyBegin[chip], origin.level + 1, false};
+    return {v + 1 - added * stepLength[chip], added, true};
+  }
   /// The task of chip `to` that `schedule` index `index` names, seen from a
   /// task at `from` (see loadProgram).
   int64_t refer(const Origin &from, int32_t to, int64_t index) const;
@@ -845,7 +856,14 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   // refer(); its dependents counted, then laid out as compressed rows.
   tasks.reserve(total);
   dependentsStart.assign(total + 1, 0);
-  llvm::DenseMap<int32_t, int32_t> instanceOf; // by its first member
+  // Each instance by its key, its first member's task: found through that
+  // task, which comes first (a lower chip, or itself) and was keyed so
+  // when the lowering made them; any other key in a map. (The map held
+  // every instance: the probes of millions of keys were a quarter of
+  // loading a large program, each a cache miss.)
+  std::vector<int32_t> instanceKey;
+  instanceKey.reserve(firstMembers);
+  llvm::DenseMap<int32_t, int32_t> instanceOf; // keys not found that way
   auto named = [&](const Origin &from, int32_t c, int64_t index,
                    int64_t self) -> std::optional<int32_t> {
     int64_t v = refer(from, c, index);
@@ -857,8 +875,8 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   };
   for (size_t c = 0; c < numChips; ++c) {
     int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
-    for (int64_t v = 0; v < size; ++v) {
-      Origin origin = mapTask(c, v);
+    Origin origin = mapTask(c, 0);
+    for (int64_t v = 0; v < size; origin = nextOrigin(c, v++, origin)) {
       const Task &from = pattern[shortBase[c] + origin.local];
       const schedule::Task &spec = specOf(from);
       Task task = makeTask(from.spec, spec.kind, c, from.waiting);
@@ -891,8 +909,17 @@ bool Engine::loadProgram(int64_t length, bool prove) {
             -1);
         if (!key)
           return false;
-        auto [it, fresh] = instanceOf.try_emplace(*key, instances.size());
-        if (fresh) {
+        int32_t id = -1;
+        if (*key < self && tasks[*key].isCollective() &&
+            instanceKey[tasks[*key].collective] == *key)
+          id = tasks[*key].collective;
+        else if (auto it = instanceOf.find(*key); it != instanceOf.end())
+          id = it->second;
+        if (id < 0) {
+          id = instances.size();
+          instanceKey.push_back(*key);
+          if (*key != self)
+            instanceOf[*key] = id;
           Instance instance;
           instance.group = pat.group;
           instance.kind = pat.kind;
@@ -902,8 +929,8 @@ bool Engine::loadProgram(int64_t length, bool prove) {
           instance.steps = pat.steps;
           instances.push_back(std::move(instance));
         }
-        instances[it->second].members.push_back(self);
-        task.collective = it->second;
+        instances[id].members.push_back(self);
+        task.collective = id;
       }
       if (spec.kind == TaskKind::Compute)
         chips[c].computes.push_back(self);
@@ -919,6 +946,7 @@ bool Engine::loadProgram(int64_t length, bool prove) {
     if (instance.members.size() != instance.group.size())
       return false;
   instanceOf.shrink_and_clear();
+  instanceKey = {};
   for (size_t t = 0; t < total; ++t)
     dependentsStart[t + 1] += dependentsStart[t];
   dependents.assign(dependentsStart.back(), 0);
@@ -926,8 +954,8 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   // ready in): each task's start advances to its end, then moves back.
   for (size_t c = 0; c < numChips; ++c) {
     int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
-    for (int64_t v = 0; v < size; ++v) {
-      Origin origin = mapTask(c, v);
+    Origin origin = mapTask(c, 0);
+    for (int64_t v = 0; v < size; origin = nextOrigin(c, v++, origin)) {
       const schedule::Task &spec = specOf(pattern[shortBase[c] + origin.local]);
       int32_t self = chipBase[c] + v;
       auto depend = [&](int64_t index) {
