@@ -32,14 +32,16 @@ TEST(EventHeap, TakesEventsInThePriorityQueuesOrder) {
   // Few distinct times, so that many events share an instant; pushes and
   // pops interleaved as a run makes them (a few hundred pending).
   const double times[] = {0.0,  -0.0, 1e-300, 1.0,  1.0 + 1e-16, 2.5,
-                          -1.0, 3e5,  1e-9,   7e-7, std::numeric_limits<double>::infinity()};
+                          -1.0, 3e5,  1e-9,   7e-7,
+                          std::numeric_limits<double>::infinity()};
   std::mt19937_64 random(42);
   EventHeap heap;
   std::priority_queue<Event, std::vector<Event>, Later> reference;
   uint64_t seq = 0;
   size_t taken = 0;
   for (int round = 0; round < 200000; ++round) {
-    bool push = reference.empty() || random() % 100 < (reference.size() < 300 ? 55 : 45);
+    bool push = reference.empty() ||
+                random() % 100 < (reference.size() < 300 ? 55 : 45);
     if (push) {
       double time = times[random() % std::size(times)];
       auto kind = Event::Kind(random() % 7);
