@@ -1,6 +1,7 @@
 //===- Simulator.cpp - the discrete-event TPU pod simulator ---------------===//
 
 #include "loom/Sim/Simulator.h"
+#include "loom/Sim/EventHeap.h"
 
 #include "loom/Hardware/CostModel.h"
 #include "loom/Schedule/Check.h"
@@ -18,7 +19,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <queue>
 #include <tuple>
 #include <unordered_map>
 
@@ -170,25 +170,6 @@ struct ChipState {
   int32_t maxTouched = -1, firstNotDone = 0;
 };
 
-struct Event {
-  double time;
-  uint64_t seq;
-  enum class Kind : uint8_t {
-    ComputeDone,
-    FlowDone,
-    Arrive,
-    StartCollective,
-    BundleSent,
-    BundleArrive,
-    HostDone
-  } kind;
-  int32_t a;
-  uint32_t b;
-  bool operator>(const Event &other) const {
-    return std::tie(time, seq) > std::tie(other.time, other.seq);
-  }
-};
-
 class Engine {
 public:
   Engine(const TargetDesc &target, TopologyDesc topology,
@@ -276,7 +257,7 @@ private:
   void route(int64_t from, int64_t to, llvm::SmallVectorImpl<int64_t> &path) const;
 
   void push(double time, Event::Kind kind, int32_t a, uint32_t b = 0) {
-    queue.push({time, seq++, kind, a, b});
+    queue.push(Event(time, seq++, kind, a, b));
   }
   void touch(ChipState &chip) {
     if (chip.activeComm > 0 && !chip.busy)
@@ -476,6 +457,9 @@ private:
   /// schedule task (the copies read the copied step's over and over, from
   /// a table a sixteenth of its tasks' size).
   std::vector<std::pair<double, double>> computeCosts;
+  /// A generated program's: the bytes each allocation takes and each free
+  /// gives back (its allocation's), by schedule task, for the same reason.
+  std::vector<int64_t> hbmBytes;
   std::vector<int32_t> dependentsStart, dependents; // CSR
   std::vector<ChipState> chips;
   std::vector<Flow> flows;
@@ -502,11 +486,8 @@ private:
   /// hashed (only looked up), its chips checked (checkSchedule) before, so
   /// no key is DenseMap's empty or tombstone one.
   llvm::DenseMap<std::tuple<int64_t, int64_t, int64_t>, int32_t> sends;
-  /// The event queue, its heap open to the repetition proof's snapshots.
-  struct Queue
-      : std::priority_queue<Event, std::vector<Event>, std::greater<Event>> {
-    const std::vector<Event> &events() const { return c; }
-  } queue;
+  /// The event queue, open to the repetition proof's snapshots.
+  EventHeap queue;
   uint64_t seq = 0, events = 0;
   double now = 0;
   /// When the last task finished: the makespan. (A flow re-rated leaves
@@ -533,6 +514,17 @@ private:
     bool after;    ///< past the copies: the last step and the end
   };
   Origin mapTask(int32_t chip, int64_t v) const;
+  /// mapTask(chip, v + 1), `origin` being mapTask(chip, v): without
+  /// mapTask's division, for the loops over every task.
+  Origin nextOrigin(int32_t chip, int64_t v, Origin origin) const {
+    if (origin.after)
+      return {origin.local + 1, origin.level, true};
+    if (origin.local + 1 < copyEnd[chip])
+      return {origin.local + 1, origin.level, false};
+    if (origin.level < added && stepLength[chip] > 0)
+      return {copyBegin[chip], origin.level + 1, false};
+    return {v + 1 - added * stepLength[chip], added, true};
+  }
   /// The task of chip `to` that `schedule` index `index` names, seen from a
   /// task at `from` (see loadProgram).
   int64_t refer(const Origin &from, int32_t to, int64_t index) const;
@@ -772,7 +764,14 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   // refer(); its dependents counted, then laid out as compressed rows.
   tasks.reserve(total);
   dependentsStart.assign(total + 1, 0);
-  llvm::DenseMap<int32_t, int32_t> instanceOf; // by its first member
+  // Each instance by its key, its first member's task: found through that
+  // task, which comes first (a lower chip, or itself) and was keyed so
+  // when the lowering made them; any other key in a map. (The map held
+  // every instance: the probes of millions of keys were a quarter of
+  // loading a large program, each a cache miss.)
+  std::vector<int32_t> instanceKey;
+  instanceKey.reserve(firstMembers);
+  llvm::DenseMap<int32_t, int32_t> instanceOf; // keys not found that way
   auto named = [&](const Origin &from, int32_t c, int64_t index,
                    int64_t self) -> std::optional<int32_t> {
     int64_t v = refer(from, c, index);
@@ -784,8 +783,8 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   };
   for (size_t c = 0; c < numChips; ++c) {
     int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
-    for (int64_t v = 0; v < size; ++v) {
-      Origin origin = mapTask(c, v);
+    Origin origin = mapTask(c, 0);
+    for (int64_t v = 0; v < size; origin = nextOrigin(c, v++, origin)) {
       const Task &from = pattern[shortBase[c] + origin.local];
       const schedule::Task &spec = specOf(from);
       Task task = makeTask(from.spec, spec.kind, c, from.waiting);
@@ -818,8 +817,17 @@ bool Engine::loadProgram(int64_t length, bool prove) {
             -1);
         if (!key)
           return false;
-        auto [it, fresh] = instanceOf.try_emplace(*key, instances.size());
-        if (fresh) {
+        int32_t id = -1;
+        if (*key < self && tasks[*key].isCollective() &&
+            instanceKey[tasks[*key].collective] == *key)
+          id = tasks[*key].collective;
+        else if (auto it = instanceOf.find(*key); it != instanceOf.end())
+          id = it->second;
+        if (id < 0) {
+          id = instances.size();
+          instanceKey.push_back(*key);
+          if (*key != self)
+            instanceOf[*key] = id;
           Instance instance;
           instance.group = pat.group;
           instance.kind = pat.kind;
@@ -829,8 +837,8 @@ bool Engine::loadProgram(int64_t length, bool prove) {
           instance.steps = pat.steps;
           instances.push_back(std::move(instance));
         }
-        instances[it->second].members.push_back(self);
-        task.collective = it->second;
+        instances[id].members.push_back(self);
+        task.collective = id;
       }
       if (spec.kind == TaskKind::Compute)
         chips[c].computes.push_back(self);
@@ -846,6 +854,7 @@ bool Engine::loadProgram(int64_t length, bool prove) {
     if (instance.members.size() != instance.group.size())
       return false;
   instanceOf.shrink_and_clear();
+  instanceKey = {};
   for (size_t t = 0; t < total; ++t)
     dependentsStart[t + 1] += dependentsStart[t];
   dependents.assign(dependentsStart.back(), 0);
@@ -853,8 +862,8 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   // ready in): each task's start advances to its end, then moves back.
   for (size_t c = 0; c < numChips; ++c) {
     int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
-    for (int64_t v = 0; v < size; ++v) {
-      Origin origin = mapTask(c, v);
+    Origin origin = mapTask(c, 0);
+    for (int64_t v = 0; v < size; origin = nextOrigin(c, v++, origin)) {
       const schedule::Task &spec = specOf(pattern[shortBase[c] + origin.local]);
       int32_t self = chipBase[c] + v;
       auto depend = [&](int64_t index) {
@@ -873,11 +882,17 @@ bool Engine::loadProgram(int64_t length, bool prove) {
     dependentsStart[t] = dependentsStart[t - 1];
   dependentsStart[0] = 0;
   computeCosts.assign(specs.size(), {0.0, 0.0});
-  for (auto [i, spec] : llvm::enumerate(specs))
+  hbmBytes.assign(specs.size(), 0);
+  for (auto [i, spec] : llvm::enumerate(specs)) {
     if (spec->kind == TaskKind::Compute)
       computeCosts[i] = {model.taskTime(spec->flops, spec->bytes, spec->bits,
                                         spec->vectorOps, spec->steps),
                          double(spec->flops)};
+    if (spec->kind == TaskKind::Alloc)
+      hbmBytes[i] = spec->bytes;
+    if (spec->kind == TaskKind::Free)
+      hbmBytes[i] = schedule.chips[pattern[i].chip].tasks[spec->alloc].bytes;
+  }
   generated = true;
   if (!prove) {
     alike = -1;
@@ -1325,9 +1340,9 @@ void Engine::onReady(int32_t t) {
     touchTask(t);
   if (recordTrace)
     startTimes[t] = now;
-  const schedule::Task &spec = specOf(task);
   ChipState &chip = chips[task.chip];
-  // (By the task's own kind: its schedule task is read only where needed.)
+  // (By the task's own kind: its schedule task is read only where needed,
+  // a generated program's compute tasks, allocations and frees not at all.)
   switch (task.taskKind()) {
   case TaskKind::Compute:
     advance(task.chip);
@@ -1340,6 +1355,7 @@ void Engine::onReady(int32_t t) {
       touchTask(recv);
       commBegin(tasks[recv].chip);
     }
+    const schedule::Task &spec = specOf(task);
     startFlow(chip.id, spec.peer, spec.bytes, Flow::Owner::Message, t,
               /*ring=*/false);
     return;
@@ -1370,19 +1386,24 @@ void Engine::onReady(int32_t t) {
     }
     return;
   }
-  case TaskKind::Alloc:
+  case TaskKind::Alloc: {
+    int64_t bytes =
+        hbmBytes.empty() ? specOf(task).bytes : hbmBytes[task.spec];
     // Past 2^63 bytes the chip has long overflowed; saturate, not wrap.
-    if (llvm::AddOverflow(chip.hbm, spec.bytes, chip.hbm))
+    if (llvm::AddOverflow(chip.hbm, bytes, chip.hbm))
       chip.hbm = std::numeric_limits<int64_t>::max();
     chip.stats.peakHbm = std::max(chip.stats.peakHbm, double(chip.hbm));
-    if (double(chip.hbm) > target.hbmBytes && failure.empty())
+    if (double(chip.hbm) > target.hbmBytes && failure.empty()) {
+      const schedule::Task &spec = specOf(task);
       failure = llvm::formatv(
           "HBM overflow on chip {0} at task {1} (alloc {2} \"{3}\", {4} "
           "bytes) at t = {5:f3} ms: {6} bytes in use, capacity {7:f0}",
           chip.id, localOf(t), schedule::name(spec.what), spec.name,
           spec.bytes, now * 1e3, chip.hbm, target.hbmBytes);
+    }
     finish(t, 0);
     return;
+  }
   case TaskKind::CollectiveDone:
     // Takes no time and no engine: the point where the collective's result
     // is there for the tasks that use it.
@@ -1390,7 +1411,9 @@ void Engine::onReady(int32_t t) {
     return;
   case TaskKind::Free: {
     // (Its allocation's, alike in a generated step: Engine::loadProgram.)
-    chip.hbm -= schedule.chips[task.chip].tasks[spec.alloc].bytes;
+    chip.hbm -= hbmBytes.empty()
+                    ? schedule.chips[task.chip].tasks[specOf(task).alloc].bytes
+                    : hbmBytes[task.spec];
     // The checker lets each allocation be freed once, after it is made; a
     // negative balance would make every figure after it wrong.
     if (chip.hbm < 0 && accounting.empty())
@@ -1481,6 +1504,14 @@ void Engine::advance(int32_t c) {
   chip.stats.computeBusy += seconds;
   chip.stats.flops += flops;
   push(now + seconds, Event::Kind::ComputeDone, t);
+  // What the chip's next compute tasks will read, fetched while this one
+  // runs: a generated program's tasks and costs are hundreds of MB, each
+  // chip reading its own part in order, too many streams for the hardware
+  // to foresee (the reads were a third of advance's time).
+  if (chip.next + 1 < chip.computes.size())
+    __builtin_prefetch(&tasks[chip.computes[chip.next + 1]]);
+  if (!computeCosts.empty() && chip.next < chip.computes.size())
+    __builtin_prefetch(&computeCosts[tasks[chip.computes[chip.next]].spec]);
 }
 
 void Engine::finish(int32_t t, uint8_t engine) {
@@ -1544,7 +1575,7 @@ SimResult Engine::run() {
     queue.pop();
     ++events;
     now = event.time;
-    switch (event.kind) {
+    switch (event.kind()) {
     case Event::Kind::ComputeDone: {
       Task &task = tasks[event.a];
       ChipState &chip = chips[task.chip];
@@ -1885,13 +1916,12 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
   }
   // The pending events in the order they will be taken.
   std::vector<Event> pending = queue.events();
-  llvm::sort(pending, [](const Event &a, const Event &b) {
-    return std::tie(a.time, a.seq) < std::tie(b.time, b.seq);
-  });
+  llvm::sort(pending,
+             [](const Event &a, const Event &b) { return a.before(b); });
   for (const Event &event : pending) {
-    snap.ints.push_back(int64_t(event.kind));
+    snap.ints.push_back(int64_t(event.kind()));
     real(event.time - now, timeTol);
-    switch (event.kind) {
+    switch (event.kind()) {
     case Event::Kind::ComputeDone:
       taskRef(event.a);
       break;
