@@ -269,11 +269,18 @@ static int run(mlir::MLIRContext &context) {
     if (o->getValue() < min)
       return fail("--" + o->ArgStr + " must be at least " +
                   std::to_string(min));
+  if (searchFlag && (replicas.getNumOccurrences() || engine.getNumOccurrences() ||
+                 decodeTarget.getNumOccurrences() ||
+                 decodeReplicas.getNumOccurrences() ||
+                 slots.getNumOccurrences() ||
+                 tokenBudget.getNumOccurrences() ||
+                 images.getNumOccurrences()))
+    return fail("--search chooses the replicas and the engine's setting; "
+                "give --search-engines to limit the engines");
   // Options of another engine are refused, not ignored.
-  if (slots.getNumOccurrences() && *kind != ServeEngine::JetStream && !searchFlag)
+  if (slots.getNumOccurrences() && *kind != ServeEngine::JetStream)
     return fail("--slots is jetstream's; this is --engine " + engineText);
-  if (tokenBudget.getNumOccurrences() && *kind != ServeEngine::Chunked &&
-      !searchFlag)
+  if (tokenBudget.getNumOccurrences() && *kind != ServeEngine::Chunked)
     return fail("--token-budget is chunked's; this is --engine " +
                 engineText);
   if ((decodeReplicas.getNumOccurrences() ||
@@ -282,7 +289,7 @@ static int run(mlir::MLIRContext &context) {
     return fail("--decode-replicas and --decode-target are disaggregated's; "
                 "this is --engine " +
                 engineText);
-  if (images.getNumOccurrences() && !servesImages(*kind) && !searchFlag)
+  if (images.getNumOccurrences() && !servesImages(*kind))
     return fail("--images is the diffusion engines'; this is --engine " +
                 engineText);
   if (searchFlag && slo.empty())
@@ -293,14 +300,6 @@ static int run(mlir::MLIRContext &context) {
     return fail("--search-engines and --max-chips are --search's");
   if (perRequest && !jsonFlag)
     return fail("--per-request is --json's");
-  if (searchFlag && (replicas.getNumOccurrences() || engine.getNumOccurrences() ||
-                 decodeTarget.getNumOccurrences() ||
-                 decodeReplicas.getNumOccurrences() ||
-                 slots.getNumOccurrences() ||
-                 tokenBudget.getNumOccurrences() ||
-                 images.getNumOccurrences()))
-    return fail("--search chooses the replicas and the engine's setting; "
-                "give --search-engines to limit the engines");
 
   // No output replaces an input.
   std::string clash = findOutputClash({{"--model", model},
