@@ -189,6 +189,21 @@ TEST_F(ServeCost, TensorParallelismBeyondTheKvHeadsRepeatsTheCache) {
   EXPECT_NEAR(batch, 43.0 / 2, 1.0);
 }
 
+/// Searches `space` and enumerates it all; checks they agree, the search
+/// simulating no more. Returns the answer ("none" when there is none).
+static std::string searchAgreesWithEnumeration(ServePlanner &planner,
+                                               const ServeSpace &space,
+                                               const std::string &what) {
+  ServeSearchResult searched = planner.search(space);
+  ServeSearchResult every = planner.exhaustive(space);
+  EXPECT_EQ(searched.best.has_value(), every.best.has_value()) << what;
+  EXPECT_LE(searched.simulated, every.simulated) << what;
+  if (!searched.best || !every.best)
+    return "none";
+  EXPECT_EQ(searched.best->config.str(), every.best->config.str()) << what;
+  return searched.best->config.str();
+}
+
 // The search takes the configurations in order of price and skips those a
 // cheaper miss rules out; on these cases it finds what simulating every
 // configuration finds.
@@ -225,15 +240,8 @@ TEST_F(ServeCost, SearchFindsWhatExhaustiveEnumerationFinds) {
     PlanProblem p = problem("llama-7b", 1);
     ServePlanner planner(p, *requests, *targets, price, context);
     ASSERT_FALSE(planner.servesDiffusion());
-    ServeSearchResult searched = planner.search(space);
-    ServeSearchResult every = planner.exhaustive(space);
-    ASSERT_EQ(searched.best.has_value(), every.best.has_value()) << c.slo;
-    EXPECT_LE(searched.simulated, every.simulated);
-    if (searched.best) {
-      EXPECT_EQ(searched.best->config.str(), every.best->config.str())
-          << c.rate << " " << c.slo;
-    }
-    answers.insert(searched.best ? searched.best->config.str() : "none");
+    answers.insert(searchAgreesWithEnumeration(
+        planner, space, std::to_string(c.rate) + " " + c.slo));
   }
   // The cases ask different things: several answers, none among them.
   EXPECT_GE(answers.size(), 4u);
@@ -263,14 +271,8 @@ TEST_F(ServeCost, DisaggregatedSearchFindsWhatExhaustiveEnumerationFinds) {
     space.maxTotalChips = 9;
     ServePlanner planner(problem("llama-7b", 1), *requests, *targets, price,
                          context);
-    ServeSearchResult searched = planner.search(space);
-    ServeSearchResult every = planner.exhaustive(space);
-    ASSERT_EQ(searched.best.has_value(), every.best.has_value()) << slo;
-    EXPECT_LE(searched.simulated, every.simulated);
-    if (searched.best) {
-      EXPECT_EQ(searched.best->config.str(), every.best->config.str())
-          << rate << " " << slo;
-    }
+    searchAgreesWithEnumeration(planner, space,
+                                std::to_string(rate) + " " + slo);
   }
 }
 
@@ -295,14 +297,8 @@ TEST_F(ServeCost, DiffusionSearchFindsWhatExhaustiveEnumerationFinds) {
     ServePlanner planner(problem("dit-xl-2", 1), *requests, *targets, price,
                          context);
     ASSERT_TRUE(planner.servesDiffusion());
-    ServeSearchResult searched = planner.search(space);
-    ServeSearchResult every = planner.exhaustive(space);
-    ASSERT_EQ(searched.best.has_value(), every.best.has_value()) << slo;
-    EXPECT_LE(searched.simulated, every.simulated);
-    if (searched.best) {
-      EXPECT_EQ(searched.best->config.str(), every.best->config.str())
-          << rate << " " << slo;
-    }
+    searchAgreesWithEnumeration(planner, space,
+                                std::to_string(rate) + " " + slo);
   }
 }
 
