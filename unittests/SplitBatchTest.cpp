@@ -158,7 +158,7 @@ TEST_F(SplitBatchTest, RefusesAPlannedModule) {
   ASSERT_TRUE(module);
   (*module)->setAttr(kParallelAttrName, ParallelAttr::get(&context, 2, 1, false,
                                                           1, 1, 1, false,
-                                                          false, 1, 0));
+                                                          false, 1, 0, 1));
   EXPECT_NE(splitError(*module, 2).find("already planned"), std::string::npos);
 }
 

@@ -248,6 +248,7 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
     module attributes {loom.parallel = #loom.parallel<tp = 8, weight_gathered = true>}
     module attributes {loom.parallel = #loom.parallel<tp = 4, ep = 8, ep_data = true>}
     module attributes {loom.parallel = #loom.parallel<tp = 4, dp = 8, fsdp = 8, zero = 3>}
+    module attributes {loom.parallel = #loom.parallel<tp = 16, kv_batch = 2>}
     ```
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$tp,
@@ -290,7 +291,15 @@ def Loom_ParallelAttr : AttrDef<Loom_Dialect, "Parallel"> {
                         // forward and the backward pass). fsdp 1 (zero 0):
                         // every replica holds all.
                         DefaultValuedParameter<"int64_t", "1">:$fsdp,
-                        DefaultValuedParameter<"int64_t", "0">:$zero);
+                        DefaultValuedParameter<"int64_t", "0">:$zero,
+                        // loom-shard-heads kv-batch: with more
+                        // tensor-parallel chips than KV heads, each KV
+                        // head's cache is split by batch (whole sequences)
+                        // over kv_batch of the chips computing it (group
+                        // "kv"), not
+                        // repeated on each (the JAX scaling book, Part 7,
+                        // "Sharding the KV cache": KV[2, B_Z, S, K_Y, H]).
+                        DefaultValuedParameter<"int64_t", "1">:$kv_batch);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

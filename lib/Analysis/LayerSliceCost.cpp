@@ -55,6 +55,8 @@ void LayerSliceCost::addOp(Operation &op) {
     }
     if (term.kind == Term::Kind::Compute && fuse(term))
       continue;
+    if (term.blockRanks > 0)
+      kvAxes = kvGroupAxes(term.blockRanks);
     if (term.kind == Term::Kind::Compute)
       kernelOf[term.op] = terms.size();
     terms.push_back(term);
@@ -91,6 +93,7 @@ static bool isDecomposableCollective(Operation *op) {
   // (Not over a 2-D group's sub-groups: their rings are not built.)
   if (!collective || isBesideGroup(collective.getGroup()) ||
       collective.getGroup() == kTensorXGroup ||
+      collective.getGroup() == kKVGroup ||
       collective.getGroup() == kTensorYGroup ||
       collective.getGroupSize() < 2 || !isTokenTensor(op->getOperand(0).getType()))
     return false;
@@ -135,6 +138,11 @@ void LayerSliceCost::markPair() {
 
 SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
                                  int64_t context) const {
+  return workOf(term, length, context, share);
+}
+
+SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
+                                 int64_t context, double share) const {
   // A slice of `length` tokens of `share` of the batch's sequences.
   double fraction = double(length) / double(tokens) * share;
   SliceWork work;
@@ -148,6 +156,7 @@ SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
     work.kind = term.collective;
     work.sequenceGroup = term.sequenceGroup;
     work.subAxis = term.subAxis;
+    work.blockRanks = term.blockRanks;
     // (A collective's data all follow the batch.)
     work.bytes = term.fixedBytes * share + term.tokenBytes * fraction;
     break;
@@ -434,7 +443,7 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
                            t.window, t.vectorOps, t.steps, t.batchHeads,
                            t.headDim, t.kvElementBytes, t.queryBytes,
                            t.elementBits, t.collective, t.sequenceGroup,
-                           t.subAxis,
+                           t.subAxis, t.blockRanks, t.batchShards,
                            t.materialized, t.decodeQueryRows, t.newKVBytes,
                            t.ringSteps,
                            t.ringBytes, t.pairNext);
@@ -448,9 +457,20 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
          });
 }
 
+SmallVector<GroupAxis> LayerSliceCost::kvGroupAxes(int64_t ranks) const {
+  int64_t all = 1;
+  for (const GroupAxis &axis : axes)
+    all *= axis.size;
+  if (ranks == all)
+    return axes;
+  return {GroupAxis{ranks, /*wraps=*/false}};
+}
+
 ArrayRef<GroupAxis> LayerSliceCost::groupAxes(const SliceWork &work) const {
   if (work.sequenceGroup)
     return spAxes;
+  if (work.blockRanks > 0)
+    return kvAxes;
   // A 2-D block's axes are its rows then its columns (stageGroupAxes).
   if (work.subAxis >= 0 && axes.size() == 2)
     return ArrayRef<GroupAxis>(axes).slice(work.subAxis, 1);
@@ -517,7 +537,7 @@ double LayerSliceCost::seconds(int64_t length, int64_t context) const {
 }
 
 bool LayerSliceCost::supportsBatches() const {
-  return !decompose && share == 1 &&
+  return !decompose &&
          llvm::none_of(terms, [](const Term &t) { return t.ringSteps > 1; });
 }
 
@@ -550,26 +570,68 @@ double LayerSliceCost::batchSeconds(ArrayRef<SequenceSlice> sequences) const {
       total += computeSeconds(work);
       continue;
     }
-    // One kernel over every sequence: their work adds up; the prompts'
-    // flash blocks are grid steps each, the decodes share one step and
-    // their cache writes (what a decode step of the whole batch runs).
-    SliceWork batch;
-    batch.elementBits = term.elementBits;
-    double steps = 0, decodeSteps = 0;
-    for (const SequenceSlice &sequence : sequences) {
-      SliceWork work = workOf(term, sequence.length, sequence.context);
-      batch.flops += work.flops;
-      batch.bytes += work.bytes;
-      batch.vectorOps += work.vectorOps;
-      if (isDecodeAttention(sequence.length, /*causal=*/true))
-        decodeSteps = std::max(decodeSteps, double(work.steps));
-      else
-        steps += double(work.steps);
-    }
-    batch.steps = std::max<int64_t>(std::llround(steps + decodeSteps), 1);
-    total += computeSeconds(batch);
+    total += attentionBatchSeconds(term, sequences);
   }
   return total;
+}
+
+double
+LayerSliceCost::attentionBatchSeconds(const Term &term,
+                                      ArrayRef<SequenceSlice> sequences) const {
+  // One kernel over every sequence: their work adds up; the prompts'
+  // flash blocks are grid steps each, the decodes share one step and
+  // their cache writes (what a decode step of the whole batch runs).
+  struct Kernel {
+    SliceWork work;
+    double steps = 0, decodeSteps = 0;
+    void add(const SliceWork &w, bool decode) {
+      work.flops += w.flops;
+      work.bytes += w.bytes;
+      work.vectorOps += w.vectorOps;
+      if (decode)
+        decodeSteps = std::max(decodeSteps, double(w.steps));
+      else
+        steps += double(w.steps);
+    }
+  };
+  // kv_batch: each sequence's K/V, and its attention, on one of the
+  // batchShards chips holding its KV head (a whole sequence of the op's
+  // batch, which holds 1 / batchShards of the batch's sequences); the
+  // engine gives each chip its sequences, the busiest one sets the time
+  // (longest first onto the least loaded: LPT, within 4/3 of the best).
+  int64_t shards = term.batchShards;
+  double sequenceShare = share * double(shards);
+  struct Sequence {
+    double seconds;
+    SliceWork work;
+    bool decode;
+  };
+  SmallVector<Sequence, 64> works;
+  for (const SequenceSlice &sequence : sequences) {
+    SliceWork work =
+        workOf(term, sequence.length, sequence.context, sequenceShare);
+    works.push_back({shards > 1 ? computeSeconds(work) : 0, work,
+                     isDecodeAttention(sequence.length, /*causal=*/true)});
+  }
+  SmallVector<Kernel, 4> kernels(shards);
+  SmallVector<double, 4> load(shards, 0);
+  if (shards > 1)
+    llvm::stable_sort(works, [](const Sequence &a, const Sequence &b) {
+      return a.seconds > b.seconds;
+    });
+  for (const Sequence &sequence : works) {
+    size_t chip = std::min_element(load.begin(), load.end()) - load.begin();
+    load[chip] += sequence.seconds;
+    kernels[chip].add(sequence.work, sequence.decode);
+  }
+  double slowest = 0;
+  for (Kernel &kernel : kernels) {
+    kernel.work.elementBits = term.elementBits;
+    kernel.work.steps =
+        std::max<int64_t>(std::llround(kernel.steps + kernel.decodeSteps), 1);
+    slowest = std::max(slowest, computeSeconds(kernel.work));
+  }
+  return slowest;
 }
 
 double LayerSliceCost::gatherSeconds() const {

@@ -120,6 +120,7 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
     view.diffusion = model.isDiffusion();
   view.tp = getParallelOrDefault(module).getTp();
   view.tpX = getParallelOrDefault(module).getTpX();
+  view.kvBatch = getParallelOrDefault(module).getKvBatch();
   view.sp = getParallelOrDefault(module).getBesideDegree();
   view.expertGroup = getParallelOrDefault(module).getEpData();
   // The passes lay out and price tp chips per stage; what sharding wrote on
@@ -133,6 +134,7 @@ FailureOr<ModelView> loom::getModelView(ModuleOp module, const CostModel &model,
   auto expectedOf = [&](StringRef group) {
     return group == kTensorXGroup   ? view.tpX
            : group == kTensorYGroup ? tpY
+           : group == kKVGroup      ? view.kvBatch
                                     : view.tp;
   };
   view.func.walk([&](Operation *op) {

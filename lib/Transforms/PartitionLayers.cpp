@@ -290,7 +290,7 @@ struct PartitionLayersPass
                                       layout.getTpX(),
                                       layout.getWeightGathered(),
                                       layout.getEpData(), layout.getFsdp(),
-                                      layout.getZero()));
+                                      layout.getZero(), layout.getKvBatch()));
 
     if (remarks) {
       InFlightDiagnostic remark = view->func.emitRemark();

@@ -272,7 +272,8 @@ static LogicalResult shardExpertsData(ModuleOp module, int64_t ep,
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, parallel.getDp(),
                                     parallel.getSequenceParallel(), ep, 1, 1,
-                                    false, /*epData=*/true, 1, 0));
+                                    false, /*epData=*/true, 1, 0,
+                                    parallel.getKvBatch()));
   return success();
 }
 
@@ -325,7 +326,7 @@ LogicalResult loom::shardExperts(ModuleOp module, int64_t ep, bool data) {
                                     parallel.getSequenceParallel(), ep,
                                     parallel.getSp(), parallel.getTpX(),
                                     parallel.getWeightGathered(), false, 1,
-                                    0));
+                                    0, parallel.getKvBatch()));
   return success();
 }
 

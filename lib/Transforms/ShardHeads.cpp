@@ -794,7 +794,7 @@ static LogicalResult shardTwoD(ModuleOp module,
   TwoDSharder(module, x).run();
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), tp, 1, sp, 1, 1, x,
-                                    false, false, 1, 0));
+                                    false, false, 1, 0, 1));
   return success();
 }
 
@@ -909,7 +909,7 @@ static LogicalResult shardWeightGathered(ModuleOp module,
   }
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(context, tp, 1, false, 1, 1, 1, true, false,
-                                    1, 0));
+                                    1, 0, 1));
   return success();
 }
 
@@ -954,6 +954,90 @@ void loom::splitBatch(ModuleOp module, ArrayRef<func::FuncOp> funcs,
                        model.getHeight(), model.getWidth(), model.getFrames()));
 }
 
+//===----------------------------------------------------------------------===//
+// The KV cache split by batch beyond the KV heads (kv-batch)
+//===----------------------------------------------------------------------===//
+//
+// The JAX scaling book, Part 7, "Sharding the KV cache": with more chips
+// than KV heads, the tp / kv_heads chips that compute one KV head split its
+// cache by batch, KV[2, B_Z, S, K_Y, H]. Each attention becomes
+//   q' = all_to_all(q) over "kv": [B, S, h*d] -> [B/Z, S, Z*h*d]
+//   k' = local_shard(k), v' = local_shard(v): [B, S, d] -> [B/Z, S, d]
+//   a  = attention(q', k', v') with Z*h heads
+//   out = all_to_all(a): [B/Z, S, Z*h*d] -> [B, S, h*d]
+// so each chip keeps and reads the K/V of B/Z sequences.
+
+/// The causal attentions whose KV heads are fewer than `tp` chips, with
+/// their KV heads, or the first reason `kvBatch` cannot split their caches.
+static FailureOr<SmallVector<AttentionOp>>
+kvBatchAttentions(ModuleOp module, int64_t tp, int64_t kvBatch) {
+  SmallVector<AttentionOp> found;
+  Operation *wrong = nullptr;
+  module.walk([&](AttentionOp attn) {
+    if (!attn.getCausal() || attn.getKvHeads() >= tp)
+      return WalkResult::advance();
+    int64_t holders = tp / attn.getKvHeads();
+    int64_t batch = tensorType(attn.getQ()).getDimSize(0);
+    if (holders % kvBatch != 0) {
+      attn.emitError() << "kv-batch = " << kvBatch << " must divide the "
+                       << holders << " chips that hold each of its "
+                       << attn.getKvHeads() << " KV heads at tp = " << tp;
+      wrong = attn;
+    } else if (batch % kvBatch != 0) {
+      attn.emitError() << "kv-batch = " << kvBatch
+                       << " splits each KV head's cache by batch, but the "
+                          "batch of "
+                       << batch << " does not split " << kvBatch << " ways";
+      wrong = attn;
+    }
+    if (wrong)
+      return WalkResult::interrupt();
+    found.push_back(attn);
+    return WalkResult::advance();
+  });
+  if (wrong)
+    return failure();
+  if (found.empty())
+    return module.emitError()
+           << "kv-batch = " << kvBatch
+           << " splits the caches of KV heads held by several chips, but "
+              "no causal attention has fewer KV heads than tp = "
+           << tp << " chips";
+  return found;
+}
+
+/// Rewrites a sharded attention to keep 1 / z of the batch's K/V (above).
+static void splitCacheByBatch(AttentionOp attn, int64_t z) {
+  OpBuilder b(attn);
+  Location loc = attn.getLoc();
+  StringAttr group = b.getStringAttr(kKVGroup);
+  IntegerAttr size = b.getI64IntegerAttr(z);
+  RankedTensorType q = tensorType(attn.getQ()), k = tensorType(attn.getK());
+  int64_t batch = q.getDimSize(0);
+  auto byBatch = [&](RankedTensorType type, int64_t features) {
+    return RankedTensorType::get({batch / z, type.getDimSize(1), features},
+                                 type.getElementType());
+  };
+  RankedTensorType gathered = byBatch(q, q.getDimSize(2) * z);
+  Value query = AllToAllOp::create(b, loc, gathered, attn.getQ(), group, size,
+                                   b.getI64IntegerAttr(0),
+                                   b.getI64IntegerAttr(2));
+  auto keep = [&](Value value) -> Value {
+    return LocalShardOp::create(b, loc, byBatch(k, k.getDimSize(2)), value,
+                                group, size, b.getI64IntegerAttr(0));
+  };
+  attn.getQMutable().assign(query);
+  attn.getKMutable().assign(keep(attn.getK()));
+  attn.getVMutable().assign(keep(attn.getV()));
+  attn.setHeads(attn.getHeads() * z);
+  attn.getResult().setType(gathered);
+  b.setInsertionPointAfter(attn);
+  auto back = AllToAllOp::create(b, loc, q, attn.getResult(), group, size,
+                                 b.getI64IntegerAttr(2),
+                                 b.getI64IntegerAttr(0));
+  attn.getResult().replaceAllUsesExcept(back, back);
+}
+
 LogicalResult loom::shardHeads(ModuleOp module,
                                const HeadShardingOptions &options) {
   if (ParallelAttr parallel = getParallel(module))
@@ -985,6 +1069,14 @@ LogicalResult loom::shardHeads(ModuleOp module,
            << "tp = " << options.tp << " needs more chips than "
            << topology->sliceName() << " has (" << chips
            << "); valid degrees: " << validDegrees();
+  if (options.kvBatch < 1)
+    return module.emitError() << "kv-batch must be at least 1, got "
+                              << options.kvBatch;
+  if (options.kvBatch > 1 &&
+      (options.weightGathered || options.tpX != 1 || options.sequenceParallel))
+    return module.emitError()
+           << "kv-batch splits the KV cache of 1-D tensor parallelism; it "
+              "runs without tp-x, weight-gathered or sequence-parallel";
   if (options.weightGathered)
     return shardWeightGathered(module, options, *topology);
   if (options.tpX != 1)
@@ -1009,11 +1101,22 @@ LogicalResult loom::shardHeads(ModuleOp module,
            << ", which tensor-parallel groups must tile; valid degrees: "
            << validDegrees();
 
+  SmallVector<AttentionOp> splitCaches;
+  if (options.kvBatch > 1) {
+    FailureOr<SmallVector<AttentionOp>> found =
+        kvBatchAttentions(module, options.tp, options.kvBatch);
+    if (failed(found))
+      return failure();
+    splitCaches = std::move(*found);
+  }
+
   HeadSharder(module, options.tp, options.sequenceParallel).run();
+  for (AttentionOp attn : splitCaches)
+    splitCacheByBatch(attn, options.kvBatch);
   module->setAttr(kParallelAttrName,
                   ParallelAttr::get(module.getContext(), options.tp, 1,
                                     options.sequenceParallel, 1, 1, 1, false,
-                                    false, 1, 0));
+                                    false, 1, 0, options.kvBatch));
   return success();
 }
 
@@ -1027,6 +1130,7 @@ struct ShardHeadsPass : public loom::impl::ShardHeadsBase<ShardHeadsPass> {
     options.sequenceParallel = sequenceParallel;
     options.tpX = tpX;
     options.weightGathered = weightGathered;
+    options.kvBatch = kvBatch;
     if (failed(shardHeads(getOperation(), options)))
       signalPassFailure();
   }

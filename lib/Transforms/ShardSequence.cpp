@@ -461,6 +461,12 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
            << "sequence parallelism runs beside a 1-D tensor-parallel group; "
               "this one is 2-D (tp_x = "
            << parallel.getTpX() << ")";
+  if (sp > 1 && parallel.getKvBatch() > 1)
+    return module.emitError()
+           << "sequence parallelism runs beside a tensor-parallel group "
+              "whose attentions keep their whole batch; this one splits "
+              "its KV cache by batch (kv_batch = "
+           << parallel.getKvBatch() << ")";
   if (parallel.getSp() != 1)
     return module.emitError() << "the module is already sequence-parallel (sp = "
                               << parallel.getSp() << ")";
@@ -494,7 +500,8 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
                                     parallel.getSequenceParallel(),
                                     parallel.getEp(), sp, parallel.getTpX(),
                                     parallel.getWeightGathered(),
-                                    parallel.getEpData(), 1, 0));
+                                    parallel.getEpData(), 1, 0,
+                                    parallel.getKvBatch()));
   return success();
 }
 

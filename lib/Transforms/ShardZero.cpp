@@ -67,7 +67,8 @@ struct ShardZeroPass : public loom::impl::ShardZeroBase<ShardZeroPass> {
                                       parallel.getEp(), parallel.getSp(),
                                       parallel.getTpX(),
                                       parallel.getWeightGathered(),
-                                      parallel.getEpData(), group, stage));
+                                      parallel.getEpData(), group, stage,
+                                      parallel.getKvBatch()));
   }
 };
 

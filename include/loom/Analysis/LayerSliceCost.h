@@ -142,13 +142,22 @@ private:
     bool pairNext = false;
   };
   SliceWork workOf(const Term &term, int64_t length, int64_t context) const;
+  /// The same for `share` of the batch's sequences.
+  SliceWork workOf(const Term &term, int64_t length, int64_t context,
+                   double share) const;
+  /// A causal attention's kernel over a batch's sequences (batchSeconds).
+  double attentionBatchSeconds(const Term &term,
+                               llvm::ArrayRef<SequenceSlice> sequences) const;
   /// The axes a collective's group runs on: the sp group's, one axis of a
   /// 2-D tp block, or the tp group's.
   llvm::ArrayRef<GroupAxis> groupAxes(const SliceWork &work) const;
   /// Marks a matmul and the collective beside it (the term just added).
   void markPair();
   const CostModel &model;
-  llvm::SmallVector<GroupAxis> axes, spAxes;
+  /// The "kv" group of `ranks` consecutive tensor ranks: neighbours along
+  /// the tp group's walk (DeviceMesh), a line unless it is the whole group.
+  llvm::SmallVector<GroupAxis> kvGroupAxes(int64_t ranks) const;
+  llvm::SmallVector<GroupAxis> axes, spAxes, kvAxes;
   int64_t tokens;
   /// The share of the batch a slice holds: 1 / microbatches.
   double share;

@@ -61,6 +61,9 @@ struct ModelView {
   bool expertGroup = false;
   /// A 2-D tensor-parallel group's rows (#loom.parallel's tp_x; 1: 1-D).
   int64_t tpX = 1;
+  /// Chips of the tp group splitting each KV head's cache by batch
+  /// (#loom.parallel's kv_batch; group "kv").
+  int64_t kvBatch = 1;
   int64_t chipsPerStage() const { return tp * sp; }
 };
 

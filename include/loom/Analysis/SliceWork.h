@@ -36,6 +36,8 @@ struct SliceWork {
   /// Over one sub-group of a 2-D tensor-parallel block: 0 the tp_x group
   /// (a column of the block), 1 the tp_y group (a row); -1 the whole group.
   int subAxis = -1;
+  /// Over the "kv" group: this many consecutive tensor ranks (0: not).
+  int64_t blockRanks = 0;
   double flops = 0, bytes = 0;
   unsigned elementBits = 16;
   /// Vector-unit work and the kernel's grid steps (CostModel::taskTime).

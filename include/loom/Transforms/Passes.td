@@ -148,6 +148,19 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
     not divide the batch or tile the topology; MoE layers are refused.
     Records `#loom.parallel<tp = N, weight_gathered = true>`.
 
+    With `kv-batch = Z` and more chips than KV heads (tp / kv_heads chips
+    compute each KV head), each causal attention's KV cache is split by
+    batch over Z of those chips instead of held whole on each (the JAX
+    scaling book, Part 7, "Sharding the KV cache": KV[2, B_Z, S, K_Y, H]):
+    an all-to-all over the group "kv" (Z consecutive tensor ranks) trades
+    the query's heads for its batch, each chip keeps its B / Z sequences of
+    K and V (`loom.local_shard`, no communication) and attends with Z times
+    the query heads, and a second all-to-all trades them back before the
+    output projection. Each chip's cache is then 1 / Z as large, and a
+    decode step reads 1 / Z of it. Z must divide tp / kv_heads and the
+    batch; refused with tp-x, weight-gathered or sequence-parallel.
+    Records `kv_batch = Z` in `#loom.parallel`.
+
     Records the layout on the module: `loom.parallel = #loom.parallel<tp = N>`
     (with `sequence_parallel = true` when asked); each split op carries its
     `loom.split`.
@@ -163,6 +176,10 @@ def ShardHeads : Pass<"loom-shard-heads", "mlir::ModuleOp"> {
     Option<"weightGathered", "weight-gathered", "bool", /*default=*/"false",
            "Weight-gathered (Pope et al. 2023, 3.2.3): the tp chips split "
            "the batch, each layer's weights all-gathered before it">,
+    Option<"kvBatch", "kv-batch", "int64_t", /*default=*/"1",
+           "With more chips than KV heads: split each KV head's cache by "
+           "batch over this many of the chips computing it (group \"kv\"); "
+           "1: each holds the whole cache">,
   ];
 }
 

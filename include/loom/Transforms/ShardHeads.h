@@ -33,6 +33,12 @@ struct HeadShardingOptions {
   /// the batch and run whole layers, each layer's weights (stored split tp
   /// ways) all-gathered before it (loom.gather_weights).
   bool weightGathered = false;
+  /// With more chips than KV heads, each KV head's cache split by batch
+  /// over this many of the tp / kv_heads chips computing the head (the JAX
+  /// scaling book, Part 7, "Sharding the KV cache"), each running the
+  /// head's attention for its sequences between two all-to-alls; 1: every
+  /// one of them holds the whole cache.
+  int64_t kvBatch = 1;
 };
 
 /// Rewrites `module` into the per-chip (SPMD) view of `options.tp`-way

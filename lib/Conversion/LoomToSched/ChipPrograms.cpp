@@ -135,6 +135,13 @@ Tasks ChipPrograms::emitItem(int64_t d, int64_t s, const Item &item,
         chips.push_back(chipId(d, s, m));
       return chips;
     }
+    if (work.blockRanks > 0) {
+      // The "kv" group: consecutive tensor ranks.
+      int64_t first = r / work.blockRanks * work.blockRanks;
+      for (int64_t t = 0; t < work.blockRanks; ++t)
+        chips.push_back(chipId(d, s, first + t));
+      return chips;
+    }
     if (work.sequenceGroup)
       for (int64_t u = 0; u < sp; ++u)
         chips.push_back(chipId(d, s, u * tp + r % tp));
@@ -148,7 +155,9 @@ Tasks ChipPrograms::emitItem(int64_t d, int64_t s, const Item &item,
   bool subGroup = work.subAxis >= 0 && view.tpX > 1;
   if (work.collective) {
     tag = nextTag;
-    nextTag += subGroup ? ranks : work.sequenceGroup ? tp : sp;
+    nextTag += subGroup || work.blockRanks ? ranks
+               : work.sequenceGroup        ? tp
+                                           : sp;
   }
   std::string name = taskName(item.where, work.op);
   for (Operation *fused : work.fused)
@@ -186,6 +195,7 @@ Tasks ChipPrograms::emitItem(int64_t d, int64_t s, const Item &item,
       t.bytes = toInt(work.bytes);
       t.tag = tag + (subGroup ? mesh->tensorParallelSubGroup(
                                     r, work.subAxis).front()
+                     : work.blockRanks    ? r / work.blockRanks
                      : work.sequenceGroup ? r % tp
                                           : r / tp);
       return t;

@@ -490,7 +490,8 @@ LogicalResult
 ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
                      int64_t dp, bool sequenceParallel, int64_t ep,
                      int64_t sp, int64_t tpX, bool weightGathered,
-                     bool epData, int64_t fsdp, int64_t zero) {
+                     bool epData, int64_t fsdp, int64_t zero,
+                     int64_t kvBatch) {
   if (tp < 1 || dp < 1)
     return emitError() << "tp and dp must be positive, got " << tp << " and "
                        << dp;
@@ -534,6 +535,14 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tp,
                        << ": a group of fsdp > 1 replicas splits the model "
                           "states at ZeRO stage 1, 2 or 3; fsdp 1 has "
                           "zero 0";
+  if (kvBatch < 1 || tp % kvBatch != 0)
+    return emitError() << "kv_batch " << kvBatch << " must divide tp " << tp
+                       << ": each KV head's cache is split over kv_batch of "
+                          "the tensor-parallel chips computing it";
+  if (kvBatch > 1 && (tpX > 1 || sp > 1 || weightGathered || sequenceParallel))
+    return emitError() << "kv_batch splits the KV cache of 1-D tensor "
+                          "parallelism; it runs without tp_x, sp, "
+                          "weight_gathered or sequence_parallel";
   return success();
 }
 
@@ -550,7 +559,7 @@ ParallelAttr loom::getParallelOrDefault(Operation *module) {
   if (ParallelAttr parallel = getParallel(module))
     return parallel;
   return ParallelAttr::get(module->getContext(), 1, 1, false, 1, 1, 1,
-                           false, false, 1, 0);
+                           false, false, 1, 0, 1);
 }
 PipelineAttr loom::getPipeline(Operation *func) {
   return func->getAttrOfType<PipelineAttr>(kPipelineAttrName);

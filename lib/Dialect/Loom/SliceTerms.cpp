@@ -63,6 +63,8 @@ void loom::getDefaultSliceTerms(Operation *op, const CostModel &model,
   term.subAxis = collective.getGroup() == kTensorXGroup   ? 0
                  : collective.getGroup() == kTensorYGroup ? 1
                                                           : -1;
+  if (collective.getGroup() == kKVGroup)
+    term.blockRanks = collective.getGroupSize();
   (isTokenTensor(op->getOperand(0).getType()) ? term.tokenBytes
                                               : term.fixedBytes) =
       collective.getCollectiveBytes();
@@ -172,6 +174,10 @@ void AttentionOp::getSliceTerms(const CostModel &model,
   term.decodeQueryRows = getDecodeQueryRows().value_or(1);
   term.newKVBytes =
       getTensorBytes(getK().getType()) + getTensorBytes(getV().getType());
+  // kv_batch: this chip's share of the batch's K/V (loom-shard-heads).
+  if (auto shard = getK().getDefiningOp<LocalShardOp>();
+      shard && shard.getGroup() == kKVGroup)
+    term.batchShards = shard.getGroupSize();
   terms.push_back(term);
 }
 

@@ -39,6 +39,10 @@ inline bool isBesideGroup(llvm::StringRef group) {
 /// one row (columns y: the heads' and d_ff's shards).
 inline constexpr llvm::StringLiteral kTensorXGroup = "tp_x";
 inline constexpr llvm::StringLiteral kTensorYGroup = "tp_y";
+/// The chips of a tensor-parallel group that hold one KV head and split its
+/// cache by batch (#loom.parallel's kv_batch): kv_batch consecutive tensor
+/// ranks.
+inline constexpr llvm::StringLiteral kKVGroup = "kv";
 /// On the model function: #loom.pipeline, its stages and slices.
 inline constexpr llvm::StringLiteral kPipelineAttrName = "loom.pipeline";
 /// On a loom op: #loom.split, how loom-shard-heads split it.

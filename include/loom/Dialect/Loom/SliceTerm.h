@@ -56,6 +56,11 @@ struct SliceTerm {
   CollectiveKind collective = CollectiveKind::AllReduce;
   bool sequenceGroup = false;
   int subAxis = -1;          ///< 2-D tp: the tp_x (0) or tp_y (1) group
+  int64_t blockRanks = 0;    ///< over "kv": this many consecutive tensor
+                             ///< ranks (0: the op's group is not "kv")
+  int64_t batchShards = 1;   ///< causal: the batch's K/V split over this
+                             ///< many chips (kv_batch), each running its
+                             ///< sequences' attention
   int64_t ringSteps = 0;     ///< ring attention: the sp group's chips
   double ringBytes = 0;      ///< ring attention: K/V block per step
 };
