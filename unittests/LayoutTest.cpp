@@ -23,6 +23,7 @@ ParallelLayout everyDimension() {
   l.tp = 8;
   l.tpLayout = TensorLayout::TwoD;
   l.tpX = 2;
+  l.kvBatch = 2;
   l.ep = 4;
   l.epLayout = ExpertLayout::Data;
   l.sp = 2;
@@ -55,7 +56,7 @@ TEST(Layout, EveryDimensionIsDeclaredOnceWithItsOwnNames) {
         EXPECT_NE(std::string(d.help), "") << d.name.str();
       },
       layoutDimensions());
-  EXPECT_EQ(count, 21);
+  EXPECT_EQ(count, 22);
   // The defaults: one chip, one stage, the rule's placement.
   ParallelLayout defaults;
   EXPECT_EQ(defaults.str(), "");
@@ -67,7 +68,7 @@ TEST(Layout, EveryDimensionIsDeclaredOnceWithItsOwnNames) {
 TEST(Layout, TheTextualFormReadsBack) {
   ParallelLayout l = everyDimension();
   std::string text = l.str();
-  EXPECT_NE(text.find("tp=8 tp-layout=2d tp-x=2 ep=4 ep-layout=data"),
+  EXPECT_NE(text.find("tp=8 tp-layout=2d tp-x=2 kv-batch=2 ep=4 ep-layout=data"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("slices=640,512,480,416"), std::string::npos) << text;

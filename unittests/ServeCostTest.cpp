@@ -189,6 +189,77 @@ TEST_F(ServeCost, TensorParallelismBeyondTheKvHeadsRepeatsTheCache) {
   EXPECT_NEAR(batch, 43.0 / 2, 1.0);
 }
 
+// The same with kv_batch 2: each KV head's cache split by batch over its
+// two chips (the scaling book, Part 7, "Sharding the KV cache") holds the
+// logical 160 kB a token in int8, so about the book's 140 sequences of 8k
+// fit on 4x4 ("(16 * 16e9 - 70e9) / 160e3 / 8192"; Loom's weights include
+// the embedding and head, replicated norms) and 43 in bf16; prompts alone
+// keep the whole cache per chip (the prefill program's layout).
+TEST_F(ServeCost, KvBatchHoldsTheLogicalCache) {
+  for (auto [dtype, perElement, sequences] :
+       {std::tuple<const char *, double, double>{"bf16", 2, 43},
+        {"int8", 1, 140}}) {
+    PlanProblem p = problem("llama3.1-70b", 16);
+    ASSERT_EQ(setPrecisions(p.import, dtype, dtype, "bf16"), "");
+    ParallelLayout l = layout(16);
+    l.kvBatch = 2;
+    auto cost = PlannedIterationCost::create(p, l, 8192, context);
+    ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+    EXPECT_EQ((*cost)->getKvBatch(), 2);
+    double logical = 2.0 * 8 * 128 * 80 * perElement;
+    EXPECT_NEAR((*cost)->kvBytesPerToken(), logical, 1e-6 * logical);
+    EXPECT_NEAR((*cost)->kvCapacityBytes() / (logical * 8192), sequences,
+                0.04 * sequences)
+        << dtype;
+  }
+  // kv_batch must divide the chips holding each KV head (16 / 8 = 2).
+  ParallelLayout four = layout(16);
+  four.kvBatch = 4;
+  auto refused = PlannedIterationCost::create(problem("llama3.1-70b", 16),
+                                              four, 8192, context);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(llvm::toString(refused.takeError())
+                .find("kv-batch = 4 must divide the 2 chips"),
+            std::string::npos);
+}
+
+// The scaling book, Part 8: "the smallest topology is not the most
+// performant". In int8, with HBM filled by 8k-context sequences, 4x4 (about
+// 140 of them) serves more queries a second per chip than 4x2 (43), so at
+// one price per chip-hour it is the cheaper slice per query. The book
+// counts HBM bytes alone (0.90 against 0.55 queries a second a chip at 512
+// output tokens); Loom's decode steps add the tensor-parallel all-reduces
+// of a 140-sequence batch and the cache's all-to-alls, so its margin is
+// smaller, but the order is the book's. It holds only with each KV head's
+// cache split by batch: repeated on both chips holding it, 4x4 holds half
+// the sequences and loses.
+TEST_F(ServeCost, TheCheapestSliceIsNotTheSmallest) {
+  auto queriesPerChip = [&](int64_t chips, int64_t kvBatch) {
+    PlanProblem p = problem("llama3.1-70b", chips);
+    EXPECT_EQ(setPrecisions(p.import, "int8", "int8", "bf16"), "");
+    ParallelLayout l = layout(chips);
+    l.kvBatch = kvBatch;
+    auto cost = PlannedIterationCost::create(p, l, 8192, context);
+    EXPECT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+    if (!cost)
+      return 0.0;
+    int64_t batch = int64_t((*cost)->kvCapacityBytes() /
+                            ((*cost)->kvBytesPerToken() * 8192));
+    serve::Batch step;
+    step.decodeContexts.assign(batch, 8192);
+    return double(batch) / ((*cost)->iteration(step) * 512) / double(chips);
+  };
+  PlanProblem p = problem("llama3.1-70b", 16);
+  ASSERT_EQ(servingKvBatch(p, 16, context), 2);
+  ASSERT_EQ(servingKvBatch(p, 8, context), 1);
+  double smallest = queriesPerChip(8, 1), doubled = queriesPerChip(16, 2),
+         repeated = queriesPerChip(16, 1);
+  EXPECT_GT(doubled, 1.05 * smallest)
+      << "4x2: " << smallest << " queries/s a chip; 4x4: " << doubled;
+  EXPECT_LT(repeated, smallest)
+      << "4x4 with the cache repeated: " << repeated;
+}
+
 /// Searches `space` and enumerates it all; checks they agree, the search
 /// simulating no more. Returns the answer ("none" when there is none).
 static std::string searchAgreesWithEnumeration(ServePlanner &planner,

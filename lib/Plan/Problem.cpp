@@ -28,6 +28,7 @@ degreeBelowOne(const ParallelLayout &layout) {
   const LayoutDimensions &d = layoutDimensions();
   for (auto [name, value] :
        {std::pair{d.tp.name.data(), layout.tp},
+        {d.kvBatch.name.data(), layout.kvBatch},
         {d.sp.name.data(), layout.sp},
         {d.stages.name.data(), layout.stages},
         {d.dataParallel.name.data(), layout.dataParallel},
@@ -90,6 +91,13 @@ std::string loom::checkLayout(const ParallelLayout &layout) {
         "1-D tp group: it needs --ep 2 or more{}",
         layout.ep < 2 ? fmt::format(" (got {})", layout.ep)
                       : ", and no --sp, 2-D or weight-gathered layout");
+  if (layout.kvBatch > 1 &&
+      (layout.isTwoD() || layout.isWeightGathered() || layout.sp > 1 ||
+       layout.sequenceParallel || layout.microbatches > 1))
+    return "--kv-batch splits each KV head's cache over a 1-D "
+           "tensor-parallel group's chips by whole batch: it runs without a "
+           "2-D or weight-gathered layout, --sp, --sequence-parallel or "
+           "microbatches";
   if (layout.isTwoD() && layout.decompose)
     return "decompose runs on a 1-D tensor-parallel ring; a 2-D block's "
            "sub-groups are not decomposed";
@@ -112,6 +120,9 @@ std::string loom::checkTraining(const ParallelLayout &layout, bool training) {
                " applies to a training step; give --mode train";
     return "";
   }
+  if (layout.kvBatch > 1)
+    return "--kv-batch splits an inference KV cache; a training step keeps "
+           "none";
   if (layout.fsdp < 1)
     return fmt::format("--fsdp must be at least 1, got {}", layout.fsdp);
   if (layout.dataParallel % layout.fsdp != 0)

@@ -96,7 +96,10 @@ std::string loom::planName(const PlanOutcome &p) {
                          ? fmt::format(" (2-D {} x {})", p.layout.tpX,
                                        p.layout.tp / p.layout.tpX)
                      : p.layout.isWeightGathered() ? std::string(" (weight-gathered)")
-                                                : "",
+                     : p.layout.kvBatch > 1
+                         ? fmt::format(" (KV cache by batch over {})",
+                                       p.layout.kvBatch)
+                         : "",
                      p.layout.sp > 1
                          ? fmt::format(" x sp {}{}", p.layout.sp,
                                        p.layout.spMode == SequenceMode::Ring ? " (ring)"

@@ -25,74 +25,102 @@ static llvm::Error refusal(const Twine &why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
 }
 
-llvm::Expected<std::unique_ptr<PlannedIterationCost>>
-PlannedIterationCost::create(const PlanProblem &problem,
-                             const ParallelLayout &layout,
-                             int64_t referenceTokens, MLIRContext &context) {
-  if (referenceTokens < 1)
-    return refusal("the reference forward pass needs at least one token");
-  PlanProblem prefill = problem;
-  prefill.import.mode = ImportOptions::Mode::Prefill;
-  prefill.import.batch = 1;
-  prefill.import.seqLen = referenceTokens;
+/// `problem`'s model planned as one replica of `layout` (one stage, one
+/// data-parallel replica) for `batch` sequences of `tokens`, unsimulated.
+static Planned planReference(const PlanProblem &problem,
+                             const ParallelLayout &layout, int64_t batch,
+                             int64_t tokens, MLIRContext &context) {
+  PlanProblem reference = problem;
+  reference.import.mode = ImportOptions::Mode::Prefill;
+  reference.import.batch = batch;
+  reference.import.seqLen = tokens;
   ParallelLayout replica = layout;
   replica.stages = 1;
   replica.dataParallel = 1;
   replica.slices = SliceSpec::count(1);
   PlanOptions options;
   options.simulate = Simulation::Never;
-  Planned planned = planModule(prefill, replica, context, options);
-  if (!planned.outcome.failure.empty())
-    return refusal(planned.outcome.failure);
-  if (planned.outcome.patches)
-    return refusal("a diffusion model's requests are denoising steps, not "
-                   "tokens: serve it as images");
+  return planModule(reference, replica, context, options);
+}
 
+llvm::Expected<std::unique_ptr<PlannedIterationCost>>
+PlannedIterationCost::create(const PlanProblem &problem,
+                             const ParallelLayout &layout,
+                             int64_t referenceTokens, MLIRContext &context) {
+  if (referenceTokens < 1)
+    return refusal("the reference forward pass needs at least one token");
+  // Prompts alone run as the runtime's prefill program: one sequence, each
+  // KV head's cache whole on the chips holding it (MaxText's prefill
+  // shards no cache by batch: cache_batch_prefill). Iterations with
+  // decodes run on the generate state's layout, each KV head's cache split
+  // by batch over kv_batch chips: planned for kv_batch sequences, one a
+  // chip of each KV head's group.
+  ParallelLayout prefillLayout = layout;
+  prefillLayout.kvBatch = 1;
   std::unique_ptr<PlannedIterationCost> cost(new PlannedIterationCost());
-  cost->plan = std::move(planned.outcome);
-  cost->module = std::move(planned.module);
-  ModuleOp module = *cost->module;
-  auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
-  cost->desc = std::make_unique<TargetDesc>(target.getDesc());
-  const TopologyDesc &topology = cost->desc->topologies.front();
-  cost->model = std::make_unique<CostModel>(*cost->desc);
-  FailureOr<ModelView> view =
-      getModelView(module, *cost->model, "the serving cost");
-  if (failed(view))
-    return refusal("the planned module has no model function");
-  StageGroupAxes axes = stageGroupAxes(
-      *cost->desc, topology, view->tp, view->sp, /*stages=*/1, view->tpX,
-      getPlacementOrDefault(module), view->expertGroup);
-  cost->cost = std::make_unique<StageSliceCost>(
-      view->layers, *cost->model, axes.tensor, referenceTokens, /*stages=*/1,
-      axes.sequence);
-  if (view->sp > 1 || !cost->cost->supportsBatches())
-    return refusal("a serving iteration is priced for tensor and expert "
-                   "parallelism only, not sequence parallelism, decomposed "
-                   "collectives or gathered weights");
+  for (bool decode : {false, true}) {
+    if (decode && layout.kvBatch <= 1)
+      break;
+    int64_t batch = decode ? layout.kvBatch : 1;
+    Planned planned = planReference(problem, decode ? layout : prefillLayout,
+                                    batch, referenceTokens, context);
+    if (!planned.outcome.failure.empty())
+      return refusal(planned.outcome.failure);
+    if (planned.outcome.patches)
+      return refusal("a diffusion model's requests are denoising steps, not "
+                     "tokens: serve it as images");
+    Reference &ref = decode ? cost->decodes.emplace() : cost->prompts;
+    ref.plan = std::move(planned.outcome);
+    ref.module = std::move(planned.module);
+    ModuleOp module = *ref.module;
+    if (!decode) {
+      auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
+      cost->desc = std::make_unique<TargetDesc>(target.getDesc());
+      cost->model = std::make_unique<CostModel>(*cost->desc);
+    }
+    const TopologyDesc &topology = cost->desc->topologies.front();
+    FailureOr<ModelView> view =
+        getModelView(module, *cost->model, "the serving cost");
+    if (failed(view))
+      return refusal("the planned module has no model function");
+    StageGroupAxes axes = stageGroupAxes(
+        *cost->desc, topology, view->tp, view->sp, /*stages=*/1, view->tpX,
+        getPlacementOrDefault(module), view->expertGroup);
+    // (A sequence of the batch: a microbatch of one.)
+    ref.cost = std::make_unique<StageSliceCost>(
+        view->layers, *cost->model, axes.tensor, referenceTokens,
+        /*stages=*/1, axes.sequence, /*microbatches=*/batch);
+    if (view->sp > 1 || !ref.cost->supportsBatches())
+      return refusal("a serving iteration is priced for tensor and expert "
+                     "parallelism only, not sequence parallelism, decomposed "
+                     "collectives or gathered weights");
+    int64_t chips = view->chipsPerStage();
+    // What each chip holds of the weights and of the KV cache, as the
+    // sharded module's ops state them (loom-check-memory's items): the
+    // rest of its HBM holds the cache.
+    double weightsPerChip = 0, kvPerChip = 0;
+    for (Operation &op : view->func.getBody().front())
+      if (auto opCost = dyn_cast<CostOpInterface>(op)) {
+        weightsPerChip += double(opCost.getParameterBytes());
+        kvPerChip += double(opCost.getKVCacheBytes());
+      }
+    // Per token of the one sequence each chip's attentions hold.
+    double kvPerTokenPerChip = kvPerChip / double(referenceTokens);
+    // Every cached byte must be priced by a causal attention that reads it
+    // per sequence, or a decode step would not grow with its context.
+    if (ref.cost->kvBytesPerToken() < 0.999 * kvPerTokenPerChip)
+      return refusal("its attention reads a KV cache Loom does not price "
+                     "per sequence and context (e.g. multi-head latent "
+                     "attention); it cannot be served yet");
+    // All chips' bytes per token of one sequence: held by chips / batch
+    // of them (each KV head's group splits the batch's sequences).
+    cost->kvPerToken = kvPerTokenPerChip * double(chips) / double(batch);
+    cost->kvCapacity = std::max(
+        0.0, double(chips) * (cost->desc->hbmBytes - weightsPerChip));
+  }
   // The host dispatches every iteration, a jitted step, once (the
   // target's calibrated program_dispatch).
   cost->dispatch = cost->model->programDispatch();
-  int64_t chips = view->chipsPerStage();
-  // What each chip holds of the weights and of the KV cache, as the
-  // sharded module's ops state them (loom-check-memory's items): the rest
-  // of its HBM holds the cache.
-  double weightsPerChip = 0, kvPerChip = 0;
-  for (Operation &op : view->func.getBody().front())
-    if (auto opCost = dyn_cast<CostOpInterface>(op)) {
-      weightsPerChip += double(opCost.getParameterBytes());
-      kvPerChip += double(opCost.getKVCacheBytes());
-    }
-  double kvPerTokenPerChip = kvPerChip / double(referenceTokens);
-  // Every cached byte must be priced by a causal attention that reads it
-  // per sequence, or a decode step would not grow with its context.
-  if (cost->cost->kvBytesPerToken() < 0.999 * kvPerTokenPerChip)
-    return refusal("its attention reads a KV cache Loom does not price per "
-                   "sequence and context (e.g. multi-head latent "
-                   "attention); it cannot be served yet");
-  cost->kvPerToken = kvPerTokenPerChip * double(chips);
-  cost->kvCapacity = std::max(
-      0.0, double(chips) * (cost->desc->hbmBytes - weightsPerChip));
   return std::move(cost);
 }
 
@@ -106,7 +134,12 @@ double PlannedIterationCost::iteration(const serve::Batch &batch) const {
   for (int64_t i = int64_t(batch.decodeContexts.size());
        i < batch.paddedDecodes; ++i)
     sequences.push_back({1, 0});
-  return cost->batchSeconds(sequences) + dispatch;
+  // Prompts alone: the prefill program; with decodes, the generate state's.
+  const Reference &ref =
+      decodes && batch.paddedDecodes + int64_t(batch.decodeContexts.size()) > 0
+          ? *decodes
+          : prompts;
+  return ref.cost->batchSeconds(sequences) + dispatch;
 }
 
 double PlannedIterationCost::kvBytesPerToken() const { return kvPerToken; }
@@ -116,6 +149,23 @@ bool loom::isDiffusionModel(const PlanProblem &problem, MLIRContext &context) {
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
   OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
   return module && getModel(*module).isDiffusion();
+}
+
+int64_t loom::servingKvBatch(const PlanProblem &problem, int64_t chips,
+                              MLIRContext &context) {
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
+  if (!module)
+    return 1;
+  int64_t kvHeads = 0;
+  module->walk([&](AttentionOp attn) {
+    if (attn.getCausal())
+      kvHeads = kvHeads ? std::min<int64_t>(kvHeads, attn.getKvHeads())
+                        : attn.getKvHeads();
+  });
+  return kvHeads > 0 && chips > kvHeads && chips % kvHeads == 0
+             ? chips / kvHeads
+             : 1;
 }
 
 llvm::Expected<std::unique_ptr<PlannedDenoisingCost>>

@@ -115,6 +115,7 @@ ServePlanner::costFor(int64_t chips) {
   replica.topology = "v5e-" + std::to_string(chips);
   ParallelLayout layout;
   layout.tp = chips;
+  layout.kvBatch = servingKvBatch(problem, chips, context);
   auto cost = PlannedIterationCost::create(replica, layout, longest, context);
   if (!cost) {
     // (The reference pass is the longest request: a request longer than

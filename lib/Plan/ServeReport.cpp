@@ -42,16 +42,23 @@ std::string loom::describeIterations(ServePlanner &planner,
   serve::Batch decode;
   decode.decodeContexts.assign(
       config.engine == ServeEngine::JetStream ? config.slots : 16, 1024);
+  // "tp 16, KV cache by batch over 2": the generate state's layout.
+  auto layout = [](int64_t chips, const PlannedIterationCost &cost) {
+    return cost.getKvBatch() > 1
+               ? fmt::format("tp {}, KV cache by batch over {}", chips,
+                             cost.getKvBatch())
+               : fmt::format("tp {}", chips);
+  };
   std::string prefill = fmt::format(
-      "iteration (Loom's cost model, tp {}): prefill of 1024 tokens {}",
-      config.chips, seconds((*cost)->prefill(1024)));
+      "iteration (Loom's cost model, {}): prefill of 1024 tokens {}",
+      layout(config.chips, **cost), seconds((*cost)->prefill(1024)));
   if (config.engine == ServeEngine::Disaggregated) {
     auto decoding = planner.costFor(config.decodeChips);
     if (!decoding)
       return "iteration: " + toString(decoding.takeError());
-    return fmt::format("{}; decode replicas (tp {}): decode of {} at 1024 "
+    return fmt::format("{}; decode replicas ({}): decode of {} at 1024 "
                        "tokens {}",
-                       prefill, config.decodeChips,
+                       prefill, layout(config.decodeChips, **decoding),
                        decode.decodeContexts.size(),
                        seconds((*decoding)->iteration(decode)));
   }

@@ -138,6 +138,12 @@ const LayoutDimensions &loom::layoutDimensions() {
     d.tpX = {"tp-x", "tp_x", 1,
              "--tp-layout=2d: rows of the tp block (0: the one nearest Pope "
              "et al.'s optimum sqrt(tp) / 2 that tiles the slice)"};
+    d.kvBatch = {
+        "kv-batch", "kv_batch", 1,
+        "With more tensor-parallel chips than KV heads: split each KV "
+        "head's cache by batch over this many of the chips holding it "
+        "(divides tp / KV heads and the batch; all-to-alls over them around "
+        "each attention); 1: each holds the whole cache (docs/serving.md)"};
     d.ep = {"ep", "ep", 1,
             "Expert-parallel degree, MoE models: experts split over ep "
             "chips of the tensor-parallel group, or of a group of their own "
@@ -293,7 +299,7 @@ static auto orderKey(const ParallelLayout &l) {
       l.hasExpertGroup(), l.sp, formatDimension(l.spMode), l.stages,
       l.dataParallel, l.interleave, l.microbatches, l.decompose,
       l.scatterHandover, l.sequenceParallel, l.virtualStages,
-      formatDimension(l.placement));
+      formatDimension(l.placement), l.kvBatch);
 }
 
 bool ParallelLayout::operator<(const ParallelLayout &other) const {
@@ -631,6 +637,7 @@ ParallelLayout loom::layoutOf(mlir::ModuleOp module, ParallelLayout base) {
   ParallelAttr parallel = getParallelOrDefault(module);
   layout.tp = parallel.getTp();
   layout.tpX = parallel.getTpX();
+  layout.kvBatch = parallel.getKvBatch();
   layout.tpLayout = parallel.getTpX() > 1        ? TensorLayout::TwoD
                     : parallel.getWeightGathered() ? TensorLayout::WeightGathered
                                                    : TensorLayout::OneD;

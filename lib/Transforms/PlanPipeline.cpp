@@ -28,6 +28,7 @@ static void addPlanPasses(OpPassManager &pm, const ParallelLayout &layout,
   // factorizations that tile.
   shard.tpX = layout.isTwoD() && layout.tpX <= 1 ? 0 : layout.tpX;
   shard.weightGathered = layout.isWeightGathered();
+  shard.kvBatch = layout.kvBatch;
   pm.addPass(createShardHeads(shard));
   if (layout.sp != 1) {
     ShardSequenceOptions sequence;

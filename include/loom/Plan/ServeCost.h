@@ -36,7 +36,10 @@ public:
   /// Plans `problem`'s model as one replica of `layout` on the problem's
   /// topology (its chips are the replica's; one stage, one data-parallel
   /// replica), its forward pass imported for `referenceTokens` tokens of
-  /// one sequence: the shapes every iteration is rescaled from. Fails with
+  /// one sequence: the shapes every iteration is rescaled from. With
+  /// `layout.kvBatch` > 1 the iterations with decodes run on that layout,
+  /// planned for kv_batch sequences (prompts alone keep kv_batch 1, as
+  /// MaxText's prefill program does). Fails with
   /// the planner's reason when the layout cannot run (weights that do not
   /// fit, degrees that do not divide) or prices what a batch cannot
   /// (sequence parallelism, decomposed collectives, gathered weights).
@@ -55,15 +58,27 @@ public:
   /// The target the replica runs on.
   const TargetDesc &getTarget() const { return *desc; }
   /// The plan of the reference forward pass (loom-plan's view of it).
-  const PlanOutcome &getPlan() const { return plan; }
+  const PlanOutcome &getPlan() const { return prompts.plan; }
+  /// The chips of each KV head's group that split its cache by batch in
+  /// the generate state (the layout's kv_batch; 1: none).
+  int64_t getKvBatch() const {
+    return decodes ? decodes->plan.layout.kvBatch : 1;
+  }
 
 private:
   PlannedIterationCost() = default;
-  PlanOutcome plan;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// A reference forward pass: its plan, module and costs.
+  struct Reference {
+    PlanOutcome plan;
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    std::unique_ptr<StageSliceCost> cost;
+  };
   std::unique_ptr<TargetDesc> desc;
   std::unique_ptr<CostModel> model;
-  std::unique_ptr<StageSliceCost> cost;
+  /// Prompts alone (one sequence, kv_batch 1), and, with kv_batch > 1,
+  /// iterations with decodes (kv_batch sequences).
+  Reference prompts;
+  std::optional<Reference> decodes;
   double dispatch = 0, kvPerToken = 0, kvCapacity = 0;
 };
 
@@ -107,6 +122,14 @@ private:
 /// Whether `problem`'s model is a diffusion transformer (imported once;
 /// false when it cannot be imported, whose error planning reports).
 bool isDiffusionModel(const PlanProblem &problem, mlir::MLIRContext &context);
+
+/// The kv_batch a serving replica of `chips` tensor-parallel chips runs its
+/// decodes with: with more chips than `problem`'s model has KV heads, each
+/// KV head's cache split by batch over all the chips holding it (the JAX
+/// scaling book, Part 7: "we almost always prefer to avoid replicating the
+/// cache"); 1 otherwise, or when the model cannot be imported.
+int64_t servingKvBatch(const PlanProblem &problem, int64_t chips,
+                       mlir::MLIRContext &context);
 
 } // namespace loom
 

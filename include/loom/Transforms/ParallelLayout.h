@@ -180,6 +180,9 @@ struct LayoutOf {
   /// Rows of a 2-D block (1 for the other layouts; 0 with TwoD: the
   /// planner chooses the rows nearest Pope et al.'s optimum).
   F<int64_t> tpX;
+  /// With more tp chips than KV heads: the chips holding one KV head that
+  /// split its cache by batch (loom-shard-heads kv-batch).
+  F<int64_t> kvBatch;
   F<int64_t> ep;
   F<ExpertLayout> epLayout;
   F<int64_t> sp;
@@ -217,6 +220,7 @@ void forEachDimension(Fn &&fn, Layouts &...layouts) {
   fn(layouts.tp...);
   fn(layouts.tpLayout...);
   fn(layouts.tpX...);
+  fn(layouts.kvBatch...);
   fn(layouts.ep...);
   fn(layouts.epLayout...);
   fn(layouts.sp...);
