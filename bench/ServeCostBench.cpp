@@ -40,19 +40,24 @@ int main() {
       {"llama3.1-8b", 8, true, 32, 1024},  {"llama3.1-70b", 16, false, 1, 2048},
       {"llama3.1-70b", 16, true, 32, 2000},
   };
-  std::printf("%-13s %-8s %-26s %12s %12s %8s\n", "model", "slice", "step",
+  std::printf("%-13s %-8s %-32s %12s %12s %8s\n", "model", "slice", "step",
               "cost ms", "loom-sim ms", "ratio");
   for (const Step &s : steps) {
     PlanProblem problem;
     problem.model = s.model;
     problem.topology = "v5e-" + std::to_string(s.chips);
+    // The serving layout: each KV head's cache split by batch beyond the
+    // KV heads (loom-serve's), which decode steps are planned with too.
     ParallelLayout layout;
     layout.tp = s.chips;
+    layout.kvBatch = servingKvBatch(problem, s.chips, context);
     auto cost = PlannedIterationCost::create(problem, layout, 2048, context);
     if (!cost) {
       std::printf("%s: %s\n", s.model, llvm::toString(cost.takeError()).c_str());
       return 1;
     }
+    if (!s.decode)
+      layout.kvBatch = 1;
     serve::Batch batch;
     problem.import.batch = s.batch;
     problem.import.seqLen = s.tokens;
@@ -72,9 +77,12 @@ int main() {
     double priced = (*cost)->iteration(batch);
     double simulated = planned.simulated->makespan;
     std::string step =
-        s.decode ? fmt::format("decode {} at {} tokens", s.batch, s.tokens)
+        s.decode ? fmt::format("decode {} at {} tokens{}", s.batch, s.tokens,
+                               layout.kvBatch > 1
+                                   ? fmt::format(", kv {}", layout.kvBatch)
+                                   : "")
                  : fmt::format("prefill {} tokens", s.tokens);
-    std::printf("%-13s %-8s %-26s %12.3f %12.3f %8.3f\n", s.model,
+    std::printf("%-13s %-8s %-32s %12.3f %12.3f %8.3f\n", s.model,
                 problem.topology.c_str(), step.c_str(), priced * 1e3,
                 simulated * 1e3, priced / simulated);
   }
@@ -109,7 +117,7 @@ int main() {
     double priced = (*cost)->step(d.images) + (*cost)->dispatch();
     std::string step = fmt::format("denoising step, {} image{}", d.images,
                                    d.images == 1 ? "" : "s");
-    std::printf("%-13s %-8s %-26s %12.3f %12.3f %8.3f\n", d.model,
+    std::printf("%-13s %-8s %-32s %12.3f %12.3f %8.3f\n", d.model,
                 problem.topology.c_str(), step.c_str(), priced * 1e3,
                 planned.simulated->makespan * 1e3,
                 priced / planned.simulated->makespan);

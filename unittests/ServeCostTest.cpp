@@ -39,13 +39,17 @@ struct ServeCost : public ::testing::Test {
     l.tp = tp;
     return l;
   }
-  /// loom-plan's simulated step of `import` on one replica of tp chips.
-  double simulated(StringRef model, int64_t tp, ImportOptions import) {
+  /// loom-plan's simulated step of `import` on one replica of tp chips
+  /// (each KV head's cache split by batch over `kvBatch` of them).
+  double simulated(StringRef model, int64_t tp, ImportOptions import,
+                   int64_t kvBatch = 1) {
     PlanProblem p = problem(model, tp);
     p.import = import;
     PlanOptions options;
     options.simulate = Simulation::Always;
-    PlanOutcome out = planAndSimulate(p, layout(tp), context, options);
+    ParallelLayout l = layout(tp);
+    l.kvBatch = kvBatch;
+    PlanOutcome out = planAndSimulate(p, l, context, options);
     EXPECT_EQ(out.failure, "");
     EXPECT_TRUE(out.simulated.has_value());
     return out.simulated ? out.simulated->makespan : 0;
@@ -88,6 +92,38 @@ TEST_F(ServeCost, PrefillAndDecodeAgreeWithTheSimulatedStep) {
           << ": " << priced << " s against " << sim;
     }
   }
+}
+
+// With each KV head's cache split by batch (Llama 3 70B's 8 KV heads on 16
+// chips, kv_batch 2), a decode step is loom-plan's plan of that layout,
+// all-to-alls and batch-split attention included, which loom-sim runs;
+// prompts alone keep the prefill program's layout.
+TEST_F(ServeCost, KvBatchDecodesAgreeWithTheSimulatedStep) {
+  ParallelLayout l = layout(16);
+  l.kvBatch = 2;
+  auto cost = PlannedIterationCost::create(problem("llama3.1-70b", 16), l,
+                                           4096, context);
+  ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+  for (auto [batch, context] : {std::pair<int64_t, int64_t>{2, 1024},
+                                {16, 2048},
+                                {32, 4000}}) {
+    ImportOptions import;
+    import.mode = ImportOptions::Mode::Decode;
+    import.batch = batch;
+    import.seqLen = context;
+    double sim = simulated("llama3.1-70b", 16, import, /*kvBatch=*/2);
+    serve::Batch step;
+    step.decodeContexts.assign(batch, context);
+    double priced = (*cost)->iteration(step);
+    EXPECT_NEAR(priced / sim, 1.0, 0.02)
+        << "decode of " << batch << " at " << context << ": " << priced
+        << " s against " << sim;
+  }
+  ImportOptions import;
+  import.batch = 1;
+  import.seqLen = 1024;
+  double sim = simulated("llama3.1-70b", 16, import);
+  EXPECT_NEAR((*cost)->prefill(1024) / sim, 1.0, 0.02);
 }
 
 // A diffusion transformer's denoising step of a batch of images, as the
