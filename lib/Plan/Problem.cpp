@@ -93,11 +93,12 @@ std::string loom::checkLayout(const ParallelLayout &layout) {
                       : ", and no --sp, 2-D or weight-gathered layout");
   if (layout.kvBatch > 1 &&
       (layout.isTwoD() || layout.isWeightGathered() || layout.sp > 1 ||
-       layout.sequenceParallel || layout.microbatches > 1))
+       layout.hasExpertGroup() || layout.sequenceParallel ||
+       layout.microbatches > 1))
     return "--kv-batch splits each KV head's cache over a 1-D "
            "tensor-parallel group's chips by whole batch: it runs without a "
-           "2-D or weight-gathered layout, --sp, --sequence-parallel or "
-           "microbatches";
+           "2-D or weight-gathered layout, --sp, --ep-layout=data, "
+           "--sequence-parallel or microbatches";
   if (layout.isTwoD() && layout.decompose)
     return "decompose runs on a 1-D tensor-parallel ring; a 2-D block's "
            "sub-groups are not decomposed";

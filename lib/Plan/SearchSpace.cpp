@@ -67,6 +67,11 @@ std::optional<SearchSpace> SearchSpace::build(const PlanRequest &request,
 /// moves weights instead of activations, which pays only when batch x
 /// tokens is large; Pope et al. 2023, section 3.2.3) over each group that
 /// divides the batch and tiles the slice. MoE layers are not gathered.
+/// With more chips than KV heads, a decode step's 1-D layouts also with
+/// each KV head's cache split by batch over the chips holding it (kv-batch,
+/// docs/serving.md: two all-to-alls of one token a sequence against a
+/// cache read and held 1 / kv-batch as large), or only so when --kv-batch
+/// is given.
 SmallVector<TensorChoice> SearchSpace::tensorLayouts(ModuleOp module) const {
   std::optional<TensorLayout> kind = given.tpLayout;
   bool sp = givenSequenceParallel;
@@ -77,9 +82,23 @@ SmallVector<TensorChoice> SearchSpace::tensorLayouts(ModuleOp module) const {
   bool gathered = (!kind || *kind == TensorLayout::WeightGathered) && !sp &&
                   !decode && !diffusion && !moe && batch > 1;
   SmallVector<TensorChoice> layouts;
-  if (oneD)
+  int64_t kvBatch = given.kvBatch.value_or(1);
+  if (oneD && kvBatch == 1)
     for (int64_t tp : validTensorParallelDegrees(module, sliceChips, sp))
       layouts.push_back({tp, 1, false});
+  int64_t kvHeads = 0;
+  module->walk([&](AttentionOp attn) {
+    if (attn.getCausal())
+      kvHeads = kvHeads ? std::min<int64_t>(kvHeads, attn.getKvHeads())
+                        : attn.getKvHeads();
+  });
+  if (oneD && !sp && !training && kvHeads > 0 && (decode || kvBatch > 1))
+    for (int64_t tp : validTensorParallelDegrees(module, sliceChips, sp)) {
+      int64_t holders = tp > kvHeads && tp % kvHeads == 0 ? tp / kvHeads : 1;
+      int64_t z = given.kvBatch ? kvBatch : holders;
+      if (z > 1 && holders % z == 0 && batch % z == 0)
+        layouts.push_back({tp, 1, false, false, z});
+    }
   if (twoD)
     for (int64_t tp = 4; tp <= sliceChips; ++tp)
       if (sliceChips % tp == 0)
@@ -273,6 +292,10 @@ void SearchSpace::addVariants(const TensorChoice &t, int64_t stages,
                               int64_t dp, const ExpertChoice &e, int64_t sp,
                               bool ring, Candidates &out) {
   int64_t beside = e.data ? e.ep : sp;
+  // (A cache split by batch: over each replica's whole sequences, beside
+  // no sequence parallelism.)
+  if (t.kvBatch > 1 && (sp > 1 || e.data || (batch / dp) % t.kvBatch != 0))
+    return;
   for (auto [interleave, decompose, megatronSp] : overlaps()) {
     // (With --sequence-parallel every variant has it.)
     if (megatronSp && givenSequenceParallel)
@@ -294,6 +317,8 @@ void SearchSpace::addVariants(const TensorChoice &t, int64_t stages,
         if (t.gathered && (interleave > 1 || decompose || megatronSp ||
                            microbatches > 1 || virtualStages > 1))
           continue;
+        if (t.kvBatch > 1 && (megatronSp || microbatches > 1))
+          continue;
         // (A scatter/gather handover asked for runs only where every tp
         // rank holds the boundary whole; unasked, each candidate that can
         // takes it where the cost model prefers it.)
@@ -306,6 +331,7 @@ void SearchSpace::addVariants(const TensorChoice &t, int64_t stages,
         ParallelLayout candidate;
         candidate.tp = t.tp;
         candidate.tpX = t.tpX;
+        candidate.kvBatch = t.kvBatch;
         candidate.tpLayout = t.gathered   ? TensorLayout::WeightGathered
                              : t.tpX > 1 ? TensorLayout::TwoD
                                          : TensorLayout::OneD;

@@ -32,6 +32,9 @@ struct TensorChoice {
   /// times smaller: 10-15% faster on GPT-3 and LLaMA-65B on v5e-256,
   /// docs/tensor-parallelism.md).
   bool rowsSequenceParallel = false;
+  /// 1-D: each KV head's cache split by batch over this many of the chips
+  /// holding it (kv-batch; 1: held whole by each).
+  int64_t kvBatch = 1;
 };
 
 /// An expert-parallel layout: ep chips of the tp group, or (`data`) a

@@ -323,6 +323,7 @@ ServePlanner::enumerate(const ServeSpace &space) const {
       int64_t most = space.maxTotalChips / chips;
       for (int64_t replicas = 1; replicas <= most; ++replicas) {
         ServeConfig config;
+        config.pageTokens = space.pageTokens;
         config.engine = engine;
         config.chips = chips;
         config.replicas = replicas;

@@ -114,9 +114,10 @@ void loom::printServeRun(const ServeEvaluation &run,
                         t.of(m) <= t.seconds ? "met" : "MISSED");
   }
   const serve::Price &price = context.price;
-  os << fmt::format("cost: ${:.2f}/hour ({} chips at ${:.2f}/chip-hour, {} "
+  os << fmt::format("cost: ${:.2f}/hour ({} chip{} at ${:.2f}/chip-hour, {} "
                     "{}, prices of {}), {}\n",
-                    run.usdPerHour, config.totalChips(), price.usdPerChipHour,
+                    run.usdPerHour, config.totalChips(),
+                    config.totalChips() == 1 ? "" : "s", price.usdPerChipHour,
                     price.kind, price.region, context.pricesRetrieved,
                     images ? fmt::format("${:.3f} per 1000 images",
                                          run.usdPerMillionOutput / 1000)

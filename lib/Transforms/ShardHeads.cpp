@@ -974,14 +974,15 @@ kvBatchAttentions(ModuleOp module, int64_t tp, int64_t kvBatch) {
   SmallVector<AttentionOp> found;
   Operation *wrong = nullptr;
   module.walk([&](AttentionOp attn) {
-    if (!attn.getCausal() || attn.getKvHeads() >= tp)
+    int64_t kvHeads = attn.getKvHeads();
+    if (!attn.getCausal() || kvHeads >= tp)
       return WalkResult::advance();
-    int64_t holders = tp / attn.getKvHeads();
+    int64_t holders = tp / kvHeads;
     int64_t batch = tensorType(attn.getQ()).getDimSize(0);
     if (holders % kvBatch != 0) {
       attn.emitError() << "kv-batch = " << kvBatch << " must divide the "
                        << holders << " chips that hold each of its "
-                       << attn.getKvHeads() << " KV heads at tp = " << tp;
+                       << kvHeads << " KV heads at tp = " << tp;
       wrong = attn;
     } else if (batch % kvBatch != 0) {
       attn.emitError() << "kv-batch = " << kvBatch

@@ -169,14 +169,19 @@ static Expected<serve::LengthDistribution> parseLength(StringRef option,
       return std::move(bad);
     return uniform;
   }
-  return serve::readHistogram(text);
+  auto histogram = serve::readHistogram(text);
+  if (!histogram)
+    return refusal("--" + option + " is a token count N, a range LO-HI or a "
+                   "histogram file: " + toString(histogram.takeError()));
+  return histogram;
 }
 
 static Expected<std::vector<serve::Request>> makeRequests() {
   if (!trace.empty()) {
     for (const cl::Option *o :
          std::initializer_list<const cl::Option *>{
-             &rate, &cv, &requestCount, &duration, &inputLen, &outputLen})
+             &rate, &cv, &arrivals, &seed, &requestCount, &duration,
+             &inputLen, &outputLen})
       if (o->getNumOccurrences())
         return refusal("--" + o->ArgStr + " does not apply to --trace, "
                        "whose requests are given");
@@ -191,6 +196,16 @@ static Expected<std::vector<serve::Request>> makeRequests() {
   if (cv.getNumOccurrences() &&
       spec.arrivals.kind != serve::ArrivalProcess::Kind::Gamma)
     return refusal("--cv is gamma's; give --arrivals gamma");
+  // (Named as options here; the workload's own checks name its fields.)
+  for (auto [o, what] :
+       {std::pair<const cl::opt<double> *, const char *>{
+            &rate, "a positive number of requests a second"},
+        {&cv, "a positive coefficient of variation"},
+        {&duration, "a positive number of seconds"}})
+    if (o->getNumOccurrences() &&
+        (!(o->getValue() > 0) || !std::isfinite(o->getValue())))
+      return refusal(fmt::format("--{} must be {}, not {}", o->ArgStr.str(),
+                                 what, o->getValue()));
   if (rate.getNumOccurrences())
     spec.arrivals.rate = rate;
   if (cv.getNumOccurrences())
@@ -328,6 +343,9 @@ static int run(mlir::MLIRContext &context) {
                     outputLen.getNumOccurrences()))
     return fail("--input-len and --output-len are LLMs'; a diffusion "
                 "transformer's requests are images of the model's size");
+  if (diffusion && (pageTokens.getNumOccurrences() || kvDtype.getNumOccurrences()))
+    return fail("--page-tokens and --kv-dtype are an LLM's KV cache's; a "
+                "diffusion transformer keeps none between requests");
   auto table = serve::loadPrices(prices);
   if (!table)
     return fail(toString(table.takeError()));
@@ -352,10 +370,16 @@ static int run(mlir::MLIRContext &context) {
   if (searchFlag) {
     ServeSpace space;
     space.maxTotalChips = maxChips;
+    space.pageTokens = pageTokens;
     if (!target.empty()) {
       auto chips = sliceChips(target);
       if (!chips)
         return fail(toString(chips.takeError()));
+      if (*chips > maxChips)
+        return fail(fmt::format("--max-chips {} is below the {} chips of "
+                                "--target {}",
+                                maxChips.getValue(), *chips,
+                                target.getValue()));
       space.chips = {*chips};
     }
     space.engines =

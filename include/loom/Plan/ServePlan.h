@@ -108,6 +108,8 @@ struct ServeSpace {
   std::vector<int64_t> slots = {8, 16, 32, 64, 128};
   std::vector<int64_t> tokenBudgets = {256, 512, 1024, 2048};
   std::vector<int64_t> imageBatches = {1, 2, 4, 8};
+  /// The KV cache's page size in tokens, of every configuration.
+  int64_t pageTokens = 16;
 };
 
 /// The least time any request can see on a configuration, whatever the
