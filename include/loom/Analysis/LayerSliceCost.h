@@ -66,7 +66,11 @@ public:
   /// read once), each causal attention one kernel over every sequence's
   /// query/key pairs and cached K/V (a ragged kernel: a decode's grid step
   /// and cache writes once for all decodes, a prompt's flash blocks its
-  /// own). Not for a layer with a ring attention or decomposed collectives
+  /// own). A sequence is a microbatch's share of the layer's batch (one
+  /// sequence of a batch of M with `microbatches` M). An attention whose
+  /// K/V are split by batch (kv_batch) runs each sequence on one of the
+  /// chips holding its KV head, the busiest chip setting the time. Not for
+  /// a layer with a ring attention or decomposed collectives
   /// (supportsBatches).
   double batchSeconds(llvm::ArrayRef<SequenceSlice> sequences) const;
   /// Whether batchSeconds can price this layer.

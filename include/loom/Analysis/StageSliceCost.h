@@ -44,7 +44,7 @@ public:
   /// layer is priced once.
   double batchSeconds(llvm::ArrayRef<SequenceSlice> sequences) const;
   /// Whether batchSeconds can price the model (no ring attention, no
-  /// decomposed collectives, no weight gathers, no microbatches).
+  /// decomposed collectives, no weight gathers).
   bool supportsBatches() const;
   /// Bytes of K and V one token of context holds over all layers, on one
   /// chip of a stage's tensor-parallel group.
