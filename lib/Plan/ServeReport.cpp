@@ -39,9 +39,19 @@ std::string loom::describeIterations(ServePlanner &planner,
   auto cost = planner.costFor(config.chips);
   if (!cost)
     return "iteration: " + toString(cost.takeError());
+  // The workload's mean prompt, and a decode at its mean context (the
+  // prompt and half the output).
+  double input = 0, output = 0;
+  for (const serve::Request &r : planner.getRequests()) {
+    input += double(r.inputTokens);
+    output += double(r.outputTokens);
+  }
+  double n = std::max<double>(1, double(planner.getRequests().size()));
+  int64_t prompt = std::max<int64_t>(1, std::llround(input / n));
+  int64_t context = std::llround((input + output / 2) / n);
   serve::Batch decode;
   decode.decodeContexts.assign(
-      config.engine == ServeEngine::JetStream ? config.slots : 16, 1024);
+      config.engine == ServeEngine::JetStream ? config.slots : 16, context);
   // "tp 16, KV cache by batch over 2": the generate state's layout.
   auto layout = [](int64_t chips, const PlannedIterationCost &cost) {
     return cost.getKvBatch() > 1
@@ -50,20 +60,20 @@ std::string loom::describeIterations(ServePlanner &planner,
                : fmt::format("tp {}", chips);
   };
   std::string prefill = fmt::format(
-      "iteration (Loom's cost model, {}): prefill of 1024 tokens {}",
-      layout(config.chips, **cost), seconds((*cost)->prefill(1024)));
+      "iteration (Loom's cost model, {}): prefill of {} tokens {}",
+      layout(config.chips, **cost), prompt, seconds((*cost)->prefill(prompt)));
   if (config.engine == ServeEngine::Disaggregated) {
     auto decoding = planner.costFor(config.decodeChips);
     if (!decoding)
       return "iteration: " + toString(decoding.takeError());
-    return fmt::format("{}; decode replicas ({}): decode of {} at 1024 "
+    return fmt::format("{}; decode replicas ({}): decode of {} at {} "
                        "tokens {}",
                        prefill, layout(config.decodeChips, **decoding),
-                       decode.decodeContexts.size(),
+                       decode.decodeContexts.size(), context,
                        seconds((*decoding)->iteration(decode)));
   }
-  return fmt::format("{}, decode of {} at 1024 tokens {}", prefill,
-                     decode.decodeContexts.size(),
+  return fmt::format("{}, decode of {} at {} tokens {}", prefill,
+                     decode.decodeContexts.size(), context,
                      seconds((*cost)->iteration(decode)));
 }
 

@@ -175,6 +175,8 @@ public:
   denoisingFor(int64_t chips, int64_t images, bool upTo);
   /// Whether the model is a diffusion transformer (its requests images).
   bool servesDiffusion() const { return diffusion; }
+  /// The workload every configuration serves.
+  llvm::ArrayRef<serve::Request> getRequests() const { return requests; }
 
 private:
   std::vector<ServeConfig> enumerate(const ServeSpace &space) const;

@@ -34,8 +34,9 @@ struct ServeReportContext {
   std::string iterations;
 };
 
-/// A line on what `config`'s iterations cost: a prefill and a decode step
-/// (LLMs), or a denoising step of its batch and a request's steps
+/// A line on what `config`'s iterations cost: a prefill of the workload's
+/// mean prompt and a decode step at its mean context (LLMs), or a
+/// denoising step of its batch and a request's steps
 /// (diffusion transformers).
 std::string describeIterations(ServePlanner &planner,
                                const ServeConfig &config);
