@@ -151,6 +151,13 @@ bool loom::isDiffusionModel(const PlanProblem &problem, MLIRContext &context) {
   return module && getModel(*module).isDiffusion();
 }
 
+bool loom::isVideoModel(const PlanProblem &problem, MLIRContext &context) {
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
+  return module && getModel(*module).isDiffusion() &&
+         getModel(*module).getFrames() > 1;
+}
+
 int64_t loom::servingKvBatch(const PlanProblem &problem, int64_t chips,
                               MLIRContext &context) {
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });

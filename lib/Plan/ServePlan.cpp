@@ -73,6 +73,7 @@ ServePlanner::ServePlanner(PlanProblem problem,
   for (const serve::Request &request : this->requests)
     longest = std::max(longest, request.inputTokens + request.outputTokens);
   diffusion = isDiffusionModel(this->problem, context);
+  video = diffusion && isVideoModel(this->problem, context);
 }
 
 llvm::Expected<const PlannedDenoisingCost *>

@@ -30,8 +30,8 @@ std::string loom::describeIterations(ServePlanner &planner,
     if (!cost)
       return "iteration: " + toString(cost.takeError());
     return fmt::format("iteration (Loom's cost model, tp {}): a denoising "
-                       "step of {} image{} {}; a request takes {} steps",
-                       config.chips, config.images,
+                       "step of {} {}{} {}; a request takes {} steps",
+                       config.chips, config.images, planner.requestUnit(),
                        config.images == 1 ? "" : "s",
                        seconds((*cost)->step(config.images)),
                        (*cost)->getSteps());
@@ -108,7 +108,8 @@ void loom::printServeRun(const ServeEvaluation &run,
                       seconds(s->mean), seconds(s->p50), seconds(s->p90),
                       seconds(s->p99), seconds(s->max));
   if (images)
-    os << fmt::format("throughput: {:.3f} images/s\n", m.requestsPerSecond);
+    os << fmt::format("throughput: {:.3f} {}s/s\n", m.requestsPerSecond,
+                      context.requestUnit);
   else
     os << fmt::format("throughput: {:.2f} requests/s, {:.0f} input tokens/s, "
                       "{:.0f} output tokens/s\n",
@@ -129,8 +130,9 @@ void loom::printServeRun(const ServeEvaluation &run,
                     run.usdPerHour, config.totalChips(),
                     config.totalChips() == 1 ? "" : "s", price.usdPerChipHour,
                     price.kind, price.region, context.pricesRetrieved,
-                    images ? fmt::format("${:.3f} per 1000 images",
-                                         run.usdPerMillionOutput / 1000)
+                    images ? fmt::format("${:.3f} per 1000 {}s",
+                                         run.usdPerMillionOutput / 1000,
+                                         context.requestUnit)
                            : fmt::format("${:.3f} per million output tokens",
                                          run.usdPerMillionOutput));
 }

@@ -451,6 +451,7 @@ static int run(mlir::MLIRContext &context) {
   }
   ServeReportContext report;
   report.iterations = describeIterations(planner, result.config);
+  report.requestUnit = planner.requestUnit().str();
   report.model = model;
   report.requests = int64_t(requests->size());
   report.targets = targets;

@@ -122,6 +122,8 @@ private:
 /// Whether `problem`'s model is a diffusion transformer (imported once;
 /// false when it cannot be imported, whose error planning reports).
 bool isDiffusionModel(const PlanProblem &problem, mlir::MLIRContext &context);
+/// Whether it is a video diffusion transformer (more than one frame).
+bool isVideoModel(const PlanProblem &problem, mlir::MLIRContext &context);
 
 /// The kv_batch a serving replica of `chips` tensor-parallel chips runs its
 /// decodes with: with more chips than `problem`'s model has KV heads, each

@@ -175,6 +175,9 @@ public:
   denoisingFor(int64_t chips, int64_t images, bool upTo);
   /// Whether the model is a diffusion transformer (its requests images).
   bool servesDiffusion() const { return diffusion; }
+  /// What one of its requests is: "video" for a video transformer's
+  /// (frames above 1), "image" for another diffusion transformer's.
+  llvm::StringRef requestUnit() const { return video ? "video" : "image"; }
   /// The workload every configuration serves.
   llvm::ArrayRef<serve::Request> getRequests() const { return requests; }
 
@@ -195,7 +198,7 @@ private:
   std::map<int64_t, std::unique_ptr<PlannedIterationCost>> costs;
   std::map<int64_t, std::unique_ptr<PlannedDenoisingCost>> denoising;
   std::map<int64_t, std::string> costFailures;
-  bool diffusion = false;
+  bool diffusion = false, video = false;
 };
 
 } // namespace loom

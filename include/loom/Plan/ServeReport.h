@@ -32,6 +32,8 @@ struct ServeReportContext {
   std::string slo;
   /// What an iteration costs on the configuration (describeIterations).
   std::string iterations;
+  /// A diffusion transformer's request: "image" or "video".
+  std::string requestUnit = "image";
 };
 
 /// A line on what `config`'s iterations cost: a prefill of the workload's
