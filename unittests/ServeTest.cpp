@@ -253,8 +253,10 @@ TEST(ServeEngines, MD1MeanWaitMatchesPollaczekKhinchine) {
     double expected = rho / (2 * (1 - rho));
     std::vector<Request> requests = mD1Workload(rho);
     // JetStream pads 100 tokens to 128: 0.5 + 128 * 0.5 / 128 = 1 s.
+    // (A server that prefills only into its free slot: no prefill ahead.)
     JetStreamOptions jet;
     jet.slots = 1;
+    jet.prefillAhead = 0;
     llvm::Expected<SimResult> j = simulateJetStream(requests, jet, cost);
     ASSERT_TRUE(static_cast<bool>(j));
     // 2 sigma of the estimate over 100k correlated waits is below 6% at
@@ -307,15 +309,44 @@ TEST(ServeEngines, JetStreamByHand) {
   EXPECT_EQ(two->iterations, 4);
   EXPECT_EQ(two->peakRunning, 2);
 
-  // One slot: r0 runs to its end (steps to 3.28 and 4.28) before r1's
-  // prefill (to 5.92) and its step (to 6.92).
+  // One slot: the prefill thread runs ahead of the busy slot, so r1 is
+  // prefilled (to 3.92, its first token) right after r0's prefill; r0's
+  // two steps take it to 5.92, then r1 takes the slot and its step ends
+  // at 6.92.
   options.slots = 1;
   llvm::Expected<SimResult> one =
       simulateJetStream(twoRequests(), options, cost);
   ASSERT_TRUE(static_cast<bool>(one));
-  expectTimes(*one, {{2.28, 4.28}, {5.92, 6.92}});
-  ServingMetrics metrics = computeMetrics(*one, {});
+  expectTimes(*one, {{2.28, 5.92}, {3.92, 6.92}});
+  EXPECT_EQ(one->peakRunning, 2);
+  // Prefilling only into a free slot: r0 runs to its end (steps to 3.28
+  // and 4.28) before r1's prefill (to 5.92) and its step (to 6.92).
+  options.prefillAhead = 0;
+  llvm::Expected<SimResult> free =
+      simulateJetStream(twoRequests(), options, cost);
+  ASSERT_TRUE(static_cast<bool>(free));
+  expectTimes(*free, {{2.28, 4.28}, {5.92, 6.92}});
+  ServingMetrics metrics = computeMetrics(*free, {});
   EXPECT_NEAR(metrics.ttft.max, 5.42, 1e-9);
+  options.prefillAhead = -1;
+  EXPECT_FALSE(
+      static_cast<bool>(simulateJetStream(twoRequests(), options, cost)));
+
+  // At most `prefillAhead` wait prefilled, one prefill between generate
+  // steps: four prompts of 100 tokens (2.28 s each) and 3 tokens at 0 s,
+  // one slot, two ahead. r0 fills the slot (2.28), r1 runs ahead (4.56),
+  // a step (5.56), r2 ahead (7.84), r0's last step (8.84); r1 takes the
+  // slot and r3 runs ahead (11.12); r1's steps end at 13.12, r2's at
+  // 15.12, r3's at 17.12.
+  std::vector<Request> four;
+  for (int64_t i = 0; i < 4; ++i)
+    four.push_back({i, 0.0, 100, 3});
+  options.prefillAhead = 2;
+  llvm::Expected<SimResult> queued = simulateJetStream(four, options, cost);
+  ASSERT_TRUE(static_cast<bool>(queued));
+  expectTimes(*queued,
+              {{2.28, 8.84}, {4.56, 13.12}, {7.84, 15.12}, {11.12, 17.12}});
+  EXPECT_EQ(queued->peakRunning, 3);
 }
 
 /// A denoising step of n images takes n seconds; a call's launch `d`.

@@ -8,21 +8,28 @@
 // generate on one slice) it waits to insert while the prefill backlog is
 // not empty, so pending prompts go first. Modelled here on one device, one
 // thing at a time:
+//   - requests already prefilled take the free slots, oldest first;
 //   - while a slot is free and the oldest waiting request's pages fit, its
 //     prompt is prefilled alone, padded to its bucket
 //     (token_utils.take_nearest_length); the prefill yields the first
 //     token, and the request takes a slot;
+//   - with every slot busy, the prefill thread still runs ahead of them
+//     (its result waits in the transfer and generate backlogs) up to
+//     `prefillAhead` requests, one prefill between generate steps (the two
+//     threads' programs share the device);
 //   - otherwise, if any slot is busy, one generate step runs over all the
 //     slots (a fixed-shape batch of `slots` rows), giving each busy slot
 //     its next token; a request that has all its tokens frees its slot.
 // Left out: tokenization, detokenization running behind the step (which
-// can keep a slot a step longer), and transfers between slices.
+// can keep a slot a step longer), the insert of a prefilled cache into its
+// slot, and transfers between slices.
 //
 //===----------------------------------------------------------------------===//
 
 #include "EngineSupport.h"
 
 #include <algorithm>
+#include <deque>
 
 using namespace loom::serve;
 using namespace loom::serve::detail;
@@ -42,6 +49,9 @@ static llvm::Error checkOptions(const JetStreamOptions &options) {
   if (options.slots < 1)
     return error("slots: must be at least 1, not " +
                  llvm::Twine(options.slots));
+  if (options.prefillAhead < 0)
+    return error("prefillAhead: must be at least 0, not " +
+                 llvm::Twine(options.prefillAhead));
   if (options.prefillBuckets.empty())
     return error("prefillBuckets: must not be empty");
   for (auto [i, bucket] : llvm::enumerate(options.prefillBuckets))
@@ -87,6 +97,10 @@ loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
   QueueRecorder recorder(sim, std::move(admitted.arrivals), result.queue);
 
   llvm::SmallVector<Slot, 16> busy;
+  // Prefilled while every slot was busy, oldest first: their first token
+  // out, their cache held, waiting for a slot.
+  std::deque<size_t> ready;
+  bool ranAhead = false;
   // order[head..arrived) have arrived and wait for their prefill.
   size_t head = 0, arrived = 0;
   double now = 0;
@@ -94,24 +108,34 @@ loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
     result.requests[i].finish = now;
     pool.give(lengthOf(i));
   };
-  while (head < order.size() || !busy.empty()) {
+  auto running = [&] { return int64_t(busy.size() + ready.size()); };
+  while (head < order.size() || !busy.empty() || !ready.empty()) {
     while (arrived < order.size() && requests[order[arrived]].arrival <= now)
       ++arrived;
-    if (head < arrived && (int64_t)busy.size() < options.slots &&
+    while (!ready.empty() && int64_t(busy.size()) < options.slots) {
+      busy.push_back({ready.front(), promptOf(ready.front()), 1});
+      ready.pop_front();
+    }
+    bool slotFree = int64_t(busy.size()) < options.slots;
+    bool ahead = !slotFree && !ranAhead &&
+                 int64_t(ready.size()) < options.prefillAhead;
+    if (head < arrived && (slotFree || ahead) &&
         pool.fits(lengthOf(order[head]))) {
       size_t i = order[head++];
       pool.take(lengthOf(i));
-      result.peakRunning =
-          std::max<int64_t>(result.peakRunning, busy.size() + 1);
-      recorder.update(now, head, busy.size() + 1);
+      result.peakRunning = std::max<int64_t>(result.peakRunning, running() + 1);
+      recorder.update(now, head, running() + 1);
       now += cost.prefill(bucketFor(options.prefillBuckets, promptOf(i)));
       ++result.iterations;
       result.requests[i].firstToken = now;
+      ranAhead = !slotFree;
       if (requests[i].outputTokens == 1)
         finish(i);
-      else
+      else if (slotFree)
         busy.push_back({i, promptOf(i), 1});
-      recorder.update(now, head, busy.size());
+      else
+        ready.push_back(i);
+      recorder.update(now, head, running());
       continue;
     }
     if (!busy.empty()) {
@@ -121,13 +145,14 @@ loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
         batch.decodeContexts.push_back(slot.prompt + slot.generated - 1);
       now += cost.iteration(batch);
       ++result.iterations;
+      ranAhead = false;
       for (Slot &slot : busy)
         if (++slot.generated == requests[slot.request].outputTokens)
           finish(slot.request);
       llvm::erase_if(busy, [&](const Slot &slot) {
         return slot.generated == requests[slot.request].outputTokens;
       });
-      recorder.update(now, head, busy.size());
+      recorder.update(now, head, running());
       continue;
     }
     // Idle: nothing runs, and an empty cache fits every admitted request,

@@ -118,6 +118,13 @@ struct JetStreamOptions {
   int64_t slots = 8;
   /// Prefill buckets in increasing order.
   llvm::SmallVector<int64_t> prefillBuckets = jetStreamPrefillBuckets();
+  /// Requests prefilled while every slot is busy, waiting to be inserted:
+  /// in interleaved mode the prefill thread runs on into its transfer
+  /// backlog (1), the transfer thread and the generate backlog (1)
+  /// (orchestrator.py: queue sizes 1 in interleaved mode), so up to 4
+  /// (one prefill thread holding its request, the transfer thread its
+  /// own). 0: a prompt is prefilled only into a free slot.
+  int64_t prefillAhead = 4;
   KvCache kv;
 };
 
