@@ -563,45 +563,45 @@ TEST(ServeEngines, KvCapacityLimitsConcurrency) {
   EXPECT_GT(most, 0);
 }
 
-TEST(ServeEngines, QueueSamplesCountWaitingAndRunning) {
+/// twoRequests() on one JetStream slot (1 s a step, 0.01 s a padded prompt
+/// token), its queue sampled every second.
+SimResult sampledOneSlot(int64_t prefillAhead) {
   LinearCost cost(1.0, 0.01);
   JetStreamOptions options;
   options.slots = 1;
-  options.prefillAhead = 0;
+  options.prefillAhead = prefillAhead;
   SimOptions sim;
   sim.sampleInterval = 1;
   llvm::Expected<SimResult> result =
       simulateJetStream(twoRequests(), options, cost, sim);
-  ASSERT_TRUE(static_cast<bool>(result));
+  EXPECT_TRUE(static_cast<bool>(result));
+  return result ? std::move(*result) : SimResult();
+}
+
+TEST(ServeEngines, QueueSamplesCountWaitingAndRunning) {
   // (Prefilling only into a free slot.) r0 runs 0 -> 4.28; r1 waits from
   // 0.5 to 4.28 and runs to 6.92.
-  ASSERT_EQ(result->queue.size(), 7u);
-  EXPECT_EQ(result->queue[0].waiting, 0);
-  EXPECT_EQ(result->queue[0].running, 1);
-  EXPECT_EQ(result->queue[1].waiting, 1);
-  EXPECT_EQ(result->queue[4].waiting, 1);
-  EXPECT_EQ(result->queue[5].waiting, 0);
-  EXPECT_EQ(result->queue[5].running, 1);
-  EXPECT_EQ(result->queue[6].running, 1);
+  SimResult result = sampledOneSlot(0);
+  ASSERT_EQ(result.queue.size(), 7u);
+  EXPECT_EQ(result.queue[0].waiting, 0);
+  EXPECT_EQ(result.queue[0].running, 1);
+  EXPECT_EQ(result.queue[1].waiting, 1);
+  EXPECT_EQ(result.queue[4].waiting, 1);
+  EXPECT_EQ(result.queue[5].waiting, 0);
+  EXPECT_EQ(result.queue[5].running, 1);
+  EXPECT_EQ(result.queue[6].running, 1);
 }
 
 TEST(ServeEngines, QueueSamplesCountPrefilledRequestsAsRunning) {
   // With the prefill running ahead: r1 is prefilled from 2.28 to 3.92 and
   // holds its cache, running beside r0 until it takes the slot at 5.92.
-  LinearCost cost(1.0, 0.01);
-  JetStreamOptions options;
-  options.slots = 1;
-  SimOptions sim;
-  sim.sampleInterval = 1;
-  llvm::Expected<SimResult> result =
-      simulateJetStream(twoRequests(), options, cost, sim);
-  ASSERT_TRUE(static_cast<bool>(result));
-  ASSERT_EQ(result->queue.size(), 7u);
-  EXPECT_EQ(result->queue[2].waiting, 1);
-  EXPECT_EQ(result->queue[3].waiting, 0);
-  EXPECT_EQ(result->queue[3].running, 2);
-  EXPECT_EQ(result->queue[5].running, 2);
-  EXPECT_EQ(result->queue[6].running, 1);
+  SimResult result = sampledOneSlot(4);
+  ASSERT_EQ(result.queue.size(), 7u);
+  EXPECT_EQ(result.queue[2].waiting, 1);
+  EXPECT_EQ(result.queue[3].waiting, 0);
+  EXPECT_EQ(result.queue[3].running, 2);
+  EXPECT_EQ(result.queue[5].running, 2);
+  EXPECT_EQ(result.queue[6].running, 1);
 }
 
 TEST(ServeEngines, ChunkedPrefillBoundsTheDecodeStalls) {
