@@ -77,6 +77,29 @@ std::string loom::describeIterations(ServePlanner &planner,
                      seconds((*cost)->iteration(decode)));
 }
 
+/// The queue over time in one line: its longest wait list, then at most
+/// ten samples spread over the run (the JSON and the HTML have them all).
+static void printQueue(llvm::ArrayRef<serve::QueueSample> queue,
+                       raw_ostream &os) {
+  if (queue.empty())
+    return;
+  const serve::QueueSample *longest = &queue.front();
+  for (const serve::QueueSample &s : queue)
+    if (s.waiting > longest->waiting)
+      longest = &s;
+  os << fmt::format("queue: at most {} waiting (at {}); waiting/running "
+                    "over time:",
+                    longest->waiting, formatServeSeconds(longest->time));
+  size_t shown = std::min<size_t>(queue.size(), 10);
+  for (size_t k = 0; k < shown; ++k) {
+    const serve::QueueSample &s =
+        queue[shown == 1 ? 0 : k * (queue.size() - 1) / (shown - 1)];
+    os << fmt::format("{} {} {}/{}", k == 0 ? "" : ",",
+                      formatServeSeconds(s.time), s.waiting, s.running);
+  }
+  os << "\n";
+}
+
 void loom::printServeRun(const ServeEvaluation &run,
                          const ServeReportContext &context, raw_ostream &os) {
   const ServeConfig &config = run.config;
@@ -115,6 +138,7 @@ void loom::printServeRun(const ServeEvaluation &run,
                       "{:.0f} output tokens/s\n",
                       m.requestsPerSecond, m.inputTokensPerSecond,
                       m.outputTokensPerSecond);
+  printQueue(run.result.queue, os);
   if (!context.targets.empty()) {
     os << fmt::format("goodput: {:.2f} requests/s meet the per-request "
                       "targets ({:.1f}%)\n",
