@@ -52,8 +52,9 @@ std::string ServeConfig::str() const {
                        replicas, chips, tokenBudget);
   case ServeEngine::Disaggregated:
     return fmt::format("{} prefill x v5e-{} + {} decode x v5e-{} "
-                       "disaggregated",
-                       replicas, chips, decodeReplicas, decodeChips);
+                       "disaggregated, KV over {}",
+                       replicas, chips, decodeReplicas, decodeChips,
+                       iciTransfer ? "ICI" : "DCN");
   case ServeEngine::MaxDiffusion:
     return fmt::format("{} x v5e-{} maxdiffusion, batches of {} image{}",
                        replicas, chips, images, images == 1 ? "" : "s");
@@ -245,17 +246,33 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
     options.prefillInstances = config.replicas;
     options.decodeInstances = config.decodeReplicas;
     options.decodeKv = kv;
-    // The KV cache leaves the prefill slice through its hosts' NICs over
-    // the data-center network (the target file's DCN figures; a plan of
-    // one slice carries none, so they are read from the bundled target).
-    const TargetDesc *bundled = lookupTarget(iteration.getTarget().name);
-    const TargetDesc &target = bundled ? *bundled : iteration.getTarget();
-    int64_t hosts =
-        target.chipsPerHost > 0
-            ? std::max<int64_t>(config.chips / target.chipsPerHost, 1)
-            : 1;
-    options.transferBandwidth = target.dcnBandwidth * double(hosts);
-    options.transferLatency = target.dcnLatency;
+    if (config.iciTransfer) {
+      // Within one slice: a prompt's cache, split over the prefill block's
+      // chips, crosses the links between that block and a decode block
+      // beside it, as many as the smaller block's longer side (v5e slices
+      // are a x b blocks with b = a or 2a: 2x4 beside 2x4 along their 4
+      // chips), each at its one-way bandwidth, a hop's latency.
+      const TargetDesc &target = iteration.getTarget();
+      int64_t smaller = std::min(config.chips, config.decodeChips);
+      int64_t rows = 1;
+      while (rows * rows * 4 <= smaller)
+        rows *= 2;
+      options.transferBandwidth =
+          target.linkBandwidth * double(smaller / rows);
+      options.transferLatency = target.hopLatency;
+    } else {
+      // The KV cache leaves the prefill slice through its hosts' NICs over
+      // the data-center network (the target file's DCN figures; a plan of
+      // one slice carries none, so they are read from the bundled target).
+      const TargetDesc *bundled = lookupTarget(iteration.getTarget().name);
+      const TargetDesc &target = bundled ? *bundled : iteration.getTarget();
+      int64_t hosts =
+          target.chipsPerHost > 0
+              ? std::max<int64_t>(config.chips / target.chipsPerHost, 1)
+              : 1;
+      options.transferBandwidth = target.dcnBandwidth * double(hosts);
+      options.transferLatency = target.dcnLatency;
+    }
     if (!(options.transferBandwidth > 0))
       return fail(llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -316,6 +333,9 @@ ServeEvaluation ServePlanner::evaluateImages(const ServeConfig &config,
 
 std::vector<ServeConfig>
 ServePlanner::enumerate(const ServeSpace &space) const {
+  // The largest v5e slice, which one ICI joins (the bundled target's).
+  const TargetDesc *v5e = lookupTarget("tpu-v5e");
+  int64_t sliceMost = v5e ? v5e->maxChips : 0;
   std::vector<ServeConfig> configs;
   for (ServeEngine engine : space.engines)
     for (int64_t chips : space.chips) {
@@ -350,7 +370,14 @@ ServePlanner::enumerate(const ServeSpace &space) const {
                                      space.maxTotalChips;
                  ++decode) {
               config.decodeReplicas = decode;
-              configs.push_back(config);
+              // Over ICI when one slice holds both phases, and over DCN.
+              for (bool ici : {true, false}) {
+                if (ici && config.totalChips() > sliceMost)
+                  continue;
+                config.iciTransfer = ici;
+                configs.push_back(config);
+              }
+              config.iciTransfer = false;
             }
           }
           break;
@@ -382,7 +409,8 @@ ServePlanner::enumerate(const ServeSpace &space) const {
 static auto familyOf(const ServeConfig &config) {
   return std::make_tuple(int(config.engine), config.chips, config.slots,
                          config.tokenBudget, config.decodeReplicas,
-                         config.decodeChips, config.pageTokens, config.images);
+                         config.decodeChips, config.pageTokens, config.images,
+                         config.iciTransfer);
 }
 
 std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {

@@ -174,6 +174,7 @@ static json::Value configJSON(const ServeConfig &config) {
   if (config.engine == ServeEngine::Disaggregated) {
     o["decode_replicas"] = config.decodeReplicas;
     o["decode_slice"] = "v5e-" + std::to_string(config.decodeChips);
+    o["kv_transfer"] = config.iciTransfer ? "ici" : "dcn";
   }
   if (servesImages(config.engine)) {
     o["images"] = config.images;

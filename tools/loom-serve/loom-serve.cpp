@@ -75,6 +75,12 @@ static cl::opt<std::string> decodeTarget(
     "decode-target", cl::cat(category), cl::value_desc("v5e-N"),
     cl::desc("disaggregated: the decode replicas' slice, their own layout "
              "(default: --target's)"));
+static cl::opt<std::string> kvTransfer(
+    "kv-transfer", cl::cat(category), cl::value_desc("dcn|ici"),
+    cl::init("dcn"),
+    cl::desc("disaggregated: how the KV cache moves from prefill to decode "
+             "replicas: over the data-center network between slices (dcn), "
+             "or over the ICI of one slice holding both (ici)"));
 static cl::opt<int64_t>
     pageTokens("page-tokens", cl::cat(category), cl::init(16),
                cl::desc("Tokens per page of the paged KV cache"));
@@ -287,6 +293,7 @@ static int run(mlir::MLIRContext &context) {
   if (searchFlag && (replicas.getNumOccurrences() || engine.getNumOccurrences() ||
                  decodeTarget.getNumOccurrences() ||
                  decodeReplicas.getNumOccurrences() ||
+                 kvTransfer.getNumOccurrences() ||
                  slots.getNumOccurrences() ||
                  tokenBudget.getNumOccurrences() ||
                  images.getNumOccurrences()))
@@ -299,11 +306,13 @@ static int run(mlir::MLIRContext &context) {
     return fail("--token-budget is chunked's; this is --engine " +
                 engineText);
   if ((decodeReplicas.getNumOccurrences() ||
-       decodeTarget.getNumOccurrences()) &&
+       decodeTarget.getNumOccurrences() || kvTransfer.getNumOccurrences()) &&
       *kind != ServeEngine::Disaggregated)
-    return fail("--decode-replicas and --decode-target are disaggregated's; "
-                "this is --engine " +
+    return fail("--decode-replicas, --decode-target and --kv-transfer are "
+                "disaggregated's; this is --engine " +
                 engineText);
+  if (kvTransfer != "dcn" && kvTransfer != "ici")
+    return fail("--kv-transfer must be dcn or ici, not '" + kvTransfer + "'");
   if (images.getNumOccurrences() && !servesImages(*kind))
     return fail("--images is the diffusion engines'; this is --engine " +
                 engineText);
@@ -441,6 +450,12 @@ static int run(mlir::MLIRContext &context) {
         return fail(toString(decodeChips.takeError()));
       config.decodeChips = *decodeChips;
     }
+    config.iciTransfer = kvTransfer == "ici";
+    const TargetDesc *v5e = lookupTarget("tpu-v5e");
+    if (config.iciTransfer && v5e && config.totalChips() > v5e->maxChips)
+      return fail(fmt::format("--kv-transfer ici: one v5e slice ({} chips "
+                              "at most) must hold both phases' {} chips",
+                              v5e->maxChips, config.totalChips()));
     config.slots = slots;
     config.tokenBudget = tokenBudget;
     config.pageTokens = pageTokens;

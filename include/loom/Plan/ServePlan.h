@@ -63,6 +63,12 @@ struct ServeConfig {
   int64_t replicas = 1;
   int64_t decodeReplicas = 1;
   int64_t decodeChips = 1;
+  /// Disaggregated: the prefill and decode replicas carved from one slice
+  /// (at most 256 chips in all), the KV cache moved over its ICI, each
+  /// prompt's across the links between a prefill block and a decode block;
+  /// else over the data-center network, through the prefill slice's
+  /// hosts' NICs.
+  bool iciTransfer = false;
   /// JetStream: decode slots per replica.
   int64_t slots = 8;
   /// Chunked: the token budget of an iteration.
