@@ -45,10 +45,14 @@ struct ServeCost : public ::testing::Test {
                    int64_t kvBatch = 1) {
     PlanProblem p = problem(model, tp);
     p.import = import;
-    PlanOptions options;
-    options.simulate = Simulation::Always;
     ParallelLayout l = layout(tp);
     l.kvBatch = kvBatch;
+    return simulatedPlan(p, l);
+  }
+  /// loom-sim's makespan of `p` planned as `l`.
+  double simulatedPlan(const PlanProblem &p, const ParallelLayout &l) {
+    PlanOptions options;
+    options.simulate = Simulation::Always;
     PlanOutcome out = planAndSimulate(p, l, context, options);
     EXPECT_EQ(out.failure, "");
     EXPECT_TRUE(out.simulated.has_value());
@@ -89,6 +93,28 @@ TEST_F(ServeCost, PrefillAndDecodeAgreeWithTheSimulatedStep) {
       double priced = (*cost)->iteration(step);
       EXPECT_NEAR(priced / sim, 1.0, 0.02)
           << "decode of " << batch << " at " << context << " on tp " << tp
+          << ": " << priced << " s against " << sim;
+    }
+    // A prompt chunk after cached context (a chunked engine's prefill
+    // chunk): loom-sim's run of the prompt cut into the context and the
+    // chunk as two TeraPipe slices on one stage, less its run of the
+    // context alone.
+    for (auto [before, chunk] : {std::pair<int64_t, int64_t>{1536, 512},
+                                 {1024, 256}}) {
+      PlanProblem p = problem("llama-7b", tp);
+      p.import.batch = 1;
+      p.import.seqLen = before + chunk;
+      ParallelLayout sliced = layout(tp);
+      sliced.slices = SliceSpec::lengths({before, chunk});
+      double both = simulatedPlan(p, sliced);
+      p.import.seqLen = before;
+      sliced.slices = SliceSpec::count(1);
+      double sim = both - simulatedPlan(p, sliced);
+      serve::Batch step;
+      step.prefills.push_back({chunk, before});
+      double priced = (*cost)->iteration(step) - (*cost)->getDispatch();
+      EXPECT_NEAR(priced / sim, 1.0, 0.02)
+          << "a chunk of " << chunk << " after " << before << " on tp " << tp
           << ": " << priced << " s against " << sim;
     }
   }

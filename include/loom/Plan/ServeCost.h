@@ -57,6 +57,8 @@ public:
   double kvCapacityBytes() const { return kvCapacity; }
   /// The target the replica runs on.
   const TargetDesc &getTarget() const { return *desc; }
+  /// The host's dispatch of a step, part of every iteration's seconds.
+  double getDispatch() const { return dispatch; }
   /// The plan of the reference forward pass (loom-plan's view of it).
   const PlanOutcome &getPlan() const { return prompts.plan; }
   /// The chips of each KV head's group that split its cache by batch in
