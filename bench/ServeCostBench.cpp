@@ -32,6 +32,8 @@ int main() {
     int64_t chips;
     bool decode;
     int64_t batch, tokens;
+    /// A prompt chunk of `tokens` after this many cached (0: none).
+    int64_t context = 0;
   } steps[] = {
       {"llama-7b", 1, false, 1, 512},      {"llama-7b", 1, false, 1, 2048},
       {"llama-7b", 1, true, 4, 1024},      {"llama-7b", 4, false, 1, 128},
@@ -39,6 +41,8 @@ int main() {
       {"llama-7b", 4, true, 32, 2000},     {"llama3.1-8b", 8, false, 1, 1024},
       {"llama3.1-8b", 8, true, 32, 1024},  {"llama3.1-70b", 16, false, 1, 2048},
       {"llama3.1-70b", 16, true, 32, 2000},
+      {"llama-7b", 4, false, 1, 512, 1536},
+      {"llama-7b", 1, false, 1, 256, 1024},
   };
   std::printf("%-13s %-8s %-32s %12s %12s %8s\n", "model", "slice", "step",
               "cost ms", "loom-sim ms", "ratio");
@@ -60,15 +64,20 @@ int main() {
       layout.kvBatch = 1;
     serve::Batch batch;
     problem.import.batch = s.batch;
-    problem.import.seqLen = s.tokens;
+    problem.import.seqLen = s.tokens + s.context;
     if (s.decode) {
       problem.import.mode = ImportOptions::Mode::Decode;
       batch.decodeContexts.assign(s.batch, s.tokens);
     } else {
-      batch.prefills.push_back({s.tokens, 0});
+      batch.prefills.push_back({s.tokens, s.context});
     }
     PlanOptions options;
     options.simulate = Simulation::Always;
+    // A chunk after cached context: the prompt as two TeraPipe slices on
+    // one stage, less the context alone (the host's dispatch cancels, and
+    // is left out of the price).
+    if (s.context > 0)
+      layout.slices = SliceSpec::lengths({s.context, s.tokens});
     PlanOutcome planned = planAndSimulate(problem, layout, context, options);
     if (!planned.simulated) {
       std::printf("%s: not simulated: %s\n", s.model, planned.failure.c_str());
@@ -76,12 +85,25 @@ int main() {
     }
     double priced = (*cost)->iteration(batch);
     double simulated = planned.simulated->makespan;
+    if (s.context > 0) {
+      problem.import.seqLen = s.context;
+      layout.slices = SliceSpec::count(1);
+      PlanOutcome alone = planAndSimulate(problem, layout, context, options);
+      if (!alone.simulated) {
+        std::printf("%s: not simulated: %s\n", s.model, alone.failure.c_str());
+        return 1;
+      }
+      simulated -= alone.simulated->makespan;
+      priced -= (*cost)->getDispatch();
+    }
     std::string step =
         s.decode ? fmt::format("decode {} at {} tokens{}", s.batch, s.tokens,
                                layout.kvBatch > 1
                                    ? fmt::format(", kv {}", layout.kvBatch)
                                    : "")
-                 : fmt::format("prefill {} tokens", s.tokens);
+        : s.context > 0
+            ? fmt::format("chunk {} after {}", s.tokens, s.context)
+            : fmt::format("prefill {} tokens", s.tokens);
     std::printf("%-13s %-8s %-32s %12.3f %12.3f %8.3f\n", s.model,
                 problem.topology.c_str(), step.c_str(), priced * 1e3,
                 simulated * 1e3, priced / simulated);
