@@ -158,21 +158,29 @@ bool loom::isVideoModel(const PlanProblem &problem, MLIRContext &context) {
          getModel(*module).getFrames() > 1;
 }
 
-int64_t loom::servingKvBatch(const PlanProblem &problem, int64_t chips,
-                              MLIRContext &context) {
+int64_t loom::fewestKvHeads(const PlanProblem &problem, MLIRContext &context) {
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
   OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
   if (!module)
-    return 1;
+    return 0;
   int64_t kvHeads = 0;
   module->walk([&](AttentionOp attn) {
     if (attn.getCausal())
       kvHeads = kvHeads ? std::min<int64_t>(kvHeads, attn.getKvHeads())
                         : attn.getKvHeads();
   });
+  return kvHeads;
+}
+
+int64_t loom::servingKvBatch(int64_t kvHeads, int64_t chips) {
   return kvHeads > 0 && chips > kvHeads && chips % kvHeads == 0
              ? chips / kvHeads
              : 1;
+}
+
+int64_t loom::servingKvBatch(const PlanProblem &problem, int64_t chips,
+                              MLIRContext &context) {
+  return servingKvBatch(fewestKvHeads(problem, context), chips);
 }
 
 llvm::Expected<std::unique_ptr<PlannedDenoisingCost>>

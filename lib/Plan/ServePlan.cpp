@@ -43,18 +43,19 @@ std::optional<ServeEngine> loom::parseEngine(llvm::StringRef name) {
 }
 
 std::string ServeConfig::str() const {
+  const char *whole = wholeKvCache ? ", whole KV cache" : "";
   switch (engine) {
   case ServeEngine::JetStream:
-    return fmt::format("{} x v5e-{} jetstream, {} slots", replicas, chips,
-                       slots);
+    return fmt::format("{} x v5e-{} jetstream, {} slots{}", replicas, chips,
+                       slots, whole);
   case ServeEngine::Chunked:
-    return fmt::format("{} x v5e-{} chunked prefill, {}-token budget",
-                       replicas, chips, tokenBudget);
+    return fmt::format("{} x v5e-{} chunked prefill, {}-token budget{}",
+                       replicas, chips, tokenBudget, whole);
   case ServeEngine::Disaggregated:
     return fmt::format("{} prefill x v5e-{} + {} decode x v5e-{} "
-                       "disaggregated, KV over {}",
+                       "disaggregated, KV over {}{}",
                        replicas, chips, decodeReplicas, decodeChips,
-                       iciTransfer ? "ICI" : "DCN");
+                       iciTransfer ? "ICI" : "DCN", whole);
   case ServeEngine::MaxDiffusion:
     return fmt::format("{} x v5e-{} maxdiffusion, batches of {} image{}",
                        replicas, chips, images, images == 1 ? "" : "s");
@@ -63,6 +64,13 @@ std::string ServeConfig::str() const {
                        replicas, chips, images, images == 1 ? "" : "s");
   }
   return "";
+}
+
+bool loom::promptsKeepWholeCache(const ServeConfig &config) {
+  // A disaggregated engine's prefill replicas hand the logical cache over
+  // (its bytes, not a repeated copy's); the others decode where they
+  // prefill.
+  return config.engine != ServeEngine::Disaggregated && config.wholeKvCache;
 }
 
 ServePlanner::ServePlanner(PlanProblem problem,
@@ -75,6 +83,8 @@ ServePlanner::ServePlanner(PlanProblem problem,
     longest = std::max(longest, request.inputTokens + request.outputTokens);
   diffusion = isDiffusionModel(this->problem, context);
   video = diffusion && isVideoModel(this->problem, context);
+  if (!diffusion)
+    kvHeads = fewestKvHeads(this->problem, context);
 }
 
 llvm::Expected<const PlannedDenoisingCost *>
@@ -107,17 +117,18 @@ ServePlanner::denoisingFor(int64_t chips, int64_t images, bool upTo) {
 }
 
 llvm::Expected<const PlannedIterationCost *>
-ServePlanner::costFor(int64_t chips) {
-  if (auto it = costs.find(chips); it != costs.end())
+ServePlanner::costFor(int64_t chips, bool wholeKvCache) {
+  std::pair<int64_t, bool> key{chips, wholeKvCache};
+  if (auto it = costs.find(key); it != costs.end())
     return it->second.get();
-  if (auto it = costFailures.find(chips); it != costFailures.end())
+  if (auto it = iterationFailures.find(key); it != iterationFailures.end())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    it->second);
   PlanProblem replica = problem;
   replica.topology = "v5e-" + std::to_string(chips);
   ParallelLayout layout;
   layout.tp = chips;
-  layout.kvBatch = servingKvBatch(problem, chips, context);
+  layout.kvBatch = wholeKvCache ? 1 : servingKvBatch(kvHeads, chips);
   auto cost = PlannedIterationCost::create(replica, layout, longest, context);
   if (!cost) {
     // (The reference pass is the longest request: a request longer than
@@ -126,10 +137,10 @@ ServePlanner::costFor(int64_t chips) {
                                   "and output) on v5e-{}: {}",
                                   longest, chips,
                                   llvm::toString(cost.takeError()));
-    costFailures[chips] = why;
+    iterationFailures[key] = why;
     return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
   }
-  return (costs[chips] = std::move(*cost)).get();
+  return (costs[key] = std::move(*cost)).get();
 }
 
 /// `part` (one replica's run of the requests at `places` of the workload)
@@ -199,7 +210,8 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   }
   if (diffusion)
     return evaluateImages(config, std::move(out));
-  llvm::Expected<const PlannedIterationCost *> cost = costFor(config.chips);
+  llvm::Expected<const PlannedIterationCost *> cost =
+      costFor(config.chips, promptsKeepWholeCache(config));
   if (!cost) {
     out.failure = llvm::toString(cost.takeError());
     return out;
@@ -210,7 +222,7 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   bool disaggregated = config.engine == ServeEngine::Disaggregated;
   int64_t decodeChips = disaggregated ? config.decodeChips : config.chips;
   llvm::Expected<const PlannedIterationCost *> decodeCost =
-      costFor(decodeChips);
+      costFor(decodeChips, config.wholeKvCache);
   if (!decodeCost) {
     out.failure = llvm::toString(decodeCost.takeError());
     return out;
@@ -391,6 +403,19 @@ ServePlanner::enumerate(const ServeSpace &space) const {
         }
       }
     }
+  // An LLM's decodes also with each KV head's cache whole, where the
+  // decoding replica's chips outnumber the KV heads (else the two are one).
+  if (!diffusion)
+    for (size_t i = 0, n = configs.size(); i < n; ++i) {
+      ServeConfig whole = configs[i];
+      int64_t decodeChips = whole.engine == ServeEngine::Disaggregated
+                                ? whole.decodeChips
+                                : whole.chips;
+      if (servingKvBatch(kvHeads, decodeChips) <= 1)
+        continue;
+      whole.wholeKvCache = true;
+      configs.push_back(whole);
+    }
   // By price, then smaller slices, then fewer replicas; the space's order
   // of engines and settings after that.
   std::stable_sort(configs.begin(), configs.end(),
@@ -410,7 +435,7 @@ static auto familyOf(const ServeConfig &config) {
   return std::make_tuple(int(config.engine), config.chips, config.slots,
                          config.tokenBudget, config.decodeReplicas,
                          config.decodeChips, config.pageTokens, config.images,
-                         config.iciTransfer);
+                         config.iciTransfer, config.wholeKvCache);
 }
 
 std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
@@ -432,7 +457,8 @@ std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
     out.ttft = out.e2e;
     return out;
   }
-  llvm::Expected<const PlannedIterationCost *> cost = costFor(config.chips);
+  llvm::Expected<const PlannedIterationCost *> cost =
+      costFor(config.chips, promptsKeepWholeCache(config));
   if (!cost) {
     llvm::consumeError(cost.takeError());
     return std::nullopt;
@@ -458,7 +484,7 @@ std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
   // (A disaggregated engine decodes on its decode replicas' slice.)
   const PlannedIterationCost *decoding = *cost;
   if (config.engine == ServeEngine::Disaggregated) {
-    auto decodeCost = costFor(config.decodeChips);
+    auto decodeCost = costFor(config.decodeChips, config.wholeKvCache);
     if (!decodeCost) {
       llvm::consumeError(decodeCost.takeError());
       return std::nullopt;

@@ -36,7 +36,7 @@ std::string loom::describeIterations(ServePlanner &planner,
                        seconds((*cost)->step(config.images)),
                        (*cost)->getSteps());
   }
-  auto cost = planner.costFor(config.chips);
+  auto cost = planner.costFor(config.chips, promptsKeepWholeCache(config));
   if (!cost)
     return "iteration: " + toString(cost.takeError());
   // The workload's mean prompt, and a decode at its mean context (the
@@ -63,7 +63,7 @@ std::string loom::describeIterations(ServePlanner &planner,
       "iteration (Loom's cost model, {}): prefill of {} tokens {}",
       layout(config.chips, **cost), prompt, seconds((*cost)->prefill(prompt)));
   if (config.engine == ServeEngine::Disaggregated) {
-    auto decoding = planner.costFor(config.decodeChips);
+    auto decoding = planner.costFor(config.decodeChips, config.wholeKvCache);
     if (!decoding)
       return "iteration: " + toString(decoding.takeError());
     return fmt::format("{}; decode replicas ({}): decode of {} at {} "
@@ -176,6 +176,8 @@ static json::Value configJSON(const ServeConfig &config) {
     o["decode_slice"] = "v5e-" + std::to_string(config.decodeChips);
     o["kv_transfer"] = config.iciTransfer ? "ici" : "dcn";
   }
+  if (!servesImages(config.engine))
+    o["kv_cache"] = config.wholeKvCache ? "whole" : "split";
   if (servesImages(config.engine)) {
     o["images"] = config.images;
     o.erase("page_tokens");

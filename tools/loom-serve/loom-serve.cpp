@@ -81,6 +81,12 @@ static cl::opt<std::string> kvTransfer(
     cl::desc("disaggregated: how the KV cache moves from prefill to decode "
              "replicas: over the data-center network between slices (dcn), "
              "or over the ICI of one slice holding both (ici)"));
+static cl::opt<std::string> kvCache(
+    "kv-cache", cl::cat(category), cl::value_desc("split|whole"),
+    cl::init("split"),
+    cl::desc("LLMs, with more chips a replica than KV heads: split each KV "
+             "head's cache by batch over the chips holding it (split), or "
+             "hold it whole on each (whole); a search tries both"));
 static cl::opt<int64_t>
     pageTokens("page-tokens", cl::cat(category), cl::init(16),
                cl::desc("Tokens per page of the paged KV cache"));
@@ -294,6 +300,7 @@ static int run(mlir::MLIRContext &context) {
                  decodeTarget.getNumOccurrences() ||
                  decodeReplicas.getNumOccurrences() ||
                  kvTransfer.getNumOccurrences() ||
+                 kvCache.getNumOccurrences() ||
                  slots.getNumOccurrences() ||
                  tokenBudget.getNumOccurrences() ||
                  images.getNumOccurrences()))
@@ -311,6 +318,8 @@ static int run(mlir::MLIRContext &context) {
     return fail("--decode-replicas, --decode-target and --kv-transfer are "
                 "disaggregated's; this is --engine " +
                 engineText);
+  if (kvCache != "split" && kvCache != "whole")
+    return fail("--kv-cache must be split or whole, not '" + kvCache + "'");
   if (kvTransfer != "dcn" && kvTransfer != "ici")
     return fail("--kv-transfer must be dcn or ici, not '" + kvTransfer + "'");
   if (images.getNumOccurrences() && !servesImages(*kind))
@@ -352,9 +361,11 @@ static int run(mlir::MLIRContext &context) {
                     outputLen.getNumOccurrences()))
     return fail("--input-len and --output-len are LLMs'; a diffusion "
                 "transformer's requests are images of the model's size");
-  if (diffusion && (pageTokens.getNumOccurrences() || kvDtype.getNumOccurrences()))
-    return fail("--page-tokens and --kv-dtype are an LLM's KV cache's; a "
-                "diffusion transformer keeps none between requests");
+  if (diffusion && (pageTokens.getNumOccurrences() ||
+                    kvDtype.getNumOccurrences() || kvCache.getNumOccurrences()))
+    return fail("--page-tokens, --kv-dtype and --kv-cache are an LLM's KV "
+                "cache's; a diffusion transformer keeps none between "
+                "requests");
   auto table = serve::loadPrices(prices);
   if (!table)
     return fail(toString(table.takeError()));
@@ -451,6 +462,7 @@ static int run(mlir::MLIRContext &context) {
       config.decodeChips = *decodeChips;
     }
     config.iciTransfer = kvTransfer == "ici";
+    config.wholeKvCache = kvCache == "whole";
     const TargetDesc *v5e = lookupTarget("tpu-v5e");
     if (config.iciTransfer && v5e && config.totalChips() > v5e->maxChips)
       return fail(fmt::format("--kv-transfer ici: one v5e slice ({} chips "

@@ -134,6 +134,11 @@ bool isVideoModel(const PlanProblem &problem, mlir::MLIRContext &context);
 /// cache"); 1 otherwise, or when the model cannot be imported.
 int64_t servingKvBatch(const PlanProblem &problem, int64_t chips,
                        mlir::MLIRContext &context);
+/// The same from the model's fewest KV heads of a causal attention.
+int64_t servingKvBatch(int64_t kvHeads, int64_t chips);
+/// `problem`'s fewest KV heads of a causal attention (0: none, or the
+/// model cannot be imported).
+int64_t fewestKvHeads(const PlanProblem &problem, mlir::MLIRContext &context);
 
 } // namespace loom
 

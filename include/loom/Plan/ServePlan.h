@@ -69,6 +69,10 @@ struct ServeConfig {
   /// else over the data-center network, through the prefill slice's
   /// hosts' NICs.
   bool iciTransfer = false;
+  /// LLMs: the decodes keep each KV head's cache whole on every chip
+  /// holding it, rather than split by batch over them (kv_batch 1; only
+  /// differs with more chips than KV heads).
+  bool wholeKvCache = false;
   /// JetStream: decode slots per replica.
   int64_t slots = 8;
   /// Chunked: the token budget of an iteration.
@@ -87,6 +91,11 @@ struct ServeConfig {
   /// "2 x v5e-8 jetstream, 16 slots".
   std::string str() const;
 };
+
+/// The `wholeKvCache` of the cost a configuration's prompts are priced
+/// with (ServePlanner::costFor): its own, but a disaggregated engine's
+/// prefill replicas', which hand over the cache as split.
+bool promptsKeepWholeCache(const ServeConfig &config);
 
 /// A configuration's run.
 struct ServeEvaluation {
@@ -172,9 +181,11 @@ public:
   /// model).
   std::optional<ServeBound> bound(const ServeConfig &config);
 
-  /// The iteration cost of a replica of `chips` chips, built once; an
-  /// error when the model cannot be served on it.
-  llvm::Expected<const PlannedIterationCost *> costFor(int64_t chips);
+  /// The iteration cost of a replica of `chips` chips (its decodes with
+  /// each KV head's cache whole, or split by batch beyond the KV heads),
+  /// built once; an error when the model cannot be served on it.
+  llvm::Expected<const PlannedIterationCost *>
+  costFor(int64_t chips, bool wholeKvCache = false);
   /// A diffusion transformer's steps on a replica of `chips` chips, with
   /// the batch of `images` prepared (and every smaller one, with `upTo`).
   llvm::Expected<const PlannedDenoisingCost *>
@@ -201,9 +212,13 @@ private:
   mlir::MLIRContext &context;
   /// The longest request (prompt and output): the reference forward pass.
   int64_t longest = 1;
-  std::map<int64_t, std::unique_ptr<PlannedIterationCost>> costs;
+  std::map<std::pair<int64_t, bool>, std::unique_ptr<PlannedIterationCost>>
+      costs;
+  std::map<std::pair<int64_t, bool>, std::string> iterationFailures;
   std::map<int64_t, std::unique_ptr<PlannedDenoisingCost>> denoising;
   std::map<int64_t, std::string> costFailures;
+  /// The model's fewest KV heads of a causal attention (0: none).
+  int64_t kvHeads = 0;
   bool diffusion = false, video = false;
 };
 
