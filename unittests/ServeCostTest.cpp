@@ -381,6 +381,39 @@ TEST_F(ServeCost, SearchFindsWhatExhaustiveEnumerationFinds) {
   EXPECT_TRUE(answers.count("none"));
 }
 
+// The same where a replica has more chips than KV heads (Llama 3.1 8B's 8
+// on v5e-16), the decodes with each KV head's cache split by batch or
+// whole: both are configurations of the space.
+TEST_F(ServeCost, SearchOverTheSplitAndTheWholeCacheFindsWhatEnumerationFinds) {
+  for (auto [rate, slo] :
+       {std::pair<double, const char *>{4, "ttft_p99=1s,tpot_p99=50ms"},
+        {30, "ttft_p99=2s,tpot_p99=30ms"}}) {
+    serve::WorkloadSpec spec;
+    spec.arrivals.rate = rate;
+    spec.count = 100;
+    spec.input = serve::LengthDistribution::uniform(256, 1024);
+    spec.output = serve::LengthDistribution::uniform(32, 128);
+    auto requests = serve::generateWorkload(spec);
+    ASSERT_TRUE(bool(requests));
+    auto targets = serve::parseTargets(slo);
+    ASSERT_TRUE(bool(targets));
+    serve::Price price{"v5e", "us-central1", "on-demand", 1.2, "test"};
+    ServeSpace space;
+    space.engines = {ServeEngine::JetStream};
+    space.chips = {8, 16};
+    space.maxTotalChips = 16;
+    space.slots = {16, 64};
+    ServePlanner planner(problem("llama3.1-8b", 1), *requests, *targets,
+                         price, context);
+    ServeSearchResult every = planner.exhaustive(space);
+    // 8 chips x 1 or 2 replicas and 16 chips x 1, each with 2 slot counts;
+    // v5e-16's twice, its cache split and whole.
+    EXPECT_EQ(every.considered, 8);
+    searchAgreesWithEnumeration(planner, space,
+                                std::to_string(rate) + " " + slo);
+  }
+}
+
 // The same for separate prefill and decode replicas, each phase on slices
 // of its own size.
 TEST_F(ServeCost, DisaggregatedSearchFindsWhatExhaustiveEnumerationFinds) {
