@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <set>
 
 using namespace mlir;
@@ -57,6 +58,30 @@ struct ServeCost : public ::testing::Test {
     EXPECT_EQ(out.failure, "");
     EXPECT_TRUE(out.simulated.has_value());
     return out.simulated ? out.simulated->makespan : 0;
+  }
+  /// A planner of `model` for `count` requests at `rate` a second, prompts
+  /// and outputs uniform in [inLo, inHi] and [outLo, outHi] tokens, with
+  /// the targets `slo`, at $1.20 a chip-hour.
+  std::unique_ptr<ServePlanner> planner(StringRef model, double rate,
+                                        int64_t count, int64_t inLo,
+                                        int64_t inHi, int64_t outLo,
+                                        int64_t outHi, const char *slo) {
+    serve::WorkloadSpec spec;
+    spec.arrivals.rate = rate;
+    spec.count = count;
+    spec.input = serve::LengthDistribution::uniform(inLo, inHi);
+    spec.output = serve::LengthDistribution::uniform(outLo, outHi);
+    auto requests = serve::generateWorkload(spec);
+    auto targets = serve::parseTargets(slo);
+    EXPECT_TRUE(bool(requests) && bool(targets));
+    if (!requests || !targets) {
+      llvm::consumeError(requests.takeError());
+      llvm::consumeError(targets.takeError());
+      return nullptr;
+    }
+    serve::Price price{"v5e", "us-central1", "on-demand", 1.2, "test"};
+    return std::make_unique<ServePlanner>(problem(model, 1), *requests,
+                                          *targets, price, context);
   }
   MLIRContext context;
 };
@@ -354,27 +379,18 @@ TEST_F(ServeCost, SearchFindsWhatExhaustiveEnumerationFinds) {
                {200, "ttft_p99=200ms", 1024, 256}};
   std::set<std::string> answers;
   for (const Case &c : cases) {
-    serve::WorkloadSpec spec;
-    spec.arrivals.rate = c.rate;
-    spec.count = 120;
-    spec.input = serve::LengthDistribution::uniform(c.input / 2, c.input);
-    spec.output = serve::LengthDistribution::uniform(c.output / 2, c.output);
-    auto requests = serve::generateWorkload(spec);
-    ASSERT_TRUE(bool(requests));
-    auto targets = serve::parseTargets(c.slo);
-    ASSERT_TRUE(bool(targets));
-    serve::Price price{"v5e", "us-central1", "on-demand", 1.2, "test"};
+    auto planner = this->planner("llama-7b", c.rate, 120, c.input / 2,
+                                 c.input, c.output / 2, c.output, c.slo);
+    ASSERT_TRUE(planner);
+    ASSERT_FALSE(planner->servesDiffusion());
     ServeSpace space;
     space.engines = {ServeEngine::JetStream, ServeEngine::Chunked};
     space.chips = {1, 4, 8};
     space.maxTotalChips = 16;
     space.slots = {4, 16};
     space.tokenBudgets = {256, 1024};
-    PlanProblem p = problem("llama-7b", 1);
-    ServePlanner planner(p, *requests, *targets, price, context);
-    ASSERT_FALSE(planner.servesDiffusion());
     answers.insert(searchAgreesWithEnumeration(
-        planner, space, std::to_string(c.rate) + " " + c.slo));
+        *planner, space, std::to_string(c.rate) + " " + c.slo));
   }
   // The cases ask different things: several answers, none among them.
   EXPECT_GE(answers.size(), 4u);
@@ -388,28 +404,19 @@ TEST_F(ServeCost, SearchOverTheSplitAndTheWholeCacheFindsWhatEnumerationFinds) {
   for (auto [rate, slo] :
        {std::pair<double, const char *>{4, "ttft_p99=1s,tpot_p99=50ms"},
         {30, "ttft_p99=2s,tpot_p99=30ms"}}) {
-    serve::WorkloadSpec spec;
-    spec.arrivals.rate = rate;
-    spec.count = 100;
-    spec.input = serve::LengthDistribution::uniform(256, 1024);
-    spec.output = serve::LengthDistribution::uniform(32, 128);
-    auto requests = serve::generateWorkload(spec);
-    ASSERT_TRUE(bool(requests));
-    auto targets = serve::parseTargets(slo);
-    ASSERT_TRUE(bool(targets));
-    serve::Price price{"v5e", "us-central1", "on-demand", 1.2, "test"};
+    auto planner = this->planner("llama3.1-8b", rate, 100, 256, 1024, 32,
+                                 128, slo);
+    ASSERT_TRUE(planner);
     ServeSpace space;
     space.engines = {ServeEngine::JetStream};
     space.chips = {8, 16};
     space.maxTotalChips = 16;
     space.slots = {16, 64};
-    ServePlanner planner(problem("llama3.1-8b", 1), *requests, *targets,
-                         price, context);
-    ServeSearchResult every = planner.exhaustive(space);
+    ServeSearchResult every = planner->exhaustive(space);
     // 8 chips x 1 or 2 replicas and 16 chips x 1, each with 2 slot counts;
     // v5e-16's twice, its cache split and whole.
     EXPECT_EQ(every.considered, 8);
-    searchAgreesWithEnumeration(planner, space,
+    searchAgreesWithEnumeration(*planner, space,
                                 std::to_string(rate) + " " + slo);
   }
 }
@@ -421,23 +428,14 @@ TEST_F(ServeCost, DisaggregatedSearchFindsWhatExhaustiveEnumerationFinds) {
        {std::pair<double, const char *>{2, "ttft_p99=1s,tpot_p99=50ms"},
         {8, "ttft_p90=300ms,tpot_p99=20ms"},
         {30, "ttft_p99=200ms"}}) {
-    serve::WorkloadSpec spec;
-    spec.arrivals.rate = rate;
-    spec.count = 100;
-    spec.input = serve::LengthDistribution::uniform(128, 1024);
-    spec.output = serve::LengthDistribution::uniform(16, 128);
-    auto requests = serve::generateWorkload(spec);
-    ASSERT_TRUE(bool(requests));
-    auto targets = serve::parseTargets(slo);
-    ASSERT_TRUE(bool(targets));
-    serve::Price price{"v5e", "us-central1", "on-demand", 1.2, "test"};
+    auto planner = this->planner("llama-7b", rate, 100, 128, 1024, 16, 128,
+                                 slo);
+    ASSERT_TRUE(planner);
     ServeSpace space;
     space.engines = {ServeEngine::Disaggregated};
     space.chips = {1, 4};
     space.maxTotalChips = 9;
-    ServePlanner planner(problem("llama-7b", 1), *requests, *targets, price,
-                         context);
-    searchAgreesWithEnumeration(planner, space,
+    searchAgreesWithEnumeration(*planner, space,
                                 std::to_string(rate) + " " + slo);
   }
 }

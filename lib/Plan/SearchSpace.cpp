@@ -86,15 +86,10 @@ SmallVector<TensorChoice> SearchSpace::tensorLayouts(ModuleOp module) const {
   if (oneD && kvBatch == 1)
     for (int64_t tp : validTensorParallelDegrees(module, sliceChips, sp))
       layouts.push_back({tp, 1, false});
-  int64_t kvHeads = 0;
-  module->walk([&](AttentionOp attn) {
-    if (attn.getCausal())
-      kvHeads = kvHeads ? std::min<int64_t>(kvHeads, attn.getKvHeads())
-                        : attn.getKvHeads();
-  });
+  int64_t kvHeads = fewestKvHeads(module);
   if (oneD && !sp && !training && kvHeads > 0 && (decode || kvBatch > 1))
     for (int64_t tp : validTensorParallelDegrees(module, sliceChips, sp)) {
-      int64_t holders = tp > kvHeads && tp % kvHeads == 0 ? tp / kvHeads : 1;
+      int64_t holders = kvHeadHolders(kvHeads, tp);
       int64_t z = given.kvBatch ? kvBatch : holders;
       if (z > 1 && holders % z == 0 && batch % z == 0)
         layouts.push_back({tp, 1, false, false, z});

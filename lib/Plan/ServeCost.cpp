@@ -11,6 +11,7 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/CostModel.h"
 #include "loom/Import/ModelImporter.h"
+#include "loom/Transforms/ShardHeads.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -161,21 +162,11 @@ bool loom::isVideoModel(const PlanProblem &problem, MLIRContext &context) {
 int64_t loom::fewestKvHeads(const PlanProblem &problem, MLIRContext &context) {
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
   OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
-  if (!module)
-    return 0;
-  int64_t kvHeads = 0;
-  module->walk([&](AttentionOp attn) {
-    if (attn.getCausal())
-      kvHeads = kvHeads ? std::min<int64_t>(kvHeads, attn.getKvHeads())
-                        : attn.getKvHeads();
-  });
-  return kvHeads;
+  return module ? fewestKvHeads(*module) : 0;
 }
 
 int64_t loom::servingKvBatch(int64_t kvHeads, int64_t chips) {
-  return kvHeads > 0 && chips > kvHeads && chips % kvHeads == 0
-             ? chips / kvHeads
-             : 1;
+  return kvHeadHolders(kvHeads, chips);
 }
 
 int64_t loom::servingKvBatch(const PlanProblem &problem, int64_t chips,

@@ -1007,6 +1007,16 @@ kvBatchAttentions(ModuleOp module, int64_t tp, int64_t kvBatch) {
   return found;
 }
 
+int64_t loom::fewestKvHeads(ModuleOp module) {
+  int64_t fewest = 0;
+  module.walk([&](AttentionOp attn) {
+    int64_t kvHeads = attn.getKvHeads();
+    if (attn.getCausal() && (fewest == 0 || kvHeads < fewest))
+      fewest = kvHeads;
+  });
+  return fewest;
+}
+
 /// Rewrites a sharded attention to keep 1 / z of the batch's K/V (above).
 static void splitCacheByBatch(AttentionOp attn, int64_t z) {
   OpBuilder b(attn);

@@ -54,6 +54,16 @@ llvm::SmallVector<int64_t> validTensorParallelDegrees(mlir::ModuleOp module,
                                                       int64_t maxDegree,
                                                       bool sequenceParallel);
 
+/// The fewest KV heads of `module`'s causal attentions (0: none): with more
+/// tensor-parallel chips than this, kv-batch can split their caches.
+int64_t fewestKvHeads(mlir::ModuleOp module);
+/// The chips of a `tp` group that hold each of `kvHeads` KV heads: tp /
+/// kv_heads with more chips than heads (each head's cache repeated on
+/// them unless kv-batch splits it), else 1.
+inline int64_t kvHeadHolders(int64_t kvHeads, int64_t tp) {
+  return kvHeads > 0 && tp > kvHeads && tp % kvHeads == 0 ? tp / kvHeads : 1;
+}
+
 /// The rows x of the 2-D (tp-x) blocks of `tp` chips, x x (tp / x) with
 /// both sides at least 2, that tile `topology` and split `module` (with
 /// sequence parallelism, its sequence over tp / x as well).
