@@ -22,13 +22,16 @@ using namespace loom::serve;
 namespace {
 
 /// Seconds = base + perPrefillToken * prompt tokens + perDecode * decode
-/// rows (padded rows included): easy to work by hand.
+/// rows (padded rows included), and `insertSeconds` an insert: easy to work
+/// by hand.
 class LinearCost : public IterationCost {
 public:
   LinearCost(double base, double perPrefillToken, double perDecode = 0,
              double kvBytes = 0)
       : base(base), perPrefillToken(perPrefillToken), perDecode(perDecode),
         kvBytes(kvBytes) {}
+  double insert(int64_t) const override { return insertSeconds; }
+  double insertSeconds = 0;
   double iteration(const Batch &batch) const override {
     int64_t prompt = 0;
     for (const PrefillChunk &chunk : batch.prefills)
@@ -252,19 +255,9 @@ TEST(ServeEngines, MD1MeanWaitMatchesPollaczekKhinchine) {
   for (double rho : {0.5, 0.8}) {
     double expected = rho / (2 * (1 - rho));
     std::vector<Request> requests = mD1Workload(rho);
-    // JetStream pads 100 tokens to 128: 0.5 + 128 * 0.5 / 128 = 1 s.
-    // (A server that prefills only into its free slot: no prefill ahead.)
-    JetStreamOptions jet;
-    jet.slots = 1;
-    jet.prefillAhead = 0;
-    llvm::Expected<SimResult> j = simulateJetStream(requests, jet, cost);
-    ASSERT_TRUE(static_cast<bool>(j));
-    // 2 sigma of the estimate over 100k correlated waits is below 6% at
-    // rho = 0.8 (the batch-means standard error of this seed's run
-    // is 2.6%).
-    EXPECT_NEAR(meanWait(*j, 1.0), expected, 0.06 * expected) << rho;
-    // A one-request chunked engine is the same queue; its service is
-    // 0.5 + 100 * 0.5 / 128 s, and mu and rho change with it.
+    // A one-request chunked engine is an M/D/1 queue; its service is
+    // 0.5 + 100 * 0.5 / 128 s, and mu and rho change with it. (JetStream's
+    // is not: its generate thread runs steps beside the prefills.)
     ChunkedOptions chunked;
     chunked.maxRunning = 1;
     double service = 0.5 + 100 * 0.5 / 128;
@@ -294,59 +287,63 @@ void expectTimes(const SimResult &result,
   }
 }
 
-TEST(ServeEngines, JetStreamByHand) {
-  // 1 s an iteration plus 0.01 s a padded prompt token.
+/// 1 s an iteration plus 0.01 s a padded prompt token, 0.1 s an insert.
+LinearCost jetStreamCost() {
   LinearCost cost(1.0, 0.01);
+  cost.insertSeconds = 0.1;
+  return cost;
+}
+
+TEST(ServeEngines, JetStreamByHand) {
+  LinearCost cost = jetStreamCost();
   JetStreamOptions options;
   options.slots = 2;
   llvm::Expected<SimResult> two =
       simulateJetStream(twoRequests(), options, cost);
   ASSERT_TRUE(static_cast<bool>(two));
-  // r0 prefills 128 (its bucket) in 2.28 s; r1 (arrived at 0.5) then
-  // prefills 64 in 1.64 s, first token at 3.92; two steps of 1 s: r1 has
-  // its 2 tokens at 4.92, r0 its 3 at 5.92.
-  expectTimes(*two, {{2.28, 5.92}, {3.92, 4.92}});
-  EXPECT_EQ(two->iterations, 4);
+  // At 0 r0's prefill (its bucket, 128 tokens) is dispatched, to 2.28; the
+  // generate thread inserts r0 (to 2.38) and dispatches steps until the
+  // detokenize backlog (8) is full: r0's first token, its slot, steps to
+  // 3.38, ..., 8.38, and a seventh step, to 9.38, waiting to be put. r1
+  // arrives at 0.5: its prefill (64 tokens, 1.64 s) runs after those
+  // steps, to 11.02, and its insert to 11.12. r0's tokens come at 2.28
+  // (prefill), 3.38 and 4.38. Steps 8 and 9 were dispatched before the
+  // detokenize thread took r0's slot back; step 8 (to 12.12) is r1's
+  // first with its slot, its second token.
+  expectTimes(*two, {{2.28, 4.38}, {11.02, 12.12}});
+  // 2 prefills and 16 steps (the generate thread stays 8 ahead).
+  EXPECT_EQ(two->iterations, 18);
   EXPECT_EQ(two->peakRunning, 2);
 
-  // One slot: the prefill thread runs ahead of the busy slot, so r1 is
-  // prefilled (to 3.92, its first token) right after r0's prefill; r0's
-  // two steps take it to 5.92, then r1 takes the slot and its step ends
-  // at 6.92.
+  // With one slot r1 takes r0's slot: its insert is dispatched after the
+  // 9th step (13.02) and step 10 (to 14.12) gives its second token.
   options.slots = 1;
   llvm::Expected<SimResult> one =
       simulateJetStream(twoRequests(), options, cost);
   ASSERT_TRUE(static_cast<bool>(one));
-  expectTimes(*one, {{2.28, 5.92}, {3.92, 6.92}});
-  EXPECT_EQ(one->peakRunning, 2);
-  // Prefilling only into a free slot: r0 runs to its end (steps to 3.28
-  // and 4.28) before r1's prefill (to 5.92) and its step (to 6.92).
-  options.prefillAhead = 0;
-  llvm::Expected<SimResult> free =
-      simulateJetStream(twoRequests(), options, cost);
-  ASSERT_TRUE(static_cast<bool>(free));
-  expectTimes(*free, {{2.28, 4.28}, {5.92, 6.92}});
-  ServingMetrics metrics = computeMetrics(*free, {});
-  EXPECT_NEAR(metrics.ttft.max, 5.42, 1e-9);
-  options.prefillAhead = -1;
-  EXPECT_FALSE(
-      static_cast<bool>(simulateJetStream(twoRequests(), options, cost)));
+  expectTimes(*one, {{2.28, 4.38}, {11.02, 14.12}});
 
-  // At most `prefillAhead` wait prefilled, one prefill between generate
-  // steps: four prompts of 100 tokens (2.28 s each) and 3 tokens at 0 s,
-  // one slot, two ahead. r0 fills the slot (2.28), r1 runs ahead (4.56),
-  // a step (5.56), r2 ahead (7.84), r0's last step (8.84); r1 takes the
-  // slot and r3 runs ahead (11.12); r1's steps end at 13.12, r2's at
-  // 15.12, r3's at 17.12.
-  std::vector<Request> four;
-  for (int64_t i = 0; i < 4; ++i)
-    four.push_back({i, 0.0, 100, 3});
-  options.prefillAhead = 2;
-  llvm::Expected<SimResult> queued = simulateJetStream(four, options, cost);
-  ASSERT_TRUE(static_cast<bool>(queued));
-  expectTimes(*queued,
-              {{2.28, 8.84}, {4.56, 13.12}, {7.84, 15.12}, {11.12, 17.12}});
-  EXPECT_EQ(queued->peakRunning, 3);
+  // A generate thread that may not run ahead (a detokenize backlog of 1):
+  // r0's slot entry waits for its first token (2.28); r1's prefill,
+  // dispatched at 0.5, runs after r0's insert, 2.38 to 4.02; then its
+  // insert (4.12) and the steps, each dispatched when the one before is
+  // done: 5.12 (r1's second token, its last) and 6.12 (r0's third).
+  options.slots = 2;
+  options.detokenizeBacklog = 1;
+  llvm::Expected<SimResult> tight =
+      simulateJetStream(twoRequests(), options, cost);
+  ASSERT_TRUE(static_cast<bool>(tight));
+  expectTimes(*tight, {{2.28, 6.12}, {4.02, 5.12}});
+
+  options.detokenizeBacklog = 0;
+  llvm::Expected<SimResult> noBacklog =
+      simulateJetStream(twoRequests(), options, cost);
+  EXPECT_NE(message(noBacklog).find("detokenizeBacklog"), std::string::npos);
+  options.detokenizeBacklog = 8;
+  options.backlog = 0;
+  llvm::Expected<SimResult> noQueue =
+      simulateJetStream(twoRequests(), options, cost);
+  EXPECT_NE(message(noQueue).find("backlog: must"), std::string::npos);
 }
 
 /// A denoising step of n images takes n seconds; a call's launch `d`.
@@ -563,45 +560,35 @@ TEST(ServeEngines, KvCapacityLimitsConcurrency) {
   EXPECT_GT(most, 0);
 }
 
-/// twoRequests() on one JetStream slot (1 s a step, 0.01 s a padded prompt
-/// token), its queue sampled every second.
-SimResult sampledOneSlot(int64_t prefillAhead) {
-  LinearCost cost(1.0, 0.01);
+TEST(ServeEngines, QueueSamplesCountWaitingAndRunning) {
+  // Seven prompts at 0 on one slot: the prefill thread takes four ahead of
+  // the slot's request (one it holds, one on the transfer backlog, one the
+  // transfer thread holds, one on the generate backlog); two wait.
+  LinearCost cost = jetStreamCost();
   JetStreamOptions options;
   options.slots = 1;
-  options.prefillAhead = prefillAhead;
+  std::vector<Request> seven;
+  for (int64_t i = 0; i < 7; ++i)
+    seven.push_back({i, 0.0, 100, 3});
   SimOptions sim;
   sim.sampleInterval = 1;
   llvm::Expected<SimResult> result =
-      simulateJetStream(twoRequests(), options, cost, sim);
-  EXPECT_TRUE(static_cast<bool>(result));
-  return result ? std::move(*result) : SimResult();
-}
-
-TEST(ServeEngines, QueueSamplesCountWaitingAndRunning) {
-  // (Prefilling only into a free slot.) r0 runs 0 -> 4.28; r1 waits from
-  // 0.5 to 4.28 and runs to 6.92.
-  SimResult result = sampledOneSlot(0);
-  ASSERT_EQ(result.queue.size(), 7u);
-  EXPECT_EQ(result.queue[0].waiting, 0);
-  EXPECT_EQ(result.queue[0].running, 1);
-  EXPECT_EQ(result.queue[1].waiting, 1);
-  EXPECT_EQ(result.queue[4].waiting, 1);
-  EXPECT_EQ(result.queue[5].waiting, 0);
-  EXPECT_EQ(result.queue[5].running, 1);
-  EXPECT_EQ(result.queue[6].running, 1);
-}
-
-TEST(ServeEngines, QueueSamplesCountPrefilledRequestsAsRunning) {
-  // With the prefill running ahead: r1 is prefilled from 2.28 to 3.92 and
-  // holds its cache, running beside r0 until it takes the slot at 5.92.
-  SimResult result = sampledOneSlot(4);
-  ASSERT_EQ(result.queue.size(), 7u);
-  EXPECT_EQ(result.queue[2].waiting, 1);
-  EXPECT_EQ(result.queue[3].waiting, 0);
-  EXPECT_EQ(result.queue[3].running, 2);
-  EXPECT_EQ(result.queue[5].running, 2);
-  EXPECT_EQ(result.queue[6].running, 1);
+      simulateJetStream(seven, options, cost, sim);
+  ASSERT_TRUE(static_cast<bool>(result));
+  EXPECT_EQ(result->peakRunning, 5);
+  ASSERT_GT(result->queue.size(), 10u);
+  EXPECT_EQ(result->queue[0].waiting, 2);
+  EXPECT_EQ(result->queue[0].running, 5);
+  // r0 finishes at 8.94; the prefill thread takes r5.
+  EXPECT_EQ(result->queue[8].waiting, 2);
+  EXPECT_EQ(result->queue[9].waiting, 1);
+  EXPECT_EQ(result->queue[9].running, 5);
+  EXPECT_EQ(result->queue.back().waiting, 0);
+  EXPECT_EQ(result->queue.back().running, 1);
+  // Each request's first token, in order, before its finish.
+  for (size_t i = 1; i < seven.size(); ++i)
+    EXPECT_LT(result->requests[i - 1].firstToken,
+              result->requests[i].firstToken);
 }
 
 TEST(ServeEngines, ChunkedPrefillBoundsTheDecodeStalls) {

@@ -107,6 +107,8 @@ PlannedIterationCost::create(const PlanProblem &problem,
       }
     // Per token of the one sequence each chip's attentions hold.
     double kvPerTokenPerChip = kvPerChip / double(referenceTokens);
+    if (!decode)
+      cost->kvPerTokenPerChip = kvPerTokenPerChip;
     // Every cached byte must be priced by a causal attention that reads it
     // per sequence, or a decode step would not grow with its context.
     if (ref.cost->kvBytesPerToken() < 0.999 * kvPerTokenPerChip)
@@ -144,6 +146,14 @@ double PlannedIterationCost::iteration(const serve::Batch &batch) const {
 }
 
 double PlannedIterationCost::kvBytesPerToken() const { return kvPerToken; }
+
+double PlannedIterationCost::insert(int64_t tokens) const {
+  // (With kv_batch > 1 each sequence's cache is on a chip of each KV
+  // head's group, which holds as much of it as every chip does at
+  // kv_batch 1.)
+  return dispatch +
+         model->taskTime(/*flops=*/0, 2 * kvPerTokenPerChip * double(tokens));
+}
 
 bool loom::isDiffusionModel(const PlanProblem &problem, MLIRContext &context) {
   // (An import that fails is planned again later, with its error shown.)

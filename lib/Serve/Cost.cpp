@@ -80,6 +80,12 @@ double RooflineCost::kvBytesPerToken() const {
   return 2.0 * model.layers * model.kvHeads * model.headDim * model.bytesPerKv;
 }
 
+double RooflineCost::insert(int64_t tokens) const {
+  double bytes = 2.0 * kvBytesPerToken() * double(tokens);
+  return bytes / (chip.hbmBandwidth * chip.bandwidthEfficiency) / chip.chips +
+         chip.overhead;
+}
+
 double RooflineCost::flops(const Batch &batch) const {
   // Attention per (new token, cached token) pair: 4 L H d (Kaplan et al.,
   // Table 1, forward pass; scores and values, 2 FLOPs a multiply-add each).

@@ -1,35 +1,46 @@
 //===- JetStreamEngine.cpp - JetStream's slots, prefill then generate -----===//
 //
-// JetStream's orchestrator (jetstream/core/orchestrator.py) runs a prefill
-// thread and a generate thread per engine. The generate thread's loop
-// (_generate_thread, _insert_if_possible) first inserts prefilled requests
-// into free decode slots, then runs one generate step over the whole
-// decode state, whatever the slots hold. In interleaved mode (prefill and
-// generate on one slice) it waits to insert while the prefill backlog is
-// not empty, so pending prompts go first. Modelled here on one device, one
-// thing at a time:
-//   - requests already prefilled take the free slots, oldest first;
-//   - while a slot is free and the oldest waiting request's pages fit, its
-//     prompt is prefilled alone, padded to its bucket
-//     (token_utils.take_nearest_length); the prefill yields the first
-//     token, and the request takes a slot;
-//   - with every slot busy, the prefill thread still runs ahead of them
-//     (its result waits in the transfer and generate backlogs) up to
-//     `prefillAhead` requests, one prefill between generate steps (the two
-//     threads' programs share the device);
-//   - otherwise, if any slot is busy, one generate step runs over all the
-//     slots (a fixed-shape batch of `slots` rows), giving each busy slot
-//     its next token; a request that has all its tokens frees its slot.
-// Left out: tokenization, detokenization running behind the step (which
-// can keep a slot a step longer), the insert of a prefilled cache into its
-// slot, and transfers between slices.
+// JetStream's orchestrator in interleaved mode (prefill and generate on one
+// slice; AI-Hypercomputer/JetStream at acd4f5ad, jetstream/core/
+// orchestrator.py), its threads and queues as the code has them, each
+// thread's host work taking no time, on one device that runs the programs
+// the threads dispatch one at a time in the order they were dispatched
+// (JAX dispatches asynchronously; a thread waits only where it blocks):
+//   - the prefill thread takes the oldest waiting request, dispatches its
+//     prefill (padded to its bucket, token_utils.take_nearest_length), puts
+//     its first token on the detokenize backlog and the request on the
+//     transfer backlog, blocking while either is full;
+//   - the transfer thread moves each request on to the generate backlog
+//     (interleaved mode: no transfer, no wait for the prefill to finish);
+//     both backlogs hold 1 in interleaved mode;
+//   - the generate thread (_generate_thread, _insert_if_possible) fills
+//     each free slot from the generate backlog, dispatching an insert of
+//     the request's cache and putting the slot's new request on the
+//     detokenize backlog; it waits for a request while every slot is free,
+//     or while the prefill or transfer backlog holds one; then it
+//     dispatches a generate step over all the slots (a fixed-shape batch)
+//     and puts the step's tokens on the detokenize backlog, blocking while
+//     it is full (8 entries), so it runs up to 8 steps ahead of the device;
+//   - the detokenize thread takes the backlog's entries in order, each
+//     when its program is done (it converts the tokens to numpy): a first
+//     token is the request's time to first token; a step gives each live
+//     slot its next token, and a slot whose request has all its tokens
+//     goes back to the free slots (and its pages to the cache).
+// So a finished request's slot stays taken while the steps already
+// dispatched run (the orchestrator's docstring: "a single generation step
+// may run after detokenizing indicates that row is no longer valid"), and a
+// prompt's prefill waits for the steps dispatched before it.
+// Left out: tokenization and detokenization's own time, several engines.
 //
 //===----------------------------------------------------------------------===//
 
 #include "EngineSupport.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
+#include <limits>
+#include <optional>
 
 using namespace loom::serve;
 using namespace loom::serve::detail;
@@ -49,9 +60,12 @@ static llvm::Error checkOptions(const JetStreamOptions &options) {
   if (options.slots < 1)
     return error("slots: must be at least 1, not " +
                  llvm::Twine(options.slots));
-  if (options.prefillAhead < 0)
-    return error("prefillAhead: must be at least 0, not " +
-                 llvm::Twine(options.prefillAhead));
+  if (options.detokenizeBacklog < 1)
+    return error("detokenizeBacklog: must be at least 1, not " +
+                 llvm::Twine(options.detokenizeBacklog));
+  if (options.backlog < 1)
+    return error("backlog: must be at least 1, not " +
+                 llvm::Twine(options.backlog));
   if (options.prefillBuckets.empty())
     return error("prefillBuckets: must not be empty");
   for (auto [i, bucket] : llvm::enumerate(options.prefillBuckets))
@@ -62,13 +76,31 @@ static llvm::Error checkOptions(const JetStreamOptions &options) {
 }
 
 namespace {
-/// A busy decode slot.
+/// A decode slot as the generate thread sees it: taken from the insert
+/// until the detokenize thread frees it.
 struct Slot {
-  size_t request;
-  /// Prompt tokens in the cache (the prompt, cut to the largest bucket).
-  int64_t prompt;
-  /// Tokens generated so far.
-  int64_t generated;
+  std::optional<size_t> request;
+  /// Prompt tokens in its cache (the prompt, cut to the largest bucket).
+  int64_t prompt = 0;
+  /// Generate steps dispatched since the insert.
+  int64_t steps = 0;
+};
+
+/// An entry of the detokenize backlog.
+struct Entry {
+  enum class Kind { FirstToken, SlotLive, Step } kind;
+  /// When the detokenize thread can take it: when its program is done
+  /// (a slot's new request: when it was put).
+  double ready = 0;
+  size_t request = 0; ///< FirstToken, SlotLive
+  size_t slot = 0;    ///< SlotLive
+};
+
+/// A thread blocked putting an entry on the full detokenize backlog; the
+/// one blocked first puts first.
+struct BlockedPut {
+  Entry entry;
+  int64_t since = 0;
 };
 } // namespace
 
@@ -89,6 +121,9 @@ loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
   auto lengthOf = [&](size_t i) {
     return promptOf(i) + requests[i].outputTokens;
   };
+  auto bucketOf = [&](size_t i) {
+    return bucketFor(options.prefillBuckets, promptOf(i));
+  };
 
   // Requests that can never fit are refused; the rest are served in order.
   PagePool pool(options.kv);
@@ -96,70 +131,192 @@ loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
   std::vector<size_t> &order = admitted.order;
   QueueRecorder recorder(sim, std::move(admitted.arrivals), result.queue);
 
-  llvm::SmallVector<Slot, 16> busy;
-  // Prefilled while every slot was busy, oldest first: their first token
-  // out, their cache held, waiting for a slot.
-  std::deque<size_t> ready;
-  bool ranAhead = false;
-  // order[head..arrived) have arrived and wait for their prefill.
-  size_t head = 0, arrived = 0;
   double now = 0;
+  // The device: the end of the last program dispatched.
+  double deviceEnd = 0;
+  auto dispatch = [&](double seconds) {
+    deviceEnd = std::max(now, deviceEnd) + seconds;
+    return deviceEnd;
+  };
+
+  std::vector<Slot> slots(options.slots);
+  int64_t taken = 0; // slots taken
+  std::deque<Entry> detokenize;
+  std::optional<BlockedPut> prefillPut, generatePut;
+  int64_t blocks = 0;
+  std::deque<size_t> transfer, generate;
+  // A request the prefill thread blocks to put on the transfer backlog,
+  // and one the transfer thread blocks to put on the generate backlog.
+  std::optional<size_t> prefillHolds, transferHolds;
+  // Tokens each request has had detokenized, and each slot's request as
+  // the detokenize thread sees it.
+  std::vector<int64_t> tokens(requests.size(), 0);
+  std::vector<std::optional<size_t>> live(options.slots);
+  // order[head..arrived) have arrived and wait for the prefill thread.
+  size_t head = 0, arrived = 0, finished = 0;
+  int64_t running = 0;
+
+  auto put = [&](std::optional<BlockedPut> &blocked, Entry entry) {
+    if (int64_t(detokenize.size()) < options.detokenizeBacklog)
+      detokenize.push_back(entry);
+    else
+      blocked = BlockedPut{entry, blocks++};
+  };
   auto finish = [&](size_t i) {
     result.requests[i].finish = now;
-    pool.give(lengthOf(i));
+    ++finished;
+    --running;
   };
-  auto running = [&] { return int64_t(busy.size() + ready.size()); };
-  while (head < order.size() || !busy.empty() || !ready.empty()) {
+  // The detokenize thread takes the backlog's first entry.
+  auto detokenizeStep = [&] {
+    if (detokenize.empty() || detokenize.front().ready > now)
+      return false;
+    Entry entry = detokenize.front();
+    detokenize.pop_front();
+    switch (entry.kind) {
+    case Entry::Kind::FirstToken:
+      result.requests[entry.request].firstToken = now;
+      if (++tokens[entry.request] == requests[entry.request].outputTokens)
+        finish(entry.request);
+      break;
+    case Entry::Kind::SlotLive:
+      live[entry.slot] = entry.request;
+      break;
+    case Entry::Kind::Step:
+      for (size_t s = 0; s < live.size(); ++s) {
+        if (!live[s])
+          continue;
+        size_t i = *live[s];
+        // A request already complete (one token, from its prefill) gets
+        // none; either way a complete request's slot goes back.
+        if (tokens[i] < requests[i].outputTokens &&
+            ++tokens[i] == requests[i].outputTokens)
+          finish(i);
+        if (tokens[i] == requests[i].outputTokens) {
+          live[s].reset();
+          slots[s].request.reset();
+          --taken;
+          pool.give(lengthOf(i));
+        }
+      }
+      break;
+    }
+    return true;
+  };
+  // A blocked put goes in when the backlog has room, the earlier first.
+  auto unblockStep = [&] {
+    if (int64_t(detokenize.size()) >= options.detokenizeBacklog)
+      return false;
+    std::optional<BlockedPut> *first = nullptr;
+    for (std::optional<BlockedPut> *blocked : {&prefillPut, &generatePut})
+      if (*blocked && (!first || (*blocked)->since < (*first)->since))
+        first = blocked;
+    if (!first)
+      return false;
+    detokenize.push_back((*first)->entry);
+    first->reset();
+    return true;
+  };
+  auto transferStep = [&] {
+    bool moved = false;
+    if (!transferHolds && !transfer.empty()) {
+      transferHolds = transfer.front();
+      transfer.pop_front();
+      moved = true;
+    }
+    if (transferHolds && int64_t(generate.size()) < options.backlog) {
+      generate.push_back(*transferHolds);
+      transferHolds.reset();
+      moved = true;
+    }
+    return moved;
+  };
+  // The prefill thread may take the oldest waiting request (its pages
+  // must fit: a cache of pages is Loom's, JetStream reserves per slot).
+  auto prefillCanTake = [&] {
+    return head < arrived && pool.fits(lengthOf(order[head]));
+  };
+  auto prefillStep = [&] {
+    if (prefillPut)
+      return false;
+    if (prefillHolds) {
+      if (int64_t(transfer.size()) >= options.backlog)
+        return false;
+      transfer.push_back(*prefillHolds);
+      prefillHolds.reset();
+      return true;
+    }
+    if (!prefillCanTake())
+      return false;
+    size_t i = order[head++];
+    pool.take(lengthOf(i));
+    ++running;
+    result.peakRunning = std::max(result.peakRunning, running);
+    double done = dispatch(cost.prefill(bucketOf(i)));
+    ++result.iterations;
+    put(prefillPut, {Entry::Kind::FirstToken, done, i, 0});
+    prefillHolds = i;
+    return true;
+  };
+  auto generateStep = [&] {
+    if (generatePut)
+      return false;
+    // Its insert loop, then a step.
+    if (taken < options.slots) {
+      if (!generate.empty()) {
+        size_t i = generate.front();
+        generate.pop_front();
+        size_t s = 0;
+        while (slots[s].request)
+          ++s;
+        slots[s] = {i, promptOf(i), 0};
+        ++taken;
+        dispatch(cost.insert(bucketOf(i)));
+        put(generatePut, {Entry::Kind::SlotLive, now, i, s});
+        return true;
+      }
+      // It waits for a request while every slot is free, or while one is
+      // on its way (interleaved mode: prompts go first).
+      if (taken == 0 || prefillCanTake() || prefillHolds ||
+          !transfer.empty() || transferHolds)
+        return false;
+    }
+    // A fixed-shape step over every slot, the free ones included.
+    Batch batch;
+    batch.paddedDecodes = options.slots;
+    for (Slot &slot : slots)
+      if (slot.request)
+        batch.decodeContexts.push_back(slot.prompt + slot.steps++);
+    double done = dispatch(cost.iteration(batch));
+    ++result.iterations;
+    put(generatePut, {Entry::Kind::Step, done, 0, 0});
+    return true;
+  };
+
+  while (finished < order.size()) {
     while (arrived < order.size() && requests[order[arrived]].arrival <= now)
       ++arrived;
-    while (!ready.empty() && int64_t(busy.size()) < options.slots) {
-      busy.push_back({ready.front(), promptOf(ready.front()), 1});
-      ready.pop_front();
+    // Every thread moves in turn, one move each a round, until none can at
+    // this instant (the threads share the host; none goes first).
+    for (bool moved = true; moved;) {
+      moved = detokenizeStep();
+      moved |= unblockStep();
+      moved |= transferStep();
+      moved |= prefillStep();
+      moved |= generateStep();
+      if (moved)
+        recorder.update(now, head, running);
     }
-    bool slotFree = int64_t(busy.size()) < options.slots;
-    bool ahead = !slotFree && !ranAhead &&
-                 int64_t(ready.size()) < options.prefillAhead;
-    if (head < arrived && (slotFree || ahead) &&
-        pool.fits(lengthOf(order[head]))) {
-      size_t i = order[head++];
-      pool.take(lengthOf(i));
-      result.peakRunning = std::max<int64_t>(result.peakRunning, running() + 1);
-      recorder.update(now, head, running() + 1);
-      now += cost.prefill(bucketFor(options.prefillBuckets, promptOf(i)));
-      ++result.iterations;
-      result.requests[i].firstToken = now;
-      ranAhead = !slotFree;
-      if (requests[i].outputTokens == 1)
-        finish(i);
-      else if (slotFree)
-        busy.push_back({i, promptOf(i), 1});
-      else
-        ready.push_back(i);
-      recorder.update(now, head, running());
-      continue;
-    }
-    if (!busy.empty()) {
-      Batch batch;
-      batch.paddedDecodes = options.slots;
-      for (const Slot &slot : busy)
-        batch.decodeContexts.push_back(slot.prompt + slot.generated - 1);
-      now += cost.iteration(batch);
-      ++result.iterations;
-      ranAhead = false;
-      for (Slot &slot : busy)
-        if (++slot.generated == requests[slot.request].outputTokens)
-          finish(slot.request);
-      llvm::erase_if(busy, [&](const Slot &slot) {
-        return slot.generated == requests[slot.request].outputTokens;
-      });
-      recorder.update(now, head, running());
-      continue;
-    }
-    // Idle: nothing runs, and an empty cache fits every admitted request,
-    // so nothing waits either. Jump to the next arrival.
-    if (head < arrived)
+    if (finished == order.size())
+      break;
+    double next = std::numeric_limits<double>::infinity();
+    if (arrived < order.size())
+      next = requests[order[arrived]].arrival;
+    if (!detokenize.empty())
+      next = std::min(next, detokenize.front().ready);
+    if (!(next > now) || std::isinf(next))
       return error("internal: the JetStream engine stalled");
-    now = std::max(now, requests[order[arrived]].arrival);
+    now = next;
   }
   recorder.finish(now);
   return result;

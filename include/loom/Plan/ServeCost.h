@@ -51,6 +51,10 @@ public:
   double iteration(const serve::Batch &batch) const override;
   /// All chips' K and V bytes per token of context.
   double kvBytesPerToken() const override;
+  /// The host's dispatch of the insert program, then each chip reading
+  /// its share of the request's cache (its KV heads' keys and values) and
+  /// writing it into the slot, at the HBM's roofline.
+  double insert(int64_t tokens) const override;
   /// Bytes of HBM on the replica's chips left for the KV cache: each
   /// chip's capacity less the weights it holds (its share of the split
   /// ones, the replicated ones whole), over the replica's chips.
@@ -82,6 +86,8 @@ private:
   Reference prompts;
   std::optional<Reference> decodes;
   double dispatch = 0, kvPerToken = 0, kvCapacity = 0;
+  /// One chip's bytes of one sequence's cache per token (kv_batch 1).
+  double kvPerTokenPerChip = 0;
 };
 
 /// Denoising steps of a diffusion transformer priced by the planner: the

@@ -56,6 +56,13 @@ public:
   /// disaggregated engine moves from its prefill to its decode instance.
   virtual double kvBytesPerToken() const = 0;
 
+  /// Seconds to copy one prefilled request's KV cache of `tokens` tokens
+  /// into its decode slot: JetStream's insert, a jitted program of its own
+  /// that reads the prefill's cache and writes it into the decode state
+  /// (MaxText's `_insert_jit`, `jax.lax.dynamic_update_index_in_dim` on
+  /// each layer's cache, its buffers donated).
+  virtual double insert(int64_t tokens) const = 0;
+
   /// Seconds to prefill `tokens` prompt tokens of one request from scratch.
   double prefill(int64_t tokens) const;
 };
@@ -135,6 +142,9 @@ public:
 
   double iteration(const Batch &batch) const override;
   double kvBytesPerToken() const override;
+  /// The cache's bytes read and written once over the chips' HBM, plus
+  /// the overhead.
+  double insert(int64_t tokens) const override;
 
   /// FLOPs and HBM bytes of `batch`, before dividing by the chips.
   double flops(const Batch &batch) const;

@@ -8,7 +8,8 @@
 //  - simulateJetStream: a fixed number of decode slots; prompts are
 //    prefilled one at a time, padded to a bucket length, and inserted into
 //    a free slot; a generate step advances every slot by one token
-//    (JetStream's orchestrator in interleaved mode, one engine).
+//    (JetStream's orchestrator in interleaved mode, one engine: its
+//    threads, their queues, and the programs they dispatch to the device).
 //  - simulateChunked: continuous batching with chunked prefill and
 //    stall-free batches (Sarathi-Serve, Agrawal et al., OSDI 2024): each
 //    iteration has a token budget; running decodes go first, prompt chunks
@@ -118,13 +119,14 @@ struct JetStreamOptions {
   int64_t slots = 8;
   /// Prefill buckets in increasing order.
   llvm::SmallVector<int64_t> prefillBuckets = jetStreamPrefillBuckets();
-  /// Requests prefilled while every slot is busy, waiting to be inserted:
-  /// in interleaved mode the prefill thread runs on into its transfer
-  /// backlog (1), the transfer thread and the generate backlog (1)
-  /// (orchestrator.py: queue sizes 1 in interleaved mode), so up to 4
-  /// (one prefill thread holding its request, the transfer thread its
-  /// own). 0: a prompt is prefilled only into a free slot.
-  int64_t prefillAhead = 4;
+  /// Entries the detokenize backlog holds (orchestrator.py: queue.Queue(8),
+  /// "We don't let detokenization accumulate more than 8 steps"): the
+  /// generate thread blocks on it, so it runs at most this many steps
+  /// ahead of the device.
+  int64_t detokenizeBacklog = 8;
+  /// Requests the transfer and the generate backlogs each hold (1 in
+  /// interleaved mode).
+  int64_t backlog = 1;
   KvCache kv;
 };
 
