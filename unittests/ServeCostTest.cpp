@@ -276,6 +276,27 @@ TEST_F(ServeCost, TensorParallelismBeyondTheKvHeadsRepeatsTheCache) {
   EXPECT_NEAR(batch, 43.0 / 2, 1.0);
 }
 
+// JetStream's insert of a prefilled cache into its slot (MaxText's
+// _insert_jit): the host's dispatch, one kernel step, and each chip's share
+// of the request's K and V read and written once at the HBM's roofline.
+// Llama 3.1 8B (8 KV heads of 128, 32 layers) on v5e-8: one KV head a
+// chip, 2 x 128 x 32 x 2 bytes a token in bf16.
+TEST_F(ServeCost, AnInsertCopiesEachChipsShareOfTheCache) {
+  auto cost = PlannedIterationCost::create(problem("llama3.1-8b", 8),
+                                           layout(8), 2048, context);
+  ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+  const TargetDesc &target = (*cost)->getTarget();
+  double perChip = 2.0 * 128 * 32 * 2;
+  for (int64_t tokens : {128, 1024}) {
+    double bytes = 2 * perChip * tokens;
+    double expected = (*cost)->getDispatch() + target.calibration.kernelStep +
+                      bytes / (target.hbmBandwidth * target.hbmEfficiency);
+    EXPECT_NEAR((*cost)->insert(tokens), expected, 1e-9 * expected) << tokens;
+  }
+  // Far cheaper than the prefill it follows.
+  EXPECT_LT(10 * (*cost)->insert(1024), (*cost)->prefill(1024));
+}
+
 // The same with kv_batch 2: each KV head's cache split by batch over its
 // two chips (the scaling book, Part 7, "Sharding the KV cache") holds the
 // logical 160 kB a token in int8, so about the book's 140 sequences of 8k
