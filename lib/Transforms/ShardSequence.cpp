@@ -63,14 +63,38 @@ int64_t layerTokens(ModuleOp module) {
   return tokens;
 }
 
-/// The text tokens of the first MMDiT joint attention (0 when none).
-int64_t jointTextTokens(ModuleOp module) {
-  int64_t tokens = 0;
+/// The text tokens the layers carry beside the sequence: those of the
+/// first MMDiT joint attention, else those a layer joins to the sequence
+/// (CogVideoX's expert blocks concatenate text and video tokens along the
+/// sequence for their attention and MLP); 0 when none.
+int64_t textTokens(ModuleOp module, int64_t tokens) {
+  int64_t text = 0;
   module.walk([&](JointAttentionOp joint) {
-    tokens = cast<RankedTensorType>(joint.getQTxt().getType()).getDimSize(1);
+    text = cast<RankedTensorType>(joint.getQTxt().getType()).getDimSize(1);
     return WalkResult::interrupt();
   });
-  return tokens;
+  if (text > 0)
+    return text;
+  module.walk([&](ConcatOp concat) {
+    if (concat.getDim() != 1 || !concat->getParentOfType<LayerOp>())
+      return WalkResult::advance();
+    int64_t others = 0;
+    bool joinsSequence = false;
+    for (Value input : concat.getInputs()) {
+      auto type = dyn_cast<RankedTensorType>(input.getType());
+      if (!type || type.getRank() != 3)
+        return WalkResult::advance();
+      if (type.getDimSize(1) == tokens && !joinsSequence)
+        joinsSequence = true;
+      else
+        others += type.getDimSize(1);
+    }
+    if (!joinsSequence)
+      return WalkResult::advance();
+    text = others;
+    return WalkResult::interrupt();
+  });
+  return text;
 }
 
 /// The first op `mode` cannot split, and why; {nullptr, ""} when none. Read
@@ -143,8 +167,9 @@ std::string joinDegrees(ArrayRef<int64_t> degrees) {
 /// collectives that enter, cross and leave that layout.
 class SequenceSharder {
 public:
-  /// `tokens`: the image (or LLM) sequence; `text`: MMDiT's text stream
-  /// when sp divides it, else 0 (the text stays whole on every chip).
+  /// `tokens`: the image (or LLM) sequence; `text`: the text tokens beside
+  /// it (textTokens) when sp divides them, else 0 (the text stays whole on
+  /// every chip).
   SequenceSharder(int64_t sp, int64_t tokens, int64_t text, bool ring,
                   MLIRContext *context)
       : sp(sp), ring(ring), b(context) {
@@ -221,6 +246,19 @@ private:
     }
   }
 
+  /// `value`, a whole sequence, as this chip's share of it (no bytes
+  /// move), before `at`.
+  Value localShard(Operation *at, Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    b.setInsertionPoint(at);
+    Value shard = LocalShardOp::create(
+        b, at->getLoc(), withDim(type, 1, type.getDimSize(1) / sp), value,
+        b.getStringAttr(kSequenceGroup), b.getI64IntegerAttr(sp),
+        b.getI64IntegerAttr(1));
+    split.insert(shard);
+    return shard;
+  }
+
   void shardLayer(LayerOp layer) {
     Block &body = layer.getBody().front();
     for (auto [i, operand] : llvm::enumerate(layer->getOpOperands())) {
@@ -228,15 +266,8 @@ private:
       if (!split.contains(value) && isSequence(value)) {
         // Each chip keeps its share of a replicated sequence (no bytes move).
         Value &shard = entered[value];
-        if (!shard) {
-          auto type = cast<RankedTensorType>(value.getType());
-          b.setInsertionPoint(layer);
-          shard = LocalShardOp::create(
-              b, layer.getLoc(), withDim(type, 1, type.getDimSize(1) / sp),
-              value, b.getStringAttr(kSequenceGroup), b.getI64IntegerAttr(sp),
-              b.getI64IntegerAttr(1));
-          split.insert(shard);
-        }
+        if (!shard)
+          shard = localShard(layer, value);
         operand.set(shard);
         value = shard;
       }
@@ -264,8 +295,34 @@ private:
         shardJointAttention(joint);
         continue;
       }
-      if (anySplit(&op))
-        splitResults(&op);
+      if (!anySplit(&op))
+        continue;
+      if (auto slice = dyn_cast<SliceOp>(op);
+          slice && slice.getDim() == 1) {
+        // A part of a split [text, video] sequence: each chip's share
+        // holds its share of each part, in order.
+        if (isSequence(slice.getResult()) && slice.getOffset() % sp == 0) {
+          slice.setOffset(slice.getOffset() / sp);
+          splitResults(&op);
+        } else {
+          gatherOperands(&op);
+        }
+        continue;
+      }
+      // Parts joined along the sequence are split alike or not at all (a
+      // text the sp chips do not divide stays whole, so the join does).
+      if (isa<ConcatOp>(op) && cast<ConcatOp>(op).getDim() == 1 &&
+          !llvm::all_of(op.getOperands(),
+                        [&](Value v) { return split.contains(v); })) {
+        gatherOperands(&op);
+        continue;
+      }
+      // A whole sequence beside split ones (a part gathered for a join):
+      // each chip keeps its share of it.
+      for (OpOperand &operand : op.getOpOperands())
+        if (!split.contains(operand.get()) && isSequence(operand.get()))
+          operand.set(localShard(&op, operand.get()));
+      splitResults(&op);
     }
   }
 
@@ -489,8 +546,8 @@ LogicalResult loom::shardSequence(ModuleOp module, int64_t sp,
            << " chips of " << target->getTopologyDesc().name
            << ", which the stages' groups tile; valid degrees: "
            << validDegrees();
-  int64_t text = jointTextTokens(module);
-  SequenceSharder sharder(sp, layerTokens(module), text % sp == 0 ? text : 0,
+  int64_t tokens = layerTokens(module), text = textTokens(module, tokens);
+  SequenceSharder sharder(sp, tokens, text % sp == 0 ? text : 0,
                           ring, module.getContext());
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal())
