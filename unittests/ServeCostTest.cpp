@@ -199,6 +199,26 @@ TEST_F(ServeCost, DenoisingStepsAgreeWithTheSimulatedStep) {
           << sim;
     }
   }
+  // A replica split into data parallelism over the guided rows and Ulysses
+  // (what the serve search picks for SD3 on v5e-4) agrees as well.
+  ParallelLayout split = layout(1);
+  split.sp = 2;
+  split.dataParallel = 2;
+  auto cost = PlannedDenoisingCost::create(problem("sd3-medium", 4), split,
+                                           context);
+  ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+  EXPECT_EQ((*cost)->getLayoutName().rfind("tp 1 x sp 2", 0), 0u)
+      << (*cost)->getLayoutName();
+  for (int64_t images : {1, 4}) {
+    ASSERT_FALSE(bool((*cost)->prepare(images, false)));
+    PlanProblem p = problem("sd3-medium", 4);
+    p.import.batch = 2 * images;
+    p.import.steps = 1;
+    double sim = simulatedPlan(p, split);
+    double priced = (*cost)->step(images) + (*cost)->dispatch();
+    EXPECT_NEAR(priced / sim, 1.0, 0.02)
+        << images << " images: " << priced << " s against " << sim;
+  }
   // An LLM is not served as images, nor a DiT as tokens.
   auto llm = PlannedDenoisingCost::create(problem("llama-7b", 1), layout(1),
                                           context);

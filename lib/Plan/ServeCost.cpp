@@ -11,6 +11,7 @@
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/CostModel.h"
 #include "loom/Import/ModelImporter.h"
+#include "loom/Plan/Report.h"
 #include "loom/Transforms/ShardHeads.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -190,7 +191,6 @@ PlannedDenoisingCost::create(const PlanProblem &problem,
                              MLIRContext &context) {
   ParallelLayout replica = layout;
   replica.stages = 1;
-  replica.dataParallel = 1;
   replica.slices = SliceSpec::count(1);
   std::unique_ptr<PlannedDenoisingCost> cost(
       new PlannedDenoisingCost(problem, replica, context));
@@ -237,6 +237,8 @@ llvm::Error PlannedDenoisingCost::prepare(int64_t images, bool upTo) {
                                  n == 1 ? "" : "s", planned.failure));
     hostDispatch = planned.calibration.programDispatch;
     seconds[n - 1] = planned.predicted - hostDispatch;
+    if (layoutName.empty())
+      layoutName = planName(planned);
   }
   return llvm::Error::success();
 }

@@ -16,6 +16,10 @@
 using namespace mlir;
 using namespace loom;
 
+/// The largest Ulysses degree a diffusion replica tries (1, 2, 4, 8): each
+/// degree plans the model once a slice.
+constexpr int64_t kReplicaMaxSp = 8;
+
 llvm::StringRef loom::engineName(ServeEngine engine) {
   switch (engine) {
   case ServeEngine::JetStream:
@@ -98,17 +102,36 @@ ServePlanner::denoisingFor(int64_t chips, int64_t images, bool upTo) {
   if (!cost) {
     PlanProblem replica = problem;
     replica.topology = "v5e-" + std::to_string(chips);
-    ParallelLayout layout;
-    layout.tp = chips;
-    auto created = PlannedDenoisingCost::create(replica, layout, context);
-    if (!created) {
-      std::string why = fmt::format("v5e-{}: {}", chips,
-                                    llvm::toString(created.takeError()));
+    // The replica's layout: its chips split as data parallelism over a
+    // guided model's two rows an image (MaxDiffusion's data axis over the
+    // doubled batch; refused for a model without guidance), Ulysses
+    // sequence parallelism, and tensor parallelism over the rest; the one
+    // whose step of one image predicts fastest. (Tensor parallelism over
+    // the whole slice first: its refusal is the slice's when none plans.)
+    std::string why;
+    for (int64_t dp : {1, 2})
+      for (int64_t sp = 1; sp <= kReplicaMaxSp; sp *= 2) {
+        if (chips % (dp * sp) != 0)
+          continue;
+        ParallelLayout layout;
+        layout.tp = chips / (dp * sp);
+        layout.sp = sp;
+        layout.dataParallel = dp;
+        auto created = PlannedDenoisingCost::create(replica, layout, context);
+        if (!created) {
+          std::string error = llvm::toString(created.takeError());
+          if (why.empty())
+            why = fmt::format("v5e-{}: {}", chips, error);
+          continue;
+        }
+        if (!cost || (*created)->step(1) < cost->step(1))
+          cost = std::move(*created);
+      }
+    if (!cost) {
       costFailures[chips] = why;
       denoising.erase(chips);
       return fail(why);
     }
-    cost = std::move(*created);
   }
   // (A batch too large to run fails this configuration, not the slice.)
   if (llvm::Error err = cost->prepare(images, upTo))

@@ -29,9 +29,10 @@ std::string loom::describeIterations(ServePlanner &planner,
     auto cost = planner.denoisingFor(config.chips, config.images, false);
     if (!cost)
       return "iteration: " + toString(cost.takeError());
-    return fmt::format("iteration (Loom's cost model, tp {}): a denoising "
+    return fmt::format("iteration (Loom's cost model, {}): a denoising "
                        "step of {} {}{} {}; a request takes {} steps",
-                       config.chips, config.images, planner.requestUnit(),
+                       (*cost)->getLayoutName(), config.images,
+                       planner.requestUnit(),
                        config.images == 1 ? "" : "s",
                        seconds((*cost)->step(config.images)),
                        (*cost)->getSteps());

@@ -91,7 +91,8 @@ private:
 };
 
 /// Denoising steps of a diffusion transformer priced by the planner: the
-/// model planned as one replica of `layout` for a batch of images (a
+/// model planned as one replica of `layout` (tensor, sequence and
+/// data parallelism over its chips, one stage) for a batch of images (a
 /// guided model's two rows an image), one step; a step's seconds are the
 /// plan's prediction less the host's dispatch, which dispatch() returns
 /// (loom-plan's one-step plan simulates to its prediction). Each batch
@@ -112,6 +113,8 @@ public:
   /// The denoising steps of a request (the model's pipeline default or
   /// the problem's --steps).
   int64_t getSteps() const { return steps; }
+  /// The replica's layout, as loom-plan names it ("tp 8 x 1 stage x dp 2").
+  const std::string &getLayoutName() const { return layoutName; }
 
 private:
   PlannedDenoisingCost(const PlanProblem &problem,
@@ -125,6 +128,7 @@ private:
   std::vector<std::optional<double>> seconds;
   double hostDispatch = 0;
   int64_t rows = 1, steps = 1;
+  std::string layoutName;
 };
 
 /// Whether `problem`'s model is a diffusion transformer (imported once;
