@@ -97,6 +97,9 @@ for name, args in [
                                     "--stages", "2"]),
         ("mixtral-tp8-ep8", ["mixtral-8x7b", "--target", "v5e-8", "--seq", "256", "--tp", "8", "--ep", "8",
                              "--expert-imbalance", "1.5"]),
+        # Each KV head's cache split by batch over the two chips holding it.
+        ("llama3.1-8b-decode-kv-batch2", ["llama3.1-8b", "--target", "v5e-16", "--mode", "decode",
+                                          "--batch", "4", "--seq", "512", "--tp", "16", "--kv-batch", "2"]),
         ("llama-7b-tp4-by-columns", ["llama-7b", "--target", "v5e-4", "--seq", "128", "--tp", "4",
                                      "--stages", "1", "--placement", "2x2, tp 2x2 by columns inside sp"]),
         # Training steps: FSDP with full recomputation; tp with ZeRO-2 and
