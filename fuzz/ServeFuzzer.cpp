@@ -4,7 +4,7 @@
 // list of latency targets (docs/serving.md); every parser sees it. What
 // one accepts must be usable: a trace's arrivals finite, non-negative and
 // in order, its lengths at least 1, and every request it holds served by
-// the chunked and the diffusion engines (each admitted one's first token
+// the JetStream, chunked and diffusion engines (each admitted one's first token
 // after its arrival and no later than its last); a histogram passes its
 // own check and samples lengths inside its bins; a price table's prices
 // are positive and found by their keys; targets are positive and finite
@@ -66,6 +66,16 @@ static void checkTrace(llvm::StringRef text) {
                             std::to_string(r.id));
   };
   checkTimes(*run);
+  // JetStream's threads and queues, their sizes varied with the trace.
+  JetStreamOptions jet;
+  jet.slots = 1 + int64_t(trace->size() % 8);
+  jet.detokenizeBacklog = 1 + int64_t(trace->size() % 9);
+  jet.kv = engine.kv;
+  llvm::Expected<SimResult> jetRun = simulateJetStream(*trace, jet, cost, sim);
+  if (!jetRun)
+    fuzzInvariantFailed("a parsed trace is refused by the JetStream engine",
+                        llvm::toString(jetRun.takeError()));
+  checkTimes(*jetRun);
   // The same requests as images, a step at a time.
   struct Steps : DenoisingCost {
     double step(int64_t images) const override { return 0.01 * images; }
