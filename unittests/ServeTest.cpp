@@ -306,13 +306,15 @@ TEST(ServeEngines, JetStreamByHand) {
   // detokenize backlog (8) is full: r0's first token, its slot, steps to
   // 3.38, ..., 8.38, and a seventh step, to 9.38, waiting to be put. r1
   // arrives at 0.5: its prefill (64 tokens, 1.64 s) runs after those
-  // steps, to 11.02, and its insert to 11.12. r0's tokens come at 2.28
-  // (prefill), 3.38 and 4.38. Steps 8 and 9 were dispatched before the
-  // detokenize thread took r0's slot back; step 8 (to 12.12) is r1's
-  // first with its slot, its second token.
-  expectTimes(*two, {{2.28, 4.38}, {11.02, 12.12}});
-  // 2 prefills and 16 steps (the generate thread stays 8 ahead).
-  EXPECT_EQ(two->iterations, 18);
+  // steps, to 11.02; its first token waits to be put too. At 2.28 the
+  // backlog has room: the step goes in, and the generate thread, a slot
+  // free and no request in the backlogs, dispatches step 8 (to 12.02)
+  // before r1's first token is in and r1 reaches it; r1's insert follows
+  // (12.12). r0's tokens come at 2.28 (prefill), 3.38 and 4.38; r1's slot
+  // is live after step 8, so step 9 (to 13.12) gives its second token.
+  expectTimes(*two, {{2.28, 4.38}, {11.02, 13.12}});
+  // 2 prefills and 17 steps (the generate thread stays 8 ahead).
+  EXPECT_EQ(two->iterations, 19);
   EXPECT_EQ(two->peakRunning, 2);
 
   // With one slot r1 takes r0's slot: its insert is dispatched after the
@@ -325,15 +327,15 @@ TEST(ServeEngines, JetStreamByHand) {
 
   // A generate thread that may not run ahead (a detokenize backlog of 1):
   // r0's slot entry waits for its first token (2.28); r1's prefill,
-  // dispatched at 0.5, runs after r0's insert, 2.38 to 4.02; then its
-  // insert (4.12) and the steps, each dispatched when the one before is
-  // done: 5.12 (r1's second token, its last) and 6.12 (r0's third).
+  // dispatched at 0.5, runs after r0's insert, 2.38 to 4.02; step 1 (r0
+  // alone, to 5.02) was dispatched at 2.28, then r1's insert (5.12), and
+  // step 2 (to 6.12) gives r0's third token and r1's second.
   options.slots = 2;
   options.detokenizeBacklog = 1;
   llvm::Expected<SimResult> tight =
       simulateJetStream(twoRequests(), options, cost);
   ASSERT_TRUE(static_cast<bool>(tight));
-  expectTimes(*tight, {{2.28, 6.12}, {4.02, 5.12}});
+  expectTimes(*tight, {{2.28, 6.12}, {4.02, 6.12}});
 
   options.detokenizeBacklog = 0;
   llvm::Expected<SimResult> noBacklog =

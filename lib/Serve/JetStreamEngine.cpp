@@ -276,8 +276,10 @@ loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
         return true;
       }
       // It waits for a request while every slot is free, or while one is
-      // on its way (interleaved mode: prompts go first).
-      if (taken == 0 || prefillCanTake() || prefillHolds ||
+      // in the prefill or the transfer backlog (interleaved mode: prompts
+      // go first); one the prefill thread has taken is in neither until
+      // its first token is on the detokenize backlog.
+      if (taken == 0 || prefillCanTake() || (prefillHolds && !prefillPut) ||
           !transfer.empty() || transferHolds)
         return false;
     }
