@@ -156,6 +156,16 @@ double PlannedIterationCost::insert(int64_t tokens) const {
          model->taskTime(/*flops=*/0, 2 * kvPerTokenPerChip * double(tokens));
 }
 
+llvm::Error loom::checkServedModel(const PlanProblem &problem,
+                                   MLIRContext &context) {
+  Captured captured(context, "");
+  if (importModel(problem.model, {}, &context))
+    return llvm::Error::success();
+  std::string why = captured.errorText(/*withPlaces=*/true);
+  return refusal(why.empty() ? "'" + problem.model + "' cannot be imported"
+                             : why);
+}
+
 bool loom::isDiffusionModel(const PlanProblem &problem, MLIRContext &context) {
   // (An import that fails is planned again later, with its error shown.)
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });

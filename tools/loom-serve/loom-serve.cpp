@@ -269,6 +269,10 @@ static int run(mlir::MLIRContext &context) {
       return fail("--" + o->ArgStr + " is empty");
   PlanProblem problem;
   problem.model = model;
+  // The model first: one that does not import is its own error, not a
+  // search that finds nothing.
+  if (llvm::Error err = checkServedModel(problem, context))
+    return fail(toString(std::move(err)));
   bool diffusion = isDiffusionModel(problem, context);
   std::string engineText =
       engine.empty() ? std::string(diffusion ? "maxdiffusion" : "jetstream")

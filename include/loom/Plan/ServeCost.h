@@ -131,6 +131,10 @@ private:
   std::string layoutName;
 };
 
+/// Imports `problem`'s model with its default workload: the importer's
+/// error, naming the config file's place, when it cannot be.
+llvm::Error checkServedModel(const PlanProblem &problem,
+                             mlir::MLIRContext &context);
 /// Whether `problem`'s model is a diffusion transformer (imported once;
 /// false when it cannot be imported, whose error planning reports).
 bool isDiffusionModel(const PlanProblem &problem, mlir::MLIRContext &context);
