@@ -253,11 +253,11 @@ TEST(ServeEngines, MD1MeanWaitMatchesPollaczekKhinchine) {
   // eq. 5.73 with the service's second moment 1 / mu^2).
   LinearCost cost(/*base=*/0.5, /*perPrefillToken=*/0.5 / 128);
   for (double rho : {0.5, 0.8}) {
-    double expected = rho / (2 * (1 - rho));
+    // Arrivals at rho a second. A one-request chunked engine is an M/D/1
+    // queue; its service is 0.5 + 100 * 0.5 / 128 s, its load rho times
+    // that. (JetStream's is not: its generate thread runs steps beside the
+    // prefills.)
     std::vector<Request> requests = mD1Workload(rho);
-    // A one-request chunked engine is an M/D/1 queue; its service is
-    // 0.5 + 100 * 0.5 / 128 s, and mu and rho change with it. (JetStream's
-    // is not: its generate thread runs steps beside the prefills.)
     ChunkedOptions chunked;
     chunked.maxRunning = 1;
     double service = 0.5 + 100 * 0.5 / 128;
