@@ -29,7 +29,8 @@ using namespace loom::fuzz;
 // lowering; the second makes a training step of 2 data-parallel replicas
 // (the loss, the backward pass, rematerialisation, FSDP) and lowers it;
 // the third, with ZeRO-2, offloads activations to the host; the fourth
-// runs a training step on 2 pipeline stages in 1F1B's order.
+// runs a training step on 2 pipeline stages in 1F1B's order; the fifth
+// splits the sequence 2 ways (Ulysses), where it can.
 static constexpr llvm::StringLiteral kPipelines[] = {
     "loom-plan-pipeline{tp=2 stages=2},convert-loom-to-sched",
     "loom-plan-pipeline{tp=2 data-parallel=2 slices=1},"
@@ -41,7 +42,8 @@ static constexpr llvm::StringLiteral kPipelines[] = {
     "loom-partition-layers{stages=2},"
     "loom-split-tokens{slices=1 microbatches=2 schedule=1f1b},"
     "loom-derive-training-step,loom-remat{policy=full},loom-check-memory,"
-    "convert-loom-to-sched"};
+    "convert-loom-to-sched",
+    "loom-plan-pipeline{tp=1 sp=2},convert-loom-to-sched"};
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static mlir::DialectRegistry *registry = [] {
