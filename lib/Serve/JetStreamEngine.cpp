@@ -102,199 +102,226 @@ struct BlockedPut {
   Entry entry;
   int64_t since = 0;
 };
-} // namespace
 
-llvm::Expected<SimResult>
-loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
-                               const JetStreamOptions &options,
-                               const IterationCost &cost,
-                               const SimOptions &sim) {
-  if (llvm::Error err = checkOptions(options))
-    return std::move(err);
-  if (llvm::Error err = checkInput(requests, sim))
-    return std::move(err);
-  SimResult result = startResult(requests);
-  int64_t largest = options.prefillBuckets.back();
-  auto promptOf = [&](size_t i) {
-    return std::min(requests[i].inputTokens, largest);
-  };
-  auto lengthOf = [&](size_t i) {
+/// One run: the threads' state, each thread a method that makes one move
+/// if it can (see the file comment).
+class JetStreamRun {
+public:
+  JetStreamRun(llvm::ArrayRef<Request> requests,
+               const JetStreamOptions &options, const IterationCost &cost,
+               const SimOptions &sim)
+      : requests(requests), options(options), cost(cost),
+        result(startResult(requests)), pool(options.kv),
+        admitted(admit(requests, options.kv,
+                       [this](size_t i) { return lengthOf(i); }, result)),
+        order(admitted.order),
+        recorder(sim, std::move(admitted.arrivals), result.queue),
+        slots(options.slots), tokens(requests.size(), 0),
+        live(options.slots) {}
+
+  llvm::Expected<SimResult> run();
+
+private:
+  int64_t promptOf(size_t i) const {
+    return std::min(requests[i].inputTokens, options.prefillBuckets.back());
+  }
+  int64_t lengthOf(size_t i) const {
     return promptOf(i) + requests[i].outputTokens;
-  };
-  auto bucketOf = [&](size_t i) {
+  }
+  int64_t bucketOf(size_t i) const {
     return bucketFor(options.prefillBuckets, promptOf(i));
-  };
-
-  // Requests that can never fit are refused; the rest are served in order.
-  PagePool pool(options.kv);
-  Admitted admitted = admit(requests, options.kv, lengthOf, result);
-  std::vector<size_t> &order = admitted.order;
-  QueueRecorder recorder(sim, std::move(admitted.arrivals), result.queue);
-
-  double now = 0;
-  // The device: the end of the last program dispatched.
-  double deviceEnd = 0;
-  auto dispatch = [&](double seconds) {
+  }
+  /// Dispatches a program of `seconds` to the device: when it is done.
+  double dispatch(double seconds) {
     deviceEnd = std::max(now, deviceEnd) + seconds;
     return deviceEnd;
-  };
+  }
+  void put(std::optional<BlockedPut> &blocked, Entry entry);
+  void finish(size_t i);
+  /// The prefill thread may take the oldest waiting request (its pages
+  /// must fit: a cache of pages is Loom's, JetStream reserves per slot).
+  bool prefillCanTake() const {
+    return head < arrived && pool.fits(lengthOf(order[head]));
+  }
+  bool detokenizeStep();
+  bool unblockStep();
+  bool transferStep();
+  bool prefillStep();
+  bool generateStep();
 
-  std::vector<Slot> slots(options.slots);
-  int64_t taken = 0; // slots taken
+  llvm::ArrayRef<Request> requests;
+  const JetStreamOptions &options;
+  const IterationCost &cost;
+  SimResult result;
+  PagePool pool;
+  // Requests that can never fit are refused; the rest are served in order.
+  Admitted admitted;
+  const std::vector<size_t> &order;
+  QueueRecorder recorder;
+
+  double now = 0;
+  /// The end of the last program dispatched to the device.
+  double deviceEnd = 0;
+  std::vector<Slot> slots;
+  int64_t taken = 0; ///< slots taken
   std::deque<Entry> detokenize;
   std::optional<BlockedPut> prefillPut, generatePut;
   int64_t blocks = 0;
   std::deque<size_t> transfer, generate;
-  // A request the prefill thread blocks to put on the transfer backlog,
-  // and one the transfer thread blocks to put on the generate backlog.
+  /// A request the prefill thread blocks to put on the transfer backlog,
+  /// and one the transfer thread blocks to put on the generate backlog.
   std::optional<size_t> prefillHolds, transferHolds;
-  // Tokens each request has had detokenized, and each slot's request as
-  // the detokenize thread sees it.
-  std::vector<int64_t> tokens(requests.size(), 0);
-  std::vector<std::optional<size_t>> live(options.slots);
-  // order[head..arrived) have arrived and wait for the prefill thread.
+  /// Tokens each request has had detokenized, and each slot's request as
+  /// the detokenize thread sees it.
+  std::vector<int64_t> tokens;
+  std::vector<std::optional<size_t>> live;
+  /// order[head..arrived) have arrived and wait for the prefill thread.
   size_t head = 0, arrived = 0, finished = 0;
   int64_t running = 0;
+};
+} // namespace
 
-  auto put = [&](std::optional<BlockedPut> &blocked, Entry entry) {
-    if (int64_t(detokenize.size()) < options.detokenizeBacklog)
-      detokenize.push_back(entry);
-    else
-      blocked = BlockedPut{entry, blocks++};
-  };
-  auto finish = [&](size_t i) {
-    result.requests[i].finish = now;
-    ++finished;
-    --running;
-  };
-  // The detokenize thread takes the backlog's first entry.
-  auto detokenizeStep = [&] {
-    if (detokenize.empty() || detokenize.front().ready > now)
-      return false;
-    Entry entry = detokenize.front();
-    detokenize.pop_front();
-    switch (entry.kind) {
-    case Entry::Kind::FirstToken:
-      result.requests[entry.request].firstToken = now;
-      if (++tokens[entry.request] == requests[entry.request].outputTokens)
-        finish(entry.request);
-      break;
-    case Entry::Kind::SlotLive:
-      live[entry.slot] = entry.request;
-      break;
-    case Entry::Kind::Step:
-      for (size_t s = 0; s < live.size(); ++s) {
-        if (!live[s])
-          continue;
-        size_t i = *live[s];
-        // A request already complete (one token, from its prefill) gets
-        // none; either way a complete request's slot goes back.
-        if (tokens[i] < requests[i].outputTokens &&
-            ++tokens[i] == requests[i].outputTokens)
-          finish(i);
-        if (tokens[i] == requests[i].outputTokens) {
-          live[s].reset();
-          slots[s].request.reset();
-          --taken;
-          pool.give(lengthOf(i));
-        }
+void JetStreamRun::put(std::optional<BlockedPut> &blocked, Entry entry) {
+  if (int64_t(detokenize.size()) < options.detokenizeBacklog)
+    detokenize.push_back(entry);
+  else
+    blocked = BlockedPut{entry, blocks++};
+}
+
+void JetStreamRun::finish(size_t i) {
+  result.requests[i].finish = now;
+  ++finished;
+  --running;
+}
+
+// The detokenize thread takes the backlog's first entry.
+bool JetStreamRun::detokenizeStep() {
+  if (detokenize.empty() || detokenize.front().ready > now)
+    return false;
+  Entry entry = detokenize.front();
+  detokenize.pop_front();
+  switch (entry.kind) {
+  case Entry::Kind::FirstToken:
+    result.requests[entry.request].firstToken = now;
+    if (++tokens[entry.request] == requests[entry.request].outputTokens)
+      finish(entry.request);
+    break;
+  case Entry::Kind::SlotLive:
+    live[entry.slot] = entry.request;
+    break;
+  case Entry::Kind::Step:
+    for (size_t s = 0; s < live.size(); ++s) {
+      if (!live[s])
+        continue;
+      size_t i = *live[s];
+      // A request already complete (one token, from its prefill) gets
+      // none; either way a complete request's slot goes back.
+      if (tokens[i] < requests[i].outputTokens &&
+          ++tokens[i] == requests[i].outputTokens)
+        finish(i);
+      if (tokens[i] == requests[i].outputTokens) {
+        live[s].reset();
+        slots[s].request.reset();
+        --taken;
+        pool.give(lengthOf(i));
       }
-      break;
     }
+    break;
+  }
+  return true;
+}
+
+// A blocked put goes in when the backlog has room, the earlier first.
+bool JetStreamRun::unblockStep() {
+  if (int64_t(detokenize.size()) >= options.detokenizeBacklog)
+    return false;
+  std::optional<BlockedPut> *first = nullptr;
+  for (std::optional<BlockedPut> *blocked : {&prefillPut, &generatePut})
+    if (*blocked && (!first || (*blocked)->since < (*first)->since))
+      first = blocked;
+  if (!first)
+    return false;
+  detokenize.push_back((*first)->entry);
+  first->reset();
+  return true;
+}
+
+bool JetStreamRun::transferStep() {
+  bool moved = false;
+  if (!transferHolds && !transfer.empty()) {
+    transferHolds = transfer.front();
+    transfer.pop_front();
+    moved = true;
+  }
+  if (transferHolds && int64_t(generate.size()) < options.backlog) {
+    generate.push_back(*transferHolds);
+    transferHolds.reset();
+    moved = true;
+  }
+  return moved;
+}
+
+bool JetStreamRun::prefillStep() {
+  if (prefillPut)
+    return false;
+  if (prefillHolds) {
+    if (int64_t(transfer.size()) >= options.backlog)
+      return false;
+    transfer.push_back(*prefillHolds);
+    prefillHolds.reset();
     return true;
-  };
-  // A blocked put goes in when the backlog has room, the earlier first.
-  auto unblockStep = [&] {
-    if (int64_t(detokenize.size()) >= options.detokenizeBacklog)
-      return false;
-    std::optional<BlockedPut> *first = nullptr;
-    for (std::optional<BlockedPut> *blocked : {&prefillPut, &generatePut})
-      if (*blocked && (!first || (*blocked)->since < (*first)->since))
-        first = blocked;
-    if (!first)
-      return false;
-    detokenize.push_back((*first)->entry);
-    first->reset();
-    return true;
-  };
-  auto transferStep = [&] {
-    bool moved = false;
-    if (!transferHolds && !transfer.empty()) {
-      transferHolds = transfer.front();
-      transfer.pop_front();
-      moved = true;
-    }
-    if (transferHolds && int64_t(generate.size()) < options.backlog) {
-      generate.push_back(*transferHolds);
-      transferHolds.reset();
-      moved = true;
-    }
-    return moved;
-  };
-  // The prefill thread may take the oldest waiting request (its pages
-  // must fit: a cache of pages is Loom's, JetStream reserves per slot).
-  auto prefillCanTake = [&] {
-    return head < arrived && pool.fits(lengthOf(order[head]));
-  };
-  auto prefillStep = [&] {
-    if (prefillPut)
-      return false;
-    if (prefillHolds) {
-      if (int64_t(transfer.size()) >= options.backlog)
-        return false;
-      transfer.push_back(*prefillHolds);
-      prefillHolds.reset();
+  }
+  if (!prefillCanTake())
+    return false;
+  size_t i = order[head++];
+  pool.take(lengthOf(i));
+  ++running;
+  result.peakRunning = std::max(result.peakRunning, running);
+  double done = dispatch(cost.prefill(bucketOf(i)));
+  ++result.iterations;
+  put(prefillPut, {Entry::Kind::FirstToken, done, i, 0});
+  prefillHolds = i;
+  return true;
+}
+
+bool JetStreamRun::generateStep() {
+  if (generatePut)
+    return false;
+  // Its insert loop, then a step.
+  if (taken < options.slots) {
+    if (!generate.empty()) {
+      size_t i = generate.front();
+      generate.pop_front();
+      size_t s = 0;
+      while (slots[s].request)
+        ++s;
+      slots[s] = {i, promptOf(i), 0};
+      ++taken;
+      dispatch(cost.insert(bucketOf(i)));
+      put(generatePut, {Entry::Kind::SlotLive, now, i, s});
       return true;
     }
-    if (!prefillCanTake())
+    // It waits for a request while every slot is free, or while one is
+    // in the prefill or the transfer backlog (interleaved mode: prompts
+    // go first); one the prefill thread has taken is in neither until
+    // its first token is on the detokenize backlog.
+    if (taken == 0 || prefillCanTake() || (prefillHolds && !prefillPut) ||
+        !transfer.empty() || transferHolds)
       return false;
-    size_t i = order[head++];
-    pool.take(lengthOf(i));
-    ++running;
-    result.peakRunning = std::max(result.peakRunning, running);
-    double done = dispatch(cost.prefill(bucketOf(i)));
-    ++result.iterations;
-    put(prefillPut, {Entry::Kind::FirstToken, done, i, 0});
-    prefillHolds = i;
-    return true;
-  };
-  auto generateStep = [&] {
-    if (generatePut)
-      return false;
-    // Its insert loop, then a step.
-    if (taken < options.slots) {
-      if (!generate.empty()) {
-        size_t i = generate.front();
-        generate.pop_front();
-        size_t s = 0;
-        while (slots[s].request)
-          ++s;
-        slots[s] = {i, promptOf(i), 0};
-        ++taken;
-        dispatch(cost.insert(bucketOf(i)));
-        put(generatePut, {Entry::Kind::SlotLive, now, i, s});
-        return true;
-      }
-      // It waits for a request while every slot is free, or while one is
-      // in the prefill or the transfer backlog (interleaved mode: prompts
-      // go first); one the prefill thread has taken is in neither until
-      // its first token is on the detokenize backlog.
-      if (taken == 0 || prefillCanTake() || (prefillHolds && !prefillPut) ||
-          !transfer.empty() || transferHolds)
-        return false;
-    }
-    // A fixed-shape step over every slot, the free ones included.
-    Batch batch;
-    batch.paddedDecodes = options.slots;
-    for (Slot &slot : slots)
-      if (slot.request)
-        batch.decodeContexts.push_back(slot.prompt + slot.steps++);
-    double done = dispatch(cost.iteration(batch));
-    ++result.iterations;
-    put(generatePut, {Entry::Kind::Step, done, 0, 0});
-    return true;
-  };
+  }
+  // A fixed-shape step over every slot, the free ones included.
+  Batch batch;
+  batch.paddedDecodes = options.slots;
+  for (Slot &slot : slots)
+    if (slot.request)
+      batch.decodeContexts.push_back(slot.prompt + slot.steps++);
+  double done = dispatch(cost.iteration(batch));
+  ++result.iterations;
+  put(generatePut, {Entry::Kind::Step, done, 0, 0});
+  return true;
+}
 
+llvm::Expected<SimResult> JetStreamRun::run() {
   while (finished < order.size()) {
     while (arrived < order.size() && requests[order[arrived]].arrival <= now)
       ++arrived;
@@ -321,5 +348,17 @@ loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
     now = next;
   }
   recorder.finish(now);
-  return result;
+  return std::move(result);
+}
+
+llvm::Expected<SimResult>
+loom::serve::simulateJetStream(llvm::ArrayRef<Request> requests,
+                               const JetStreamOptions &options,
+                               const IterationCost &cost,
+                               const SimOptions &sim) {
+  if (llvm::Error err = checkOptions(options))
+    return std::move(err);
+  if (llvm::Error err = checkInput(requests, sim))
+    return std::move(err);
+  return JetStreamRun(requests, options, cost, sim).run();
 }
