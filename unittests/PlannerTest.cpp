@@ -622,6 +622,54 @@ TEST_F(Planner, BundledStepsProveWhatEveryFlowProves) {
   }
 }
 
+// Data-parallel replicas of a denoising pipeline run once for all
+// (sim::SimOptions::everyReplica): the repetition proof, the whole
+// program generated and the first steps generated report what running
+// every chip reports, to the bit, and say how many replicas one run stood
+// for.
+TEST_F(Planner, ReplicasRunOnceReportWhatEveryChipReports) {
+  sim::SimOptions every;
+  every.everyReplica = true;
+  // (tp 2 x 2 stages x dp 2: the second replica's routes do not pair one
+  // for one with the first's, link for link, so every chip runs.)
+  for (auto [c, replicas] :
+       {std::make_pair(DiTPipeline{1, 4, 2}, 2),
+        std::make_pair(DiTPipeline{2, 2, 2}, 1),
+        std::make_pair(DiTPipeline{4, 1, 2}, 2)}) {
+    PlanRequest request = ditRequest(c);
+    PlanOutcome first = planAndSimulate(
+        request.problem, request.layout.complete(), context, PlanOptions());
+    std::string name = c.name();
+    ASSERT_EQ(first.failure, "") << name;
+    ASSERT_TRUE(first.simulated) << name;
+    EXPECT_EQ(first.simulated->replicas, replicas) << name;
+    llvm::Expected<TargetDesc> target =
+        schedule::getScheduleTarget(first.schedule);
+    ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+    auto once = sim::simulate(*target, first.schedule, false, first.steps);
+    auto whole =
+        sim::simulate(*target, first.schedule, false, first.steps, every);
+    ASSERT_TRUE(once && whole) << name;
+    EXPECT_EQ(once->replicas, replicas) << name;
+    EXPECT_EQ(whole->replicas, 1) << name;
+    EXPECT_GT(once->stepsRun, 0) << name;
+    EXPECT_EQ(once->repeatedFrom, whole->repeatedFrom) << name;
+    EXPECT_EQ(once->period, whole->period) << name;
+    expectSameRun(*once, *whole, name + " by repetition");
+    auto generated = sim::simulateProgram(*target, first.schedule, first.steps);
+    auto generatedWhole =
+        sim::simulateProgram(*target, first.schedule, first.steps, every);
+    ASSERT_TRUE(generated && generatedWhole) << name;
+    EXPECT_EQ(generated->replicas, replicas) << name;
+    expectSameRun(*generated, *generatedWhole, name + " generated");
+    // With a trace, every chip runs (the trace shows them all).
+    auto traced = sim::simulate(*target, first.schedule, true, first.steps);
+    ASSERT_TRUE(bool(traced)) << name;
+    EXPECT_EQ(traced->replicas, 1) << name;
+    EXPECT_EQ(traced->makespan, whole->makespan) << name;
+  }
+}
+
 // A search runs a denoising program's first steps generated from fewer
 // (generatedFirstSteps; sim::simulateByRepetition): the run simulate makes
 // of those steps lowered, so the figures, the proof's among them, are the

@@ -223,6 +223,120 @@ TEST(Simulator, SharedLinksSlowTransfersDown) {
   EXPECT_GT(partial, alone);
 }
 
+namespace {
+
+/// Two replicas on a 4x4 (no wraparound) as data-parallel inference runs
+/// them: `first` and `second`, pairs of chips, each computing, sending its
+/// partner `bytes` (the second replica's `secondBytes`) and all-reducing
+/// over the pair; the tags of the second are the first's plus 100.
+Schedule twoReplicas(std::pair<int64_t, int64_t> first,
+                     std::pair<int64_t, int64_t> second, int64_t bytes,
+                     int64_t secondBytes) {
+  Schedule s = emptySchedule({4, 4}, 16);
+  for (auto [pair, tags, size] :
+       {std::make_tuple(first, 0, bytes),
+        std::make_tuple(second, 100, secondBytes)}) {
+    auto [a, b] = pair;
+    for (int64_t chip : {a, b})
+      s.chips[chip].tasks.push_back(compute(2e11, 1e8));
+    s.chips[a].tasks.push_back(send(b, size, tags));
+    s.chips[b].tasks.push_back(recv(a, size, tags));
+    for (int64_t chip : {a, b}) {
+      Task reduce;
+      reduce.kind = TaskKind::Collective;
+      reduce.collective = CollectiveKind::AllReduce;
+      reduce.bytes = 8000000;
+      reduce.tag = tags + 1;
+      reduce.group = {a, b};
+      reduce.deps = {int64_t(s.chips[chip].tasks.size()) - 1};
+      s.chips[chip].tasks.push_back(reduce);
+      addDone(s.chips[chip].tasks);
+    }
+  }
+  return s;
+}
+
+/// `s` run with its replicas run once where they may (the default) and
+/// with every chip: the two runs' figures, to the bit.
+std::pair<SimResult, SimResult> bothWays(const Schedule &s) {
+  sim::SimOptions every;
+  every.everyReplica = true;
+  auto once = sim::simulate(v5e(), s, /*recordTrace=*/false);
+  auto whole = sim::simulate(v5e(), s, /*recordTrace=*/false, 0, every);
+  EXPECT_TRUE(once && whole);
+  if (!once || !whole)
+    return {};
+  EXPECT_EQ(whole->replicas, 1);
+  EXPECT_EQ(once->makespan, whole->makespan);
+  EXPECT_EQ(once->events, whole->events);
+  EXPECT_EQ(once->failure, whole->failure);
+  EXPECT_EQ(once->chips.size(), whole->chips.size());
+  for (size_t i = 0; i < once->chips.size() && i < whole->chips.size(); ++i) {
+    const sim::ChipStats &a = once->chips[i], &b = whole->chips[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.computeBusy, b.computeBusy) << "chip " << a.id;
+    EXPECT_EQ(a.flops, b.flops) << "chip " << a.id;
+    EXPECT_EQ(a.exposedComm, b.exposedComm) << "chip " << a.id;
+    EXPECT_EQ(a.peakHbm, b.peakHbm) << "chip " << a.id;
+    EXPECT_EQ(a.tasks, b.tasks) << "chip " << a.id;
+  }
+  EXPECT_EQ(once->links.size(), whole->links.size());
+  for (size_t i = 0; i < once->links.size() && i < whole->links.size(); ++i) {
+    EXPECT_EQ(once->links[i].from, whole->links[i].from);
+    EXPECT_EQ(once->links[i].to, whole->links[i].to);
+    EXPECT_EQ(once->links[i].bytes, whole->links[i].bytes);
+    EXPECT_EQ(once->links[i].busy, whole->links[i].busy);
+  }
+  return {std::move(*once), std::move(*whole)};
+}
+
+} // namespace
+
+// Replicas that never meet, alike task for task, on links of their own,
+// run once for all: every figure is the run of every chip's, to the bit.
+// Replicas whose routes share a link, or whose programs differ, run whole.
+TEST(Simulator, ReplicasApartRunOnce) {
+  // 0 -> 1 and 2 -> 3: one link each; the second replica two columns on.
+  auto [once, whole] = bothWays(twoReplicas({0, 1}, {2, 3}, 45000000,
+                                            45000000));
+  EXPECT_EQ(once.replicas, 2);
+  // Both replicas' chips and links are there, the second's moved.
+  EXPECT_GT(once.chips[2].computeBusy, 0);
+  EXPECT_EQ(once.chips[2].computeBusy, once.chips[0].computeBusy);
+  EXPECT_EQ(once.links.size(), 4u);
+  // Two rows down (a translation of the first) as well.
+  EXPECT_EQ(bothWays(twoReplicas({0, 1}, {8, 9}, 45000000, 45000000))
+                .first.replicas,
+            2);
+}
+
+TEST(Simulator, ReplicasSharingALinkRunWhole) {
+  // 0 -> 2 and 1 -> 3 both cross 1 -> 2: the transfers share it, which a
+  // run of one replica would not see.
+  auto [once, whole] = bothWays(twoReplicas({0, 2}, {1, 3}, 45000000,
+                                            45000000));
+  EXPECT_EQ(once.replicas, 1);
+  Schedule alone = twoReplicas({0, 2}, {1, 3}, 45000000, 45000000);
+  for (int64_t chip : {1, 3})
+    alone.chips[chip].tasks.clear();
+  EXPECT_GT(once.makespan, run(alone).makespan);
+}
+
+TEST(Simulator, ReplicasThatDifferRunWhole) {
+  EXPECT_EQ(bothWays(twoReplicas({0, 1}, {2, 3}, 45000000, 46000000))
+                .first.replicas,
+            1);
+}
+
+TEST(Simulator, MirroredReplicasRunOnce) {
+  // The second pair reversed, 3 -> 2: its chips in the other order, its
+  // link the other way, one for one.
+  auto [once, whole] = bothWays(twoReplicas({0, 1}, {3, 2}, 45000000,
+                                            45000000));
+  EXPECT_EQ(once.replicas, 2);
+  EXPECT_EQ(once.chips[3].computeBusy, once.chips[0].computeBusy);
+}
+
 TEST(Simulator, ComputeOnlyTakesTheSumOfRooflines) {
   Schedule s = emptySchedule({1, 1}, 1);
   CostModel model(v5e());

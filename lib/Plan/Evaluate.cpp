@@ -677,6 +677,7 @@ Planned loom::planModule(const PlanProblem &problem,
   if (modelInfo.isDiffusion() && !out.training)
     out.steps = modelInfo.getSteps();
   out.repetition = options.repetition;
+  out.everyReplica = options.everyReplica;
   workloadBounds(*module, desc, out.layout, out);
   if (out.training) {
     // A training step's model FLOPs, as MaxText counts them
@@ -798,6 +799,13 @@ std::optional<TargetDesc> loom::lower(Planned &planned, bool whole,
   return desc;
 }
 
+/// How the simulator runs `out`'s schedule.
+static sim::SimOptions simOptions(const PlanOutcome &out) {
+  sim::SimOptions options;
+  options.everyReplica = out.everyReplica;
+  return options;
+}
+
 void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
                             bool trace) {
   int64_t held = out.schedule.stepStarts.empty()
@@ -810,7 +818,8 @@ void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
     // The schedule of fewer steps than the proof runs
     // (generatedFirstSteps): its first steps generated from it.
     llvm::Expected<std::optional<sim::SimResult>> generated =
-        sim::simulateByRepetition(desc, out.schedule, firstSteps, out.steps);
+        sim::simulateByRepetition(desc, out.schedule, firstSteps, out.steps,
+                                  simOptions(out));
     if (!generated) {
       result = generated.takeError();
     } else if (!*generated) {
@@ -820,7 +829,7 @@ void loom::simulateSchedule(PlanOutcome &out, const TargetDesc &desc,
       result = std::move(**generated);
     }
   } else {
-    result = sim::simulate(desc, out.schedule, trace, steps);
+    result = sim::simulate(desc, out.schedule, trace, steps, simOptions(out));
   }
   if (!result) {
     out.failure = llvm::toString(result.takeError());
@@ -855,7 +864,7 @@ double loom::finishUnproven(Planned &planned, bool trace, bool generate,
   if (!whole || !trace) {
     // The schedule the first steps' run was generated from, checked then,
     // is the one to generate from (generatedFirstSteps).
-    sim::SimOptions options;
+    sim::SimOptions options = simOptions(out);
     options.checked = !out.schedule.stepStarts.empty() &&
                       int64_t(out.schedule.stepStarts.front().size()) ==
                           out.warmup + kGeneratedSteps;

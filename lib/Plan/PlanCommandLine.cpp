@@ -121,6 +121,11 @@ struct PlanCLOptions {
       cl::desc("Simulate a denoising program of many steps by its first "
                "steps and prove the rest repeat them (docs/planning.md); "
                "=false simulates every step, within 4 million tasks")};
+  cl::opt<bool> everyReplica{
+      "every-replica", cl::cat(category), cl::Hidden,
+      cl::desc("Simulate every data-parallel replica's chips rather than "
+               "one replica's for all: the same figures, slower (for tests "
+               "and benchmarks)")};
   cl::opt<unsigned> threads{
       "search-threads", cl::init(0), cl::cat(category),
       cl::desc("--search: threads that plan the candidates and simulate the "
@@ -305,6 +310,7 @@ Expected<PlanCommand> loom::getPlanCommand() {
   options.trace = !o.traceFile.empty() || !o.svgFile.empty() || !o.html.empty();
   options.simulateTop = o.top;
   options.repetition = o.repetition;
+  options.everyReplica = o.everyReplica;
   options.threads = o.threads;
   // A search's JSON is its ranking.
   options.rankOnly = command.search && o.json;

@@ -319,6 +319,10 @@ void loom::printPlan(const PlanOutcome &p, bool searched, raw_ostream &os) {
       os << fmt::format("              every task of its {} steps, generated "
                         "from its first {} (which did not repeat)\n",
                         s.programSteps, s.generatedFrom);
+    if (s.replicas > 1)
+      os << fmt::format("              one replica run for its {}: they run "
+                        "alike, on links of their own\n",
+                        s.replicas);
     if (p.training)
       os << fmt::format("  step:       {:.0f} tokens/s per chip{}; MFU {:.1f}% "
                         "(3 x the forward pass's FLOPs, MaxText's count); "

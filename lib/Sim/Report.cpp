@@ -46,6 +46,10 @@ void sim::printReport(const SimResult &result,
                       llvm::raw_ostream &os) {
   os << fmt::format("makespan: {:.3f} ms ({} chips, {} events)\n",
                     result.makespan * 1e3, result.chips.size(), result.events);
+  if (result.replicas > 1)
+    os << fmt::format("replicas: {} alike, on links of their own: one run, "
+                      "its figures each one's\n",
+                      result.replicas);
   os << "figures: " << describeCalibration(result.calibration);
   if (result.dispatch > 0)
     os << fmt::format("; includes the program's dispatch, {:.3f} ms",

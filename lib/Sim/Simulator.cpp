@@ -3,10 +3,13 @@
 #include "loom/Sim/Simulator.h"
 #include "loom/Sim/EventHeap.h"
 
+#include "Replicas.h"
+
 #include "loom/Hardware/CostModel.h"
 #include "loom/Schedule/Check.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -19,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -181,6 +185,10 @@ public:
         recordTrace(recordTrace), programSteps(programSteps),
         options(options) {}
 
+  /// Runs only the first of `found`'s replicas and copies its figures to
+  /// the others (before load): false, changing nothing, unless each moved
+  /// route is the moved links and no two replicas share a link.
+  bool runReplicasOnce(Replicas found);
   /// Builds the run's state from a schedule that passed checkSchedule.
   void load();
   static Task makeTask(int32_t spec, TaskKind kind, size_t chip,
@@ -207,6 +215,25 @@ public:
   const std::string &brokenAccounting() const { return accounting; }
 
 private:
+  /// The tasks of the schedule's chip `c` the run holds: none on a chip
+  /// whose replica copies the first's (runReplicasOnce).
+  llvm::ArrayRef<schedule::Task> programOf(size_t c) const {
+    if (replicas && !replicas->runs(c))
+      return {};
+    return schedule.chips[c].tasks;
+  }
+  /// The schedule's step starts (stepStarts), all 0 on a chip that holds no
+  /// tasks (programOf).
+  const std::vector<std::vector<int64_t>> &scheduleStarts() const {
+    return replicas ? replicaStarts : schedule.stepStarts;
+  }
+  /// Groups that are not a cycle of neighbours, by their chips: whether
+  /// they fill a block a ring closes over (many collectives share a group).
+  using BlockRings = std::map<llvm::SmallVector<int64_t, 8>, bool>;
+  /// Whether a collective over `group` runs as a ring, and whether as a
+  /// chained one (a ring whose members are not all neighbours).
+  std::pair<bool, bool> ringOf(llvm::ArrayRef<int64_t> group,
+                               BlockRings &blockRings) const;
   // Topology: chips numbered slice-major, each slice's in row-major order.
   int64_t numChips() const { return topology.numChips(); }
   int64_t sliceOf(int64_t id) const { return id / sliceChips; }
@@ -411,6 +438,11 @@ private:
   SimOptions options;
   /// The repetition proof is looking for a step that repeats.
   bool proving = false;
+  /// Replicas run once (runReplicasOnce), and their step starts.
+  std::optional<Replicas> replicas;
+  std::vector<std::vector<int64_t>> replicaStarts;
+  /// Per replica but the first: the link each of the first's stands for.
+  std::vector<llvm::DenseMap<int64_t, int64_t>> replicaLinks;
   /// Steps the schedule holds, the first of the alike ones (-1: none).
   int64_t lowered = 0, alike = -1;
   std::vector<int32_t> chipBase;
@@ -434,7 +466,7 @@ private:
   /// The step starts the proof reads: the schedule's, or the generated
   /// program's.
   const std::vector<std::vector<int64_t>> &stepStarts() const {
-    return templateSteps > 0 ? generatedStarts : schedule.stepStarts;
+    return templateSteps > 0 ? generatedStarts : scheduleStarts();
   }
   /// Tasks of chip `c` in the run.
   int64_t chipSize(size_t c) const {
@@ -548,20 +580,20 @@ void Engine::route(int64_t from, int64_t to,
 
 void Engine::load() {
   size_t total = 0;
-  for (const schedule::Chip &chip : schedule.chips)
-    total += chip.tasks.size();
+  for (size_t c = 0; c < schedule.chips.size(); ++c)
+    total += programOf(c).size();
   tasks.reserve(total);
   specs.reserve(total);
   // Dependents per task, counted, then laid out as compressed rows.
   std::vector<int32_t> counts(total, 0);
   std::unordered_map<int64_t, int32_t> instanceOf; // by tag, any number
-  for (const schedule::Chip &chip : schedule.chips) {
+  for (auto [c, chip] : llvm::enumerate(schedule.chips)) {
     ChipState state;
     state.id = chip.id;
     state.stats.id = chip.id;
     int32_t base = tasks.size();
     chipBase.push_back(base);
-    for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
+    for (auto [i, spec] : llvm::enumerate(programOf(c))) {
       // (More dependencies than 2^26 would not fit in memory.)
       Task task =
           makeTask(specs.size(), spec.kind, chips.size(), spec.deps.size());
@@ -625,37 +657,14 @@ void Engine::load() {
       task.partner = send;
       tasks[send].partner = t;
     }
-  // Groups that are not a cycle of neighbours, by their chips: whether
-  // they fill a block a ring closes over (many collectives share a group).
-  std::map<llvm::SmallVector<int64_t, 8>, bool> blockRings;
+  BlockRings blockRings;
   for (Instance &instance : instances) {
     int64_t n = instance.group.size();
     instance.steps = instance.kind == CollectiveKind::AllToAll ? 1
                      : instance.kind == CollectiveKind::AllReduce ? 2 * (n - 1)
                                                                   : n - 1;
-    // A group across slices (one chip of each, checkSchedule) meets in the
-    // DCN's switches: any order closes a ring, every step one message.
-    if (n > 1 && sliceOf(instance.group[0]) != sliceOf(instance.group[1])) {
-      instance.ring = n > 2;
-      continue;
-    }
-    bool neighbours = n > 2;
-    for (int64_t i = 0; i < n && neighbours; ++i)
-      neighbours = model.hops(topology.shape, coords(instance.group[i]),
-                              coords(instance.group[(i + 1) % n])) == 1;
-    instance.ring = neighbours;
-    if (n > 2 && !neighbours) {
-      auto [known, fresh] = blockRings.try_emplace(
-          llvm::SmallVector<int64_t, 8>(instance.group), false);
-      if (fresh) {
-        llvm::SmallVector<llvm::SmallVector<int64_t, 3>> members;
-        for (int64_t chip : instance.group)
-          members.push_back(coords(chip));
-        known->second = model.runsAsRing(topology.shape, members);
-      }
-      instance.ring = known->second;
-    }
-    instance.chained = instance.ring && !neighbours;
+    std::tie(instance.ring, instance.chained) =
+        ringOf(instance.group, blockRings);
   }
   dependentsStart.assign(total + 1, 0);
   for (size_t t = 0; t < total; ++t)
@@ -663,8 +672,9 @@ void Engine::load() {
   dependents.assign(dependentsStart.back(), 0);
   std::vector<int32_t> fill(dependentsStart.begin(), dependentsStart.end() - 1);
   int32_t base = 0;
-  for (const schedule::Chip &chip : schedule.chips) {
-    for (auto [i, spec] : llvm::enumerate(chip.tasks)) {
+  for (size_t c = 0; c < schedule.chips.size(); ++c) {
+    llvm::ArrayRef<schedule::Task> program = programOf(c);
+    for (auto [i, spec] : llvm::enumerate(program)) {
       for (int64_t dep : spec.deps)
         dependents[fill[base + dep]++] = base + i;
       if (spec.kind == TaskKind::Free)
@@ -674,10 +684,124 @@ void Engine::load() {
       if (spec.kind == TaskKind::HostLoad)
         dependents[fill[base + spec.store]++] = base + i;
     }
-    base += chip.tasks.size();
+    base += program.size();
   }
   if (recordTrace)
     startTimes.assign(total, -1);
+}
+
+std::pair<bool, bool> Engine::ringOf(llvm::ArrayRef<int64_t> group,
+                                     BlockRings &blockRings) const {
+  int64_t n = group.size();
+  // A group across slices (one chip of each, checkSchedule) meets in the
+  // DCN's switches: any order closes a ring, every step one message.
+  if (n > 1 && sliceOf(group[0]) != sliceOf(group[1]))
+    return {n > 2, false};
+  bool neighbours = n > 2;
+  for (int64_t i = 0; i < n && neighbours; ++i)
+    neighbours = model.hops(topology.shape, coords(group[i]),
+                            coords(group[(i + 1) % n])) == 1;
+  bool ring = neighbours;
+  if (n > 2 && !neighbours) {
+    auto [known, fresh] =
+        blockRings.try_emplace(llvm::SmallVector<int64_t, 8>(group), false);
+    if (fresh) {
+      llvm::SmallVector<llvm::SmallVector<int64_t, 3>> members;
+      for (int64_t chip : group)
+        members.push_back(coords(chip));
+      known->second = model.runsAsRing(topology.shape, members);
+    }
+    ring = known->second;
+  }
+  return {ring, ring && !neighbours};
+}
+
+//===----------------------------------------------------------------------===//
+// Replicas run once
+//===----------------------------------------------------------------------===//
+
+bool Engine::runReplicasOnce(Replicas found) {
+  // Every pair of chips the first replica's flows may go between: its
+  // messages' and, per group of its collectives, each member's neighbours
+  // in the group's order (every pair of an all-to-all's).
+  llvm::DenseMap<int64_t, int64_t> position;
+  for (auto [k, id] : llvm::enumerate(found.ids[0]))
+    position[id] = k;
+  std::set<std::pair<int64_t, int64_t>> pairs;
+  std::set<std::pair<llvm::SmallVector<int64_t, 8>, bool>> groups;
+  for (size_t c = 0; c < schedule.chips.size(); ++c) {
+    if (!found.runs(c))
+      continue;
+    int64_t id = schedule.chips[c].id;
+    for (const schedule::Task &task : schedule.chips[c].tasks) {
+      if (task.kind == TaskKind::Send)
+        pairs.insert({id, task.peer});
+      if (task.kind == TaskKind::Collective)
+        groups.insert({llvm::SmallVector<int64_t, 8>(task.group.begin(),
+                                                     task.group.end()),
+                       task.collective == CollectiveKind::AllToAll});
+    }
+  }
+  replicas = std::move(found);
+  auto moved = [&](int64_t id, size_t g) {
+    return replicas->ids[g][position.at(id)];
+  };
+  auto refuse = [&] {
+    replicas.reset();
+    replicaLinks.clear();
+    return false;
+  };
+  BlockRings blockRings;
+  for (const auto &[group, allToAll] : groups) {
+    int64_t n = group.size();
+    for (int64_t a = 0; a < n; ++a)
+      for (int64_t b = 0; b < n; ++b)
+        if (a != b && (allToAll || b == (a + 1) % n || a == (b + 1) % n))
+          pairs.insert({group[a], group[b]});
+    // Each replica's copy of the group runs as this one does.
+    std::pair<bool, bool> ring = ringOf(group, blockRings);
+    for (size_t g = 1; g < size_t(replicas->copies); ++g) {
+      llvm::SmallVector<int64_t, 8> copy;
+      for (int64_t id : group)
+        copy.push_back(moved(id, g));
+      if (ringOf(copy, blockRings) != ring)
+        return refuse();
+    }
+  }
+  // Each pair's route and its twin's in every other replica: as many
+  // links, each link of the first replica's standing for one of each other
+  // replica's, no link taken by two replicas.
+  llvm::DenseSet<int64_t> taken;
+  replicaLinks.assign(replicas->copies, {});
+  llvm::SmallVector<int64_t, 8> path, copy;
+  for (const auto &[from, to] : pairs) {
+    path.clear();
+    route(from, to, path);
+    taken.insert(path.begin(), path.end());
+    for (size_t g = 1; g < size_t(replicas->copies); ++g) {
+      copy.clear();
+      route(moved(from, g), moved(to, g), copy);
+      if (copy.size() != path.size())
+        return refuse();
+      for (size_t l = 0; l < path.size(); ++l)
+        if (replicaLinks[g].try_emplace(path[l], copy[l]).first->second !=
+            copy[l])
+          return refuse();
+    }
+  }
+  llvm::DenseSet<int64_t> all(taken.begin(), taken.end());
+  for (size_t g = 1; g < size_t(replicas->copies); ++g)
+    for (const auto &[first, link] : replicaLinks[g])
+      if (!all.insert(link).second)
+        return refuse();
+  // A chip holding no tasks starts every step at its first task.
+  if (!schedule.stepStarts.empty()) {
+    replicaStarts = schedule.stepStarts;
+    for (size_t c = 0; c < replicaStarts.size(); ++c)
+      if (!replicas->runs(c))
+        std::fill(replicaStarts[c].begin(), replicaStarts[c].end(), 0);
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -722,7 +846,7 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   // of them is copied `added` times, the last step and the end follow.
   int64_t copied = lowered - 2;
   added = length - lowered;
-  const auto &steps = schedule.stepStarts;
+  const auto &steps = scheduleStarts();
   size_t numChips = chips.size();
   std::vector<int32_t> shortBase = chipBase;
   size_t total = 0;
@@ -733,7 +857,7 @@ bool Engine::loadProgram(int64_t length, bool prove) {
     alikeBegin.push_back(steps[c][alike]);
     stepLength.push_back(copyEnd[c] - copyBegin[c]);
     chipBase.push_back(total);
-    total += schedule.chips[c].tasks.size() + added * stepLength[c];
+    total += programOf(c).size() + added * stepLength[c];
   }
   if (total >= size_t(std::numeric_limits<int32_t>::max()))
     return false;
@@ -746,7 +870,7 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   size_t firstMembers = 0;
   for (size_t c = 0; c < numChips; ++c) {
     size_t computes = 0;
-    for (int64_t i = 0, e = schedule.chips[c].tasks.size(); i < e; ++i) {
+    for (int64_t i = 0, e = programOf(c).size(); i < e; ++i) {
       const Task &task = pattern[shortBase[c] + i];
       size_t times = i >= copyBegin[c] && i < copyEnd[c] ? added + 1 : 1;
       if (task.taskKind() == TaskKind::Compute)
@@ -782,7 +906,7 @@ bool Engine::loadProgram(int64_t length, bool prove) {
     return chipBase[c] + v;
   };
   for (size_t c = 0; c < numChips; ++c) {
-    int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
+    int64_t size = programOf(c).size() + added * stepLength[c];
     Origin origin = mapTask(c, 0);
     for (int64_t v = 0; v < size; origin = nextOrigin(c, v++, origin)) {
       const Task &from = pattern[shortBase[c] + origin.local];
@@ -861,7 +985,7 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   // Filled in the order load() fills them (the order dependents are made
   // ready in): each task's start advances to its end, then moves back.
   for (size_t c = 0; c < numChips; ++c) {
-    int64_t size = schedule.chips[c].tasks.size() + added * stepLength[c];
+    int64_t size = programOf(c).size() + added * stepLength[c];
     Origin origin = mapTask(c, 0);
     for (int64_t v = 0; v < size; origin = nextOrigin(c, v++, origin)) {
       const schedule::Task &spec = specOf(pattern[shortBase[c] + origin.local]);
@@ -908,9 +1032,9 @@ bool Engine::loadProgram(int64_t length, bool prove) {
   for (size_t c = 0; c < numChips; ++c)
     for (int64_t k = 0; k < length; ++k)
       generatedStarts[c].push_back(
-          k <= copied           ? schedule.stepStarts[c][k]
+          k <= copied           ? scheduleStarts()[c][k]
           : k <= copied + added ? copyBegin[c] + (k - copied) * stepLength[c]
-                                : schedule.stepStarts[c][k - added] + added * stepLength[c]);
+                                : scheduleStarts()[c][k - added] + added * stepLength[c]);
   lowered = length;
   return true;
 }
@@ -1634,6 +1758,19 @@ SimResult Engine::run() {
   }
   if (proves())
     extrapolateLinks();
+  if (replicas) {
+    // The other replicas' links: the first's, moved.
+    size_t first = links.size();
+    links.reserve(first * replicas->copies);
+    for (size_t g = 1; g < size_t(replicas->copies); ++g)
+      for (size_t l = 0; l < first; ++l) {
+        Link link;
+        link.id = replicaLinks[g].at(links[l].id);
+        link.bytes = links[l].bytes;
+        link.busy = links[l].busy;
+        links.push_back(std::move(link));
+      }
+  }
   // In link order, so that links equally busy keep one order.
   llvm::sort(links, [](const Link &a, const Link &b) { return a.id < b.id; });
   for (const Link &link : links) {
@@ -1665,6 +1802,17 @@ SimResult Engine::run() {
   result.trace = std::move(trace);
   if (proves())
     extrapolate(result);
+  if (replicas) {
+    // The other replicas' chips: their twins' figures.
+    for (size_t c = 0; c < result.chips.size(); ++c)
+      if (!replicas->runs(c)) {
+        int64_t id = result.chips[c].id;
+        result.chips[c] = result.chips[replicas->twin[c]];
+        result.chips[c].id = id;
+      }
+    result.events *= uint64_t(replicas->copies);
+    result.replicas = replicas->copies;
+  }
   if (generated && templateSteps == 0) {
     result.programSteps = programSteps;
     result.generatedFrom = lowered;
@@ -1679,7 +1827,7 @@ SimResult Engine::run() {
 bool Engine::stepsAlike(int64_t t) const {
   // Step t + 1 against step t on every chip: the same tasks, their
   // dependencies, allocations, partners and collectives one step on.
-  const auto &starts = schedule.stepStarts;
+  const auto &starts = scheduleStarts();
   for (size_t c = 0; c < chips.size(); ++c) {
     int64_t p = starts[c][t + 1] - starts[c][t];
     if (starts[c][t + 2] - starts[c][t + 1] != p)
@@ -1726,7 +1874,7 @@ bool Engine::stepsAlike(int64_t t) const {
 void Engine::findAlikeSteps(int64_t compared, int64_t programSteps) {
   if (programSteps == 0)
     programSteps = this->programSteps;
-  const auto &starts = schedule.stepStarts;
+  const auto &starts = scheduleStarts();
   if (starts.size() != chips.size() || starts.empty() || hasHost)
     return;
   lowered = starts.front().size();
@@ -1800,7 +1948,10 @@ Engine::Snapshot Engine::snapshot(int64_t step) {
       ++chip.firstNotDone;
     int32_t from = chip.firstNotDone,
             to = std::max(chip.maxTouched, from - 1);
-    if (from >= size || from > to) {
+    if (size == 0) {
+      // A chip without tasks (a copied replica's: runReplicasOnce).
+      snap.ints.push_back(-3);
+    } else if (from >= size || from > to) {
       // Nothing under way on the chip: where it stands.
       snap.ints.push_back(-1);
       taskRef(chipBase[c] + std::min(from, size - 1));
@@ -2067,39 +2218,66 @@ static llvm::Expected<SimResult> trusted(const Engine &engine,
   return std::move(result);
 }
 
-llvm::Expected<SimResult> sim::simulateProgram(
-    const TargetDesc &target, const schedule::Schedule &schedule,
-    int64_t programSteps, SimOptions options) {
+/// A run of `schedule` whose state `load` builds (false: it cannot, and
+/// nothing runs). Replicas alike and apart (Replicas.h) run once unless
+/// the options or a trace ask for every chip; a run of them that fails (an
+/// HBM overflow) is made again of every chip, whose figures at the failure
+/// are the ones to report.
+static llvm::Expected<std::optional<SimResult>>
+run(const TargetDesc &target, const schedule::Schedule &schedule,
+    bool recordTrace, int64_t programSteps, SimOptions options,
+    llvm::function_ref<bool(Engine &)> load) {
   if (!options.checked)
     if (llvm::Error error = checkSchedule(target, schedule).takeError())
       return std::move(error);
-  Engine engine(target, llvm::cantFail(scheduleTopology(target, schedule)),
-                schedule,
-                /*recordTrace=*/false, programSteps, options);
-  if (!engine.loadProgram(programSteps)) {
-    SimResult result;
-    result.programSteps = programSteps;
-    result.unproven = true;
-    return result;
+  TopologyDesc topology = llvm::cantFail(scheduleTopology(target, schedule));
+  std::optional<Replicas> found;
+  if (!recordTrace && !options.everyReplica)
+    found = findReplicas(schedule);
+  for (bool once : {true, false}) {
+    if (once && !found)
+      continue;
+    Engine engine(target, topology, schedule, recordTrace, programSteps,
+                  options);
+    if (once && !engine.runReplicasOnce(std::move(*found)))
+      continue;
+    if (!load(engine))
+      return std::nullopt;
+    llvm::Expected<SimResult> result = trusted(engine, engine.run());
+    if (!result)
+      return result.takeError();
+    if (once && !result->failure.empty())
+      continue;
+    return std::optional<SimResult>(std::move(*result));
   }
-  return trusted(engine, engine.run());
+  llvm_unreachable("the second run is of every chip");
+}
+
+llvm::Expected<SimResult> sim::simulateProgram(
+    const TargetDesc &target, const schedule::Schedule &schedule,
+    int64_t programSteps, SimOptions options) {
+  llvm::Expected<std::optional<SimResult>> result =
+      run(target, schedule, /*recordTrace=*/false, programSteps, options,
+          [&](Engine &engine) { return engine.loadProgram(programSteps); });
+  if (!result)
+    return result.takeError();
+  if (*result)
+    return std::move(**result);
+  SimResult unproven;
+  unproven.programSteps = programSteps;
+  unproven.unproven = true;
+  return unproven;
 }
 
 llvm::Expected<std::optional<SimResult>>
 sim::simulateByRepetition(const TargetDesc &target,
                           const schedule::Schedule &schedule, int64_t steps,
                           int64_t programSteps, SimOptions options) {
-  if (!options.checked)
-    if (llvm::Error error = checkSchedule(target, schedule).takeError())
-      return std::move(error);
-  Engine engine(target, llvm::cantFail(scheduleTopology(target, schedule)),
-                schedule, /*recordTrace=*/false, programSteps, options);
-  if (programSteps <= steps || !engine.loadProgram(steps, /*prove=*/true))
-    return std::nullopt;
-  llvm::Expected<SimResult> result = trusted(engine, engine.run());
-  if (!result)
-    return result.takeError();
-  return std::optional<SimResult>(std::move(*result));
+  return run(target, schedule, /*recordTrace=*/false, programSteps, options,
+             [&](Engine &engine) {
+               return programSteps > steps &&
+                      engine.loadProgram(steps, /*prove=*/true);
+             });
 }
 
 llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
@@ -2107,12 +2285,13 @@ llvm::Expected<SimResult> sim::simulate(const TargetDesc &target,
                                         bool recordTrace,
                                         int64_t programSteps,
                                         SimOptions options) {
-  if (!options.checked)
-    if (llvm::Error error = checkSchedule(target, schedule).takeError())
-      return std::move(error);
-  Engine engine(target, llvm::cantFail(scheduleTopology(target, schedule)),
-                schedule,
-                recordTrace, programSteps, options);
-  engine.load();
-  return trusted(engine, engine.run());
+  llvm::Expected<std::optional<SimResult>> result =
+      run(target, schedule, recordTrace, programSteps, options,
+          [](Engine &engine) {
+            engine.load();
+            return true;
+          });
+  if (!result)
+    return result.takeError();
+  return std::move(**result);
 }

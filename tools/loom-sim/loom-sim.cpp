@@ -42,6 +42,11 @@ static cl::opt<bool> everyFlow(
     cl::desc("Run each flow of every ring or line step on its own rather "
              "than alike flows as one bundle: the same figures, slower (for "
              "tests and benchmarks)"));
+static cl::opt<bool> everyReplica(
+    "every-replica", cl::cat(category), cl::Hidden,
+    cl::desc("Run every data-parallel replica's chips rather than one "
+             "replica's for all: the same figures, slower (for tests and "
+             "benchmarks)"));
 
 
 int main(int argc, char **argv) {
@@ -149,7 +154,8 @@ int main(int argc, char **argv) {
   bool wantTrace = !traceFile.empty() || !svgFile.empty();
   Expected<loom::sim::SimResult> result =
       loom::sim::simulate(*target, *schedule, wantTrace, /*programSteps=*/0,
-                          {/*everyFlow=*/everyFlow});
+                          {/*everyFlow=*/everyFlow, /*checked=*/false,
+                           /*everyReplica=*/everyReplica});
   if (!result) {
     errs() << "loom-sim: error: " << input << ": "
            << toString(result.takeError()) << "\n";

@@ -147,6 +147,8 @@ struct PlanOutcome {
   bool lowerFirstSteps = false;
   /// PlanOptions::repetition as it was planned.
   bool repetition = true;
+  /// PlanOptions::everyReplica as it was planned.
+  bool everyReplica = false;
   schedule::Schedule schedule;
 
   /// The layout as it ran: `layout` with its slices' lengths and its
@@ -246,6 +248,10 @@ struct PlanOptions {
   /// past its warm-up by its first steps and the simulator's repetition
   /// proof (false: every step, within kSimulationBudget).
   bool repetition = true;
+  /// Simulate every data-parallel replica's chips rather than one
+  /// replica's for all (sim::SimOptions::everyReplica): the same figures,
+  /// slower (for tests and benchmarks).
+  bool everyReplica = false;
   /// Search: how many threads plan the candidates and simulate the top
   /// ones (0: one per core). The result does not depend on it; a search
   /// with `instrument` runs on the calling thread alone.

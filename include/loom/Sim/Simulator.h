@@ -114,6 +114,9 @@ struct SimResult {
   /// same state (or the schedule's steps are not alike): nothing is
   /// extrapolated, the figures are the shorter program's.
   bool unproven = false;
+  /// Groups of chips run as one (SimOptions::everyReplica): the first
+  /// ran, the others' figures are its own; 1 when every chip ran.
+  int64_t replicas = 1;
   /// A whole program simulateProgram generated from the schedule's first
   /// `generatedFrom` steps (0: the schedule's own tasks); `programSteps`
   /// steps ran, every task of each.
@@ -134,6 +137,16 @@ struct SimOptions {
   /// running a schedule it lowered and ran before): it is not checked
   /// again.
   bool checked = false;
+  /// Runs every chip, as the reference the tests compare against. By
+  /// default, when the chips fall into groups that never meet (no message
+  /// or collective between two), each the first moved by a translation of
+  /// the torus with the same program task for task, whose routes are the
+  /// first's moved and share no link with another group's (data-parallel
+  /// inference replicas), only the first group runs and the others' chips
+  /// and links get its figures, and `events` its count times the groups:
+  /// the run of every chip, each group's events the same, in the same
+  /// order. Not with a trace, nor with host transfers or several slices.
+  bool everyReplica = false;
 };
 
 /// Every check a run makes before it starts: `target` has the schedule's
