@@ -11,6 +11,7 @@
 #include "loom/Import/ModelImporter.h"
 #include "loom/InitAll.h"
 #include "loom/Plan/Planner.h"
+#include "loom/Plan/Report.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -225,3 +226,45 @@ TEST(Search, ThreadedSimulationsKeepTheBudget) {
 }
 
 } // namespace
+
+// A search ranks the plans the simulator cannot run after those it ran,
+// so its winner is simulated; the report notes one of them that predicts
+// faster than the winner runs, and nothing when none does.
+TEST(Search, PlansTooLargeToSimulateRankLastAndAreNoted) {
+  auto plan = [](double predicted, double simulated, double tasks) {
+    PlanOutcome p;
+    p.modelName = "m";
+    p.problem.topology = "v5e-8";
+    p.predicted = predicted;
+    p.roofline = 0.5;
+    p.simulatedTasks = p.estimatedTasks = tasks;
+    if (simulated > 0) {
+      p.simulated.emplace();
+      p.simulated->makespan = simulated;
+    }
+    return p;
+  };
+  PlanOutcome big = plan(0.9, 0, 2 * kSimulationBudget);
+  EXPECT_TRUE(beyondSimulator(big));
+  EXPECT_FALSE(beyondSimulator(plan(0.9, 0, kSimulationBudget)));
+  EXPECT_FALSE(beyondSimulator(plan(0.9, 1.0, 2 * kSimulationBudget)));
+  PlanOutcome failed = plan(0.9, 0, 1e5);
+  failed.simulationFailed = true;
+  EXPECT_TRUE(beyondSimulator(failed));
+
+  SearchResult search;
+  search.ranked = {plan(1.1, 1.0, 1e6), plan(1.2, 0, 1e6), big};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printSearchTable(search, os);
+  EXPECT_NE(text.find("note: rank 3 predicts 900.000 ms, faster than rank 1 "
+                      "simulates, but the simulator cannot run it (its "
+                      "program has about 8.0 million tasks)"),
+            std::string::npos)
+      << text;
+  // Slower than the winner runs: no note.
+  search.ranked.back().predicted = 1.05;
+  text.clear();
+  printSearchTable(search, os);
+  EXPECT_EQ(text.find("note:"), std::string::npos) << text;
+}

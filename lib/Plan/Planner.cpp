@@ -19,6 +19,13 @@ double loom::simulationBudget(const PlanOutcome &outcome) {
   return outcome.training ? kTrainingSimulationBudget : kSimulationBudget;
 }
 
+bool loom::beyondSimulator(const PlanOutcome &p) {
+  return !p.simulated &&
+         (p.simulatedTasks > simulationBudget(p) ||
+          (p.unproven && p.estimatedTasks > kProgramBudget) ||
+          p.simulationFailed);
+}
+
 ParallelLayout PlanOutcome::resolvedLayout() const {
   ParallelLayout resolved = layout;
   resolved.slices = SliceSpec::lengths(sliceLengths);

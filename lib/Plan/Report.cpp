@@ -492,6 +492,21 @@ void loom::printSearchTable(const SearchResult &search, raw_ostream &os) {
         fmt::format("{:.1f}%", 100 * getEfficiency(p).efficiency),
         time / p.roofline);
   }
+  // A plan ranked after the simulated ones for want of a simulation that
+  // predicts faster than the winner runs.
+  const PlanOutcome &winner = plans.front();
+  if (!winner.simulated)
+    return;
+  for (auto [i, p] : enumerate(plans))
+    if (beyondSimulator(p) && p.predicted < winner.simulated->makespan) {
+      os << fmt::format("note: rank {} predicts {:.3f} ms, faster than rank "
+                        "1 simulates, but the simulator cannot run it (its "
+                        "program has about {:.1f} million tasks); a plan "
+                        "the simulator cannot run ranks after those it "
+                        "ran\n",
+                        i + 1, p.predicted * 1e3, p.estimatedTasks / 1e6);
+      break;
+    }
 }
 
 void loom::printReport(const PlanResult &result, bool json, raw_ostream &os) {

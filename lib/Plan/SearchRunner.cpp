@@ -24,15 +24,6 @@ using namespace loom;
 
 namespace {
 
-/// A plan the simulator cannot run: its program, or the first steps of it
-/// the repetition proof runs, is over its budget (simulationBudget), or the
-/// proof found no repetition and the whole program is over kProgramBudget.
-bool cannotSimulate(const PlanOutcome &p) {
-  return !p.simulated &&
-         (p.simulatedTasks > simulationBudget(p) ||
-          (p.unproven && p.estimatedTasks > kProgramBudget));
-}
-
 /// The other placements of the expert-group layouts that predict best
 /// (each group placement moves only its all-to-alls and the tp group's
 /// collectives; trying them all on every layout took a batched DeepSeek-V3
@@ -383,7 +374,7 @@ void SearchRunner::simulateBest() {
       plans[k].module = nullptr;
       progress();
       if (!plans[k].outcome.simulated && plans[k].outcome.failure.empty())
-        continue; // cannot be simulated (cannotSimulate)
+        continue; // cannot be simulated (beyondSimulator)
       if (!plans[k].outcome.failure.empty()) {
         refused[k] = true;
         plans[k].outcome.schedule = {};
@@ -406,18 +397,19 @@ void SearchRunner::simulateBest() {
   }
   dropRefused(refused);
   rankByBestEstimate();
-  // The winner is simulated whenever the simulator can run it: while the
-  // best by the ranking was not simulated (the budget ran out before it,
-  // or it ranked below the simulated ones by prediction), it is, and the
-  // ranking is taken again. Each round simulates one plan the ranking
-  // would otherwise show unproven at the top; a plan the simulator cannot
-  // run (over the per-plan limit, or its steps not repeating and its whole
-  // program over it) ends the rounds and wins by its prediction, as the
-  // report says. (A search that simulates nothing, or whose budget is
-  // smaller than the plan, leaves it.)
+  // The winner is simulated: while the best by the ranking was not
+  // simulated (the budget ran out before it, or it ranked below the
+  // simulated ones by prediction), it is, and the ranking is taken again.
+  // Each round simulates one plan the ranking would otherwise show
+  // unproven at the top, or finds that the simulator cannot run it (its
+  // steps not repeating, nor alike enough to generate its program from),
+  // which the ranking then puts after the plans it can run. Only when the
+  // simulator can run none (or the search simulates nothing, or its budget
+  // is smaller than the plan) does the winner go unsimulated, as the
+  // report says.
   while (simulateTop > 0 && !plans.empty() &&
          !plans.front().outcome.simulated &&
-         !cannotSimulate(plans.front().outcome) &&
+         !beyondSimulator(plans.front().outcome) &&
          plans.front().outcome.simulatedTasks <=
              options.searchSimulationBudget) {
     Planned &front = plans.front();
@@ -434,15 +426,13 @@ void SearchRunner::simulateBest() {
     front.module = nullptr;
     progress();
     std::vector<bool> gone(plans.size(), false);
-    bool unsimulated = false;
     if (!front.outcome.failure.empty()) {
       gone[0] = true;
       ++result.rejected;
     } else if (!front.outcome.simulated) {
-      // Unproven and too large (cannotSimulate), or its steps not alike
-      // enough to generate its program from: it stays where its
-      // prediction puts it and the rounds end.
-      unsimulated = true;
+      // Unproven and too large, or its steps not alike enough to generate
+      // its program from: ranked after the plans the simulator can run.
+      front.outcome.simulationFailed = true;
     } else if (bestSimulated) {
       // Only the best simulated plan keeps its schedule.
       auto best = std::find_if(plans.begin() + 1, plans.end(),
@@ -459,8 +449,6 @@ void SearchRunner::simulateBest() {
     }
     dropRefused(gone);
     rankByBestEstimate();
-    if (unsimulated)
-      break;
   }
 }
 
@@ -477,13 +465,16 @@ void SearchRunner::dropRefused(const std::vector<bool> &refused) {
 
 void SearchRunner::rankByBestEstimate() {
   // By the best estimate of each: the simulator's time where it ran, the
-  // cost model's otherwise. A plan the simulator cannot run (its program
-  // over its budget, its steps not repeating) keeps its place
-  // by prediction: ranking it after the simulated plans would trade the
-  // user's best plan for a limit of the simulator (a 16-stage video DiT's
-  // best plan predicts 6.3 s, the best simulated one 7.8 s).
+  // cost model's otherwise; the plans the simulator cannot run last, so
+  // that the winner is a plan it ran (Loom's plans are proven on the
+  // simulator). The report names one of those that predicts faster than
+  // the winner (printSearchTable).
   std::stable_sort(plans.begin(), plans.end(),
                    [](const Planned &a, const Planned &b) {
+                     bool x = beyondSimulator(a.outcome),
+                          y = beyondSimulator(b.outcome);
+                     if (x != y)
+                       return y;
                      auto time = [](const PlanOutcome &p) {
                        return p.simulated ? p.simulated->makespan : p.predicted;
                      };

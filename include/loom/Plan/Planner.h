@@ -147,6 +147,10 @@ struct PlanOutcome {
   bool lowerFirstSteps = false;
   /// PlanOptions::repetition as it was planned.
   bool repetition = true;
+  /// The simulator was asked to run it and could not: its first steps did
+  /// not repeat and its steps are not alike enough to generate its whole
+  /// program from, which is over what is lowered whole (beyondSimulator).
+  bool simulationFailed = false;
   /// PlanOptions::everyReplica as it was planned.
   bool everyReplica = false;
   schedule::Schedule schedule;
@@ -159,6 +163,14 @@ struct PlanOutcome {
 /// The most tasks `outcome`'s simulation may run: kSimulationBudget, or
 /// kTrainingSimulationBudget for a training step.
 double simulationBudget(const PlanOutcome &outcome);
+
+/// Whether the simulator cannot run `outcome` (not simulated): its
+/// program, or the first steps of it the repetition proof runs, is over
+/// its budget (simulationBudget); or the proof found no repetition and the
+/// whole program is over kProgramBudget; or it was tried and failed
+/// (PlanOutcome::simulationFailed). A search ranks such plans after the
+/// ones the simulator can run, so that its winner is simulated.
+bool beyondSimulator(const PlanOutcome &outcome);
 
 /// Plans whose programs have more tasks than this are reported from the
 /// cost model alone: lowering and simulating them would take more memory
