@@ -86,6 +86,10 @@ put("ir", "training-mini-llama.mlir", tool("loom-opt", "--loom-derive-training-s
 lowered = tool("loom-opt", "--convert-loom-to-sched", stdin=planned)
 put("schedule", "lowered-mini-llama-tp2-stages2.json",
     tool("loom-translate", "--sched-to-json", stdin=lowered))
+# Two data-parallel replicas, which the simulator runs once for both.
+replicas = tool("loom-opt", "--loom-plan-pipeline=tp=2 data-parallel=2", "--convert-loom-to-sched",
+                stdin=tool("loom-import", mini, "--target", "v5e-4", "--batch", "2"))
+put("schedule", "lowered-mini-llama-tp2-dp2.json", tool("loom-translate", "--sched-to-json", stdin=replicas))
 # plan: plans as --save-plan writes them; the fuzzer replans the small ones.
 for name, args in [
         ("llama-7b-tp2-stages2", ["llama-7b", "--target", "v5e-4", "--seq", "256", "--tp", "2", "--stages", "2"]),
@@ -95,6 +99,8 @@ for name, args in [
                                     "--seq", "512", "--stages", "2"]),
         ("dit-xl-2-256px-stages2", ["dit-xl-2", "--target", "v5e-4", "--resolution", "256", "--steps", "2",
                                     "--stages", "2"]),
+        ("dit-xl-2-256px-stages2-dp2", ["dit-xl-2", "--target", "v5e-4", "--resolution", "256", "--steps",
+                                        "2", "--stages", "2", "--data-parallel", "2"]),
         ("mixtral-tp8-ep8", ["mixtral-8x7b", "--target", "v5e-8", "--seq", "256", "--tp", "8", "--ep", "8",
                              "--expert-imbalance", "1.5"]),
         # Each KV head's cache split by batch over the two chips holding it.
