@@ -156,34 +156,20 @@ double PlannedIterationCost::insert(int64_t tokens) const {
          model->taskTime(/*flops=*/0, 2 * kvPerTokenPerChip * double(tokens));
 }
 
-llvm::Error loom::checkServedModel(const PlanProblem &problem,
-                                   MLIRContext &context) {
+llvm::Expected<ServedModel> loom::importServedModel(const PlanProblem &problem,
+                                                    MLIRContext &context) {
   Captured captured(context, "");
-  if (importModel(problem.model, {}, &context))
-    return llvm::Error::success();
-  std::string why = captured.errorText(/*withPlaces=*/true);
-  return refusal(why.empty() ? "'" + problem.model + "' cannot be imported"
-                             : why);
-}
-
-bool loom::isDiffusionModel(const PlanProblem &problem, MLIRContext &context) {
-  // (An import that fails is planned again later, with its error shown.)
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
   OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
-  return module && getModel(*module).isDiffusion();
-}
-
-bool loom::isVideoModel(const PlanProblem &problem, MLIRContext &context) {
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
-  OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
-  return module && getModel(*module).isDiffusion() &&
-         getModel(*module).getFrames() > 1;
-}
-
-int64_t loom::fewestKvHeads(const PlanProblem &problem, MLIRContext &context) {
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
-  OwningOpRef<ModuleOp> module = importModel(problem.model, {}, &context);
-  return module ? fewestKvHeads(*module) : 0;
+  if (!module) {
+    std::string why = captured.errorText(/*withPlaces=*/true);
+    return refusal(why.empty() ? "'" + problem.model + "' cannot be imported"
+                               : why);
+  }
+  ServedModel served;
+  served.diffusion = getModel(*module).isDiffusion();
+  served.video = served.diffusion && getModel(*module).getFrames() > 1;
+  served.kvHeads = fewestKvHeads(*module);
+  return served;
 }
 
 int64_t loom::servingKvBatch(int64_t kvHeads, int64_t chips) {
@@ -192,7 +178,12 @@ int64_t loom::servingKvBatch(int64_t kvHeads, int64_t chips) {
 
 int64_t loom::servingKvBatch(const PlanProblem &problem, int64_t chips,
                               MLIRContext &context) {
-  return servingKvBatch(fewestKvHeads(problem, context), chips);
+  llvm::Expected<ServedModel> served = importServedModel(problem, context);
+  if (!served) {
+    llvm::consumeError(served.takeError());
+    return 1;
+  }
+  return servingKvBatch(served->kvHeads, chips);
 }
 
 llvm::Expected<std::unique_ptr<PlannedDenoisingCost>>

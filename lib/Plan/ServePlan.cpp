@@ -85,10 +85,15 @@ ServePlanner::ServePlanner(PlanProblem problem,
       targets(std::move(targets)), price(std::move(price)), context(context) {
   for (const serve::Request &request : this->requests)
     longest = std::max(longest, request.inputTokens + request.outputTokens);
-  diffusion = isDiffusionModel(this->problem, context);
-  video = diffusion && isVideoModel(this->problem, context);
-  if (!diffusion)
-    kvHeads = fewestKvHeads(this->problem, context);
+  // (A model that does not import is planned later, its error shown.)
+  if (llvm::Expected<ServedModel> served =
+          importServedModel(this->problem, context)) {
+    diffusion = served->diffusion;
+    video = served->video;
+    kvHeads = served->kvHeads;
+  } else {
+    llvm::consumeError(served.takeError());
+  }
 }
 
 llvm::Expected<const PlannedDenoisingCost *>

@@ -772,7 +772,8 @@ bool Engine::runReplicasOnce(Replicas found) {
   // links, each link of the first replica's standing for one of each other
   // replica's, no link taken by two replicas.
   llvm::DenseSet<int64_t> taken;
-  replicaLinks.assign(replicas->copies, {});
+  replicaLinks.clear();
+  replicaLinks.resize(replicas->copies);
   llvm::SmallVector<int64_t, 8> path, copy;
   for (const auto &[from, to] : pairs) {
     path.clear();

@@ -271,9 +271,10 @@ static int run(mlir::MLIRContext &context) {
   problem.model = model;
   // The model first: one that does not import is its own error, not a
   // search that finds nothing.
-  if (llvm::Error err = checkServedModel(problem, context))
-    return fail(toString(std::move(err)));
-  bool diffusion = isDiffusionModel(problem, context);
+  llvm::Expected<ServedModel> served = importServedModel(problem, context);
+  if (!served)
+    return fail(toString(served.takeError()));
+  bool diffusion = served->diffusion;
   std::string engineText =
       engine.empty() ? std::string(diffusion ? "maxdiffusion" : "jetstream")
                      : engine.getValue();

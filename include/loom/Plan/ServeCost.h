@@ -131,15 +131,17 @@ private:
   std::string layoutName;
 };
 
-/// Imports `problem`'s model with its default workload: the importer's
-/// error, naming the config file's place, when it cannot be.
-llvm::Error checkServedModel(const PlanProblem &problem,
-                             mlir::MLIRContext &context);
-/// Whether `problem`'s model is a diffusion transformer (imported once;
-/// false when it cannot be imported, whose error planning reports).
-bool isDiffusionModel(const PlanProblem &problem, mlir::MLIRContext &context);
-/// Whether it is a video diffusion transformer (more than one frame).
-bool isVideoModel(const PlanProblem &problem, mlir::MLIRContext &context);
+/// What serving asks of a model before planning it.
+struct ServedModel {
+  /// A diffusion transformer, and one of video (more than one frame).
+  bool diffusion = false, video = false;
+  /// The fewest KV heads of a causal attention (0: none).
+  int64_t kvHeads = 0;
+};
+/// Imports `problem`'s model once, with its default workload: the
+/// importer's error, naming the config file's place, when it cannot be.
+llvm::Expected<ServedModel> importServedModel(const PlanProblem &problem,
+                                              mlir::MLIRContext &context);
 
 /// The kv_batch a serving replica of `chips` tensor-parallel chips runs its
 /// decodes with: with more chips than `problem`'s model has KV heads, each
@@ -150,9 +152,6 @@ int64_t servingKvBatch(const PlanProblem &problem, int64_t chips,
                        mlir::MLIRContext &context);
 /// The same from the model's fewest KV heads of a causal attention.
 int64_t servingKvBatch(int64_t kvHeads, int64_t chips);
-/// `problem`'s fewest KV heads of a causal attention (0: none, or the
-/// model cannot be imported).
-int64_t fewestKvHeads(const PlanProblem &problem, mlir::MLIRContext &context);
 
 } // namespace loom
 
