@@ -46,7 +46,7 @@ std::optional<ServeEngine> loom::parseEngine(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
-std::string ServeConfig::str() const {
+std::string ServeConfig::str(llvm::StringRef unit) const {
   const char *whole = wholeKvCache ? ", whole KV cache" : "";
   switch (engine) {
   case ServeEngine::JetStream:
@@ -61,11 +61,11 @@ std::string ServeConfig::str() const {
                        replicas, chips, decodeReplicas, decodeChips,
                        iciTransfer ? "ICI" : "DCN", whole);
   case ServeEngine::MaxDiffusion:
-    return fmt::format("{} x v5e-{} maxdiffusion, batches of {} image{}",
-                       replicas, chips, images, images == 1 ? "" : "s");
+    return fmt::format("{} x v5e-{} maxdiffusion, batches of {} {}{}",
+                       replicas, chips, images, unit, images == 1 ? "" : "s");
   case ServeEngine::StepBatching:
-    return fmt::format("{} x v5e-{} step batching, {} image{} a step",
-                       replicas, chips, images, images == 1 ? "" : "s");
+    return fmt::format("{} x v5e-{} step batching, {} {}{} a step", replicas,
+                       chips, images, unit, images == 1 ? "" : "s");
   }
   return "";
 }

@@ -112,7 +112,7 @@ void loom::printServeRun(const ServeEvaluation &run,
                       "({} simulated)\n",
                       context.search->considered, context.slo,
                       context.search->simulated);
-  os << "configuration: " << config.str() << " (" << config.totalChips()
+  os << "configuration: " << config.str(context.requestUnit) << " (" << config.totalChips()
      << (config.totalChips() == 1 ? " chip)\n" : " chips)\n");
   os << context.iterations << "\n";
   const serve::ServingMetrics &m = run.metrics;
@@ -366,7 +366,7 @@ constexpr const char *kServeScript = R"js(
 void loom::writeServeHtml(const ServeEvaluation &run,
                           const ServeReportContext &context, raw_ostream &os) {
   std::string title = fmt::format("Loom serving {} on {}", context.model,
-                                  run.config.str());
+                                  run.config.str(context.requestUnit));
   writeHtmlHead(title, os, kServeStyle);
   std::string text;
   {

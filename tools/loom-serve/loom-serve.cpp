@@ -479,7 +479,7 @@ static int run(mlir::MLIRContext &context) {
     config.images = images;
     result = planner.evaluate(config);
     if (!result.failure.empty())
-      return fail(config.str() + ": " + result.failure);
+      return fail(config.str(planner.requestUnit()) + ": " + result.failure);
   }
   ServeReportContext report;
   report.iterations = describeIterations(planner, result.config);

@@ -88,8 +88,9 @@ struct ServeConfig {
                                    ? decodeChips * decodeReplicas
                                    : 0);
   }
-  /// "2 x v5e-8 jetstream, 16 slots".
-  std::string str() const;
+  /// "2 x v5e-8 jetstream, 16 slots"; a diffusion engine's batches in
+  /// `unit`s ("image", or "video" for a video transformer's requests).
+  std::string str(llvm::StringRef unit = "image") const;
 };
 
 /// The `wholeKvCache` of the cost a configuration's prompts are priced
