@@ -186,8 +186,9 @@ public:
         options(options) {}
 
   /// Runs only the first of `found`'s replicas and copies its figures to
-  /// the others (before load): false, changing nothing, unless each moved
-  /// route is the moved links and no two replicas share a link.
+  /// the others (before load): false, changing nothing, unless every route
+  /// the first replica's flows can take has in each other replica a route
+  /// of as many links, link for link, and no link is taken by two.
   bool runReplicasOnce(Replicas found);
   /// Builds the run's state from a schedule that passed checkSchedule.
   void load();

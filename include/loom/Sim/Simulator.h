@@ -139,13 +139,14 @@ struct SimOptions {
   bool checked = false;
   /// Runs every chip, as the reference the tests compare against. By
   /// default, when the chips fall into groups that never meet (no message
-  /// or collective between two), each the first moved by a translation of
-  /// the torus with the same program task for task, whose routes are the
-  /// first's moved and share no link with another group's (data-parallel
-  /// inference replicas), only the first group runs and the others' chips
-  /// and links get its figures, and `events` its count times the groups:
-  /// the run of every chip, each group's events the same, in the same
-  /// order. Not with a trace, nor with host transfers or several slices.
+  /// or collective between two), each running the first's programs task
+  /// for task, chip for chip, every route of the first pairing link for
+  /// link with a route of each other group and no link taken by two
+  /// (data-parallel inference replicas, lib/Sim/Replicas.h), only the
+  /// first group runs and the others' chips and links get its figures,
+  /// and `events` its count times the groups: the run of every chip, each
+  /// group's events the same, in the same order. Not with a trace, nor
+  /// with host transfers or several slices.
   bool everyReplica = false;
 };
 
