@@ -211,6 +211,7 @@ PlannedDenoisingCost::create(const PlanProblem &problem,
     if (module) {
       cost->rows = getModel(*module).getBatch();
       cost->steps = getModel(*module).getSteps();
+      cost->video = getModel(*module).getFrames() > 1;
     }
   }
   if (llvm::Error err = cost->prepare(1, false))
@@ -234,8 +235,9 @@ llvm::Error PlannedDenoisingCost::prepare(int64_t images, bool upTo) {
     options.simulate = Simulation::Never;
     PlanOutcome planned = planAndSimulate(step, layout, context, options);
     if (!planned.failure.empty())
-      return refusal(fmt::format("a step of {} image{}: {}", n,
-                                 n == 1 ? "" : "s", planned.failure));
+      return refusal(fmt::format("a step of {} {}{}: {}", n,
+                                 video ? "video" : "image", n == 1 ? "" : "s",
+                                 planned.failure));
     hostDispatch = planned.calibration.programDispatch;
     seconds[n - 1] = planned.predicted - hostDispatch;
     if (layoutName.empty())

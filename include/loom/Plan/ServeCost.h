@@ -128,6 +128,8 @@ private:
   std::vector<std::optional<double>> seconds;
   double hostDispatch = 0;
   int64_t rows = 1, steps = 1;
+  /// A video transformer's: its requests are videos.
+  bool video = false;
   std::string layoutName;
 };
 
