@@ -155,7 +155,8 @@ void writeRanking(const PlanResult &result, raw_ostream &os) {
   const SearchResult &search = result.search;
   os << fmt::format("<h2>Search</h2>\n<p>{} plan{} fit ({} rejected: too "
                     "little memory or invalid degrees), best first; the "
-                    "simulated time ranks where there is one.</p>\n",
+                    "simulated time ranks where there is one, and plans "
+                    "too large to simulate come last.</p>\n",
                     search.ranked.size(), search.ranked.size() == 1 ? "" : "s",
                     search.rejected);
   os << "<table id=\"ranking\">\n<thead><tr><th>rank</th><th>plan</th>"
