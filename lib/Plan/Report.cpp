@@ -461,7 +461,8 @@ void loom::printSearchTable(const SearchResult &search, raw_ostream &os) {
   os << fmt::format("{} plan{} for {} on {} fit{} ({} rejected: too little "
                     "memory or invalid degrees); {} simulated (the best "
                     "predicted within the simulation budget), ranked by "
-                    "simulated time where there is one:\n",
+                    "simulated time where there is one, plans too large "
+                    "to simulate last:\n",
                     plans.size(), plans.size() == 1 ? "" : "s",
                     plans.front().modelName, plans.front().problem.topology,
                     plans.size() == 1 ? "s" : "", search.rejected,
