@@ -1312,3 +1312,33 @@ TEST(Simulator, BundledStepsReportWhatEveryFlowReportsOnRandomSchedules) {
   // Bundles ran.
   EXPECT_LT(bundled * 2, every);
 }
+
+// Random schedules (messages, rings and lines, all-to-alls, allocations)
+// on two rows of a 16 x 16 torus, copied two rows down as a second
+// replica: run once for both, every figure is the run of every chip's.
+TEST(Simulator, ReplicasOfRandomSchedulesRunOnceToTheBit) {
+  int once = 0;
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    Schedule s = randomSchedule(seed);
+    for (int64_t chip = 0; chip < 32; ++chip) {
+      std::vector<Task> copy = s.chips[chip].tasks;
+      for (Task &task : copy) {
+        if (task.kind == TaskKind::Send || task.kind == TaskKind::Recv)
+          task.peer += 32;
+        if (task.kind == TaskKind::Collective) {
+          ChipGroup moved;
+          for (int64_t member : task.group)
+            moved.push_back(member + 32);
+          task.group = moved;
+        }
+        task.tag += 100000;
+      }
+      s.chips[32 + chip].tasks = std::move(copy);
+    }
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    auto [run, whole] = bothWays(s);
+    once += run.replicas == 2;
+  }
+  // (A run that overflows HBM runs again whole.)
+  EXPECT_GT(once, 30);
+}
