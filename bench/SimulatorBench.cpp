@@ -19,6 +19,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <tuple>
+
 using namespace loom;
 
 int main(int argc, char **argv) {
@@ -57,14 +59,21 @@ int main(int argc, char **argv) {
       benchmark::DoNotOptimize(schedule->chips.data());
     }
   })->Unit(benchmark::kMillisecond);
-  // Ring and line steps as bundles (the default), and every flow on its
-  // own (the reference, SimOptions::everyFlow).
-  for (bool everyFlow : {false, true}) {
-    auto simulate = [&, everyFlow](benchmark::State &state) {
+  // Every chip run: ring and line steps as bundles (the default), and
+  // every flow on its own (the reference, SimOptions::everyFlow); then
+  // data-parallel replicas run once for all (the default).
+  for (auto [name, everyFlow, everyReplica] :
+       {std::make_tuple("Simulate", false, true),
+        std::make_tuple("SimulateEveryFlow", true, true),
+        std::make_tuple("SimulateReplicasOnce", false, false)}) {
+    sim::SimOptions options;
+    options.everyFlow = everyFlow;
+    options.everyReplica = everyReplica;
+    auto simulate = [&, options](benchmark::State &state) {
       uint64_t events = 0;
       for (auto _ : state) {
         llvm::Expected<sim::SimResult> result = sim::simulate(
-            *target, *parsed, /*recordTrace=*/false, 0, {everyFlow});
+            *target, *parsed, /*recordTrace=*/false, 0, options);
         if (!result || !result->failure.empty()) {
           llvm::consumeError(result.takeError());
           state.SkipWithError("the simulation failed");
@@ -76,8 +85,7 @@ int main(int argc, char **argv) {
       state.counters["events/s"] = benchmark::Counter(
           double(events), benchmark::Counter::kIsIterationInvariantRate);
     };
-    benchmark::RegisterBenchmark(everyFlow ? "SimulateEveryFlow" : "Simulate",
-                                 simulate)
+    benchmark::RegisterBenchmark(name, simulate)
         ->Unit(benchmark::kMillisecond);
   }
   benchmark::RunSpecifiedBenchmarks();

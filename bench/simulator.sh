@@ -7,14 +7,16 @@
 # (median of 3) and, as the ratio the noisy machine allows, that run
 # against the read measured in the same run; then the simulation with
 # every flow of the ring and line steps on its own (SimOptions::everyFlow)
-# and its ratio to the bundled one.
+# and its ratio to the bundled one; all of these run every chip
+# (SimOptions::everyReplica). Last, the simulation as loom-sim runs it, its
+# data-parallel replicas run once for all, and its ratio to every chip's.
 # Usage: bench/simulator.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 ninja -C "${1:-$here/../build}" loom-bench-simulator >/dev/null
 
-printf "%-8s %9s %9s %9s %9s %12s %9s %8s %9s %8s\n" slice tasks events "read s" "sim s" "events/s" "run s" "x read" "flows s" "x sim"
+printf "%-8s %9s %9s %9s %9s %12s %9s %8s %9s %8s %9s %8s\n" slice tasks events "read s" "sim s" "events/s" "run s" "x read" "flows s" "x sim" "once s" "x sim"
 for slice in v5e-16 v5e-256; do
   dp=$(( ${slice#v5e-} / 16 ))
   "$bin/loom-import" llama-65b --target "$slice" |
@@ -32,8 +34,10 @@ rows = {b["run_name"]: b for b in json.load(open(path))["benchmarks"]
         if b.get("aggregate_name") == "median"}
 read, sim = rows["Read"]["real_time"] / 1e3, rows["Simulate"]["real_time"] / 1e3
 every = rows["SimulateEveryFlow"]["real_time"] / 1e3
-print("%-8s %9d %9d %9.3f %9.3f %12.0f %9.2f %8.2f %9.3f %8.1f" % (
+once = rows["SimulateReplicasOnce"]["real_time"] / 1e3
+print("%-8s %9d %9d %9.3f %9.3f %12.0f %9.2f %8.2f %9.3f %8.1f %9.3f %8.2f" % (
     slice_, tasks, rows["Simulate"]["events"], read, sim,
-    rows["Simulate"]["events/s"], run, run / read, every, every / sim))
+    rows["Simulate"]["events/s"], run, run / read, every, every / sim,
+    once, once / sim))
 PY
 done
