@@ -6,8 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Analysis/LayerSliceCost.h"
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/MoE.h"
+#include "loom/Hardware/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -175,6 +177,72 @@ TEST_F(MoECostTest, Int8LatentCacheAndProjection) {
   EXPECT_EQ(op.getParameterBytes(), 32 * 2 + 32 * 4 * 32);
   EXPECT_EQ(op.getBytesRead(),
             2 * 96 * 2 + 2 * 40 * 2 + (32 * 2 + 32 * 4 * 32) + 2 * 128 * 40);
+}
+
+/// The works one chip runs for `op` alone on a slice of `length` tokens
+/// after `context` (LayerSliceCost on v5e, MXU tile 128).
+static SmallVector<SliceWork> sliceWorks(CostOpInterface op, int64_t tokens,
+                                         int64_t length, int64_t context) {
+  static CostModel model(*lookupTarget("tpu-v5e"));
+  Operation *ops[] = {op.getOperation()};
+  LayerSliceCost cost(ops, model, {}, tokens);
+  SmallVector<SliceWork> works;
+  cost.forEachWork(length, context,
+                   [&](const SliceWork &work) { works.push_back(work); });
+  return works;
+}
+
+// A slice of fewer tokens touches fewer experts: a decode token of a batch
+// planned for 2048 reads its 2 experts' weights, not all 8.
+TEST_F(MoECostTest, ASliceReadsTheExpertsItsTokensTouch) {
+  CostOpInterface op = experts(4096, 2048);
+  SmallVector<SliceWork> whole = sliceWorks(op, 2048, 2048, 0);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_DOUBLE_EQ(whole[0].fixedBytes, 8.0 * kExpertBytes);
+  SmallVector<SliceWork> one = sliceWorks(op, 2048, 1, 2047);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_NEAR(one[0].fixedBytes, 2.0 * kExpertBytes, 1e-6);
+  // The rows follow the slice: 2 of 4096 rows of 64 bf16 elements, read
+  // and written.
+  EXPECT_NEAR(one[0].bytes - one[0].fixedBytes, 2 * 2 * 64 * 2, 1e-6);
+  EXPECT_DOUBLE_EQ(touchedExperts(8, 2, 8, 16), 8 * (1 - std::pow(0.75, 16)));
+}
+
+// Multi-head latent attention runs as two kernels: kv_b_proj, then
+// attention. Dimensions that pad differently on the 128-wide MXU: nope +
+// rope 192 -> 256, v 128, rank + rope 320 -> 384, rank 256.
+TEST_F(MoECostTest, LatentAttentionSlicesDecompressOrAbsorb) {
+  CostOpInterface op = parseOp(R"(
+    (%q: tensor<1x8x384xbf16>, %c: tensor<1x8x320xbf16>) {
+      %a = loom.latent_attention %q, %c {heads = 2, kv_lora_rank = 256, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128, causal} : tensor<1x8x384xbf16>, tensor<1x8x320xbf16> -> tensor<1x8x256xbf16>
+      return
+    })", "loom.latent_attention");
+  double kvbProj = 256.0 * 2 * 256 * 2;  // kv_b_proj's bytes
+  double latentToken = 320.0 * 2;        // a cached token's latent
+  // The prompt: K and V decompressed for its 8 tokens (2 x 256 x 512 each),
+  // then 36 causal pairs per head over K of 256 and V of 128 columns.
+  SmallVector<SliceWork> prompt = sliceWorks(op, 8, 8, 0);
+  ASSERT_EQ(prompt.size(), 2u);
+  EXPECT_DOUBLE_EQ(prompt[0].flops, 2.0 * 8 * 256 * 512);
+  EXPECT_DOUBLE_EQ(prompt[0].fixedBytes, kvbProj + 256 * 2);
+  EXPECT_DOUBLE_EQ(prompt[1].flops, 2.0 * 2 * 36 * (256 + 128));
+  // Its second half after the first: 4 x 4 + 10 pairs, and the first
+  // half's K and V decompressed again from the cached latent.
+  SmallVector<SliceWork> half = sliceWorks(op, 8, 4, 4);
+  ASSERT_EQ(half.size(), 2u);
+  EXPECT_DOUBLE_EQ(half[0].flops, 2.0 * 4 * 256 * 512);
+  EXPECT_DOUBLE_EQ(half[1].flops,
+                   2.0 * 2 * 26 * (256 + 128) + 4 * 2.0 * 256 * 512);
+  // A decode token after 100: absorbed, 101 pairs per head over the latent
+  // (scores 384, values 256 columns), reading the cached latent once for
+  // both heads and writing its own.
+  SmallVector<SliceWork> decode = sliceWorks(op, 8, 1, 100);
+  ASSERT_EQ(decode.size(), 2u);
+  EXPECT_DOUBLE_EQ(decode[1].flops, 2.0 * 2 * 101 * (384 + 256));
+  double tensors = (384.0 + 320 + 256) * 2; // q, latent, result: a token's
+  // (The new latent read as written, then stored in the cache.)
+  EXPECT_DOUBLE_EQ(decode[1].bytes,
+                   tensors + 100 * latentToken + 2 * latentToken);
 }
 
 } // namespace

@@ -86,63 +86,86 @@ struct ServeCost : public ::testing::Test {
   MLIRContext context;
 };
 
-TEST_F(ServeCost, PrefillAndDecodeAgreeWithTheSimulatedStep) {
-  for (int64_t tp : {1, 4}) {
-    auto cost = PlannedIterationCost::create(problem("llama-7b", tp),
-                                             layout(tp), 2048, context);
-    ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
-    for (int64_t tokens : {128, 512, 2048}) {
-      ImportOptions import;
-      import.batch = 1;
-      import.seqLen = tokens;
-      double sim = simulated("llama-7b", tp, import);
-      double priced = (*cost)->prefill(tokens);
-      EXPECT_NEAR(priced / sim, 1.0, 0.02)
-          << "prefill of " << tokens << " on tp " << tp << ": " << priced
-          << " s against " << sim;
-    }
-    // (Batches whose caches fit one chip's HBM beside the weights with tp
-    // 1, larger with tp 4; contexts within the model's 2048 positions.)
-    auto decodes = tp == 1 ? std::vector<std::pair<int64_t, int64_t>>{{1, 2000},
-                                                                      {8, 512}}
-                           : std::vector<std::pair<int64_t, int64_t>>{
-                                 {8, 512}, {32, 1024}, {32, 2000}};
-    for (auto [batch, context] : decodes) {
-      ImportOptions import;
-      import.mode = ImportOptions::Mode::Decode;
-      import.batch = batch;
-      import.seqLen = context;
-      double sim = simulated("llama-7b", tp, import);
-      serve::Batch step;
-      step.decodeContexts.assign(batch, context);
-      double priced = (*cost)->iteration(step);
-      EXPECT_NEAR(priced / sim, 1.0, 0.02)
-          << "decode of " << batch << " at " << context << " on tp " << tp
-          << ": " << priced << " s against " << sim;
-    }
-    // A prompt chunk after cached context (a chunked engine's prefill
-    // chunk): loom-sim's run of the prompt cut into the context and the
-    // chunk as two TeraPipe slices on one stage, less its run of the
-    // context alone.
-    for (auto [before, chunk] : {std::pair<int64_t, int64_t>{1536, 512},
-                                 {1024, 256}}) {
-      PlanProblem p = problem("llama-7b", tp);
-      p.import.batch = 1;
-      p.import.seqLen = before + chunk;
-      ParallelLayout sliced = layout(tp);
-      sliced.slices = SliceSpec::lengths({before, chunk});
-      double both = simulatedPlan(p, sliced);
-      p.import.seqLen = before;
-      sliced.slices = SliceSpec::count(1);
-      double sim = both - simulatedPlan(p, sliced);
-      serve::Batch step;
-      step.prefills.push_back({chunk, before});
-      double priced = (*cost)->iteration(step) - (*cost)->getDispatch();
-      EXPECT_NEAR(priced / sim, 1.0, 0.02)
-          << "a chunk of " << chunk << " after " << before << " on tp " << tp
-          << ": " << priced << " s against " << sim;
-    }
+using Decode = std::pair<int64_t, int64_t>; // sequences, context
+using Chunk = std::pair<int64_t, int64_t>;  // context, chunk
+
+/// `model`'s serving iterations on one replica of tp chips, as the engines
+/// price them, against loom-sim's run of the same step: prompts alone,
+/// decode batches, and prompt chunks after cached context (loom-sim's run
+/// of the prompt cut into the context and the chunk as two TeraPipe slices
+/// on one stage, less its run of the context alone).
+static void expectIterationsAgree(ServeCost &test, const char *model,
+                                  int64_t tp, ArrayRef<int64_t> prompts,
+                                  ArrayRef<Decode> decodes,
+                                  ArrayRef<Chunk> chunks) {
+  int64_t longest = 0;
+  for (int64_t tokens : prompts)
+    longest = std::max(longest, tokens);
+  auto cost = PlannedIterationCost::create(test.problem(model, tp),
+                                           test.layout(tp), longest,
+                                           test.context);
+  ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+  for (int64_t tokens : prompts) {
+    ImportOptions import;
+    import.batch = 1;
+    import.seqLen = tokens;
+    double sim = test.simulated(model, tp, import);
+    double priced = (*cost)->prefill(tokens);
+    EXPECT_NEAR(priced / sim, 1.0, 0.02)
+        << model << ": prefill of " << tokens << " on tp " << tp << ": "
+        << priced << " s against " << sim;
   }
+  for (auto [batch, context] : decodes) {
+    ImportOptions import;
+    import.mode = ImportOptions::Mode::Decode;
+    import.batch = batch;
+    import.seqLen = context;
+    double sim = test.simulated(model, tp, import);
+    serve::Batch step;
+    step.decodeContexts.assign(batch, context);
+    double priced = (*cost)->iteration(step);
+    EXPECT_NEAR(priced / sim, 1.0, 0.02)
+        << model << ": decode of " << batch << " at " << context << " on tp "
+        << tp << ": " << priced << " s against " << sim;
+  }
+  for (auto [before, chunk] : chunks) {
+    PlanProblem p = test.problem(model, tp);
+    p.import.batch = 1;
+    p.import.seqLen = before + chunk;
+    ParallelLayout sliced = test.layout(tp);
+    sliced.slices = SliceSpec::lengths({before, chunk});
+    double both = test.simulatedPlan(p, sliced);
+    p.import.seqLen = before;
+    sliced.slices = SliceSpec::count(1);
+    double sim = both - test.simulatedPlan(p, sliced);
+    serve::Batch step;
+    step.prefills.push_back({chunk, before});
+    double priced = (*cost)->iteration(step) - (*cost)->getDispatch();
+    EXPECT_NEAR(priced / sim, 1.0, 0.02)
+        << model << ": a chunk of " << chunk << " after " << before
+        << " on tp " << tp << ": " << priced << " s against " << sim;
+  }
+}
+
+TEST_F(ServeCost, PrefillAndDecodeAgreeWithTheSimulatedStep) {
+  // (Batches whose caches fit one chip's HBM beside the weights with tp
+  // 1, larger with tp 4; contexts within the model's 2048 positions.)
+  expectIterationsAgree(*this, "llama-7b", 1, {128, 512, 2048},
+                        {{1, 2000}, {8, 512}}, {{1536, 512}, {1024, 256}});
+  expectIterationsAgree(*this, "llama-7b", 4, {128, 512, 2048},
+                        {{8, 512}, {32, 1024}, {32, 2000}},
+                        {{1536, 512}, {1024, 256}});
+}
+
+// Multi-head latent attention (DeepSeek-V3, the latent whole on every chip
+// under tensor parallelism): prompts attend over K and V decompressed from
+// the latent, decodes over the cached latent with kv_b_proj absorbed, and a
+// chunk after context decompresses the context's latent first. Its routed
+// experts read the weights of those a step's tokens touch: few for a small
+// decode batch.
+TEST_F(ServeCost, LatentAttentionIterationsAgreeWithTheSimulatedStep) {
+  expectIterationsAgree(*this, "deepseek-v3", 128, {512, 2048},
+                        {{32, 576}, {16, 2048}}, {{1536, 512}});
 }
 
 // With each KV head's cache split by batch (Llama 3 70B's 8 KV heads on 16

@@ -106,6 +106,8 @@ def Loom_MoEExpertsOp : Loom_Op<"moe_experts", [AllTypesMatch<["input", "result"
     int64_t getLocalExperts() { return getExperts() / getEp(); }
     /// Expected experts of this chip that one pass touches (not rounded).
     double getTouchedExperts();
+    /// Bytes of one expert's weights (gate, up and down) on this chip.
+    double getExpertBytes();
     /// Bytes per weight element: weight_type's, else the input's.
     int64_t getWeightElementBytes();
   }];
@@ -127,7 +129,7 @@ def Loom_MoECombineOp : Loom_Op<"moe_combine", [], [],
 
 def Loom_LatentAttentionOp : Loom_Op<"latent_attention", [],
     ["getParameterCount", "getParameterBytes", "getBytesRead",
-     "getKVCacheBytes", "getPaddedFlops"],
+     "getKVCacheBytes", "getPaddedFlops", "getSliceTerms"],
     ["whyNotShardable", "applyShardingRule", "getShardingRule"]> {
   let summary = "Multi-head latent attention (DeepSeek-V2/V3)";
   let description = [{
@@ -164,6 +166,13 @@ def Loom_LatentAttentionOp : Loom_Op<"latent_attention", [],
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     int64_t getScorePairs();
+    /// kv_b_proj's FLOPs over the op's tokens, each dimension padded to
+    /// `tile`: decompressing K and V (no cached tokens), else absorbed into
+    /// the query and the output.
+    int64_t getProjectionFlops(int64_t tile);
+    /// FLOPs per query/key pair of a sequence over the batch and heads:
+    /// over the decompressed K and V, or (`absorbed`) over the latent.
+    int64_t getPairFlops(bool absorbed, int64_t tile);
     /// Bytes per element of kv_b_proj: weight_type's, else the latent's.
     int64_t getWeightElementBytes();
     /// Bytes per element of the cached latent: kv_type's, else the latent's.

@@ -3,6 +3,7 @@
 #include "loom/Analysis/LayerSliceCost.h"
 
 #include "loom/Analysis/CollectiveMatmul.h"
+#include "loom/Dialect/Loom/MoE.h"
 #include "loom/Dialect/Loom/ModelCost.h"
 #include "loom/Hardware/RingTiming.h"
 
@@ -224,8 +225,11 @@ SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
                    cacheWrite;
       break;
     }
-    work.flops = term.pairFlops * pairs * share;
     if (decode) {
+      // (Latent attention attends over the cached latent itself.)
+      work.flops = (term.absorbedPairFlops > 0 ? term.absorbedPairFlops
+                                               : term.pairFlops) *
+                   pairs * share;
       work.bytes = term.tokenBytes * fraction +
                    term.contextBytes * seen * share + cacheWrite;
       work.vectorOps = term.batchHeads * share * pairs * kFlashScoreOps;
@@ -235,9 +239,16 @@ SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
     FlashAttentionWork flash = flashAttentionWork(
         batchHeads, term.headDim, length, before, 0, /*causal=*/true,
         term.window, term.kvElementBytes);
+    work.flops = term.pairFlops * pairs * share;
     work.bytes = term.queryBytes * fraction + flash.kvBytes;
     work.vectorOps = flash.vectorOps;
     work.steps = std::llround(flash.steps);
+    if (term.contextFlops > 0) {
+      // Latent attention: the context's K and V decompressed from its
+      // cached latent before the prompt slice attends to them.
+      work.flops += term.contextFlops * seen * share;
+      work.bytes += term.contextBytes * seen * share;
+    }
     break;
   }
   case Term::Kind::Compute:
@@ -247,7 +258,13 @@ SliceWork LayerSliceCost::workOf(const Term &term, int64_t length,
     // A flash kernel's grid shrinks with the slice's query blocks.
     work.steps = std::max<int64_t>(
         std::llround(term.scales ? term.steps * fraction : term.steps), 1);
-    work.bytes = term.fixedBytes + term.tokenBytes * fraction;
+    if (term.experts.held > 0) {
+      // Routed experts: the weights of those the slice's tokens touch.
+      const ExpertReads &e = term.experts;
+      work.fixedBytes = e.bytesEach * touchedExperts(e.held, e.topK, e.experts,
+                                                     e.tokens * fraction);
+    }
+    work.bytes = work.fixedBytes + term.tokenBytes * fraction;
     if (!term.scales)
       work.fixedBytes = work.bytes;
     work.ringSteps = term.ringSteps;
@@ -445,8 +462,10 @@ bool LayerSliceCost::pricesAs(const LayerSliceCost &other) const {
                            t.elementBits, t.collective, t.sequenceGroup,
                            t.subAxis, t.blockRanks, t.batchShards,
                            t.materialized, t.decodeQueryRows, t.newKVBytes,
-                           t.ringSteps,
-                           t.ringBytes, t.pairNext);
+                           t.ringSteps, t.ringBytes, t.absorbedPairFlops,
+                           t.contextFlops, t.experts.held, t.experts.topK,
+                           t.experts.experts, t.experts.tokens,
+                           t.experts.bytesEach, t.pairNext);
   };
   return &model == &other.model && tokens == other.tokens &&
          share == other.share && decompose == other.decompose &&

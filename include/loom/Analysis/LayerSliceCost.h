@@ -23,6 +23,8 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <vector>
+
 namespace loom {
 
 /// The tasks one rank runs for `work`, as the lowering emits them: a
@@ -165,7 +167,7 @@ private:
   int64_t tokens;
   /// The share of the batch a slice holds: 1 / microbatches.
   double share;
-  llvm::SmallVector<Term> terms;
+  std::vector<Term> terms;
   /// The compute term (kernel) each op placed so far runs in.
   llvm::DenseMap<mlir::Operation *, size_t> kernelOf;
   bool decompose = false;

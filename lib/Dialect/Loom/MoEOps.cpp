@@ -164,10 +164,20 @@ LogicalResult MoEExpertsOp::verify() {
   return success();
 }
 
+double loom::touchedExperts(double held, int64_t topK, int64_t experts,
+                            double tokens) {
+  double miss = 1.0 - double(topK) / double(experts);
+  return held * (1.0 - std::pow(miss, tokens));
+}
+
 double MoEExpertsOp::getTouchedExperts() {
-  double miss = 1.0 - double(getTopK()) / double(getExperts());
-  return double(getLocalExperts()) *
-         (1.0 - std::pow(miss, double(getTokens())));
+  return touchedExperts(double(getLocalExperts()), getTopK(), getExperts(),
+                        double(getTokens()));
+}
+
+double MoEExpertsOp::getExpertBytes() {
+  return 3.0 * double(shapeOf(getInput())[2]) * double(getExpertInter()) *
+         double(getWeightElementBytes());
 }
 
 // Per row: gate and up (2 x 2 hidden inter), down (2 inter hidden) and the
@@ -208,10 +218,7 @@ unsigned MoEExpertsOp::getComputeBits() {
 
 // The rows, and the weights of the experts a pass touches (in expectation).
 int64_t MoEExpertsOp::getBytesRead() {
-  int64_t hidden = shapeOf(getInput())[2];
-  double perExpert = 3.0 * double(hidden) * double(getExpertInter()) *
-                     double(getWeightElementBytes());
-  double weights = std::min(getTouchedExperts() * perExpert,
+  double weights = std::min(getTouchedExperts() * getExpertBytes(),
                             double(getParameterBytes()));
   return (Count(getTensorBytes(getInput().getType())) +
           static_cast<int64_t>(std::llround(weights)))
@@ -309,23 +316,36 @@ int64_t LatentAttentionOp::getScorePairs() {
 // kv_b_proj into the query (nope x rank) and the output (rank x v) and
 // attends over the latent: scores over rank + rope, values over rank
 // (DeepSeek-V2 section 2.1.2).
-static int64_t latentFlops(LatentAttentionOp op, int64_t tile) {
-  ArrayRef<int64_t> q = shapeOf(op.getQ());
+int64_t LatentAttentionOp::getProjectionFlops(int64_t tile) {
+  ArrayRef<int64_t> q = shapeOf(getQ());
   Count tokens = Count(q[0]) * q[1];
-  int64_t heads = op.getHeads(), rank = op.getKvLoraRank(),
-          rope = op.getQkRopeHeadDim(), nope = op.getQkNopeHeadDim(),
-          v = op.getVHeadDim();
-  Count perPair = Count(2) * q[0] * heads;
-  int64_t pairs = op.getScorePairs();
-  if (op.getCached() == 0)
-    return (Count(2) * tokens * padTo(rank, tile) *
-                padTo((Count(heads) * (Count(nope) + v)).get(), tile) +
-            perPair * pairs * (Count(padTo(nope + rope, tile)) + padTo(v, tile)))
+  int64_t heads = getHeads(), rank = padTo(getKvLoraRank(), tile),
+          nope = getQkNopeHeadDim(), v = getVHeadDim();
+  if (getCached() == 0)
+    return (Count(2) * tokens * rank *
+            padTo((Count(heads) * (Count(nope) + v)).get(), tile))
         .get();
-  return (Count(2) * tokens * heads * padTo(nope, tile) * padTo(rank, tile) +
-          Count(2) * tokens * heads * padTo(rank, tile) * padTo(v, tile) +
-          perPair * pairs *
-              (Count(padTo(rank + rope, tile)) + padTo(rank, tile)))
+  return (Count(2) * tokens * heads * rank *
+          (Count(padTo(nope, tile)) + padTo(v, tile)))
+      .get();
+}
+
+int64_t LatentAttentionOp::getPairFlops(bool absorbed, int64_t tile) {
+  int64_t rank = getKvLoraRank(), rope = getQkRopeHeadDim();
+  Count perPair = Count(2) * shapeOf(getQ())[0] * getHeads();
+  if (absorbed)
+    return (perPair *
+            (Count(padTo(rank + rope, tile)) + padTo(rank, tile)))
+        .get();
+  return (perPair * (Count(padTo(getQkNopeHeadDim() + rope, tile)) +
+                     padTo(getVHeadDim(), tile)))
+      .get();
+}
+
+static int64_t latentFlops(LatentAttentionOp op, int64_t tile) {
+  return (Count(op.getProjectionFlops(tile)) +
+          Count(op.getPairFlops(op.getCached() > 0, tile)) *
+              op.getScorePairs())
       .get();
 }
 int64_t LatentAttentionOp::getFlops() { return latentFlops(*this, 1); }

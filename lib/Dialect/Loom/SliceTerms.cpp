@@ -94,10 +94,14 @@ void GatherWeightsOp::getSliceTerms(const CostModel &,
 
 void MoEExpertsOp::getSliceTerms(const CostModel &model,
                                  SmallVectorImpl<SliceTerm> &terms) {
-  // Routed experts: only the weights of the experts a pass touches are read.
-  terms.push_back(getComputeSliceTerm(
+  // Routed experts: only the weights of the experts a pass touches are read,
+  // fewer when a slice routes fewer tokens.
+  SliceTerm term = getComputeSliceTerm(
       *this, model,
-      getBytesRead() - double(getTensorBytes(getOperation()->getOperandTypes()))));
+      getBytesRead() - double(getTensorBytes(getOperation()->getOperandTypes())));
+  term.experts = {double(getLocalExperts()), getTopK(), getExperts(),
+                  double(getTokens()), getExpertBytes()};
+  terms.push_back(term);
 }
 
 void EmbedOp::getSliceTerms(const CostModel &model,
@@ -204,5 +208,54 @@ void RingAttentionOp::getSliceTerms(const CostModel &model,
   term.kvElementBytes = elementBytes;
   term.queryBytes = getTensorBytes(getQ().getType()) +
                     getTensorBytes(getResult().getType());
+  terms.push_back(term);
+}
+
+void LatentAttentionOp::getSliceTerms(const CostModel &model,
+                                      SmallVectorImpl<SliceTerm> &terms) {
+  // Two kernels, as DeepSeek's inference runs them (DeepSeek-V2, arXiv
+  // 2405.04434, section 2.1.2; deepseek-ai/DeepSeek-V3 inference/model.py,
+  // MLA.forward): kv_b_proj over the slice's tokens (K and V decompressed,
+  // or absorbed into the query and the output), then attention.
+  int64_t tile = model.getTarget().mxuTile;
+  ArrayRef<int64_t> q = cast<RankedTensorType>(getQ().getType()).getShape();
+  int64_t batch = q[0], tokens = batch * q[1], heads = getHeads();
+  int64_t rank = getKvLoraRank(), rope = getQkRopeHeadDim(),
+          nope = getQkNopeHeadDim(), v = getVHeadDim();
+  int64_t elementBytes = getElementBytes(getLatent().getType());
+  SliceTerm projection = baseTerm(*this, SliceTerm::Kind::Compute);
+  projection.flops = double(getProjectionFlops(tile));
+  projection.fixedBytes = double(getParameterBytes());
+  // What the projection writes for attention to read: the decompressed
+  // K (no rope) and V; absorbed, the query in the latent's space and
+  // attention's output in it, each written and read back.
+  projection.tokenBytes =
+      getCached() == 0
+          ? double(tokens) * (rank + double(heads) * (nope + v)) * elementBytes
+          : double(tokens) * 4.0 * double(heads) * rank * elementBytes;
+  terms.push_back(projection);
+
+  // Attention: a prompt's flash kernel over the decompressed K (nope +
+  // rope) and V of each head; a decode's over the cached latent, once for
+  // every head (scores over rank + rope, values over rank). The cache holds
+  // the latent; a prompt slice after context decompresses the context's
+  // latent first (vLLM's MLA chunked prefill: vllm/attention/backends/mla/
+  // common.py, the prefill's context up-projected with kv_b_proj).
+  SliceTerm term = baseTerm(*this, SliceTerm::Kind::CausalAttention);
+  term.pairFlops = double(getPairFlops(/*absorbed=*/false, tile));
+  term.absorbedPairFlops = double(getPairFlops(/*absorbed=*/true, tile));
+  term.contextFlops = 2.0 * double(batch) * double(model.padToMXU(rank)) *
+                      double(model.padToMXU(heads * (nope + v)));
+  term.contextBytes = double(batch) * double(rank + rope) * getKVElementBytes();
+  term.cached = getCached();
+  term.batchHeads = batch * heads;
+  // (A K block of nope + rope and a V block of v columns: their mean.)
+  term.headDim = (model.padToMXU(nope + rope) + model.padToMXU(v)) / 2;
+  term.kvElementBytes = elementBytes;
+  term.queryBytes = getTensorBytes(getQ().getType()) +
+                    getTensorBytes(getResult().getType());
+  term.tokenBytes = getTensorBytes(getOperation()->getOperandTypes()) +
+                    getTensorBytes(getOperation()->getResultTypes());
+  term.newKVBytes = getTensorBytes(getLatent().getType());
   terms.push_back(term);
 }

@@ -2,7 +2,8 @@
 //
 // How many token copies the busiest chip of an expert-parallel group
 // receives, shared by loom-shard-experts (which sizes the dispatch buffer)
-// and its tests.
+// and its tests; how many of its experts a pass touches, shared by the
+// experts' cost and the slice cost of a pass over fewer tokens.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,12 @@ namespace loom {
 /// `tokens * topK` rows whatever the imbalance.
 double busiestChipRows(int64_t tokens, int64_t topK, int64_t experts,
                        int64_t ep, double imbalance);
+
+/// Expected experts touched, of `held`, when `tokens` tokens (not
+/// necessarily whole: a slice's share) are routed uniformly to `topK` of
+/// `experts`: each misses one token with probability 1 - topK / experts.
+double touchedExperts(double held, int64_t topK, int64_t experts,
+                      double tokens);
 
 } // namespace loom
 

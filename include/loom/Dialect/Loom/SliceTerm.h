@@ -7,7 +7,8 @@
 //   Compute          token-wise work and traffic in proportion to the slice,
 //                    per-sample work (`scales` off) whole in every slice;
 //   CausalAttention  per query/key pair the slice visits, plus the cached K/V
-//                    of its context (flash or materialised, decode or not);
+//                    of its context (flash or materialised, decode or not;
+//                    latent attention's context decompressed or absorbed);
 //   Collective       its token bytes in proportion, its other bytes whole;
 //   WeightGather     no task of its own: bytes gathered before the layer.
 //
@@ -29,6 +30,15 @@ class Operation;
 namespace loom {
 
 class CostModel;
+
+/// Routed experts' weights as a pass reads them: those of the experts its
+/// tokens touch (loom::touchedExperts), fewer for a slice of fewer tokens.
+struct ExpertReads {
+  double held = 0;       ///< experts this chip holds (0: not routed experts)
+  int64_t topK = 0, experts = 0;
+  double tokens = 0;     ///< tokens a pass of the full sequence routes
+  double bytesEach = 0;  ///< one expert's weights
+};
 
 /// One term of an op's cost at the full sequence, and how it scales.
 struct SliceTerm {
@@ -63,6 +73,11 @@ struct SliceTerm {
                              ///< sequences' attention
   int64_t ringSteps = 0;     ///< ring attention: the sp group's chips
   double ringBytes = 0;      ///< ring attention: K/V block per step
+  double absorbedPairFlops = 0; ///< latent: FLOPs per pair of a decode,
+                                ///< its projections absorbed (0: pairFlops)
+  double contextFlops = 0;   ///< latent: FLOPs per context token a prompt
+                             ///< slice spends decompressing its K and V
+  ExpertReads experts;       ///< compute: fixedBytes are routed experts'
 };
 
 /// The terms of an op without a law of its own: a collective's bytes (token
