@@ -3,7 +3,7 @@
 // bench/serve_cost.sh: each iteration time PlannedIterationCost gives (the
 // cost model for the replica's layout) beside loom-sim's simulation of the
 // same step planned on its own by loom-plan, for pure prefill and decode
-// batches; then the time to simulate 10,000 requests with those costs.
+// batches and prompt chunks after context; then the time to simulate 10,000 requests with those costs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +43,8 @@ int main() {
       {"llama3.1-70b", 16, true, 32, 2000},
       {"llama-7b", 4, false, 1, 512, 1536},
       {"llama-7b", 1, false, 1, 256, 1024},
+      {"mixtral-8x7b", 8, true, 8, 1024},  {"deepseek-v3", 128, false, 1, 2048},
+      {"deepseek-v3", 128, true, 32, 576}, {"deepseek-v3", 128, false, 1, 512, 1536},
   };
   std::printf("%-13s %-8s %-32s %12s %12s %8s\n", "model", "slice", "step",
               "cost ms", "loom-sim ms", "ratio");
