@@ -3,7 +3,7 @@
 // bench/serve_cost.sh: each iteration time PlannedIterationCost gives (the
 // cost model for the replica's layout) beside loom-sim's simulation of the
 // same step planned on its own by loom-plan, for pure prefill and decode
-// batches and prompt chunks after context; then the time to simulate 10,000 requests with those costs.
+// batches, prompt chunks after context and chunks beside decodes; then the time to simulate 10,000 requests with those costs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +46,7 @@ int main() {
       {"mixtral-8x7b", 8, true, 8, 1024},  {"deepseek-v3", 128, false, 1, 2048},
       {"deepseek-v3", 128, true, 32, 576}, {"deepseek-v3", 128, false, 1, 512, 1536},
   };
-  std::printf("%-13s %-8s %-32s %12s %12s %8s\n", "model", "slice", "step",
+  std::printf("%-13s %-8s %-40s %12s %12s %8s\n", "model", "slice", "step",
               "cost ms", "loom-sim ms", "ratio");
   for (const Step &s : steps) {
     PlanProblem problem;
@@ -106,7 +106,7 @@ int main() {
         : s.context > 0
             ? fmt::format("chunk {} after {}", s.tokens, s.context)
             : fmt::format("prefill {} tokens", s.tokens);
-    std::printf("%-13s %-8s %-32s %12.3f %12.3f %8.3f\n", s.model,
+    std::printf("%-13s %-8s %-40s %12.3f %12.3f %8.3f\n", s.model,
                 problem.topology.c_str(), step.c_str(), priced * 1e3,
                 simulated * 1e3, priced / simulated);
   }
@@ -141,10 +141,50 @@ int main() {
     double priced = (*cost)->step(d.images) + (*cost)->dispatch();
     std::string step = fmt::format("denoising step, {} image{}", d.images,
                                    d.images == 1 ? "" : "s");
-    std::printf("%-13s %-8s %-32s %12.3f %12.3f %8.3f\n", d.model,
+    std::printf("%-13s %-8s %-40s %12.3f %12.3f %8.3f\n", d.model,
                 problem.topology.c_str(), step.c_str(), priced * 1e3,
                 planned.simulated->makespan * 1e3,
                 priced / planned.simulated->makespan);
+  }
+
+  // A chunked engine's iterations: a prompt chunk beside decodes, lowered
+  // on the reference module as one step of all its sequences and run by
+  // loom-sim (PlannedIterationCost::simulate).
+  struct Mixed {
+    const char *model;
+    int64_t chips, chunk, context, decodes, decodeContext;
+  } mixed[] = {{"llama-7b", 4, 256, 1024, 8, 700},
+               {"llama3.1-70b", 16, 512, 512, 16, 1500},
+               {"mixtral-8x7b", 8, 256, 256, 8, 1024},
+               {"deepseek-v3", 128, 256, 768, 16, 1200}};
+  for (const Mixed &m : mixed) {
+    PlanProblem problem;
+    problem.model = m.model;
+    problem.topology = "v5e-" + std::to_string(m.chips);
+    ParallelLayout layout;
+    layout.tp = m.chips;
+    layout.kvBatch = servingKvBatch(problem, m.chips, context);
+    auto cost = PlannedIterationCost::create(problem, layout, 2048, context);
+    serve::Batch batch;
+    batch.prefills.push_back({m.chunk, m.context});
+    batch.decodeContexts.assign(m.decodes, m.decodeContext);
+    llvm::Expected<double> simulated =
+        cost ? (*cost)->simulate(batch) : cost.takeError();
+    if (!simulated) {
+      std::printf("%s: %s\n", m.model,
+                  llvm::toString(simulated.takeError()).c_str());
+      return 1;
+    }
+    double priced = (*cost)->iteration(batch);
+    std::string step = fmt::format("chunk {} after {} + {} at {}{}",
+                                   m.chunk, m.context, m.decodes,
+                                   m.decodeContext,
+                                   layout.kvBatch > 1
+                                       ? fmt::format(", kv {}", layout.kvBatch)
+                                       : "");
+    std::printf("%-13s %-8s %-40s %12.3f %12.3f %8.3f\n", m.model,
+                problem.topology.c_str(), step.c_str(), priced * 1e3,
+                *simulated * 1e3, priced / *simulated);
   }
 
   // 10,000 requests on JetStream, LLaMA-7B on v5e-4, priced as above.

@@ -168,6 +168,69 @@ TEST_F(ServeCost, LatentAttentionIterationsAgreeWithTheSimulatedStep) {
                         {{32, 576}, {16, 2048}}, {{1536, 512}});
 }
 
+/// A chunked engine's iteration: a prompt chunk of `chunk` tokens after
+/// `context`, and decodes at the given contexts.
+static serve::Batch mixedBatch(int64_t chunk, int64_t context,
+                               std::vector<int64_t> decodes) {
+  serve::Batch batch;
+  batch.prefills.push_back({chunk, context});
+  batch.decodeContexts.assign(decodes.begin(), decodes.end());
+  return batch;
+}
+
+// A batch mixing a prompt chunk with decodes has no plan of its own: it is
+// lowered on the reference module as one step of all its sequences and
+// loom-sim runs it. A pure decode batch lowered so agrees with the decode
+// step planned on its own (above), and so does a pure prompt.
+TEST_F(ServeCost, MixedBatchesAgreeWithTheirSimulatedIteration) {
+  struct Case {
+    const char *model;
+    int64_t tp, kvBatch;
+    serve::Batch batch;
+  } cases[] = {
+      {"llama-7b", 4, 1, mixedBatch(256, 1024, {100, 400, 700, 1000, 1300})},
+      {"llama-7b", 1, 1, mixedBatch(512, 0, std::vector<int64_t>(16, 1500))},
+      {"llama3.1-70b", 16, 2, mixedBatch(512, 512, {200, 900, 1600, 2000})},
+      {"deepseek-v3", 128, 1, mixedBatch(256, 768, {300, 600, 900, 1200})},
+  };
+  for (const Case &c : cases) {
+    ParallelLayout l = layout(c.tp);
+    l.kvBatch = c.kvBatch;
+    auto cost = PlannedIterationCost::create(problem(c.model, c.tp), l, 2048,
+                                             context);
+    ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+    llvm::Expected<double> sim = (*cost)->simulate(c.batch);
+    ASSERT_TRUE(bool(sim)) << llvm::toString(sim.takeError());
+    double priced = (*cost)->iteration(c.batch);
+    EXPECT_NEAR(priced / *sim, 1.0, 0.02)
+        << c.model << " on tp " << c.tp << ": " << priced << " s against "
+        << *sim;
+  }
+  // The batch lowering of a pure decode batch and of a prompt against
+  // loom-plan's own plans of those steps.
+  ParallelLayout l = layout(4);
+  auto cost = PlannedIterationCost::create(problem("llama-7b", 4), l, 2048,
+                                           context);
+  ASSERT_TRUE(bool(cost)) << llvm::toString(cost.takeError());
+  serve::Batch decode;
+  decode.decodeContexts.assign(32, 1024);
+  ImportOptions import;
+  import.mode = ImportOptions::Mode::Decode;
+  import.batch = 32;
+  import.seqLen = 1024;
+  llvm::Expected<double> lowered = (*cost)->simulate(decode);
+  ASSERT_TRUE(bool(lowered)) << llvm::toString(lowered.takeError());
+  EXPECT_NEAR(*lowered / simulated("llama-7b", 4, import), 1.0, 0.02);
+  serve::Batch prompt;
+  prompt.prefills.push_back({1024, 0});
+  import = ImportOptions();
+  import.batch = 1;
+  import.seqLen = 1024;
+  lowered = (*cost)->simulate(prompt);
+  ASSERT_TRUE(bool(lowered)) << llvm::toString(lowered.takeError());
+  EXPECT_NEAR(*lowered / simulated("llama-7b", 4, import), 1.0, 0.02);
+}
+
 // With each KV head's cache split by batch (Llama 3 70B's 8 KV heads on 16
 // chips, kv_batch 2), a decode step is loom-plan's plan of that layout,
 // all-to-alls and batch-split attention included, which loom-sim runs;

@@ -568,35 +568,41 @@ double LayerSliceCost::kvBytesPerToken() const {
   return bytes;
 }
 
-double LayerSliceCost::batchSeconds(ArrayRef<SequenceSlice> sequences) const {
+void LayerSliceCost::forEachBatchWork(
+    ArrayRef<SequenceSlice> sequences,
+    function_ref<void(const SliceWork &)> fn) const {
   assert(supportsBatches() && "a ring or decomposed layer in a batch");
   int64_t tokensIn = 0;
   for (const SequenceSlice &sequence : sequences)
     tokensIn += sequence.length;
-  double total = 0;
   for (const Term &term : terms) {
-    if (term.kind != Term::Kind::CausalAttention) {
-      SliceWork work = workOf(term, tokensIn, 0);
-      if (work.collective) {
-        total += model.collectiveTime(work.kind, groupAxes(work), work.bytes);
-        continue;
-      }
-      // Per-sample work (a layer's batch of one) once per sequence.
-      if (term.kind == Term::Kind::Compute && !term.scales) {
-        work.flops *= double(sequences.size());
-        work.vectorOps *= double(sequences.size());
-      }
-      total += computeSeconds(work);
+    if (term.kind == Term::Kind::CausalAttention) {
+      fn(attentionBatchWork(term, sequences));
       continue;
     }
-    total += attentionBatchSeconds(term, sequences);
+    SliceWork work = workOf(term, tokensIn, 0);
+    // Per-sample work (a layer's batch of one) once per sequence.
+    if (term.kind == Term::Kind::Compute && !term.scales) {
+      work.flops *= double(sequences.size());
+      work.vectorOps *= double(sequences.size());
+    }
+    fn(work);
   }
+}
+
+double LayerSliceCost::batchSeconds(ArrayRef<SequenceSlice> sequences) const {
+  double total = 0;
+  forEachBatchWork(sequences, [&](const SliceWork &work) {
+    total += work.collective
+                 ? model.collectiveTime(work.kind, groupAxes(work), work.bytes)
+                 : computeSeconds(work);
+  });
   return total;
 }
 
-double
-LayerSliceCost::attentionBatchSeconds(const Term &term,
-                                      ArrayRef<SequenceSlice> sequences) const {
+SliceWork
+LayerSliceCost::attentionBatchWork(const Term &term,
+                                   ArrayRef<SequenceSlice> sequences) const {
   // One kernel over every sequence: their work adds up; the prompts'
   // flash blocks are grid steps each, the decodes share one step and
   // their cache writes (what a decode step of the whole batch runs).
@@ -643,12 +649,19 @@ LayerSliceCost::attentionBatchSeconds(const Term &term,
     load[chip] += sequence.seconds;
     kernels[chip].add(sequence.work, sequence.decode);
   }
-  double slowest = 0;
+  // The busiest chip's kernel (every chip's, without kv_batch).
+  SliceWork slowest;
+  double slowestSeconds = -1;
   for (Kernel &kernel : kernels) {
+    kernel.work.op = term.op;
     kernel.work.elementBits = term.elementBits;
     kernel.work.steps =
         std::max<int64_t>(std::llround(kernel.steps + kernel.decodeSteps), 1);
-    slowest = std::max(slowest, computeSeconds(kernel.work));
+    double seconds = computeSeconds(kernel.work);
+    if (seconds > slowestSeconds) {
+      slowestSeconds = seconds;
+      slowest = kernel.work;
+    }
   }
   return slowest;
 }

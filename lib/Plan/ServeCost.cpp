@@ -6,12 +6,14 @@
 
 #include "loom/Analysis/ModelAnalysis.h"
 #include "loom/Analysis/StageSliceCost.h"
+#include "loom/Conversion/Passes.h"
 #include "loom/Dialect/Loom/CostOpInterface.h"
 #include "loom/Dialect/Loom/LoomOps.h"
 #include "loom/Dialect/Loom/ModuleTarget.h"
 #include "loom/Hardware/CostModel.h"
 #include "loom/Import/ModelImporter.h"
 #include "loom/Plan/Report.h"
+#include "loom/Sim/Simulator.h"
 #include "loom/Transforms/ShardHeads.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -72,6 +74,7 @@ PlannedIterationCost::create(const PlanProblem &problem,
       return refusal("a diffusion model's requests are denoising steps, not "
                      "tokens: serve it as images");
     Reference &ref = decode ? cost->decodes.emplace() : cost->prompts;
+    ref.sequences = batch;
     ref.plan = std::move(planned.outcome);
     ref.module = std::move(planned.module);
     ModuleOp module = *ref.module;
@@ -128,7 +131,8 @@ PlannedIterationCost::create(const PlanProblem &problem,
   return std::move(cost);
 }
 
-double PlannedIterationCost::iteration(const serve::Batch &batch) const {
+/// `batch`'s sequences: its prompt chunks, then its decodes.
+static SmallVector<SequenceSlice, 64> sequencesOf(const serve::Batch &batch) {
   SmallVector<SequenceSlice, 64> sequences;
   for (const serve::PrefillChunk &chunk : batch.prefills)
     sequences.push_back({chunk.tokens, chunk.context});
@@ -138,12 +142,35 @@ double PlannedIterationCost::iteration(const serve::Batch &batch) const {
   for (int64_t i = int64_t(batch.decodeContexts.size());
        i < batch.paddedDecodes; ++i)
     sequences.push_back({1, 0});
-  // Prompts alone: the prefill program; with decodes, the generate state's.
-  const Reference &ref =
-      decodes && batch.paddedDecodes + int64_t(batch.decodeContexts.size()) > 0
-          ? *decodes
-          : prompts;
-  return ref.cost->batchSeconds(sequences) + dispatch;
+  return sequences;
+}
+
+const PlannedIterationCost::Reference &
+PlannedIterationCost::referenceFor(const serve::Batch &batch) const {
+  return decodes &&
+                 batch.paddedDecodes + int64_t(batch.decodeContexts.size()) > 0
+             ? *decodes
+             : prompts;
+}
+
+double PlannedIterationCost::iteration(const serve::Batch &batch) const {
+  return referenceFor(batch).cost->batchSeconds(sequencesOf(batch)) + dispatch;
+}
+
+llvm::Expected<double>
+PlannedIterationCost::simulate(const serve::Batch &batch) const {
+  const Reference &ref = referenceFor(batch);
+  ModuleOp module = ref.module.get();
+  Captured diagnostics(*module.getContext());
+  FailureOr<schedule::Schedule> program =
+      lowerBatchToScheduleFile(module, sequencesOf(batch), ref.sequences);
+  if (failed(program))
+    return refusal(diagnostics.errorText());
+  llvm::Expected<sim::SimResult> run =
+      sim::simulate(*desc, *program, /*recordTrace=*/false);
+  if (!run)
+    return run.takeError();
+  return run->makespan;
 }
 
 double PlannedIterationCost::kvBytesPerToken() const { return kvPerToken; }

@@ -75,6 +75,10 @@ public:
   /// a layer with a ring attention or decomposed collectives
   /// (supportsBatches).
   double batchSeconds(llvm::ArrayRef<SequenceSlice> sequences) const;
+  /// The works batchSeconds prices, in order: what each chip runs for that
+  /// batch (with kv_batch, the busiest chip's attention kernel).
+  void forEachBatchWork(llvm::ArrayRef<SequenceSlice> sequences,
+                        llvm::function_ref<void(const SliceWork &)> fn) const;
   /// Whether batchSeconds can price this layer.
   bool supportsBatches() const;
   /// Bytes of K and V one token of context holds in the cache (its causal
@@ -152,7 +156,7 @@ private:
   SliceWork workOf(const Term &term, int64_t length, int64_t context,
                    double share) const;
   /// A causal attention's kernel over a batch's sequences (batchSeconds).
-  double attentionBatchSeconds(const Term &term,
+  SliceWork attentionBatchWork(const Term &term,
                                llvm::ArrayRef<SequenceSlice> sequences) const;
   /// The axes a collective's group runs on: the sp group's, one axis of a
   /// 2-D tp block, or the tp group's.

@@ -3,6 +3,7 @@
 #ifndef LOOM_CONVERSION_PASSES_H
 #define LOOM_CONVERSION_PASSES_H
 
+#include "loom/Analysis/LayerSliceCost.h"
 #include "loom/Analysis/ModelAnalysis.h"
 #include "loom/Dialect/Sched/SchedOps.h"
 #include "loom/Schedule/Schedule.h"
@@ -53,6 +54,18 @@ mlir::FailureOr<schedule::Schedule>
 lowerToScheduleFile(mlir::ModuleOp module, ModelAnalysis &analysis,
                     int64_t interleave = 1, bool decompose = false,
                     bool scatterHandover = false, int64_t stepLimit = 0);
+
+/// The program of one serving iteration of `module` (planned on one stage
+/// without a pipeline): `sequences`, each a prompt chunk or a decode token
+/// after its context, run together as an engine's batch runs them, every
+/// token-wise kernel and collective once over all their tokens and each
+/// causal attention one kernel over all of them
+/// (LayerSliceCost::forEachBatchWork). Each sequence is one of the
+/// module's batch of `moduleSequences`. Failure after an error on `module`.
+mlir::FailureOr<schedule::Schedule>
+lowerBatchToScheduleFile(mlir::ModuleOp module,
+                         llvm::ArrayRef<SequenceSlice> sequences,
+                         int64_t moduleSequences = 1);
 
 } // namespace loom
 

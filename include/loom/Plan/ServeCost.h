@@ -49,6 +49,12 @@ public:
   ~PlannedIterationCost() override;
 
   double iteration(const serve::Batch &batch) const override;
+  /// loom-sim's run of `batch` on the replica, what iteration() is held to:
+  /// the iteration lowered on the reference module as one step of all its
+  /// sequences (lowerBatchToScheduleFile) and simulated chip by chip, the
+  /// host's dispatch included. Fails with the lowering's or the
+  /// simulator's error.
+  llvm::Expected<double> simulate(const serve::Batch &batch) const;
   /// All chips' K and V bytes per token of context.
   double kvBytesPerToken() const override;
   /// The host's dispatch of the insert program, then each chip reading
@@ -78,7 +84,11 @@ private:
     PlanOutcome plan;
     mlir::OwningOpRef<mlir::ModuleOp> module;
     std::unique_ptr<StageSliceCost> cost;
+    int64_t sequences = 1; ///< the module's batch
   };
+  /// The reference `batch` runs on: prompts alone the prefill program's,
+  /// with decodes the generate state's.
+  const Reference &referenceFor(const serve::Batch &batch) const;
   std::unique_ptr<TargetDesc> desc;
   std::unique_ptr<CostModel> model;
   /// Prompts alone (one sequence, kv_batch 1), and, with kv_batch > 1,

@@ -48,10 +48,12 @@ class Lowering : public ChipPrograms {
 public:
   Lowering(ModuleOp module, TargetAttr target, ModelView view,
            const CostModel &model, int64_t interleave, bool decompose,
-           bool scatterHandover, int64_t stepLimit)
+           bool scatterHandover, int64_t stepLimit,
+           ArrayRef<SequenceSlice> batch = {}, int64_t batchSequences = 1)
       : ChipPrograms(module, target, std::move(view), model),
         interleave(interleave), decompose(decompose),
-        scatterHandover(scatterHandover), stepLimit(stepLimit) {}
+        scatterHandover(scatterHandover), stepLimit(stepLimit),
+        batch(batch.begin(), batch.end()), batchSequences(batchSequences) {}
 
   /// The program of the planned module, as a schedule; null after an
   /// error on the module.
@@ -91,6 +93,8 @@ public:
       scatter = true;
     }
     planStages();
+    if (!batch.empty() && failed(checkBatch()))
+      return failure();
     buildUnits();
     if (decompose && failed(checkDecomposition(target.getTopologyDesc())))
       return failure();
@@ -116,7 +120,7 @@ private:
       StagePlan &plan = plans[layer.getStage().value_or(0)];
       plan.layers.push_back(layer);
       plan.costs.emplace_back(layer, model, axes, tokens, ArrayRef<GroupAxis>(),
-                              microbatches());
+                              shares());
       plan.workingSet = std::max(
           plan.workingSet, layerFootprint(layer, patches()).workingSet);
     }
@@ -135,9 +139,9 @@ private:
       (seenLayer ? after : before).push_back(&op);
     }
     prologue.emplace(before, model, axes, tokens, ArrayRef<GroupAxis>(),
-                     microbatches());
+                     shares());
     epilogue.emplace(after, model, axes, tokens, ArrayRef<GroupAxis>(),
-                     microbatches());
+                     shares());
     output = 0;
     for (Type type : view.func.getResultTypes())
       output += getTensorBytes(type);
@@ -155,7 +159,12 @@ private:
   /// A unit's share of the whole batch's sequence: its activations and the
   /// results it hands on.
   double shareOf(const Unit &unit) const {
-    return double(unit.length) / double(tokens) / double(microbatches());
+    return double(unit.length) / double(tokens) / double(shares());
+  }
+  /// The parts the module's batch is cut into: its microbatches, or for a
+  /// serving batch the module's sequences (each of the batch's is one).
+  int64_t shares() const {
+    return batch.empty() ? microbatches() : batchSequences;
   }
 
   /// The first collective that decomposes, if any: where a refusal points.
@@ -280,7 +289,42 @@ private:
     return tensorParallelAllGather(d, s, received, bytes);
   }
 
+  /// A serving batch runs on one stage, each layer's ops over all its
+  /// sequences at once.
+  LogicalResult checkBatch() {
+    bool sliced = pipeline && (patches() || pipeline.getSlices().size() > 1);
+    if (sliced || chunks > 1 || interleave > 1 || decompose ||
+        scatterHandover || gathered)
+      return view.func.emitError()
+             << "convert-loom-to-sched: a serving batch is lowered on one "
+                "stage of one slice, without decomposed collectives or "
+                "gathered weights";
+    auto supports = [](const LayerSliceCost &cost) {
+      return cost.supportsBatches();
+    };
+    if (!supports(*prologue) || !supports(*epilogue) ||
+        !llvm::all_of(plans.front().costs, supports))
+      return view.func.emitError()
+             << "convert-loom-to-sched: a serving batch is not lowered "
+                "through ring attention";
+    for (const SequenceSlice &sequence : batch)
+      if (sequence.length < 1 || sequence.context < 0)
+        return view.func.emitError()
+               << "convert-loom-to-sched: a sequence of a serving batch "
+                  "needs at least one token and no negative context, got "
+               << sequence.length << " after " << sequence.context;
+    return success();
+  }
+
   void buildUnits() {
+    if (!batch.empty()) {
+      // One unit: the batch's tokens.
+      int64_t length = 0;
+      for (const SequenceSlice &sequence : batch)
+        length += sequence.length;
+      units.push_back({0, 0, length, 0});
+      return;
+    }
     SmallVector<std::pair<int64_t, int64_t>> step =
         pipeline ? pipelineUnits(pipeline)
                  : SmallVector<std::pair<int64_t, int64_t>>{{tokens, 0}};
@@ -317,9 +361,13 @@ private:
     std::vector<Item> items;
     auto add = [&](const LayerSliceCost &cost, std::string where,
                    int64_t layer) {
-      cost.forEachWork(unit.length, unit.context, [&](const SliceWork &work) {
+      auto push = [&](const SliceWork &work) {
         items.push_back({where, layer, work});
-      });
+      };
+      if (batch.empty())
+        cost.forEachWork(unit.length, unit.context, push);
+      else
+        cost.forEachBatchWork(batch, push);
     };
     if (s == 0)
       add(*prologue, "prologue", -1);
@@ -630,6 +678,10 @@ private:
   bool scatterHandover, scatter = false;
   /// Lower only the first this many denoising steps (0: all).
   int64_t stepLimit = 0;
+  /// A serving iteration's sequences (none: the plan's units), each one of
+  /// the module's `batchSequences`.
+  SmallVector<SequenceSlice> batch;
+  int64_t batchSequences = 1;
   /// Weight-gathered (#loom.parallel's weight_gathered).
   bool gathered = false;
   double output = 0;
@@ -666,6 +718,26 @@ FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
   ModelAnalysis analysis(module);
   return lowerToScheduleFile(module, analysis, interleave, decompose,
                              scatterHandover, stepLimit);
+}
+
+FailureOr<file::Schedule>
+loom::lowerBatchToScheduleFile(ModuleOp module,
+                               ArrayRef<SequenceSlice> sequences,
+                               int64_t moduleSequences) {
+  ModelAnalysis analysis(module);
+  if (failed(analysis.requireModel("convert-loom-to-sched")))
+    return failure();
+  if (isTrainingStep(analysis.getView().func))
+    return module.emitError() << "convert-loom-to-sched: a serving batch "
+                                 "is a forward pass, not a training step";
+  if (sequences.empty() || moduleSequences < 1)
+    return module.emitError()
+           << "convert-loom-to-sched: a serving batch needs a sequence";
+  return Lowering(module, analysis.getTarget(), analysis.getView(),
+                  analysis.getCostModel(), /*interleave=*/1,
+                  /*decompose=*/false, /*scatterHandover=*/false,
+                  /*stepLimit=*/0, sequences, moduleSequences)
+      .run();
 }
 
 LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
