@@ -74,7 +74,6 @@ PlannedIterationCost::create(const PlanProblem &problem,
       return refusal("a diffusion model's requests are denoising steps, not "
                      "tokens: serve it as images");
     Reference &ref = decode ? cost->decodes.emplace() : cost->prompts;
-    ref.sequences = batch;
     ref.plan = std::move(planned.outcome);
     ref.module = std::move(planned.module);
     ModuleOp module = *ref.module;
@@ -163,7 +162,7 @@ PlannedIterationCost::simulate(const serve::Batch &batch) const {
   ModuleOp module = ref.module.get();
   Captured diagnostics(*module.getContext());
   FailureOr<schedule::Schedule> program =
-      lowerBatchToScheduleFile(module, sequencesOf(batch), ref.sequences);
+      lowerBatchToScheduleFile(module, sequencesOf(batch));
   if (failed(program))
     return refusal(diagnostics.errorText());
   llvm::Expected<sim::SimResult> run =

@@ -56,16 +56,18 @@ lowerToScheduleFile(mlir::ModuleOp module, ModelAnalysis &analysis,
                     bool scatterHandover = false, int64_t stepLimit = 0);
 
 /// The program of one serving iteration of `module` (planned on one stage
-/// without a pipeline): `sequences`, each a prompt chunk or a decode token
-/// after its context, run together as an engine's batch runs them, every
-/// token-wise kernel and collective once over all their tokens and each
-/// causal attention one kernel over all of them
-/// (LayerSliceCost::forEachBatchWork). Each sequence is one of the
-/// module's batch of `moduleSequences`. Failure after an error on `module`.
+/// of one slice): `sequences`, each a prompt chunk or a decode token after
+/// its context and one of the module's batch, run together as an engine's
+/// batch runs them, every token-wise kernel and collective once over all
+/// their tokens and each causal attention one kernel over all of them
+/// (LayerSliceCost::forEachBatchWork). convert-loom-to-sched's
+/// serving-batch. Failure after an error on `module`.
 mlir::FailureOr<schedule::Schedule>
 lowerBatchToScheduleFile(mlir::ModuleOp module,
-                         llvm::ArrayRef<SequenceSlice> sequences,
-                         int64_t moduleSequences = 1);
+                         llvm::ArrayRef<SequenceSlice> sequences);
+mlir::FailureOr<schedule::Schedule>
+lowerBatchToScheduleFile(mlir::ModuleOp module, ModelAnalysis &analysis,
+                         llvm::ArrayRef<SequenceSlice> sequences);
 
 } // namespace loom
 

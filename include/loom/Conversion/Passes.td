@@ -65,6 +65,15 @@ def ConvertLoomToSched : Pass<"convert-loom-to-sched", "mlir::ModuleOp"> {
     sends 1/tp of it to the same rank of the next stage, whose tp group
     all-gathers it, and the unit's work there waits for the gather.
     A plan whose boundaries are already split is refused.
+
+    With `serving-batch=L@C,...`, the program is one serving iteration
+    instead of the plan's pass: sequences of L tokens after C cached ones
+    (a prompt chunk, or with L = 1 a decode token), each one of the
+    module's batch, run together as a serving engine's batch runs them:
+    every token-wise kernel and collective once over all their tokens, each
+    causal attention one kernel over every sequence (docs/serving.md). Only
+    a module planned on one stage of one slice lowers so, without
+    decomposed collectives, gathered weights or ring attention.
   }];
   let options = [
     Option<"interleave", "interleave", "int64_t", /*default=*/"1",
@@ -75,7 +84,11 @@ def ConvertLoomToSched : Pass<"convert-loom-to-sched", "mlir::ModuleOp"> {
            "partial matmuls">,
     Option<"scatterHandover", "scatter-handover", "bool", /*default=*/"false",
            "Hand stage boundaries over scattered 1/tp a rank and all-gather "
-           "them on the next stage (Megatron-LM's scatter/gather)">
+           "them on the next stage (Megatron-LM's scatter/gather)">,
+    ListOption<"servingBatch", "serving-batch", "std::string",
+               "Lower one serving iteration instead: these sequences, each "
+               "length@context (a prompt chunk or a decode token after its "
+               "cached tokens), run together as one step">
   ];
   let dependentDialects = ["::loom::sched::SchedDialect"];
 }

@@ -84,7 +84,6 @@ private:
     PlanOutcome plan;
     mlir::OwningOpRef<mlir::ModuleOp> module;
     std::unique_ptr<StageSliceCost> cost;
-    int64_t sequences = 1; ///< the module's batch
   };
   /// The reference `batch` runs on: prompts alone the prefill program's,
   /// with decodes the generate state's.

@@ -307,12 +307,20 @@ private:
       return view.func.emitError()
              << "convert-loom-to-sched: a serving batch is not lowered "
                 "through ring attention";
-    for (const SequenceSlice &sequence : batch)
+    for (const SequenceSlice &sequence : batch) {
       if (sequence.length < 1 || sequence.context < 0)
         return view.func.emitError()
                << "convert-loom-to-sched: a sequence of a serving batch "
                   "needs at least one token and no negative context, got "
                << sequence.length << " after " << sequence.context;
+      // (Its cache is the module's: a sequence of `tokens`.)
+      if (sequence.length > tokens - sequence.context)
+        return view.func.emitError()
+               << "convert-loom-to-sched: a sequence of a serving batch "
+                  "holds at most the module's "
+               << tokens << " tokens, got " << sequence.length << " after "
+               << sequence.context;
+    }
     return success();
   }
 
@@ -721,30 +729,36 @@ FailureOr<file::Schedule> loom::lowerToScheduleFile(ModuleOp module,
 }
 
 FailureOr<file::Schedule>
-loom::lowerBatchToScheduleFile(ModuleOp module,
-                               ArrayRef<SequenceSlice> sequences,
-                               int64_t moduleSequences) {
-  ModelAnalysis analysis(module);
+loom::lowerBatchToScheduleFile(ModuleOp module, ModelAnalysis &analysis,
+                               ArrayRef<SequenceSlice> sequences) {
   if (failed(analysis.requireModel("convert-loom-to-sched")))
     return failure();
-  if (isTrainingStep(analysis.getView().func))
-    return module.emitError() << "convert-loom-to-sched: a serving batch "
-                                 "is a forward pass, not a training step";
-  if (sequences.empty() || moduleSequences < 1)
-    return module.emitError()
+  const ModelView &view = analysis.getView();
+  func::FuncOp func = view.func;
+  if (isTrainingStep(func))
+    return func.emitError() << "convert-loom-to-sched: a serving batch is a "
+                               "forward pass, not a training step";
+  if (sequences.empty())
+    return func.emitError()
            << "convert-loom-to-sched: a serving batch needs a sequence";
-  return Lowering(module, analysis.getTarget(), analysis.getView(),
-                  analysis.getCostModel(), /*interleave=*/1,
-                  /*decompose=*/false, /*scatterHandover=*/false,
-                  /*stepLimit=*/0, sequences, moduleSequences)
+  // Each of the batch's sequences is one of the module's.
+  return Lowering(module, analysis.getTarget(), view, analysis.getCostModel(),
+                  /*interleave=*/1, /*decompose=*/false,
+                  /*scatterHandover=*/false, /*stepLimit=*/0, sequences,
+                  getPipelineBatch(func))
       .run();
 }
 
-LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
-                                    int64_t interleave, bool decompose,
-                                    bool scatterHandover) {
-  FailureOr<file::Schedule> schedule = lowerToScheduleFile(
-      module, analysis, interleave, decompose, scatterHandover);
+FailureOr<file::Schedule>
+loom::lowerBatchToScheduleFile(ModuleOp module,
+                               ArrayRef<SequenceSlice> sequences) {
+  ModelAnalysis analysis(module);
+  return lowerBatchToScheduleFile(module, analysis, sequences);
+}
+
+/// Replaces the model function of `module` with `schedule` as sched IR.
+static LogicalResult buildFrom(ModuleOp module, ModelAnalysis &analysis,
+                               FailureOr<file::Schedule> schedule) {
   if (failed(schedule))
     return failure();
   func::FuncOp func = analysis.getView().func;
@@ -752,6 +766,14 @@ LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
   buildProgram(b, func.getLoc(), analysis.getTarget(), *schedule);
   func.erase();
   return success();
+}
+
+LogicalResult loom::lowerToSchedule(ModuleOp module, ModelAnalysis &analysis,
+                                    int64_t interleave, bool decompose,
+                                    bool scatterHandover) {
+  return buildFrom(module, analysis,
+                   lowerToScheduleFile(module, analysis, interleave, decompose,
+                                       scatterHandover));
 }
 
 LogicalResult loom::lowerToSchedule(ModuleOp module, int64_t interleave,
@@ -769,9 +791,41 @@ struct ConvertLoomToSchedPass
     : public loom::impl::ConvertLoomToSchedBase<ConvertLoomToSchedPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(lowerToSchedule(getOperation(), getAnalysis<ModelAnalysis>(),
-                               interleave, decompose, scatterHandover)))
+    ModuleOp module = getOperation();
+    ModelAnalysis &analysis = getAnalysis<ModelAnalysis>();
+    LogicalResult lowered =
+        servingBatch.empty()
+            ? lowerToSchedule(module, analysis, interleave, decompose,
+                              scatterHandover)
+            : lowerBatch(module, analysis);
+    if (failed(lowered))
       signalPassFailure();
+  }
+
+  /// serving-batch: its sequences, `length@context` each (`length` alone
+  /// after no context).
+  LogicalResult lowerBatch(ModuleOp module, ModelAnalysis &analysis) {
+    if (interleave != 1 || decompose || scatterHandover)
+      return module.emitError()
+             << "convert-loom-to-sched: serving-batch lowers one step of "
+                "its sequences; give no interleave, decompose or "
+                "scatter-handover";
+    SmallVector<SequenceSlice> sequences;
+    for (StringRef item : servingBatch) {
+      auto [length, context] = item.split('@');
+      SequenceSlice sequence;
+      if (length.trim().getAsInteger(10, sequence.length) ||
+          (!context.empty() &&
+           context.trim().getAsInteger(10, sequence.context)) ||
+          (item.contains('@') && context.trim().empty()))
+        return module.emitError()
+               << "convert-loom-to-sched: serving-batch expects sequences "
+                  "as length@context (tokens after cached tokens), got '"
+               << item << "'";
+      sequences.push_back(sequence);
+    }
+    return buildFrom(module, analysis,
+                     lowerBatchToScheduleFile(module, analysis, sequences));
   }
 };
 } // namespace
