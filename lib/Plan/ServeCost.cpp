@@ -195,6 +195,10 @@ llvm::Expected<ServedModel> loom::importServedModel(const PlanProblem &problem,
   served.diffusion = getModel(*module).isDiffusion();
   served.video = served.diffusion && getModel(*module).getFrames() > 1;
   served.kvHeads = fewestKvHeads(*module);
+  module->walk([&](MoEExpertsOp experts) {
+    served.experts = experts.getExperts();
+    return WalkResult::interrupt();
+  });
   return served;
 }
 

@@ -47,7 +47,8 @@ std::optional<ServeEngine> loom::parseEngine(llvm::StringRef name) {
 }
 
 std::string ServeConfig::str(llvm::StringRef unit) const {
-  const char *whole = wholeKvCache ? ", whole KV cache" : "";
+  std::string whole = (ep > 1 ? fmt::format(", ep {}", ep) : "") +
+                      (wholeKvCache ? ", whole KV cache" : "");
   switch (engine) {
   case ServeEngine::JetStream:
     return fmt::format("{} x v5e-{} jetstream, {} slots{}", replicas, chips,
@@ -91,6 +92,7 @@ ServePlanner::ServePlanner(PlanProblem problem,
     diffusion = served->diffusion;
     video = served->video;
     kvHeads = served->kvHeads;
+    experts = served->experts;
   } else {
     llvm::consumeError(served.takeError());
   }
@@ -145,8 +147,8 @@ ServePlanner::denoisingFor(int64_t chips, int64_t images, bool upTo) {
 }
 
 llvm::Expected<const PlannedIterationCost *>
-ServePlanner::costFor(int64_t chips, bool wholeKvCache) {
-  std::pair<int64_t, bool> key{chips, wholeKvCache};
+ServePlanner::costFor(int64_t chips, bool wholeKvCache, int64_t ep) {
+  CostKey key{chips, wholeKvCache, ep};
   if (auto it = costs.find(key); it != costs.end())
     return it->second.get();
   if (auto it = iterationFailures.find(key); it != iterationFailures.end())
@@ -157,6 +159,7 @@ ServePlanner::costFor(int64_t chips, bool wholeKvCache) {
   ParallelLayout layout;
   layout.tp = chips;
   layout.kvBatch = wholeKvCache ? 1 : servingKvBatch(kvHeads, chips);
+  layout.ep = ep;
   auto cost = PlannedIterationCost::create(replica, layout, longest, context);
   if (!cost) {
     // (The reference pass is the longest request: a request longer than
@@ -238,8 +241,19 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   }
   if (diffusion)
     return evaluateImages(config, std::move(out));
+  if (config.ep > 1 && (experts == 0 || config.engine ==
+                                            ServeEngine::Disaggregated)) {
+    out.failure = experts == 0
+                      ? fmt::format("expert parallelism (ep {}) applies to a "
+                                    "mixture of experts; {} has no routed "
+                                    "experts",
+                                    config.ep, problem.model)
+                      : std::string("a disaggregated engine's replicas split "
+                                    "no experts (ep 1)");
+    return out;
+  }
   llvm::Expected<const PlannedIterationCost *> cost =
-      costFor(config.chips, promptsKeepWholeCache(config));
+      costFor(config.chips, promptsKeepWholeCache(config), config.ep);
   if (!cost) {
     out.failure = llvm::toString(cost.takeError());
     return out;
@@ -250,7 +264,7 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   bool disaggregated = config.engine == ServeEngine::Disaggregated;
   int64_t decodeChips = disaggregated ? config.decodeChips : config.chips;
   llvm::Expected<const PlannedIterationCost *> decodeCost =
-      costFor(decodeChips, config.wholeKvCache);
+      costFor(decodeChips, config.wholeKvCache, config.ep);
   if (!decodeCost) {
     out.failure = llvm::toString(decodeCost.takeError());
     return out;
@@ -444,6 +458,21 @@ ServePlanner::enumerate(const ServeSpace &space) const {
       whole.wholeKvCache = true;
       configs.push_back(whole);
     }
+  // A mixture of experts' JetStream and chunked replicas also with their
+  // experts split over 2, 4, ... of their chips (as many as divide both).
+  if (experts > 0)
+    for (size_t i = 0, n = configs.size(); i < n; ++i) {
+      if (configs[i].engine == ServeEngine::Disaggregated)
+        continue;
+      for (int64_t ep = 2;
+           ep <= configs[i].chips && configs[i].chips % ep == 0 &&
+           experts % ep == 0;
+           ep *= 2) {
+        ServeConfig split = configs[i];
+        split.ep = ep;
+        configs.push_back(split);
+      }
+    }
   // By price, then smaller slices, then fewer replicas; the space's order
   // of engines and settings after that.
   std::stable_sort(configs.begin(), configs.end(),
@@ -463,7 +492,7 @@ static auto familyOf(const ServeConfig &config) {
   return std::make_tuple(int(config.engine), config.chips, config.slots,
                          config.tokenBudget, config.decodeReplicas,
                          config.decodeChips, config.pageTokens, config.images,
-                         config.iciTransfer, config.wholeKvCache);
+                         config.iciTransfer, config.wholeKvCache, config.ep);
 }
 
 std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
@@ -486,7 +515,7 @@ std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
     return out;
   }
   llvm::Expected<const PlannedIterationCost *> cost =
-      costFor(config.chips, promptsKeepWholeCache(config));
+      costFor(config.chips, promptsKeepWholeCache(config), config.ep);
   if (!cost) {
     llvm::consumeError(cost.takeError());
     return std::nullopt;

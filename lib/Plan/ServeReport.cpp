@@ -37,7 +37,8 @@ std::string loom::describeIterations(ServePlanner &planner,
                        seconds((*cost)->step(config.images)),
                        (*cost)->getSteps());
   }
-  auto cost = planner.costFor(config.chips, promptsKeepWholeCache(config));
+  auto cost = planner.costFor(config.chips, promptsKeepWholeCache(config),
+                              config.ep);
   if (!cost)
     return "iteration: " + toString(cost.takeError());
   // The workload's mean prompt, and a decode at its mean context (the
@@ -54,11 +55,13 @@ std::string loom::describeIterations(ServePlanner &planner,
   decode.decodeContexts.assign(
       config.engine == ServeEngine::JetStream ? config.slots : 16, context);
   // "tp 16, KV cache by batch over 2": the generate state's layout.
-  auto layout = [](int64_t chips, const PlannedIterationCost &cost) {
-    return cost.getKvBatch() > 1
-               ? fmt::format("tp {}, KV cache by batch over {}", chips,
-                             cost.getKvBatch())
-               : fmt::format("tp {}", chips);
+  auto layout = [&](int64_t chips, const PlannedIterationCost &cost) {
+    std::string name = fmt::format("tp {}", chips);
+    if (config.ep > 1)
+      name += fmt::format(", ep {}", config.ep);
+    if (cost.getKvBatch() > 1)
+      name += fmt::format(", KV cache by batch over {}", cost.getKvBatch());
+    return name;
   };
   std::string prefill = fmt::format(
       "iteration (Loom's cost model, {}): prefill of {} tokens {}",
@@ -172,6 +175,8 @@ static json::Value configJSON(const ServeConfig &config) {
     o["slots"] = config.slots;
   if (config.engine == ServeEngine::Chunked)
     o["token_budget"] = config.tokenBudget;
+  if (config.ep > 1)
+    o["ep"] = config.ep;
   if (config.engine == ServeEngine::Disaggregated) {
     o["decode_replicas"] = config.decodeReplicas;
     o["decode_slice"] = "v5e-" + std::to_string(config.decodeChips);

@@ -87,6 +87,12 @@ static cl::opt<std::string> kvCache(
     cl::desc("LLMs, with more chips a replica than KV heads: split each KV "
              "head's cache by batch over the chips holding it (split), or "
              "hold it whole on each (whole); a search tries both"));
+static cl::opt<int64_t> expertParallel(
+    "ep", cl::cat(category), cl::init(1),
+    cl::desc("jetstream, chunked, a mixture of experts: split its routed "
+             "experts over this many of each replica's chips (dividing the "
+             "chips and the experts; 1: every expert's width over all of "
+             "them); a search tries every such degree"));
 static cl::opt<int64_t>
     pageTokens("page-tokens", cl::cat(category), cl::init(16),
                cl::desc("Tokens per page of the paged KV cache"));
@@ -297,6 +303,7 @@ static int run(mlir::MLIRContext &context) {
                         {&decodeReplicas, 1},
                         {&pageTokens, 1},
                         {&images, 1},
+                        {&expertParallel, 1},
                         {&maxChips, 1}})
     if (o->getValue() < min)
       return fail("--" + o->ArgStr + " must be at least " +
@@ -306,6 +313,7 @@ static int run(mlir::MLIRContext &context) {
                  decodeReplicas.getNumOccurrences() ||
                  kvTransfer.getNumOccurrences() ||
                  kvCache.getNumOccurrences() ||
+                 expertParallel.getNumOccurrences() ||
                  slots.getNumOccurrences() ||
                  tokenBudget.getNumOccurrences() ||
                  images.getNumOccurrences()))
@@ -322,6 +330,11 @@ static int run(mlir::MLIRContext &context) {
       *kind != ServeEngine::Disaggregated)
     return fail("--decode-replicas, --decode-target and --kv-transfer are "
                 "disaggregated's; this is --engine " +
+                engineText);
+  if (expertParallel.getNumOccurrences() &&
+      (*kind != ServeEngine::JetStream && *kind != ServeEngine::Chunked))
+    return fail("--ep splits a jetstream or chunked replica's experts; this "
+                "is --engine " +
                 engineText);
   if (kvCache != "split" && kvCache != "whole")
     return fail("--kv-cache must be split or whole, not '" + kvCache + "'");
@@ -468,6 +481,7 @@ static int run(mlir::MLIRContext &context) {
     }
     config.iciTransfer = kvTransfer == "ici";
     config.wholeKvCache = kvCache == "whole";
+    config.ep = expertParallel;
     const TargetDesc *v5e = lookupTarget("tpu-v5e");
     if (config.iciTransfer && v5e && config.totalChips() > v5e->maxChips)
       return fail(fmt::format("--kv-transfer ici: one v5e slice ({} chips "

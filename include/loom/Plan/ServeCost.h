@@ -148,6 +148,8 @@ struct ServedModel {
   bool diffusion = false, video = false;
   /// The fewest KV heads of a causal attention (0: none).
   int64_t kvHeads = 0;
+  /// A mixture of experts' routed experts a block (0: none).
+  int64_t experts = 0;
 };
 /// Imports `problem`'s model once, with its default workload: the
 /// importer's error, naming the config file's place, when it cannot be.

@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace loom {
@@ -73,6 +74,11 @@ struct ServeConfig {
   /// holding it, rather than split by batch over them (kv_batch 1; only
   /// differs with more chips than KV heads).
   bool wholeKvCache = false;
+  /// A mixture of experts on a JetStream or chunked replica: its routed
+  /// experts split over this many of the replica's chips (expert
+  /// parallelism inside the tensor-parallel group; 1: every expert's width
+  /// split over all of them).
+  int64_t ep = 1;
   /// JetStream: decode slots per replica.
   int64_t slots = 8;
   /// Chunked: the token budget of an iteration.
@@ -183,10 +189,13 @@ public:
   std::optional<ServeBound> bound(const ServeConfig &config);
 
   /// The iteration cost of a replica of `chips` chips (its decodes with
-  /// each KV head's cache whole, or split by batch beyond the KV heads),
-  /// built once; an error when the model cannot be served on it.
+  /// each KV head's cache whole, or split by batch beyond the KV heads; a
+  /// mixture of experts' experts split over `ep` of them), built once; an
+  /// error when the model cannot be served on it.
   llvm::Expected<const PlannedIterationCost *>
-  costFor(int64_t chips, bool wholeKvCache = false);
+  costFor(int64_t chips, bool wholeKvCache = false, int64_t ep = 1);
+  /// A mixture of experts' routed experts a block (0: not one).
+  int64_t getExperts() const { return experts; }
   /// A diffusion transformer's steps on a replica of `chips` chips, with
   /// the batch of `images` prepared (and every smaller one, with `upTo`).
   llvm::Expected<const PlannedDenoisingCost *>
@@ -213,13 +222,16 @@ private:
   mlir::MLIRContext &context;
   /// The longest request (prompt and output): the reference forward pass.
   int64_t longest = 1;
-  std::map<std::pair<int64_t, bool>, std::unique_ptr<PlannedIterationCost>>
-      costs;
-  std::map<std::pair<int64_t, bool>, std::string> iterationFailures;
+  /// By chips, whole KV cache and ep.
+  using CostKey = std::tuple<int64_t, bool, int64_t>;
+  std::map<CostKey, std::unique_ptr<PlannedIterationCost>> costs;
+  std::map<CostKey, std::string> iterationFailures;
   std::map<int64_t, std::unique_ptr<PlannedDenoisingCost>> denoising;
   std::map<int64_t, std::string> costFailures;
   /// The model's fewest KV heads of a causal attention (0: none).
   int64_t kvHeads = 0;
+  /// Its routed experts a block (0: not a mixture of experts).
+  int64_t experts = 0;
   bool diffusion = false, video = false;
 };
 
