@@ -590,6 +590,19 @@ TEST_F(ServeCost, ExpertParallelReplicasAreSearched) {
     searchAgreesWithEnumeration(*mixtral, small,
                                 std::to_string(rate) + " " + slo);
   }
+  // A disaggregated engine's prefill and decode replicas each their own
+  // degree: one prefill and one decode v5e-8 (the cache over ICI or DCN),
+  // each with ep 1, 2, 4 or 8.
+  auto phases = this->planner("mixtral-8x7b", 4, 100, 512, 1024, 32, 128,
+                              "ttft_p99=800ms,tpot_p99=40ms");
+  ASSERT_TRUE(phases);
+  ServeSpace disaggregated;
+  disaggregated.engines = {ServeEngine::Disaggregated};
+  disaggregated.chips = {8};
+  disaggregated.maxTotalChips = 16;
+  ServeSearchResult both = phases->exhaustive(disaggregated);
+  EXPECT_EQ(both.considered, 2 * 4 * 4);
+  searchAgreesWithEnumeration(*phases, disaggregated, "disaggregated");
   // A model without routed experts has no such configurations.
   auto llama = this->planner("llama-7b", 1, 20, 128, 256, 16, 32,
                              "ttft_p99=1s");

@@ -47,8 +47,12 @@ std::optional<ServeEngine> loom::parseEngine(llvm::StringRef name) {
 }
 
 std::string ServeConfig::str(llvm::StringRef unit) const {
-  std::string whole = (ep > 1 ? fmt::format(", ep {}", ep) : "") +
-                      (wholeKvCache ? ", whole KV cache" : "");
+  std::string experts;
+  if (engine != ServeEngine::Disaggregated && ep > 1)
+    experts = fmt::format(", ep {}", ep);
+  if (engine == ServeEngine::Disaggregated && (ep > 1 || decodeEp > 1))
+    experts = fmt::format(", ep {} prefill, {} decode", ep, decodeEp);
+  std::string whole = experts + (wholeKvCache ? ", whole KV cache" : "");
   switch (engine) {
   case ServeEngine::JetStream:
     return fmt::format("{} x v5e-{} jetstream, {} slots{}", replicas, chips,
@@ -241,15 +245,11 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   }
   if (diffusion)
     return evaluateImages(config, std::move(out));
-  if (config.ep > 1 && (experts == 0 || config.engine ==
-                                            ServeEngine::Disaggregated)) {
-    out.failure = experts == 0
-                      ? fmt::format("expert parallelism (ep {}) applies to a "
-                                    "mixture of experts; {} has no routed "
-                                    "experts",
-                                    config.ep, problem.model)
-                      : std::string("a disaggregated engine's replicas split "
-                                    "no experts (ep 1)");
+  if (experts == 0 && (config.ep > 1 || config.decodingEp() > 1)) {
+    out.failure = fmt::format("expert parallelism (ep {}) applies to a "
+                              "mixture of experts; {} has no routed experts",
+                              std::max(config.ep, config.decodingEp()),
+                              problem.model);
     return out;
   }
   llvm::Expected<const PlannedIterationCost *> cost =
@@ -264,7 +264,7 @@ ServeEvaluation ServePlanner::evaluate(const ServeConfig &config) {
   bool disaggregated = config.engine == ServeEngine::Disaggregated;
   int64_t decodeChips = disaggregated ? config.decodeChips : config.chips;
   llvm::Expected<const PlannedIterationCost *> decodeCost =
-      costFor(decodeChips, config.wholeKvCache, config.ep);
+      costFor(decodeChips, config.wholeKvCache, config.decodingEp());
   if (!decodeCost) {
     out.failure = llvm::toString(decodeCost.takeError());
     return out;
@@ -458,21 +458,33 @@ ServePlanner::enumerate(const ServeSpace &space) const {
       whole.wholeKvCache = true;
       configs.push_back(whole);
     }
-  // A mixture of experts' JetStream and chunked replicas also with their
-  // experts split over 2, 4, ... of their chips (as many as divide both).
-  if (experts > 0)
+  // A mixture of experts' replicas also with their experts split over 2,
+  // 4, ... of their chips (each degree dividing the chips and the experts);
+  // a disaggregated engine's prefill and decode replicas each their own.
+  if (experts > 0) {
+    auto degrees = [&](int64_t chips) {
+      SmallVector<int64_t, 8> out;
+      for (int64_t ep = 1; ep <= chips && chips % ep == 0 && experts % ep == 0;
+           ep *= 2)
+        out.push_back(ep);
+      return out;
+    };
     for (size_t i = 0, n = configs.size(); i < n; ++i) {
-      if (configs[i].engine == ServeEngine::Disaggregated)
-        continue;
-      for (int64_t ep = 2;
-           ep <= configs[i].chips && configs[i].chips % ep == 0 &&
-           experts % ep == 0;
-           ep *= 2) {
-        ServeConfig split = configs[i];
-        split.ep = ep;
-        configs.push_back(split);
-      }
+      bool disaggregated = configs[i].engine == ServeEngine::Disaggregated;
+      SmallVector<int64_t, 8> decodeDegrees =
+          disaggregated ? degrees(configs[i].decodeChips)
+                        : SmallVector<int64_t, 8>{1};
+      for (int64_t ep : degrees(configs[i].chips))
+        for (int64_t decodeEp : decodeDegrees) {
+          if (ep == 1 && decodeEp == 1)
+            continue;
+          ServeConfig split = configs[i];
+          split.ep = ep;
+          split.decodeEp = decodeEp;
+          configs.push_back(split);
+        }
     }
+  }
   // By price, then smaller slices, then fewer replicas; the space's order
   // of engines and settings after that.
   std::stable_sort(configs.begin(), configs.end(),
@@ -492,7 +504,8 @@ static auto familyOf(const ServeConfig &config) {
   return std::make_tuple(int(config.engine), config.chips, config.slots,
                          config.tokenBudget, config.decodeReplicas,
                          config.decodeChips, config.pageTokens, config.images,
-                         config.iciTransfer, config.wholeKvCache, config.ep);
+                         config.iciTransfer, config.wholeKvCache, config.ep,
+                         config.decodeEp);
 }
 
 std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
@@ -541,7 +554,8 @@ std::optional<ServeBound> ServePlanner::bound(const ServeConfig &config) {
   // (A disaggregated engine decodes on its decode replicas' slice.)
   const PlannedIterationCost *decoding = *cost;
   if (config.engine == ServeEngine::Disaggregated) {
-    auto decodeCost = costFor(config.decodeChips, config.wholeKvCache);
+    auto decodeCost =
+        costFor(config.decodeChips, config.wholeKvCache, config.decodeEp);
     if (!decodeCost) {
       llvm::consumeError(decodeCost.takeError());
       return std::nullopt;

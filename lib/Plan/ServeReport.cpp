@@ -55,24 +55,28 @@ std::string loom::describeIterations(ServePlanner &planner,
   decode.decodeContexts.assign(
       config.engine == ServeEngine::JetStream ? config.slots : 16, context);
   // "tp 16, KV cache by batch over 2": the generate state's layout.
-  auto layout = [&](int64_t chips, const PlannedIterationCost &cost) {
+  auto layout = [&](int64_t chips, int64_t ep,
+                    const PlannedIterationCost &cost) {
     std::string name = fmt::format("tp {}", chips);
-    if (config.ep > 1)
-      name += fmt::format(", ep {}", config.ep);
+    if (ep > 1)
+      name += fmt::format(", ep {}", ep);
     if (cost.getKvBatch() > 1)
       name += fmt::format(", KV cache by batch over {}", cost.getKvBatch());
     return name;
   };
   std::string prefill = fmt::format(
       "iteration (Loom's cost model, {}): prefill of {} tokens {}",
-      layout(config.chips, **cost), prompt, seconds((*cost)->prefill(prompt)));
+      layout(config.chips, config.ep, **cost), prompt,
+      seconds((*cost)->prefill(prompt)));
   if (config.engine == ServeEngine::Disaggregated) {
-    auto decoding = planner.costFor(config.decodeChips, config.wholeKvCache);
+    auto decoding = planner.costFor(config.decodeChips, config.wholeKvCache,
+                                    config.decodeEp);
     if (!decoding)
       return "iteration: " + toString(decoding.takeError());
     return fmt::format("{}; decode replicas ({}): decode of {} at {} "
                        "tokens {}",
-                       prefill, layout(config.decodeChips, **decoding),
+                       prefill,
+                       layout(config.decodeChips, config.decodeEp, **decoding),
                        decode.decodeContexts.size(), context,
                        seconds((*decoding)->iteration(decode)));
   }
@@ -177,6 +181,8 @@ static json::Value configJSON(const ServeConfig &config) {
     o["token_budget"] = config.tokenBudget;
   if (config.ep > 1)
     o["ep"] = config.ep;
+  if (config.engine == ServeEngine::Disaggregated && config.decodeEp > 1)
+    o["decode_ep"] = config.decodeEp;
   if (config.engine == ServeEngine::Disaggregated) {
     o["decode_replicas"] = config.decodeReplicas;
     o["decode_slice"] = "v5e-" + std::to_string(config.decodeChips);

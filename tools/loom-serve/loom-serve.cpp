@@ -89,10 +89,14 @@ static cl::opt<std::string> kvCache(
              "hold it whole on each (whole); a search tries both"));
 static cl::opt<int64_t> expertParallel(
     "ep", cl::cat(category), cl::init(1),
-    cl::desc("jetstream, chunked, a mixture of experts: split its routed "
-             "experts over this many of each replica's chips (dividing the "
-             "chips and the experts; 1: every expert's width over all of "
-             "them); a search tries every such degree"));
+    cl::desc("A mixture of experts: split its routed experts over this many "
+             "of each replica's chips (dividing the chips and the experts; 1: "
+             "every expert's width over all of them; disaggregated: the "
+             "prefill replicas'); a search tries every such degree"));
+static cl::opt<int64_t> decodeExpertParallel(
+    "decode-ep", cl::cat(category), cl::init(1),
+    cl::desc("disaggregated, a mixture of experts: --ep of the decode "
+             "replicas"));
 static cl::opt<int64_t>
     pageTokens("page-tokens", cl::cat(category), cl::init(16),
                cl::desc("Tokens per page of the paged KV cache"));
@@ -304,6 +308,7 @@ static int run(mlir::MLIRContext &context) {
                         {&pageTokens, 1},
                         {&images, 1},
                         {&expertParallel, 1},
+                        {&decodeExpertParallel, 1},
                         {&maxChips, 1}})
     if (o->getValue() < min)
       return fail("--" + o->ArgStr + " must be at least " +
@@ -314,6 +319,7 @@ static int run(mlir::MLIRContext &context) {
                  kvTransfer.getNumOccurrences() ||
                  kvCache.getNumOccurrences() ||
                  expertParallel.getNumOccurrences() ||
+                 decodeExpertParallel.getNumOccurrences() ||
                  slots.getNumOccurrences() ||
                  tokenBudget.getNumOccurrences() ||
                  images.getNumOccurrences()))
@@ -326,15 +332,14 @@ static int run(mlir::MLIRContext &context) {
     return fail("--token-budget is chunked's; this is --engine " +
                 engineText);
   if ((decodeReplicas.getNumOccurrences() ||
-       decodeTarget.getNumOccurrences() || kvTransfer.getNumOccurrences()) &&
+       decodeTarget.getNumOccurrences() || kvTransfer.getNumOccurrences() ||
+       decodeExpertParallel.getNumOccurrences()) &&
       *kind != ServeEngine::Disaggregated)
-    return fail("--decode-replicas, --decode-target and --kv-transfer are "
-                "disaggregated's; this is --engine " +
+    return fail("--decode-replicas, --decode-target, --decode-ep and "
+                "--kv-transfer are disaggregated's; this is --engine " +
                 engineText);
-  if (expertParallel.getNumOccurrences() &&
-      (*kind != ServeEngine::JetStream && *kind != ServeEngine::Chunked))
-    return fail("--ep splits a jetstream or chunked replica's experts; this "
-                "is --engine " +
+  if (expertParallel.getNumOccurrences() && servesImages(*kind))
+    return fail("--ep splits an LLM's experts; this is --engine " +
                 engineText);
   if (kvCache != "split" && kvCache != "whole")
     return fail("--kv-cache must be split or whole, not '" + kvCache + "'");
@@ -482,6 +487,7 @@ static int run(mlir::MLIRContext &context) {
     config.iciTransfer = kvTransfer == "ici";
     config.wholeKvCache = kvCache == "whole";
     config.ep = expertParallel;
+    config.decodeEp = decodeExpertParallel;
     const TargetDesc *v5e = lookupTarget("tpu-v5e");
     if (config.iciTransfer && v5e && config.totalChips() > v5e->maxChips)
       return fail(fmt::format("--kv-transfer ici: one v5e slice ({} chips "

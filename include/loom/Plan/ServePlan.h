@@ -74,11 +74,13 @@ struct ServeConfig {
   /// holding it, rather than split by batch over them (kv_batch 1; only
   /// differs with more chips than KV heads).
   bool wholeKvCache = false;
-  /// A mixture of experts on a JetStream or chunked replica: its routed
-  /// experts split over this many of the replica's chips (expert
-  /// parallelism inside the tensor-parallel group; 1: every expert's width
-  /// split over all of them).
+  /// A mixture of experts: its routed experts split over this many of a
+  /// replica's chips (expert parallelism inside the tensor-parallel group;
+  /// 1: every expert's width split over all of them). Disaggregated: the
+  /// prefill replicas', and `decodeEp` the decode replicas' (each phase its
+  /// own layout).
   int64_t ep = 1;
+  int64_t decodeEp = 1;
   /// JetStream: decode slots per replica.
   int64_t slots = 8;
   /// Chunked: the token budget of an iteration.
@@ -88,6 +90,10 @@ struct ServeConfig {
   /// Diffusion: the images one step computes (its compiled batch).
   int64_t images = 4;
 
+  /// The ep of the replicas that decode.
+  int64_t decodingEp() const {
+    return engine == ServeEngine::Disaggregated ? decodeEp : ep;
+  }
   /// Chips of every replica together.
   int64_t totalChips() const {
     return chips * replicas + (engine == ServeEngine::Disaggregated
