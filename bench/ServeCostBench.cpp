@@ -21,6 +21,20 @@
 
 using namespace loom;
 
+/// `model` served on one replica of v5e-`chips`, as loom-serve lays it out:
+/// tensor parallelism over the chips, each KV head's cache split by batch
+/// beyond the KV heads (decode steps are planned with it too).
+static std::pair<PlanProblem, ParallelLayout>
+servingReplica(const char *model, int64_t chips, mlir::MLIRContext &context) {
+  PlanProblem problem;
+  problem.model = model;
+  problem.topology = "v5e-" + std::to_string(chips);
+  ParallelLayout layout;
+  layout.tp = chips;
+  layout.kvBatch = servingKvBatch(problem, chips, context);
+  return {problem, layout};
+}
+
 int main() {
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
@@ -49,14 +63,7 @@ int main() {
   std::printf("%-13s %-8s %-40s %12s %12s %8s\n", "model", "slice", "step",
               "cost ms", "loom-sim ms", "ratio");
   for (const Step &s : steps) {
-    PlanProblem problem;
-    problem.model = s.model;
-    problem.topology = "v5e-" + std::to_string(s.chips);
-    // The serving layout: each KV head's cache split by batch beyond the
-    // KV heads (loom-serve's), which decode steps are planned with too.
-    ParallelLayout layout;
-    layout.tp = s.chips;
-    layout.kvBatch = servingKvBatch(problem, s.chips, context);
+    auto [problem, layout] = servingReplica(s.model, s.chips, context);
     auto cost = PlannedIterationCost::create(problem, layout, 2048, context);
     if (!cost) {
       std::printf("%s: %s\n", s.model, llvm::toString(cost.takeError()).c_str());
@@ -158,12 +165,7 @@ int main() {
                {"mixtral-8x7b", 8, 256, 256, 8, 1024},
                {"deepseek-v3", 128, 256, 768, 16, 1200}};
   for (const Mixed &m : mixed) {
-    PlanProblem problem;
-    problem.model = m.model;
-    problem.topology = "v5e-" + std::to_string(m.chips);
-    ParallelLayout layout;
-    layout.tp = m.chips;
-    layout.kvBatch = servingKvBatch(problem, m.chips, context);
+    auto [problem, layout] = servingReplica(m.model, m.chips, context);
     auto cost = PlannedIterationCost::create(problem, layout, 2048, context);
     serve::Batch batch;
     batch.prefills.push_back({m.chunk, m.context});
