@@ -42,7 +42,7 @@ StageGroupAxes loom::stageGroupAxes(const TargetDesc &target,
   return {line(tp), line(sp)};
 }
 
-LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
+LayerFootprint loom::layerFootprint(LayerOp layer, bool staleKV) {
   LayerFootprint footprint;
   CostOpInterface cost = layer;
   footprint.weights = cost.getParameterBytes();
@@ -60,7 +60,7 @@ LayerFootprint loom::layerFootprint(LayerOp layer, bool patches) {
       footprint.workingSet += 2.0 * double(ring.getBlockBytes());
     if (auto joint = dyn_cast<JointAttentionOp>(op))
       footprint.workingSet += 2.0 * double(joint.getRingBlockBytes());
-    if (!patches)
+    if (!staleKV)
       continue;
     if (auto attn = dyn_cast<AttentionOp>(op); attn && !attn.getCross())
       footprint.kvCache += getTensorBytes(attn.getK().getType()) +

@@ -44,6 +44,8 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
     int64_t stages = pipeline ? pipeline.getStages() : 1;
     bool patches = pipeline ? pipeline.getMode() == PipelineMode::patches
                             : view->diffusion;
+    // Stale K/V are kept between the steps of more than one patch.
+    bool staleKV = patches && pipeline && pipeline.getSlices().size() > 1;
     // The largest slice's share of the sequence (of a microbatch's share of
     // the batch) bounds a layer's live activations.
     double fraction = 1;
@@ -63,7 +65,7 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
              gathered = 0;
       int64_t largestIndex = -1;
       for (LayerOp layer : layers) {
-        LayerFootprint f = layerFootprint(layer, patches);
+        LayerFootprint f = layerFootprint(layer, staleKV);
         weights += f.weights;
         kv += f.kvCache;
         activations = std::max(activations, f.workingSet * fraction);
@@ -86,7 +88,7 @@ struct CheckMemoryPass : public loom::impl::CheckMemoryBase<CheckMemoryPass> {
       range = layers.empty() ? "no layers" : "layers " + range;
       SmallVector<MemoryItem> items = {
           {"weights of " + range, weights},
-          {patches ? "stale K/V of the previous step" : "KV cache", kv},
+          {staleKV ? "stale K/V of the previous step" : "KV cache", kv},
           {"activations in flight", activations},
           // Weight-gathered: the layer running and the next one's,
           // prefetched (Pope et al. 2023, 3.2.3), gathered whole.

@@ -26,29 +26,36 @@ using namespace loom;
 
 namespace {
 
-/// What each stage holds whatever the patches (weights and the stale K/V of
-/// the previous step), and the activations of a layer over the whole
-/// sequence, which a patch holds its share of (loom-check-memory's sums).
+/// What each stage holds whatever the patches (weights and, with more than
+/// one patch, the stale K/V of the previous step), and the activations of a
+/// layer over the whole sequence, which a patch holds its share of
+/// (loom-check-memory's sums).
 struct StageMemory {
   StageMemory(const ModelView &view, int64_t stages, double capacity)
-      : fixed(stages, 0.0), activations(stages, 0.0), capacity(capacity) {
+      : fixed(stages, 0.0), stale(stages, 0.0), activations(stages, 0.0),
+        capacity(capacity) {
     for (LayerOp layer : view.layers) {
       int64_t s = static_cast<int64_t>(layer.getStage().value_or(0));
-      LayerFootprint f = layerFootprint(layer, /*patches=*/true);
-      fixed[s] += f.weights + f.kvCache;
+      LayerFootprint f = layerFootprint(layer, /*staleKV=*/true);
+      fixed[s] += f.weights;
+      stale[s] += f.kvCache;
       activations[s] = std::max(activations[s], f.workingSet);
     }
     fixed.front() += view.prologueWeights;
     fixed.back() += view.epilogueWeights;
   }
+  /// What stage `s` holds before any activations with `patches` patches.
+  double held(size_t s, int64_t patches) const {
+    return fixed[s] + (patches > 1 ? stale[s] : 0.0);
+  }
   /// Whether every stage fits with `patches` equal patches.
   bool fits(int64_t patches) const {
-    for (auto [f, a] : llvm::zip(fixed, activations))
-      if (f + a / double(patches) > capacity)
+    for (size_t s = 0; s < fixed.size(); ++s)
+      if (held(s, patches) + activations[s] / double(patches) > capacity)
         return false;
     return true;
   }
-  SmallVector<double> fixed, activations;
+  SmallVector<double> fixed, stale, activations;
   double capacity;
 };
 
@@ -408,7 +415,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
         // weights) alone are the problem, which patches cannot solve.
         int64_t worst = 0;
         for (int64_t s = 1; s < stages; ++s)
-          if (memory.fixed[s] > memory.fixed[worst])
+          if (memory.held(s, 2) > memory.held(worst, 2))
             worst = s;
         func.emitError() << fmt::format(
             "no PipeFusion patching fits in {} of HBM per chip: stage {} "
@@ -416,7 +423,7 @@ struct SplitTokensPass : public loom::impl::SplitTokensBase<SplitTokensPass> {
             "any activations; use more stages or tensor parallelism, or "
             "sequence parallelism to split the stale K/V",
             formatQuantity(memory.capacity, "B"), worst,
-            formatQuantity(memory.fixed[worst], "B"));
+            formatQuantity(memory.held(worst, 2), "B"));
         return failure();
       }
     }

@@ -1,11 +1,16 @@
 // RUN: loom-opt %s -split-input-file -verify-diagnostics --loom-check-memory=remarks=true
 // A diffusion model's stages keep the previous step's K/V for PipeFusion's
-// stale patches (Inputs/dit-2-stages.mlir, one patch): 2 x 131072 B of
-// weights, 3 x 32768 B of results in flight, and the K/V of each layer's
-// 64 tokens, 2 x 64 x 256 x 2 B = 65536 B.
+// stale patches when a step has more than one patch
+// (Inputs/dit-2-stages.mlir, cut into 4 patches below): 2 x 131072 B of
+// weights, 3 x 32768 B of results in flight (a quarter of them, 24576 B,
+// with 4 patches), and the K/V of each layer's 64 tokens, 2 x 64 x 256 x
+// 2 B = 65536 B. One patch computes every K/V in its step and keeps none.
 // RUN: loom-opt %S/Inputs/dit-2-stages.mlir --loom-check-memory=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=DIT
-// DIT: remark: stage 0 (layers 0-0): 425.98 kB of 16.00 GB per chip (0%): weights of layers 0-0 262.14 kB, activations in flight 98.30 kB, stale K/V of the previous step 65.54 kB
-// DIT: remark: stage 1 (layers 1-1): 425.98 kB
+// DIT: remark: stage 0 (layers 0-0): 360.45 kB of 16.00 GB per chip (0%): weights of layers 0-0 262.14 kB, activations in flight 98.30 kB
+// DIT-NOT: stale
+// DIT: remark: stage 1 (layers 1-1): 360.45 kB
+// RUN: sed -e 's/slices = \[64\]/slices = [16, 16, 16, 16]/' %S/Inputs/dit-2-stages.mlir | loom-opt --loom-check-memory=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STALE
+// STALE: remark: stage 0 (layers 0-0): 352.26 kB of 16.00 GB per chip (0%): weights of layers 0-0 262.14 kB, stale K/V of the previous step 65.54 kB, activations in flight 24.58 kB
 
 // 2 x 65536^2 x 2 B = 17.18 GB of weights in one stage, plus two 1 MB
 // results: the error names the stage, the total and the largest items.

@@ -28,7 +28,7 @@ namespace loom {
 struct LayerFootprint {
   double weights = 0;
   /// Causal attention's KV cache of the whole sequence, or with PipeFusion
-  /// (`patches`) the previous step's K/V of every token that a stage keeps
+  /// (`staleKV`) the previous step's K/V of every token that a stage keeps
   /// to attend to stale patches.
   double kvCache = 0;
   /// All intermediate results of one pass through the layer at the full
@@ -40,7 +40,12 @@ struct LayerFootprint {
   double gathered = 0;
 };
 
-LayerFootprint layerFootprint(LayerOp layer, bool patches);
+/// `layer`'s footprint; with `staleKV`, a denoising step cut into more
+/// than one PipeFusion patch, which keeps the previous step's K/V of every
+/// full attention (Wang et al., "PipeFusion", 2024: a patch attends to the
+/// other patches' K/V of the step before). A step of one patch computes
+/// all of them fresh and keeps none.
+LayerFootprint layerFootprint(LayerOp layer, bool staleKV);
 
 /// A model function as the planner passes see it.
 struct ModelView {

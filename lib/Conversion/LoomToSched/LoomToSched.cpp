@@ -122,7 +122,7 @@ private:
       plan.costs.emplace_back(layer, model, axes, tokens, ArrayRef<GroupAxis>(),
                               shares());
       plan.workingSet = std::max(
-          plan.workingSet, layerFootprint(layer, patches()).workingSet);
+          plan.workingSet, layerFootprint(layer, staleKV()).workingSet);
     }
     for (StagePlan &plan : plans) {
       plan.boundary = 0;
@@ -149,6 +149,10 @@ private:
 
   bool patches() const {
     return pipeline && pipeline.getMode() == PipelineMode::patches;
+  }
+  /// PipeFusion keeps the previous step's K/V: more than one patch a step.
+  bool staleKV() const {
+    return patches() && pipeline.getSlices().size() > 1;
   }
   /// The denoising steps lowered: the plan's, or its first `stepLimit`
   /// (the last of them ending the program as the plan's last step does).
@@ -355,7 +359,7 @@ private:
     // The stage holds every chunk of its own: s, s + K, ...
     for (int64_t c = s; c < chunks; c += stages)
       for (LayerOp layer : plans[c].layers) {
-        LayerFootprint f = layerFootprint(layer, patches());
+        LayerFootprint f = layerFootprint(layer, staleKV());
         std::string prefix = "layer" + std::to_string(layer.getIndex());
         alloc(MemoryKind::Weights, f.weights, prefix + ".weights");
         alloc(MemoryKind::KVCache, f.kvCache, prefix + ".kv");
