@@ -99,8 +99,8 @@ void MoEExpertsOp::getSliceTerms(const CostModel &model,
   SliceTerm term = getComputeSliceTerm(
       *this, model,
       getBytesRead() - double(getTensorBytes(getOperation()->getOperandTypes())));
-  term.experts = {double(getLocalExperts()), getTopK(), getExperts(),
-                  double(getTokens()), getExpertBytes()};
+  term.experts = {double(getLocalExperts()), int64_t(getTopK()),
+                  int64_t(getExperts()), double(getTokens()), getExpertBytes()};
   terms.push_back(term);
 }
 
